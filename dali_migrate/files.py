@@ -1,0 +1,65 @@
+"""Finding, reading and writing source files safely."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+SOURCE_SUFFIXES = (".py",)
+_SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
+              ".pytest_cache", "node_modules", "build", "dist", ".eggs"}
+
+
+class SourceError(Exception):
+    """A file that cannot be read as UTF-8 text."""
+
+
+def iter_source_files(paths, suffixes=SOURCE_SUFFIXES):
+    """Yield files under ``paths`` (files as given, folders recursively, sorted), each once."""
+    seen = set()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+                for name in sorted(files):
+                    if name.endswith(suffixes):
+                        candidate = Path(root) / name
+                        if candidate not in seen:
+                            seen.add(candidate)
+                            yield candidate
+        elif path not in seen:
+            seen.add(path)
+            yield path
+
+
+def read_source(path: Path) -> str:
+    """The file's text exactly as stored (newlines untranslated)."""
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            return f.read()
+    except UnicodeDecodeError as e:
+        raise SourceError(f"not UTF-8 (byte {e.start}: {e.reason})") from e
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write through a temporary file in the same folder and rename it over the original, so a
+    crash never leaves a half-written file; the file's permission bits are kept."""
+    path = Path(path)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".dali-migrate.tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

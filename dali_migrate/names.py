@@ -1,0 +1,93 @@
+"""Resolve names through imports and aliases, so passes match ``fn.resize`` whatever ``fn`` is called.
+
+This is a light, import-only resolver (no scope analysis): libcst's QualifiedNameProvider costs about
+4x a bare parse, and DALI code imports its modules at the top of the file in a handful of ways.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+DALI = "nvidia.dali"
+FN = "nvidia.dali.fn"
+OPS = "nvidia.dali.ops"
+MATH = "nvidia.dali.math"
+TYPES = "nvidia.dali.types"
+NDD = "nvidia.dali.experimental.dynamic"
+
+# Public re-exports: the same object under several module paths.
+_CANONICAL = {
+    "nvidia.dali.pipeline.Pipeline": "nvidia.dali.Pipeline",
+    "nvidia.dali.pipeline.pipeline_def": "nvidia.dali.pipeline_def",
+    "nvidia.dali.pipeline.experimental.pipeline_def": "nvidia.dali.pipeline_def",
+    "nvidia.dali.plugin.pytorch.DALIGenericIterator": "nvidia.dali.plugin.pytorch.DALIGenericIterator",
+}
+
+
+def dotted(expr: cst.BaseExpression) -> str | None:
+    """``a.b.c`` as a string, or None when the expression is not a plain dotted name."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        base = dotted(expr.value)
+        return None if base is None else f"{base}.{expr.attr.value}"
+    return None
+
+
+def module_name(node: cst.BaseExpression) -> str:
+    return dotted(node) or ""
+
+
+class ImportTable:
+    """Local name -> fully qualified name, collected from every import in a module."""
+
+    def __init__(self) -> None:
+        self.aliases: dict[str, str] = {}
+
+    @classmethod
+    def from_module(cls, module: cst.Module) -> "ImportTable":
+        table = cls()
+        module.visit(_ImportCollector(table.aliases))
+        return table
+
+    def qualname(self, expr: cst.BaseExpression) -> str | None:
+        """Fully qualified name of a dotted expression, or None when its root is not imported."""
+        name = dotted(expr)
+        if name is None:
+            return None
+        root, _, rest = name.partition(".")
+        target = self.aliases.get(root)
+        if target is None:
+            return None
+        full = f"{target}.{rest}" if rest else target
+        return _CANONICAL.get(full, full)
+
+    def local_names_for(self, qualified_prefix: str) -> list[str]:
+        return [n for n, q in self.aliases.items() if q == qualified_prefix or q.startswith(qualified_prefix + ".")]
+
+    def uses_dali(self) -> bool:
+        return any(q == DALI or q.startswith(DALI + ".") for q in self.aliases.values())
+
+
+class _ImportCollector(cst.CSTVisitor):
+    def __init__(self, aliases: dict[str, str]) -> None:
+        self.aliases = aliases
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = module_name(alias.name)
+            if alias.asname is not None:
+                self.aliases[alias.asname.name.value] = full
+            else:
+                # `import nvidia.dali.fn` binds `nvidia`, which resolves `nvidia.dali.fn.x` to itself.
+                root = full.split(".")[0]
+                self.aliases.setdefault(root, root)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        base = module_name(node.module)
+        for alias in node.names:
+            name = alias.name.value if isinstance(alias.name, cst.Name) else module_name(alias.name)
+            local = alias.asname.name.value if alias.asname is not None else name
+            self.aliases[local] = f"{base}.{name}"

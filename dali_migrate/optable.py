@@ -1,0 +1,61 @@
+"""The fn -> ndd operator table, generated from the installed DALI (see tools/gen_op_table.py).
+
+The codemod reads only this JSON, so it runs where DALI is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+TABLE_PATH = Path(__file__).resolve().parent / "data" / "op_table.json"
+
+
+@lru_cache(maxsize=1)
+def table() -> dict:
+    return json.loads(TABLE_PATH.read_text())
+
+
+def dali_version() -> str:
+    return table()["dali_version"]
+
+
+def fn_entry(path: str) -> dict | None:
+    """Entry for ``fn.<path>`` (``"readers.file"``), or None when fn has no such op."""
+    return table()["fn"].get(path)
+
+
+def resolve_fn(path: str) -> tuple[str | None, str | None, dict | None]:
+    """``(ndd_path, replaced_by, entry)`` for ``fn.<path>``.
+
+    ``ndd_path`` is the dynamic-mode name (``"readers.File"``) or None when there is none;
+    ``replaced_by`` is the current fn path when ``path`` is a deprecated name; ``entry`` is the
+    table entry of the op that is finally used.
+    """
+    entry = fn_entry(path)
+    if entry is None:
+        return None, None, None
+    replaced_by = None
+    seen = {path}
+    while entry.get("replacement"):
+        replaced_by = entry["replacement"]
+        if replaced_by in seen:
+            break
+        seen.add(replaced_by)
+        entry = fn_entry(replaced_by) or {}
+    return entry.get("ndd"), replaced_by, entry
+
+
+def ops_class(path: str) -> dict | None:
+    """Entry for the legacy ``ops.<path>`` class (``"FileReader"``, ``"readers.File"``)."""
+    return table()["ops"].get(path)
+
+
+def math_names() -> frozenset[str]:
+    return frozenset(table()["math"])
+
+
+def is_reader(path: str) -> bool:
+    _, _, entry = resolve_fn(path)
+    return bool(entry) and entry.get("kind") == "reader"

@@ -1,0 +1,1 @@
+"""Maintenance scripts that need DALI installed (the codemod itself does not)."""

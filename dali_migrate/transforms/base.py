@@ -1,0 +1,120 @@
+"""What every pass builds on.
+
+* ``Pass``: one job over the whole module; ``applies`` is a cheap gate so that passes with nothing
+  to do cost nothing.
+* ``MigrationTransformer``: a libcst transformer that (1) carries each node's original position
+  to its rewritten node, so findings point at lines in the user's file whichever pass reports
+  them, and (2) attaches ``# dali-migrate: DMnnn`` markers to the enclosing statement, once.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..engine import MigrationContext
+from ..findings import MARKER_PREFIX, marker_text
+
+_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+
+
+class Pass:
+    """One migration pass. Subclasses set ``name`` and ``transformer`` or override ``run``."""
+
+    name = ""
+    transformer: type["MigrationTransformer"] | None = None
+
+    def applies(self, ctx: MigrationContext) -> bool:
+        return True
+
+    def run(self, module: cst.Module, ctx: MigrationContext) -> cst.Module:
+        assert self.transformer is not None, f"{type(self).__name__} needs a transformer or run()"
+        return run_transformer(module, self.transformer(ctx))
+
+    def __repr__(self) -> str:
+        return f"<pass {self.name}>"
+
+
+def run_transformer(module: cst.Module, transformer: "MigrationTransformer") -> cst.Module:
+    new_module = module.visit(transformer)
+    transformer.ctx.positions.update(transformer.moved_positions)
+    return new_module
+
+
+class MigrationTransformer(cst.CSTTransformer):
+    def __init__(self, ctx: MigrationContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.moved_positions: dict[cst.CSTNode, tuple[int, int]] = {}
+        self._statement_stack: list[tuple[cst.CSTNode, list[str]]] = []
+
+    # -- position tracking and markers ------------------------------------------------------
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _STATEMENTS):
+            self._statement_stack.append((node, []))
+        return super().on_visit(node)
+
+    def on_leave(self, original_node, updated_node):
+        result = super().on_leave(original_node, updated_node)
+        if isinstance(original_node, _STATEMENTS):
+            _, markers = self._statement_stack.pop()
+            if markers:
+                result = _attach_markers(result, markers)
+        position = self.ctx.positions.get(original_node)
+        if position is not None:
+            first = _first_node(result)
+            if first is not None:
+                self.moved_positions[first] = position
+        return result
+
+    def current_statement(self) -> cst.CSTNode | None:
+        return self._statement_stack[-1][0] if self._statement_stack else None
+
+    def report(self, rule_id: str, message: str, node: cst.CSTNode | None = None, *, fixed: bool = True):
+        return self.ctx.report(rule_id, message, node if node is not None else self.current_statement(),
+                               fixed=fixed)
+
+    def mark(self, rule_id: str, message: str, node: cst.CSTNode | None = None):
+        """Leave the spot for a person: a finding plus a marker comment above the statement."""
+        finding = self.report(rule_id, message, node, fixed=False)
+        if self._statement_stack:
+            self._statement_stack[-1][1].append(marker_text(rule_id, message))
+        return finding
+
+
+def _first_node(result):
+    if isinstance(result, cst.FlattenSentinel):
+        return result.nodes[0] if result.nodes else None
+    if isinstance(result, cst.CSTNode):
+        return result
+    return None
+
+
+def has_marker(statement: cst.CSTNode, rule_id: str) -> bool:
+    prefix = f"{MARKER_PREFIX} {rule_id} "
+    for line in getattr(statement, "leading_lines", ()):
+        if line.comment is not None and line.comment.value.startswith(prefix):
+            return True
+    return False
+
+
+def _attach_markers(result, markers: list[str]):
+    if isinstance(result, cst.FlattenSentinel):
+        if not result.nodes:
+            return result
+        first = _attach_markers(result.nodes[0], markers)
+        return cst.FlattenSentinel([first, *result.nodes[1:]])
+    if not isinstance(result, _STATEMENTS):
+        return result
+    existing = {line.comment.value.split(" ")[2] for line in result.leading_lines
+                if line.comment is not None and line.comment.value.startswith(MARKER_PREFIX)
+                and len(line.comment.value.split(" ")) > 2}
+    new_lines = []
+    for text in dict.fromkeys(markers):  # keep order, drop repeats
+        rule_id = text.split(" ")[2]
+        if rule_id in existing:
+            continue  # idempotent: a second run does not stack markers
+        existing.add(rule_id)
+        new_lines.append(cst.EmptyLine(comment=cst.Comment(text)))
+    if not new_lines:
+        return result
+    return result.with_changes(leading_lines=[*result.leading_lines, *new_lines])

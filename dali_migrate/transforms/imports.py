@@ -1,0 +1,225 @@
+"""Imports: add ``import nvidia.dali.experimental.dynamic as ndd``; drop pipeline-mode imports
+that the migrated code no longer uses (``nvidia.dali.types`` stays while enums are used).
+
+Before::
+
+    import nvidia.dali.fn as fn
+    import nvidia.dali.types as types
+
+    images = ndd.resize(images, interp_type=types.INTERP_LINEAR)
+
+After::
+
+    import nvidia.dali.types as types
+    import nvidia.dali.experimental.dynamic as ndd
+
+    images = ndd.resize(images, interp_type=types.INTERP_LINEAR)
+
+Only imports of DALI's pipeline-mode modules are ever removed, and only when no name they bind is
+referenced any more. This pass runs last.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..findings import rule
+from ..names import DALI, NDD, dotted, module_name
+from .base import MigrationTransformer, Pass
+
+IMPORTS = rule(
+    "DM100", "imports", "info",
+    "Adds the dynamic-mode import and removes pipeline-mode imports that are no longer used.",
+    "Migrated code imports nvidia.dali.experimental.dynamic as ndd; fn, ops, pipeline_def and Pipeline are pipeline-mode API.",
+    before="import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def",
+    after="import nvidia.dali.experimental.dynamic as ndd",
+)
+
+NDD_IMPORT = "import nvidia.dali.experimental.dynamic as ndd"
+
+# Pipeline-mode modules and names whose imports may be dropped once unused.
+_REMOVABLE_PREFIXES = (
+    "nvidia.dali.fn", "nvidia.dali.ops", "nvidia.dali.math", "nvidia.dali.pipeline",
+    "nvidia.dali.Pipeline", "nvidia.dali.pipeline_def", "nvidia.dali.plugin.pytorch",
+    "nvidia.dali.plugin.base_iterator", "nvidia.dali.tensors", "nvidia.dali.backend",
+    "nvidia.dali.types", "nvidia.dali",
+)
+
+
+def _removable(qualified: str) -> bool:
+    if qualified == NDD or qualified.startswith(NDD + "."):
+        return False
+    return any(qualified == p or qualified.startswith(p + ".") for p in _REMOVABLE_PREFIXES)
+
+
+class _References(cst.CSTVisitor):
+    """Root names referenced outside import statements."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Import(self, node):
+        return False
+
+    def visit_ImportFrom(self, node):
+        return False
+
+    def visit_Name(self, node):
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node):
+        # `a.b.c`: only the root `a` is a reference; attribute names are not.
+        root = node
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        root.visit(self)
+        return False
+
+
+def referenced_names(module: cst.Module) -> set[str]:
+    visitor = _References()
+    module.visit(visitor)
+    return visitor.names
+
+
+class _PruneImports(MigrationTransformer):
+    def __init__(self, ctx, used: set[str]):
+        super().__init__(ctx)
+        self.used = used
+        self.removed: list[str] = []
+
+    def _keep_alias(self, local: str, qualified: str) -> bool:
+        return local in self.used or not _removable(qualified)
+
+    def leave_Import(self, original_node, updated_node):
+        kept = []
+        for alias in updated_node.names:
+            full = module_name(alias.name)
+            local = alias.asname.name.value if alias.asname else full.split(".")[0]
+            if full.startswith(DALI + ".") or full == DALI:
+                if alias.asname is None and full != DALI:
+                    # `import nvidia.dali.fn` binds `nvidia`: keep unless no nvidia.dali.fn use is left.
+                    if self._dotted_used(full):
+                        kept.append(alias)
+                        continue
+                    self.removed.append(full)
+                    continue
+                if not self._keep_alias(local, full):
+                    self.removed.append(full)
+                    continue
+            kept.append(alias)
+        return self._rebuild(updated_node, kept)
+
+    def leave_ImportFrom(self, original_node, updated_node):
+        if updated_node.relative or updated_node.module is None or isinstance(updated_node.names, cst.ImportStar):
+            return updated_node
+        base = module_name(updated_node.module)
+        if not (base == DALI or base.startswith(DALI + ".")) or base == NDD:
+            return updated_node
+        kept = []
+        for alias in updated_node.names:
+            name = alias.name.value if isinstance(alias.name, cst.Name) else module_name(alias.name)
+            local = alias.asname.name.value if alias.asname else name
+            if self._keep_alias(local, f"{base}.{name}"):
+                kept.append(alias)
+            else:
+                self.removed.append(f"{base}.{name}")
+        return self._rebuild(updated_node, kept)
+
+    def _dotted_used(self, full: str) -> bool:
+        return full in self.ctx.facts.get("dotted_uses", set())
+
+    def _rebuild(self, node, kept):
+        if len(kept) == len(node.names):
+            return node
+        if not kept:
+            return cst.RemoveFromParent()
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        changes = {"names": kept}
+        if isinstance(node, cst.ImportFrom) and node.rpar is not None and len(kept) == 1:
+            changes.update(lpar=None, rpar=None)
+        return node.with_changes(**changes)
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if not updated_node.body:
+            return cst.RemoveFromParent()
+        return updated_node
+
+
+class _DottedUses(cst.CSTVisitor):
+    def __init__(self):
+        self.uses: set[str] = set()
+
+    def visit_Import(self, node):
+        return False
+
+    def visit_ImportFrom(self, node):
+        return False
+
+    def visit_Attribute(self, node):
+        name = dotted(node)
+        if name and name.startswith("nvidia."):
+            parts = name.split(".")
+            self.uses.update(".".join(parts[:i]) for i in range(2, len(parts) + 1))
+            return False
+        return True
+
+
+def _has_ndd_import(module: cst.Module) -> bool:
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        if module_name(alias.name) == NDD and alias.asname and alias.asname.name.value == "ndd":
+                            return True
+    return False
+
+
+def _insert_index(module: cst.Module) -> int:
+    """After the last top-level DALI import; else after the last top-level import; else at the top."""
+    last_dali = last_import = None
+    for i, stmt in enumerate(module.body):
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, (cst.Import, cst.ImportFrom)):
+                last_import = i
+                names = [module_name(a.name) for a in small.names] if isinstance(small, cst.Import) else \
+                    [module_name(small.module) if small.module else ""]
+                if any(n == DALI or n.startswith(DALI + ".") for n in names):
+                    last_dali = i
+    if last_dali is not None:
+        return last_dali + 1
+    if last_import is not None:
+        return last_import + 1
+    # after a module docstring
+    if module.body and isinstance(module.body[0], cst.SimpleStatementLine) and \
+            isinstance(module.body[0].body[0], cst.Expr) and isinstance(module.body[0].body[0].value, cst.SimpleString):
+        return 1
+    return 0
+
+
+class ImportsPass(Pass):
+    name = "imports"
+
+    def applies(self, ctx):
+        return bool(ctx.facts.get("uses_ndd") or ctx.facts.get("migrated"))
+
+    def run(self, module, ctx):
+        used = referenced_names(module)
+        dotted_visitor = _DottedUses()
+        module.visit(dotted_visitor)
+        ctx.facts["dotted_uses"] = dotted_visitor.uses
+        pruner = _PruneImports(ctx, used)
+        from .base import run_transformer
+        module = run_transformer(module, pruner)
+        if "ndd" in used and not _has_ndd_import(module):
+            index = _insert_index(module)
+            body = list(module.body)
+            body.insert(index, cst.parse_statement(NDD_IMPORT + "\n"))
+            module = module.with_changes(body=body)
+            ctx.report(IMPORTS.id, f"added `{NDD_IMPORT}`", line=0)
+        if pruner.removed:
+            ctx.report(IMPORTS.id, "removed unused pipeline-mode imports: " + ", ".join(pruner.removed), line=0)
+        return module

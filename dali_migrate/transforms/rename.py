@@ -1,0 +1,187 @@
+"""fn -> ndd: every operator reference to its dynamic-mode name.
+
+Before::
+
+    images = fn.decoders.image(jpegs, device="mixed")
+    jpegs, labels = fn.readers.file(file_root=root)
+    images = fn.image_decoder(jpegs)
+    y = dmath.sqrt(x)
+
+After::
+
+    images = ndd.decoders.image(jpegs, device="mixed")
+    jpegs, labels = ndd.readers.File(file_root=root)
+    images = ndd.decoders.image(jpegs)
+    y = ndd.math.sqrt(x)
+
+Readers become their PascalCase classes, deprecated names their replacements (from the op table
+derived from the installed DALI). Operators with no dynamic-mode counterpart are marked.
+Names are matched through imports and aliases, never as dotted strings.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import optable
+from ..findings import rule
+from ..names import FN, MATH
+from .base import MigrationTransformer, Pass
+
+FN_TO_NDD = rule(
+    "DM101", "fn-to-ndd", "info",
+    "An fn operator is renamed to its dynamic-mode function; readers become PascalCase classes.",
+    "Dynamic mode exposes operators as ndd functions with the same names and readers as stateful classes.",
+    before="jpegs, labels = fn.readers.file(file_root=root)\nimages = fn.resize(images, size=224)",
+    after="jpegs, labels = ndd.readers.File(file_root=root)\nimages = ndd.resize(images, size=224)",
+)
+DEPRECATED_OP = rule(
+    "DM102", "deprecated-op", "info",
+    "A deprecated operator name is replaced by the operator that superseded it.",
+    "Dynamic mode does not expose operators deprecated before DALI 2.0 (and these replacements work in both modes).",
+    before="images = fn.image_decoder(jpegs)\nflip = fn.coin_flip()",
+    after="images = ndd.decoders.image(jpegs)\nflip = ndd.random.coin_flip()",
+)
+NO_COUNTERPART = rule(
+    "DM103", "no-ndd-counterpart", "warning",
+    "An operator has no dynamic-mode counterpart; it is left as it is and marked.",
+    "python_function, constant, shapes and a few input operators do not exist in dynamic mode; the code must be rewritten in plain Python or with ndd data types.",
+    before="out = fn.python_function(x, function=f)",
+    after="# dali-migrate: DM103 fn.python_function has no dynamic-mode counterpart ...\nout = fn.python_function(x, function=f)",
+    fix="manual",
+    suggestion="Call the function directly on the batch: ndd.as_batch([f(np.asarray(t)) for t in batch]).",
+)
+READER_OUTSIDE_PIPELINE = rule(
+    "DM104", "reader-not-unrolled", "warning",
+    "A reader call that is not part of a pipeline the tool unrolled is renamed and marked.",
+    "In dynamic mode a reader is a stateful object: it is created once and iterated with "
+    "reader.next_epoch(batch_size=...); calling it like an fn op does not return batches.",
+    before="def read(root):\n    return fn.readers.file(file_root=root)",
+    after="def read(root):\n    # dali-migrate: DM104 ...\n    return ndd.readers.File(file_root=root)",
+    fix="manual",
+    suggestion="Create the reader once, outside any loop, and iterate `for a, b in reader.next_epoch(batch_size=N):`.",
+)
+
+# Suggestions for the operators that have no counterpart, from ndd-facts §6 and §12.
+_NO_COUNTERPART_HINT = {
+    "python_function": "call the Python function directly on the samples and wrap the result with ndd.as_batch",
+    "dl_tensor_python_function": "call the function directly on batch.torch() / the samples and wrap with ndd.as_batch",
+    "constant": "use ndd.tensor(...) or ndd.Batch.broadcast(value, batch_size)",
+    "shapes": "use the batch.shape property (a Python list) or ndd._shape(batch)",
+    "external_source": "pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource",
+    "experimental.inputs.video": "decode the video with ndd.decoders.video on data you pass in",
+}
+
+
+def ndd_expr(path: str) -> cst.BaseExpression:
+    """``ndd.<path>`` as an expression."""
+    expr: cst.BaseExpression = cst.Name("ndd")
+    for part in path.split("."):
+        expr = cst.Attribute(value=expr, attr=cst.Name(part))
+    return expr
+
+
+class _Rename(MigrationTransformer):
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self._keep = ctx.facts.get("keep_pipeline_mode", set())
+        self._skip_depth = 0
+        self._callees: set[cst.CSTNode] = set()
+        self._not_loads: set[cst.Name] = set()  # names that are not references (attr, keyword, def...)
+
+    def visit_Import(self, node):
+        return False
+
+    def visit_ImportFrom(self, node):
+        return False
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._not_loads.add(node.keyword)
+
+    def visit_Param(self, node):
+        self._not_loads.add(node.name)
+
+    def visit_FunctionDef(self, node):
+        self._not_loads.add(node.name)
+        if node.name.value in self._keep:
+            self._skip_depth += 1
+        return True
+
+    def leave_FunctionDef(self, original_node, updated_node):
+        if original_node.name.value in self._keep:
+            self._skip_depth -= 1
+        return updated_node
+
+    def visit_ClassDef(self, node):
+        self._not_loads.add(node.name)
+        if node.name.value in self._keep:
+            self._skip_depth += 1
+        return True
+
+    def leave_ClassDef(self, original_node, updated_node):
+        if original_node.name.value in self._keep:
+            self._skip_depth -= 1
+        return updated_node
+
+    def visit_Call(self, node):
+        self._callees.add(node.func)
+
+    def _is_called(self, node) -> bool:
+        return node in self._callees
+
+    def visit_Attribute(self, node):
+        self._not_loads.add(node.attr)
+        # Only the outermost attribute of a dotted name is rewritten.
+        return self.ctx.imports.qualname(node) is None
+
+    def leave_Attribute(self, original_node, updated_node):
+        return self._rewrite(original_node, updated_node)
+
+    def leave_Name(self, original_node, updated_node):
+        if original_node in self._not_loads:
+            return updated_node
+        return self._rewrite(original_node, updated_node)
+
+    def _rewrite(self, original_node, updated_node):
+        if self._skip_depth:
+            return updated_node
+        qualname = self.ctx.imports.qualname(original_node)
+        if qualname is None:
+            return updated_node
+        if qualname.startswith(FN + "."):
+            return self._rename_fn(original_node, updated_node, qualname[len(FN) + 1:])
+        if qualname.startswith(MATH + "."):
+            name = qualname[len(MATH) + 1:]
+            if name in optable.math_names():
+                self.report(FN_TO_NDD.id, f"nvidia.dali.math.{name} -> ndd.math.{name}", original_node)
+                return ndd_expr(f"math.{name}")
+        return updated_node
+
+    def _rename_fn(self, original_node, updated_node, path):
+        ndd_path, replaced_by, entry = optable.resolve_fn(path)
+        if entry is None:
+            return updated_node  # a submodule (fn.readers) or something fn does not have
+        if ndd_path is None:
+            hint = _NO_COUNTERPART_HINT.get(replaced_by or path, "rewrite this part in plain Python")
+            self.mark(NO_COUNTERPART.id, f"fn.{path} has no dynamic-mode counterpart: {hint}", original_node)
+            return updated_node
+        if entry.get("kind") == "reader" and self._is_called(original_node):
+            self.mark(READER_OUTSIDE_PIPELINE.id,
+                      f"ndd.{ndd_path} is a stateful reader: create it once and iterate "
+                      f"reader.next_epoch(batch_size=...); calling it does not return batches", original_node)
+        if replaced_by:
+            self.report(DEPRECATED_OP.id, f"fn.{path} is deprecated: ndd.{ndd_path}", original_node)
+        else:
+            self.report(FN_TO_NDD.id, f"fn.{path} -> ndd.{ndd_path}", original_node)
+        self.ctx.facts["uses_ndd"] = True
+        return ndd_expr(ndd_path)
+
+
+class RenamePass(Pass):
+    name = "rename"
+    transformer = _Rename
+
+    def applies(self, ctx):
+        return any(q == FN or q.startswith(FN + ".") or q == MATH or q.startswith(MATH + ".")
+                   for q in ctx.imports.aliases.values())
