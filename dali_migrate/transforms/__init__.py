@@ -1,9 +1,22 @@
-"""The migration passes, in the order they run. One pass per module, one job per pass."""
+"""The migration passes, in the order they run. One pass per module, one job per pass.
+
+Order and why:
+1. tensorlist  — TensorList -> Batch on the consumer side; runs first, while `pipe.run()` still
+                 says which values come from DALI.                                (foundation)
+2. unroll      — pipelines (all four styles) to generators; readers once; seeds, threads,
+                 batch_size on random ops; consumers; checkpoints.              (unroll)
+3. rename      — every remaining fn/math reference to ndd.
+4. arguments   — "mixed" -> "gpu", drop name=/preserve=/..., dtype fixes.    (foundation)
+5. imports     — last: add the ndd import, prune what is unused.
+"""
 
 from .imports import ImportsPass
 from .rename import RenamePass
 
 PASSES = [
+    # 1. tensorlist goes here
+    # 2. unroll goes here
     RenamePass(),
+    # 4. arguments goes here
     ImportsPass(),  # last: prunes what the other passes left unused
 ]

@@ -25,7 +25,7 @@ import libcst as cst
 
 from .. import optable
 from ..findings import rule
-from ..names import FN, MATH
+from ..names import FN, MATH, NDD
 from .base import MigrationTransformer, Pass
 
 FN_TO_NDD = rule(
@@ -155,6 +155,7 @@ class _Rename(MigrationTransformer):
             name = qualname[len(MATH) + 1:]
             if name in optable.math_names():
                 self.report(FN_TO_NDD.id, f"nvidia.dali.math.{name} -> ndd.math.{name}", original_node)
+                self._note_ndd()
                 return ndd_expr(f"math.{name}")
         return updated_node
 
@@ -174,8 +175,13 @@ class _Rename(MigrationTransformer):
             self.report(DEPRECATED_OP.id, f"fn.{path} is deprecated: ndd.{ndd_path}", original_node)
         else:
             self.report(FN_TO_NDD.id, f"fn.{path} -> ndd.{ndd_path}", original_node)
-        self.ctx.facts["uses_ndd"] = True
+        self._note_ndd()
         return ndd_expr(ndd_path)
+
+    def _note_ndd(self):
+        # Later passes recognise `ndd.x` through the import table, as if the import existed already.
+        self.ctx.facts["uses_ndd"] = True
+        self.ctx.imports.aliases.setdefault("ndd", NDD)
 
 
 class RenamePass(Pass):
