@@ -17,6 +17,7 @@ from . import __version__
 # name -> (module, one-line help)
 SUBCOMMANDS = {
     "migrate": ("dali_migrate.cli_migrate", "migrate pipeline-mode code to dynamic mode (diff by default)"),
+    "mcp": ("dali_migrate.cli_mcp", "serve the tools to AI agents over MCP (stdio, or HTTP on loopback)"),
 }
 
 

@@ -1,0 +1,244 @@
+"""The MCP server: dali-migrate's functions as tools for AI coding agents.
+
+A thin adapter over the same functions the CLI uses (``dali_migrate.api``): every tool takes typed
+input and returns a pydantic model, so clients get an output schema and structured content.
+
+Security: the server reads and writes only under the workspace root it was started with (paths
+are resolved, so ``..`` and symlinks that leave the root are refused), refuses oversized inputs,
+writes only when a tool call asks for it, and never runs user code unless ``verify`` is called.
+Bad requests (a path outside the root, oversized input, source that does not parse, malformed
+arguments) get a JSON-RPC error (``INVALID_PARAMS``) that says what was wrong; the server stays up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from . import __version__, optable
+from .api import migrate_file
+from .engine import MigrationResult, migrate_source
+from .files import atomic_write, iter_source_files
+
+MAX_SOURCE_BYTES = 1_000_000  # one file or snippet
+MAX_FILES = 5_000  # one migrate_paths call
+
+INVALID_PARAMS = -32602
+
+
+class FindingModel(BaseModel):
+    rule: str = Field(description="stable rule ID, e.g. DM101")
+    severity: Literal["error", "warning", "info"]
+    message: str
+    path: str
+    line: int = Field(description="1-based line in the original source (0: the whole file)")
+    column: int
+    fixed: bool = Field(description="False: a person must act; the code carries a `# dali-migrate:` marker")
+
+
+class MigrateCodeResult(BaseModel):
+    status: str = Field(description="migrated | needs-attention | clean | no-dali")
+    changed: bool
+    migrated: str
+    diff: str
+    findings: list[FindingModel]
+
+
+class FileResult(BaseModel):
+    path: str = Field(description="relative to the workspace root")
+    status: str = Field(description="migrated | needs-attention | clean | no-dali | error")
+    changed: bool
+    written: bool
+    error: str | None
+    diff: str
+    findings: list[FindingModel]
+
+
+class MigratePathsResult(BaseModel):
+    root: str
+    write: bool
+    exit_code: int = Field(description="the CLI's exit code: 0 nothing left, 1 pending/manual, 2 errors")
+    files: list[FileResult]
+
+
+class RuleDoc(BaseModel):
+    id: str
+    name: str
+    severity: str
+    summary: str
+    why: str
+    before: str
+    after: str
+    fix: Literal["safe", "unsafe", "manual"]
+    suggestion: str
+
+
+class ServerInfo(BaseModel):
+    version: str
+    dali_table_version: str
+    root: str
+    tools: list[str]
+
+
+class BadRequest(Exception):
+    """A request the server refuses; surfaces as a JSON-RPC INVALID_PARAMS error."""
+
+
+def _findings(result: MigrationResult) -> list[FindingModel]:
+    return [FindingModel(**{k: v for k, v in f.to_dict().items() if k in FindingModel.model_fields})
+            for f in result.findings]
+
+
+class Workspace:
+    """Paths under one root; everything else is refused."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root).resolve()
+        if not self.root.is_dir():
+            raise ValueError(f"workspace root is not a folder: {root}")
+
+    def resolve(self, path: str) -> Path:
+        if "\x00" in path:
+            raise BadRequest("path contains a NUL byte")
+        candidate = (self.root / path).resolve()  # follows symlinks: a link out ends up outside
+        if candidate != self.root and self.root not in candidate.parents:
+            raise BadRequest(f"path is outside the workspace root {self.root}: {path}")
+        if not candidate.exists():
+            raise BadRequest(f"no such file or folder in the workspace: {path}")
+        return candidate
+
+    def relative(self, path: Path) -> str:
+        return str(path.resolve().relative_to(self.root))
+
+    def source_files(self, paths: list[str]) -> list[Path]:
+        resolved = [self.resolve(p) for p in paths]
+        files = []
+        for f in iter_source_files(resolved):
+            real = f.resolve()
+            if real != self.root and self.root not in real.parents:
+                raise BadRequest(f"{f} is a symlink that leaves the workspace root")
+            files.append(real)
+            if len(files) > MAX_FILES:
+                raise BadRequest(f"more than {MAX_FILES} files; narrow the paths")
+        return files
+
+
+# -- the tool functions (plain Python, tested directly and through MCP) -------------------------
+
+def migrate_code(source: str, filename: str = "snippet.py") -> MigrateCodeResult:
+    if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+        raise BadRequest(f"source is larger than {MAX_SOURCE_BYTES} bytes")
+    result = migrate_source(source, filename)
+    if result.error:
+        line = result.findings[0].line if result.findings else 0
+        raise BadRequest(f"{filename}:{line}: {result.error}")
+    return MigrateCodeResult(status=result.status, changed=result.changed, migrated=result.migrated,
+                             diff=result.diff(), findings=_findings(result))
+
+
+def migrate_workspace_paths(workspace: Workspace, paths: list[str], write: bool = False) -> MigratePathsResult:
+    from .api import RunResult
+
+    run = RunResult()
+    files = []
+    for path in workspace.source_files(paths):
+        rel = workspace.relative(path)
+        if path.stat().st_size > MAX_SOURCE_BYTES:
+            result = MigrationResult(path=rel, original="", migrated="")
+            result.error = f"larger than {MAX_SOURCE_BYTES} bytes; skipped"
+        else:
+            result = migrate_file(path, display=rel)
+        written = False
+        if write and result.changed:
+            atomic_write(path, result.migrated)
+            written = True
+            run.written.append(rel)
+        run.files.append(result)
+        if result.uses_dali or result.error:
+            files.append(FileResult(path=rel, status=result.status, changed=result.changed, written=written,
+                                    error=result.error, diff=result.diff(), findings=_findings(result)))
+    return MigratePathsResult(root=str(workspace.root), write=write, exit_code=run.exit_code(wrote=write),
+                              files=files)
+
+
+def explain(rule_id: str) -> RuleDoc:
+    from .findings import all_rules
+
+    rules = all_rules()
+    rule = rules.get(rule_id.strip().upper())
+    if rule is None:
+        raise BadRequest(f"unknown rule {rule_id!r}; known: {', '.join(rules)}")
+    return RuleDoc(id=rule.id, name=rule.name, severity=rule.severity, summary=rule.summary, why=rule.why,
+                   before=rule.before, after=rule.after, fix=rule.fix, suggestion=rule.suggestion)
+
+
+# -- the server ---------------------------------------------------------------------------------
+
+def build_server(root: str | Path):
+    """An MCPServer whose tools work under ``root``."""
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.shared.exceptions import MCPError
+
+    workspace = Workspace(root)
+
+    class _Server(MCPServer):
+        async def call_tool(self, name, arguments, context=None, *args, **kwargs):
+            try:
+                return await super().call_tool(name, arguments, context, *args, **kwargs)
+            except ToolError as e:
+                cause = e.__cause__
+                if isinstance(cause, ValidationError):
+                    problems = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
+                                         for err in cause.errors())
+                    raise MCPError(INVALID_PARAMS, f"invalid arguments for {name}: {problems}") from e
+                if str(e).startswith("Unknown tool"):
+                    raise MCPError(INVALID_PARAMS, str(e)) from e
+                raise
+
+    server = _Server(
+        "dali-migrate",
+        version=__version__,
+        instructions=(
+            "Migrate NVIDIA DALI pipeline-mode code to dynamic mode (ndd) and check the result. "
+            "Start with migrate_code for a snippet or migrate_paths (dry run) for files; findings with "
+            "fixed=false are spots a person must handle, marked in the code with `# dali-migrate: DMnnn`. "
+            "explain_rule documents any rule ID."
+        ),
+    )
+
+    def _guard(call):
+        try:
+            return call()
+        except BadRequest as e:
+            raise MCPError(INVALID_PARAMS, str(e)) from e
+
+    @server.tool(name="migrate_code")
+    def migrate_code_tool(source: str, filename: str = "snippet.py") -> MigrateCodeResult:
+        """Migrate Python source given as a string. Returns the migrated code, the unified diff and
+        the findings. Nothing is written."""
+        return _guard(lambda: migrate_code(source, filename))
+
+    @server.tool(name="migrate_paths")
+    def migrate_paths_tool(paths: list[str], write: bool = False) -> MigratePathsResult:
+        """Migrate .py files and folders under the workspace root (paths relative to it). A dry run
+        unless write=true, which rewrites changed files atomically."""
+        return _guard(lambda: migrate_workspace_paths(workspace, paths, write))
+
+    @server.tool(name="explain_rule")
+    def explain_rule_tool(rule_id: str) -> RuleDoc:
+        """What a rule ID (e.g. DM101) means: what it does, why, an example, and whether its fix is safe."""
+        return _guard(lambda: explain(rule_id))
+
+    @server.tool(name="server_info")
+    def server_info_tool() -> ServerInfo:
+        """The server's version, the DALI version its operator table comes from, and its workspace root."""
+        return ServerInfo(version=__version__, dali_table_version=optable.dali_version(), root=str(workspace.root),
+                          tools=sorted(TOOL_NAMES))
+
+    return server
+
+
+TOOL_NAMES = {"migrate_code", "migrate_paths", "explain_rule", "server_info"}
