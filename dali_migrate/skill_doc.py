@@ -232,6 +232,18 @@ def _run_python(block: Block, code: str, ns: dict, doc: str, section: Section) -
     except SyntaxError as e:
         raise ClaimFailed(f"{_where(doc, block, e.lineno or 1, section)} does not parse: {e.msg}") from None
     comments = _comments(code)
+    lines = code.splitlines()
+    filename = f"{doc}#block-at-{block.line}"
+
+    def failing_line(e: BaseException, default: int) -> int:
+        """The block line of the innermost frame of this block in ``e``'s traceback."""
+        found, tb = default, e.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == filename:
+                found = tb.tb_lineno
+            tb = tb.tb_next
+        return found
+
     claims = 0
     for stmt in tree.body:
         span = range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1)
@@ -241,7 +253,7 @@ def _run_python(block: Block, code: str, ns: dict, doc: str, section: Section) -
             raises = raises or _RAISES.search(c)
             arrow = arrow or _ARROW.search(c)
         where = _where(doc, block, stmt.lineno, section)
-        compiled = compile(ast.Module([stmt], type_ignores=[]), f"{doc}:{block.line + stmt.lineno - 1}", "exec")
+        compiled = compile(ast.Module([stmt], type_ignores=[]), filename, "exec")
         if raises:
             expected, text = raises.group(1), raises.group(2)
             try:
@@ -273,9 +285,12 @@ def _run_python(block: Block, code: str, ns: dict, doc: str, section: Section) -
         try:
             exec(compiled, ns)
         except AssertionError as e:
-            raise ClaimFailed(f"{where} an assertion does not hold: {e or ast.unparse(stmt)[:200]}") from e
+            ln = failing_line(e, stmt.lineno)
+            text = lines[ln - 1].strip() if 0 < ln <= len(lines) else ""
+            raise ClaimFailed(f"{_where(doc, block, ln, section)} an assertion does not hold: {text} {e}".rstrip()) from e
         except Exception as e:  # noqa: BLE001
-            raise ClaimFailed(f"{where} raised {type(e).__name__}: {e}") from e
+            ln = failing_line(e, stmt.lineno)
+            raise ClaimFailed(f"{_where(doc, block, ln, section)} raised {type(e).__name__}: {e}") from e
         claims += _count_asserts(stmt)
     return claims
 
