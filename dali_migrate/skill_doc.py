@@ -15,8 +15,8 @@ written so that a machine can check it against the installed DALI:
   reports that it did.
 * ```` ```python file=NAME ```` blocks are written to ``NAME`` in the working folder, not run.
 * ```` ```bash ```` blocks run line by line in the working folder; ``dali-migrate`` runs as
-  ``python -m dali_migrate`` with the package under test; a trailing ``# exit: N`` asserts the exit
-  status (default 0).
+  ``python -m dali_migrate`` with the package under test; a trailing ``# exit: N`` (or ``N|M``)
+  asserts the exit status (default 0).
 * A python or bash block whose first line is ``# illustrative: <why>`` is not run (keep them rare).
 """
 
@@ -43,7 +43,7 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 _RAISES = re.compile(r"#\s*raises:\s*([A-Za-z_][\w.]*)(?::\s*(.*?))?\s*$")
 # ``# -> value`` optionally followed by two or more spaces and a parenthesised remark.
 _ARROW = re.compile(r"#\s*->\s*(.+?)(?:\s{2,}\(.*\))?\s*$")
-_EXIT = re.compile(r"#\s*exit:\s*(\d+)")
+_EXIT = re.compile(r"#\s*exit:\s*(\d+(?:\|\d+)*)")
 _GPU_STRING = re.compile(r"""(["'])gpu\1""")
 
 
@@ -310,14 +310,15 @@ def _run_bash(block: Block, doc: str, section: Section) -> int:
         if not command or command.startswith("#"):
             continue
         m = _EXIT.search(raw)
-        expected = int(m.group(1)) if m else 0
+        expected = {int(code) for code in m.group(1).split("|")} if m else {0}
         if command.startswith("dali-migrate "):
             command = f'"{sys.executable}" -m dali_migrate ' + command[len("dali-migrate "):]
         done = subprocess.run(["bash", "-c", command], env=_bash_env(), capture_output=True, text=True, timeout=120)
         where = _where(doc, block, offset + 1, section)
-        if done.returncode != expected:
+        if done.returncode not in expected:
+            claimed = "|".join(map(str, sorted(expected)))
             raise ClaimFailed(
-                f"{where} `{raw.strip()}` exited {done.returncode}, claimed {expected}\n"
+                f"{where} `{raw.strip()}` exited {done.returncode}, claimed {claimed}\n"
                 f"stdout: {done.stdout[-2000:]}\nstderr: {done.stderr[-2000:]}"
             )
         claims += 1

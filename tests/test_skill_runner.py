@@ -79,8 +79,8 @@ def test_illustrative_blocks_do_not_run_and_file_blocks_are_written(tmp_path):
 
 
 def test_bash_blocks_check_exit_status(tmp_path):
-    good = doc("true\nfalse  # exit: 1\ndali-migrate --version", lang="bash")
-    assert run(good, tmp_path).claims == 3
+    good = doc("true\nfalse  # exit: 1\nfalse  # exit: 0|1\ndali-migrate --version", lang="bash")
+    assert run(good, tmp_path).claims == 4
     with pytest.raises(skill_doc.ClaimFailed, match="exited 1, claimed 0"):
         run(doc("false", lang="bash"), tmp_path)
 
