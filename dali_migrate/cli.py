@@ -18,6 +18,7 @@ from . import __version__
 SUBCOMMANDS = {
     "migrate": ("dali_migrate.cli_migrate", "migrate pipeline-mode code to dynamic mode (diff by default)"),
     "mcp": ("dali_migrate.cli_mcp", "serve the tools to AI agents over MCP (stdio, or HTTP on loopback)"),
+    "skill": ("dali_migrate.cli_skill", "print, install or check the dynamic-mode agent skill"),
 }
 
 
