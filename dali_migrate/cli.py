@@ -17,6 +17,7 @@ from . import __version__
 # name -> (module, one-line help)
 SUBCOMMANDS = {
     "migrate": ("dali_migrate.cli_migrate", "migrate pipeline-mode code to dynamic mode (diff by default)"),
+    "lint": ("dali_migrate.cli_lint", "review dynamic-mode code; --fix applies the safe fixes"),
 }
 
 
