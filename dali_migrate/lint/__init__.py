@@ -33,6 +33,17 @@ def _error(result: LintResult, message: str, line: int = 0) -> LintResult:
     return result
 
 
+def _syntax_error_line(text: str, fallback: int) -> int:
+    """Python's own line for a syntax error (libcst can point past it, at the next token)."""
+    try:
+        compile(text, "<lint>", "exec", dont_inherit=True)
+    except SyntaxError as e:
+        return e.lineno or fallback
+    except Exception:
+        pass
+    return fallback
+
+
 def _lint_once(text: str, path: str):
     """(ctx or None, error message, error line)."""
     if not might_use_dali(text):
@@ -40,7 +51,7 @@ def _lint_once(text: str, path: str):
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as e:
-        return None, f"does not parse: {e.message}", e.raw_line
+        return None, f"does not parse: {e.message}", _syntax_error_line(text, e.raw_line)
     except RecursionError:
         return None, "too deeply nested for the parser", 0
     if module.code != text:

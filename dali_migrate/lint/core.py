@@ -186,6 +186,32 @@ def _suppressed(finding: Finding, table, statement_lines) -> bool:
     return False
 
 
+def _keep(ctx: LintContext, kept: list[Finding]) -> None:
+    """Keep only ``kept`` findings, and only their fixes (a suppressed finding is never fixed)."""
+    keys = {id(f) for f in kept}
+    ctx.fixes = {k: fix for k, fix in ctx.fixes.items() if k in keys}
+    ctx.findings = kept
+
+
+_PIPELINE_DEF = "nvidia.dali.pipeline_def"
+_PIPELINE = "nvidia.dali.Pipeline"
+
+
+def _pipeline_mode_lines(ctx: LintContext) -> set[int]:
+    """Lines of pipeline-mode definitions (``@pipeline_def`` functions, ``Pipeline`` subclasses):
+    their values are DataNodes, not Batches, so the dynamic-mode rules do not apply there."""
+    lines: set[int] = set()
+    for node in ctx.nodes_of(cst.FunctionDef, cst.ClassDef):
+        if isinstance(node, cst.FunctionDef):
+            hit = any(ctx.imports.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+                      == _PIPELINE_DEF for d in node.decorators)
+        else:
+            hit = any(ctx.imports.qualname(b.value) == _PIPELINE for b in node.bases)
+        if hit:
+            lines.update(range(ctx.line(node), ctx.end_line(node) + 1))
+    return lines
+
+
 class _ApplyFixes(cst.CSTTransformer):
     def __init__(self, fixes: dict[int, Fix]) -> None:
         super().__init__()
@@ -206,6 +232,9 @@ def run_checks(path: str, source: str, module: cst.Module, imports: ImportTable)
     ctx = LintContext(path, source, module, imports)
     for chk in CHECKS:
         chk(ctx)
+    pipeline_lines = _pipeline_mode_lines(ctx)
+    if pipeline_lines:
+        _keep(ctx, [f for f in ctx.findings if f.line not in pipeline_lines])
     table = suppressions(source)
     if table:
         # A suppression comment on any line of a simple statement (one that spans several lines)
@@ -215,11 +244,7 @@ def run_checks(path: str, source: str, module: cst.Module, imports: ImportTable)
             first, last = ctx.line(stmt), ctx.end_line(stmt)
             for line in range(first, last + 1):
                 statement_lines.setdefault(line, (line, *range(first, last + 1)))
-        kept = [f for f in ctx.findings if not _suppressed(f, table, statement_lines)]
-        dropped = {id(f) for f in ctx.findings} - {id(f) for f in kept}
-        for key in dropped:
-            ctx.fixes.pop(key, None)
-        ctx.findings = kept
+        _keep(ctx, [f for f in ctx.findings if not _suppressed(f, table, statement_lines)])
     ctx.findings.sort(key=lambda f: (f.line, f.column, f.rule))
     return ctx
 
