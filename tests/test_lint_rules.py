@@ -61,3 +61,11 @@ def test_fix_turns_before_into_after(rule_id):
         assert unsafe.text == r.after
     else:
         assert safe.text == unsafe.text == r.before
+
+
+def test_docs_list_every_rule():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "lint.md").read_text()
+    for rule_id in LINT_RULES:
+        assert f"| {rule_id} | {RULES[rule_id].name} | {RULES[rule_id].severity} | {RULES[rule_id].fix} |" in doc
