@@ -63,6 +63,8 @@ def _lint_once(text: str, path: str):
         return run_checks(path, text, module, imports), None, 0
     except RecursionError:
         return None, "too deeply nested to lint (RecursionError)", 0
+    except Exception as e:  # a rule bug must not hide the other files' findings
+        return None, f"internal error while linting: {type(e).__name__}: {e}", 0
 
 
 def lint_source(text: str, path: str = "<string>", fix: bool = False, unsafe_fixes: bool = False) -> LintResult:
