@@ -19,6 +19,7 @@ SUBCOMMANDS = {
     "migrate": ("dali_migrate.cli_migrate", "migrate pipeline-mode code to dynamic mode (diff by default)"),
     "mcp": ("dali_migrate.cli_mcp", "serve the tools to AI agents over MCP (stdio, or HTTP on loopback)"),
     "skill": ("dali_migrate.cli_skill", "print, install or check the dynamic-mode agent skill"),
+    "lint": ("dali_migrate.cli_lint", "review dynamic-mode code; --fix applies the safe fixes"),
 }
 
 

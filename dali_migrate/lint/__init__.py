@@ -1,0 +1,154 @@
+"""``dali-migrate lint``: review dynamic-mode (ndd) code and fix what is safe to fix.
+
+Public API (the CLI and the MCP server call these):
+
+* ``lint_source(text, path="<string>", fix=False, unsafe_fixes=False) -> LintResult``
+* ``lint_paths(paths, fix=False, unsafe_fixes=False) -> LintRun`` (``fix`` writes files atomically)
+
+Rules DM301–DM319 are declared in the modules of ``dali_migrate/lint/rules/`` with their docs and
+before/after examples; those examples are their tests (``tests/test_lint_rules.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from ..engine import PARSE_ERROR, might_use_dali
+from ..files import SourceError, atomic_write, iter_source_files, read_source
+from ..findings import Finding
+from ..names import ImportTable
+from .core import LintResult, _ApplyFixes, run_checks
+from . import rules  # noqa: F401  (importing registers the DM3xx rules)
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+_MAX_FIX_ROUNDS = 5
+
+
+def _error(result: LintResult, message: str, line: int = 0) -> LintResult:
+    result.error = message
+    result.findings = [Finding(rule=PARSE_ERROR.id, message=message, path=result.path, line=line, fixed=False)]
+    return result
+
+
+def _syntax_error_line(text: str, fallback: int) -> int:
+    """Python's own line for a syntax error (libcst can point past it, at the next token)."""
+    try:
+        compile(text, "<lint>", "exec", dont_inherit=True)
+    except SyntaxError as e:
+        return e.lineno or fallback
+    except Exception:
+        pass
+    return fallback
+
+
+def _lint_once(text: str, path: str):
+    """(ctx or None, error message, error line)."""
+    if not might_use_dali(text):
+        return None, None, 0
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as e:
+        return None, f"does not parse: {e.message}", _syntax_error_line(text, e.raw_line)
+    except RecursionError:
+        return None, "too deeply nested for the parser", 0
+    if module.code != text:
+        return None, "libcst does not print this file back byte-identical", 0
+    imports = ImportTable.from_module(module)
+    if not imports.uses_dali():
+        return None, None, 0
+    try:
+        return run_checks(path, text, module, imports), None, 0
+    except RecursionError:
+        return None, "too deeply nested to lint (RecursionError)", 0
+    except Exception as e:  # a rule bug must not hide the other files' findings
+        return None, f"internal error while linting: {type(e).__name__}: {e}", 0
+
+
+def lint_source(text: str, path: str = "<string>", fix: bool = False, unsafe_fixes: bool = False) -> LintResult:
+    """Lint one module's text; with ``fix``, apply the safe fixes (and, with ``unsafe_fixes``, the
+    unsafe ones) and lint again until nothing more can be fixed. Never raises for bad input."""
+    result = LintResult(path=path, source=text)
+    ctx, error, line = _lint_once(text, path)
+    if error:
+        return _error(result, error, line)
+    if ctx is None:
+        return result
+    result.findings = ctx.findings
+    if not fix:
+        return result
+    allowed = ("safe", "unsafe") if unsafe_fixes else ("safe",)
+    current, first_findings = text, ctx.findings
+    for _ in range(_MAX_FIX_ROUNDS):
+        fixes = {k: f for k, f in ctx.fixes.items() if f.safety in allowed}
+        if not fixes:
+            break
+        new_text = ctx.module.visit(_ApplyFixes(fixes)).code
+        if new_text == current:
+            break
+        new_ctx, error, line = _lint_once(new_text, path)
+        if error or new_ctx is None:  # a fix must never break a file: keep the last good text
+            break
+        current, ctx = new_text, new_ctx
+    result.findings = ctx.findings
+    if current != text:
+        result.fixed_source = current
+        remaining = {(f.rule, f.message) for f in ctx.findings}
+        result.fixed = [f for f in first_findings if (f.rule, f.message) not in remaining]
+        for f in result.fixed:
+            f.fixed = True
+    return result
+
+
+@dataclass
+class LintRun:
+    files: list[LintResult] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return sorted((f for r in self.files for f in r.findings if not r.error),
+                      key=lambda f: (f.path, f.line, f.column, f.rule))
+
+    @property
+    def errors(self) -> list[LintResult]:
+        return [r for r in self.files if r.error]
+
+    def exit_code(self) -> int:
+        if self.errors:
+            return EXIT_ERROR
+        return EXIT_FINDINGS if self.findings else EXIT_CLEAN
+
+    def summary(self) -> dict:
+        return {"files": len(self.files), "findings": len(self.findings), "errors": len(self.errors),
+                "fixed": sum(len(r.fixed) for r in self.files), "written": len(self.written)}
+
+
+def lint_paths(paths, fix: bool = False, unsafe_fixes: bool = False) -> LintRun:
+    """Lint every Python file under ``paths``; with ``fix``, rewrite fixed files atomically."""
+    run = LintRun()
+    for path in iter_source_files(paths):
+        name = str(path)
+        if not path.exists():
+            run.files.append(_error(LintResult(name, ""), "no such file or directory"))
+            continue
+        try:
+            text = read_source(path)
+        except (SourceError, OSError) as e:
+            reason = str(e) if isinstance(e, SourceError) else f"cannot read: {e.strerror or e}"
+            run.files.append(_error(LintResult(name, ""), reason))
+            continue
+        result = lint_source(text, name, fix=fix, unsafe_fixes=unsafe_fixes)
+        run.files.append(result)
+        if fix and result.changed:
+            try:
+                atomic_write(Path(path), result.fixed_source)
+                run.written.append(name)
+            except OSError as e:
+                _error(result, f"cannot write: {e.strerror or e}")
+    return run
+
+
+__all__ = ["lint_source", "lint_paths", "LintResult", "LintRun", "EXIT_CLEAN", "EXIT_FINDINGS", "EXIT_ERROR"]

@@ -1,0 +1,332 @@
+"""The lint engine: parse once, build the dataflow, run every check, apply fixes.
+
+A check is a function ``check(ctx)`` registered with ``@check``; it reads the indexed nodes
+(``ctx.nodes_of(cst.Call)``), asks ``ctx.kind(expr)`` what a value is, and calls
+``ctx.report(rule, node, message, fix=...)``. A fix is a function from the (updated) node to its
+replacement; it is applied only when its rule declares ``fix="safe"`` (or ``"unsafe"`` with
+``unsafe_fixes=True``), through one libcst transform, and the file is linted again.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from typing import Callable
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ..findings import RULES, Finding
+from ..names import NDD, ImportTable
+from .flow import Flow, Scope, ScopeBuilder
+
+CHECKS: list[Callable[["LintContext"], None]] = []
+
+# `# dali-migrate: ignore` or `# dali-migrate: ignore[DM305, DM306]`
+_SUPPRESS = re.compile(r"#\s*dali-migrate:\s*ignore\b(?:\[([A-Za-z0-9_,\s]*)\])?")
+
+
+def check(func):
+    """Register a lint check (run in registration order)."""
+    CHECKS.append(func)
+    return func
+
+
+@dataclass
+class Fix:
+    node: cst.CSTNode  # the node in the parsed tree to replace
+    replace: Callable[[cst.CSTNode], object]  # updated node -> node | RemoveFromParent()
+    safety: str = "safe"
+
+
+@dataclass
+class LintResult:
+    path: str
+    source: str
+    findings: list[Finding] = field(default_factory=list)
+    fixed_source: str | None = None  # after --fix (None when not asked or nothing applied)
+    fixed: list[Finding] = field(default_factory=list)  # the findings the fixes removed
+    error: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.fixed_source if self.fixed_source is not None else self.source
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed_source is not None and self.fixed_source != self.source
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "error": self.error, "changed": self.changed,
+                "findings": [f.to_dict() for f in self.findings],
+                "fixed": [f.to_dict() for f in self.fixed]}
+
+
+class LintContext:
+    def __init__(self, path: str, source: str, module: cst.Module, imports: ImportTable) -> None:
+        self.path = path
+        self.source = source
+        self.module = module
+        self.imports = imports
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self.positions = {n: (r.start.line, r.start.column, r.end.line)
+                          for n, r in wrapper.resolve(PositionProvider).items()}
+        builder = ScopeBuilder(imports)
+        module.visit(builder)
+        self.scope_of = builder.scope_of
+        self.nodes = builder.nodes
+        self.scopes = builder.scopes
+        self.flow = Flow(imports, builder.scopes)
+        self._by_type: dict[type, list] = {}
+        for node in self.nodes:
+            self._by_type.setdefault(type(node), []).append(node)
+        self.findings: list[Finding] = []
+        self.fixes: dict[int, Fix] = {}  # id(finding) -> fix
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        for node in self.nodes:
+            for child in node.children:
+                self.parents[child] = node
+        for child in module.children:
+            self.parents[child] = module
+
+    # -- queries -------------------------------------------------------------------------------
+    def nodes_of(self, *types) -> list:
+        out = []
+        for t in types:
+            out.extend(self._by_type.get(t, ()))
+        if len(types) > 1:
+            out.sort(key=self.sort_key)
+        return out
+
+    def sort_key(self, node):
+        line, col, _ = self.positions.get(node, (0, 0, 0))
+        return (line, col)
+
+    def line(self, node) -> int:
+        return self.positions.get(node, (0, 0, 0))[0]
+
+    def end_line(self, node) -> int:
+        return self.positions.get(node, (0, 0, 0))[2]
+
+    def scope(self, node) -> Scope:
+        return self.scope_of.get(node) or self.scopes[0]
+
+    def kind(self, expr, at=None):
+        """The kind of ``expr`` (see flow.py), evaluated where ``at`` (default: expr) sits."""
+        k = self.flow.kind(expr, self.scope(at if at is not None else expr))
+        return None if k == "<bottom>" else k
+
+    def ndd_path(self, expr) -> str | None:
+        return self.flow.ndd_path(expr)
+
+    def ndd_alias(self) -> str | None:
+        """The local name bound to the ndd module (for fixes that must spell ``ndd.x``)."""
+        for local, q in self.imports.aliases.items():
+            if q == NDD:
+                return local
+        return None
+
+    def parent(self, node):
+        return self.parents.get(node)
+
+    def enclosing(self, node, types):
+        node = self.parent(node)
+        while node is not None and not isinstance(node, types):
+            node = self.parent(node)
+        return node
+
+    def statement(self, node):
+        return self.enclosing(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+
+    # -- results -------------------------------------------------------------------------------
+    def report(self, rule_id: str, node, message: str, fix: Callable | None = None,
+               fix_node=None) -> Finding:
+        line, col, _ = self.positions.get(node, (0, 0, 0))
+        finding = Finding(rule=rule_id, message=message, path=self.path, line=line, column=col,
+                          fixed=False)
+        rule = RULES[rule_id]
+        if fix is not None and rule.fix in ("safe", "unsafe"):
+            self.fixes[id(finding)] = Fix(fix_node if fix_node is not None else node, fix, rule.fix)
+            finding.extra["fix"] = rule.fix
+        self.findings.append(finding)
+        return finding
+
+
+def suppressions(source: str) -> dict[int, set[str] | None]:
+    """Line -> rule IDs suppressed there (None: every rule), from ``# dali-migrate: ignore``."""
+    out: dict[int, set[str] | None] = {}
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return out
+    for tok in tokens:
+        if tok.type != tokenize.COMMENT:
+            continue
+        m = _SUPPRESS.search(tok.string)
+        if not m:
+            continue
+        line = tok.start[0]
+        if m.group(1) is None:
+            out[line] = None
+        elif out.get(line, set()) is not None:
+            ids = {p.strip().upper() for p in m.group(1).split(",") if p.strip()}
+            out[line] = out.get(line, set()) | ids
+    return out
+
+
+def _suppressed(finding: Finding, table, statement_lines) -> bool:
+    lines = statement_lines.get(finding.line, (finding.line,))
+    for line in lines:
+        if line in table:
+            ids = table[line]
+            if ids is None or finding.rule in ids:
+                return True
+    return False
+
+
+def _keep(ctx: LintContext, kept: list[Finding]) -> None:
+    """Keep only ``kept`` findings, and only their fixes (a suppressed finding is never fixed)."""
+    keys = {id(f) for f in kept}
+    ctx.fixes = {k: fix for k, fix in ctx.fixes.items() if k in keys}
+    ctx.findings = kept
+
+
+_PIPELINE_DEF = "nvidia.dali.pipeline_def"
+_PIPELINE = "nvidia.dali.Pipeline"
+
+
+def _pipeline_mode_lines(ctx: LintContext) -> set[int]:
+    """Lines of pipeline-mode definitions (``@pipeline_def`` functions, ``Pipeline`` subclasses):
+    their values are DataNodes, not Batches, so the dynamic-mode rules do not apply there."""
+    lines: set[int] = set()
+    for node in ctx.nodes_of(cst.FunctionDef, cst.ClassDef):
+        if isinstance(node, cst.FunctionDef):
+            hit = any(ctx.imports.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+                      == _PIPELINE_DEF for d in node.decorators)
+        else:
+            hit = any(ctx.imports.qualname(b.value) == _PIPELINE for b in node.bases)
+        if hit:
+            lines.update(range(ctx.line(node), ctx.end_line(node) + 1))
+    return lines
+
+
+class _ApplyFixes(cst.CSTTransformer):
+    def __init__(self, fixes: dict[int, Fix]) -> None:
+        super().__init__()
+        self.by_node = {}
+        for f in fixes.values():
+            self.by_node.setdefault(id(f.node), f)
+
+    def on_leave(self, original_node, updated_node):
+        fix = self.by_node.get(id(original_node))
+        if fix is not None:
+            return fix.replace(updated_node)
+        return updated_node
+
+
+def run_checks(path: str, source: str, module: cst.Module, imports: ImportTable) -> LintContext:
+    from . import rules  # noqa: F401  (registers the checks)
+
+    ctx = LintContext(path, source, module, imports)
+    for chk in CHECKS:
+        chk(ctx)
+    pipeline_lines = _pipeline_mode_lines(ctx)
+    if pipeline_lines:
+        _keep(ctx, [f for f in ctx.findings if f.line not in pipeline_lines])
+    table = suppressions(source)
+    if table:
+        # A suppression comment on any line of a simple statement (one that spans several lines)
+        # covers the findings on each of its lines.
+        statement_lines = {}
+        for stmt in ctx.nodes_of(cst.SimpleStatementLine):
+            first, last = ctx.line(stmt), ctx.end_line(stmt)
+            for line in range(first, last + 1):
+                statement_lines.setdefault(line, (line, *range(first, last + 1)))
+        _keep(ctx, [f for f in ctx.findings if not _suppressed(f, table, statement_lines)])
+    ctx.findings.sort(key=lambda f: (f.line, f.column, f.rule))
+    return ctx
+
+
+# -- declaring rules -------------------------------------------------------------------------
+# The line of the ``before`` example each rule must report (default: the first line where
+# ``before`` and ``after`` differ). tests/test_lint_rules.py checks it.
+EXAMPLE_LINES: dict[str, int] = {}
+
+HEADER = "import nvidia.dali.experimental.dynamic as ndd\n"
+
+
+def lint_rule(id: str, name: str, severity: str, summary: str, why: str, *, before: str, after: str,
+              fix: str, suggestion: str = "", line: int | None = None):
+    """Declare a DM3xx rule (``findings.rule``) whose examples are complete modules."""
+    from ..findings import rule
+
+    if line is not None:
+        EXAMPLE_LINES[id] = line
+    return rule(id, name, severity, summary, why, before=before, after=after, fix=fix, suggestion=suggestion)
+
+
+def example_line(rule_id: str) -> int:
+    r = RULES[rule_id]
+    if rule_id in EXAMPLE_LINES:
+        return EXAMPLE_LINES[rule_id]
+    for i, (a, b) in enumerate(zip(r.before.splitlines(), r.after.splitlines()), start=1):
+        if a != b:
+            return i
+    return min(len(r.before.splitlines()), len(r.after.splitlines())) + 1
+
+
+# -- helpers the checks share ----------------------------------------------------------------
+_EMPTY = cst.Module(body=[])
+
+
+def code(node) -> str:
+    return _EMPTY.code_for_node(node)
+
+
+def method_call(node, name: str | None = None):
+    """(receiver, method name) when ``node`` is ``receiver.method(...)``, else (None, None)."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if name is None or node.func.attr.value == name:
+            return node.func.value, node.func.attr.value
+    return None, None
+
+
+def single_binding(ctx: "LintContext", name: cst.Name, at=None):
+    """The value expression of the only binding of ``name`` (a plain ``name = value``), or None."""
+    scope = ctx.scope(at if at is not None else name).lookup_scope(name.value)
+    if scope is None:
+        return None
+    bindings = scope.bindings.get(name.value, [])
+    if len(bindings) == 1 and not bindings[0].path and bindings[0].value is not None \
+            and bindings[0].annotation_kind is None:
+        return bindings[0].value
+    return None
+
+
+def is_constant(ctx: "LintContext", expr) -> bool:
+    """A literal, or a name bound only to literals."""
+    from .flow import is_literal
+
+    if is_literal(expr):
+        return True
+    if isinstance(expr, cst.Name):
+        scope = ctx.scope(expr).lookup_scope(expr.value)
+        if scope is None:
+            return False
+        bindings = scope.bindings.get(expr.value, [])
+        return bool(bindings) and all(b.value is not None and not b.path and is_literal(b.value) for b in bindings)
+    return False
+
+
+def same_variable(ctx: "LintContext", a, b) -> bool:
+    """``a`` and ``b`` are the same plain name resolved to the same scope."""
+    if not (isinstance(a, cst.Name) and isinstance(b, cst.Name) and a.value == b.value):
+        return False
+    return ctx.scope(a).lookup_scope(a.value) is ctx.scope(b).lookup_scope(b.value)
+
+
+def function_scope_node(ctx: "LintContext", node):
+    """The def / lambda / module that ``node`` runs in."""
+    return ctx.enclosing(node, (cst.FunctionDef, cst.Lambda, cst.Module)) or ctx.module
