@@ -63,6 +63,27 @@ class MigratePathsResult(BaseModel):
     files: list[FileResult]
 
 
+class LintCodeResult(BaseModel):
+    findings: list[FindingModel] = Field(description="what remains after the fixes (if fix=true)")
+    fixed: list[FindingModel] = Field(description="findings removed by the applied fixes")
+    fixed_source: str | None = Field(description="the source after fixes; null when nothing was fixed")
+
+
+class LintFileResult(BaseModel):
+    path: str
+    error: str | None
+    written: bool
+    findings: list[FindingModel]
+    fixed: list[FindingModel]
+
+
+class LintPathsResult(BaseModel):
+    root: str
+    fix: bool
+    exit_code: int = Field(description="0 clean, 1 findings remain, 2 errors")
+    files: list[LintFileResult]
+
+
 class RuleDoc(BaseModel):
     id: str
     name: str
@@ -86,9 +107,13 @@ class BadRequest(Exception):
     """A request the server refuses; surfaces as a JSON-RPC INVALID_PARAMS error."""
 
 
-def _findings(result: MigrationResult) -> list[FindingModel]:
+def _models(findings) -> list[FindingModel]:
     return [FindingModel(**{k: v for k, v in f.to_dict().items() if k in FindingModel.model_fields})
-            for f in result.findings]
+            for f in findings]
+
+
+def _findings(result: MigrationResult) -> list[FindingModel]:
+    return _models(result.findings)
 
 
 class Workspace:
@@ -163,6 +188,46 @@ def migrate_workspace_paths(workspace: Workspace, paths: list[str], write: bool 
                               files=files)
 
 
+def lint_code(source: str, filename: str = "snippet.py", fix: bool = False,
+              unsafe_fixes: bool = False) -> LintCodeResult:
+    from .lint import lint_source
+
+    if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+        raise BadRequest(f"source is larger than {MAX_SOURCE_BYTES} bytes")
+    result = lint_source(source, filename, fix=fix, unsafe_fixes=unsafe_fixes)
+    if result.error:
+        line = result.findings[0].line if result.findings else 0
+        raise BadRequest(f"{filename}:{line}: {result.error}")
+    return LintCodeResult(findings=_models(result.findings), fixed=_models(result.fixed),
+                          fixed_source=result.fixed_source)
+
+
+def lint_workspace_paths(workspace: Workspace, paths: list[str], fix: bool = False) -> LintPathsResult:
+    from .lint import LintRun, LintResult, lint_source
+    from .files import read_source, SourceError
+
+    run = LintRun()
+    files = []
+    for path in workspace.source_files(paths):
+        rel = workspace.relative(path)
+        if path.stat().st_size > MAX_SOURCE_BYTES:
+            result = LintResult(rel, "", error=f"larger than {MAX_SOURCE_BYTES} bytes; skipped")
+        else:
+            try:
+                result = lint_source(read_source(path), rel, fix=fix)
+            except (SourceError, OSError) as e:
+                result = LintResult(rel, "", error=str(e))
+        written = False
+        if fix and result.changed:
+            atomic_write(path, result.fixed_source)
+            written = True
+        run.files.append(result)
+        if result.findings or result.fixed or result.error:
+            files.append(LintFileResult(path=rel, error=result.error, written=written,
+                                        findings=_models(result.findings), fixed=_models(result.fixed)))
+    return LintPathsResult(root=str(workspace.root), fix=fix, exit_code=run.exit_code(), files=files)
+
+
 def explain(rule_id: str) -> RuleDoc:
     from .findings import all_rules
 
@@ -227,6 +292,18 @@ def build_server(root: str | Path):
         unless write=true, which rewrites changed files atomically."""
         return _guard(lambda: migrate_workspace_paths(workspace, paths, write))
 
+    @server.tool(name="lint_code")
+    def lint_code_tool(source: str, filename: str = "snippet.py", fix: bool = False,
+                       unsafe_fixes: bool = False) -> LintCodeResult:
+        """Lint dynamic-mode (ndd) code given as a string for the mistakes people and agents make
+        (rules DM301-DM319). fix=true returns the source with the safe fixes applied."""
+        return _guard(lambda: lint_code(source, filename, fix, unsafe_fixes))
+
+    @server.tool(name="lint_paths")
+    def lint_paths_tool(paths: list[str], fix: bool = False) -> LintPathsResult:
+        """Lint .py files and folders under the workspace root. Writes only when fix=true (safe fixes)."""
+        return _guard(lambda: lint_workspace_paths(workspace, paths, fix))
+
     @server.tool(name="explain_rule")
     def explain_rule_tool(rule_id: str) -> RuleDoc:
         """What a rule ID (e.g. DM101) means: what it does, why, an example, and whether its fix is safe."""
@@ -241,4 +318,4 @@ def build_server(root: str | Path):
     return server
 
 
-TOOL_NAMES = {"migrate_code", "migrate_paths", "explain_rule", "server_info"}
+TOOL_NAMES = {"migrate_code", "migrate_paths", "lint_code", "lint_paths", "explain_rule", "server_info"}

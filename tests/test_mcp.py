@@ -180,3 +180,37 @@ def test_http_refuses_non_loopback_hosts(workspace):
                           env={**os.environ, "PYTHONPATH": os.getcwd()})
     assert proc.returncode == 2
     assert "loopback only" in proc.stderr
+
+
+LINT_CODE = (
+    "import nvidia.dali.experimental.dynamic as ndd\n\n"
+    "def count(samples):\n"
+    "    batch = ndd.as_batch(samples)\n"
+    "    return len(batch)\n"
+)
+
+
+def test_lint_code_reports_and_fixes(workspace):
+    server = build_server(workspace)
+    out = call(server, "lint_code", {"source": LINT_CODE}).structured_content
+    assert [f["rule"] for f in out["findings"]] == ["DM303"]
+    assert out["findings"][0]["line"] == 5
+    assert out["fixed_source"] is None
+    fixed = call(server, "lint_code", {"source": LINT_CODE, "fix": True}).structured_content
+    assert fixed["findings"] == []
+    assert [f["rule"] for f in fixed["fixed"]] == ["DM303"]
+    assert "return batch.batch_size" in fixed["fixed_source"]
+
+
+def test_lint_paths_writes_only_with_fix(workspace):
+    target = workspace / "pkg" / "count.py"
+    target.write_text(LINT_CODE)
+    server = build_server(workspace)
+    out = call(server, "lint_paths", {"paths": ["pkg"]}).structured_content
+    assert out["exit_code"] == 1
+    assert [(f["path"], [x["rule"] for x in f["findings"]]) for f in out["files"]] == [("pkg/count.py", ["DM303"])]
+    assert target.read_text() == LINT_CODE
+    out = call(server, "lint_paths", {"paths": ["pkg/count.py"], "fix": True}).structured_content
+    assert out["exit_code"] == 0 and out["files"][0]["written"] is True
+    assert "batch.batch_size" in target.read_text()
+    assert "outside the workspace root" in call_error(server, "lint_paths", {"paths": ["link_out"]})
