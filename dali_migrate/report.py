@@ -37,6 +37,7 @@ from .review import display_path
 MEASURED_HEADING = "## Measured (varies from run to run)"
 MEASURED_KEY = "measured"
 NOT_RUN_NO_HARNESS = "not run: harness not available"
+NOT_RUN_DISABLED = "not run: verification turned off (--no-verify)"
 
 FINDINGS_PLOT = "findings_by_rule.png"
 THROUGHPUT_PLOT = "throughput.png"
@@ -187,9 +188,9 @@ def _field(value, name, default=None):
 
 
 def verify_pipeline(pipeline: PipelineInfo, result: MigrationResult, call_args: dict | None,
-                    verifier: Callable[..., Any] | None) -> Verification:
+                    verifier: Callable[..., Any] | None, not_run_reason: str = NOT_RUN_NO_HARNESS) -> Verification:
     if verifier is None:
-        return Verification("not-run", NOT_RUN_NO_HARNESS)
+        return Verification("not-run", not_run_reason)
     if result.error:
         return Verification("skipped", f"the file was not migrated: {result.error}")
     if result.manual:
@@ -241,8 +242,9 @@ class Report:
     files: list[FileEntry]
     pipelines: list[PipelineEntry]
     rules: dict[str, Rule]
-    harness_available: bool
+    verifier_used: bool  # a verifier (the harness) ran the pipelines
     total_seconds: float
+    not_run_reason: str = NOT_RUN_NO_HARNESS  # why nothing was verified when no verifier was used
 
     # -- counts ----------------------------------------------------------------------------
     def file_counts(self) -> dict[str, int]:
@@ -287,7 +289,8 @@ class Report:
                                  for rid, c in self.rule_counts().items()},
             "findings": [x.to_dict() for x in self.findings()],
             "verification": {
-                "harness_available": self.harness_available,
+                "ran": self.verifier_used,
+                "not_run_reason": None if self.verifier_used else self.not_run_reason,
                 "counts": self.verification_counts(),
                 "pipelines": [{**asdict(p.info), "status": p.verification.status, "reason": p.verification.reason}
                               for p in self.pipelines],
@@ -338,8 +341,10 @@ def build_report(paths, verify_args: dict[str, dict] | None = None, progress: bo
     """Migrate (in memory) and verify everything under ``paths``. ``verifier="auto"`` uses the
     harness when it is importable; pass None to skip verification, or a function to use."""
     verify_args = verify_args or {}
+    not_run_reason = NOT_RUN_DISABLED
     if verifier == "auto":
         verifier = harness_verifier()
+        not_run_reason = NOT_RUN_NO_HARNESS
     started = time.perf_counter()
     sources = list(iter_source_files(paths))
     meter = Progress(len(sources), progress)
@@ -365,10 +370,11 @@ def build_report(paths, verify_args: dict[str, dict] | None = None, progress: bo
         if verifier is not None:
             pipe_meter.step(i, f"verifying {p.path}::{p.name}")
         call_args = verify_args.get(f"{p.path}::{p.name}", verify_args.get(p.name))
-        entries.append(PipelineEntry(p, verify_pipeline(p, f.result, call_args, verifier)))
+        entries.append(PipelineEntry(p, verify_pipeline(p, f.result, call_args, verifier, not_run_reason)))
     total = time.perf_counter() - started
     pipe_meter.done()
-    return Report([display_path(Path(p)) for p in paths], files, entries, all_rules(), verifier is not None, total)
+    return Report([display_path(Path(p)) for p in paths], files, entries, all_rules(), verifier is not None, total,
+                  not_run_reason)
 
 
 # ----------------------------------------------------------------------------------- Markdown
@@ -424,8 +430,8 @@ def to_markdown(report: Report) -> str:
     if not report.pipelines:
         out += ["No pipelines found.", ""]
     else:
-        if not report.harness_available:
-            out += [f"**{NOT_RUN_NO_HARNESS}.** No pipeline was run, so nothing here says whether the migrated "
+        if not report.verifier_used:
+            out += [f"**{report.not_run_reason}.** No pipeline was run, so nothing here says whether the migrated "
                     "code computes the same outputs.", ""]
         out += [f"{len(report.pipelines)} pipelines: {v['equal']} equal, {v['different']} different, "
                 f"{v['skipped']} skipped, {v['not-run']} not run.", "",
@@ -449,7 +455,7 @@ def to_markdown(report: Report) -> str:
                        f"{_num(t.throughput_migrated)} | {ratio} |")
         out.append("")
     else:
-        out += ["No throughput was measured" + (f" ({NOT_RUN_NO_HARNESS})." if not report.harness_available
+        out += ["No throughput was measured" + (f" ({report.not_run_reason})." if not report.verifier_used
                                                  else "."), ""]
     out += ["### Migration time", "", f"Total: {report.total_seconds:.3f} s for {len(report.files)} files.", "",
             "| File | Seconds |", "|---|---:|"]
@@ -514,7 +520,7 @@ def plot_throughput(report: Report, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, max(2.6, 0.8 * len(measured) + 1.4)), dpi=110)
     ax.set_title("Throughput per pipeline: original vs migrated", loc="left", fontsize=12, fontweight="bold")
     if not measured:
-        why = NOT_RUN_NO_HARNESS if not report.harness_available else \
+        why = report.not_run_reason if not report.verifier_used else \
             "no pipeline could be run (see the verification table)"
         ax.text(0.5, 0.58, "No verification data", ha="center", va="center", fontsize=16, color="#59636e",
                 fontweight="bold", transform=ax.transAxes)

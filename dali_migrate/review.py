@@ -59,24 +59,9 @@ class Hunk:
         return sorted({f.rule for f in self.findings})
 
     def touched_old_lines(self) -> set[int]:
-        """Old-side lines this hunk removes, plus the old line before which it inserts lines."""
-        touched, old, inserting = set(), self.old_start, False
-        for line in self.lines:
-            tag = line[:1]
-            if tag == "-":
-                touched.add(old)
-                old += 1
-                inserting = False
-            elif tag == "+":
-                inserting = True
-            else:
-                if inserting:
-                    touched.add(old)
-                inserting = False
-                old += 1
-        if inserting:
-            touched.add(old)
-        return touched
+        """Old-side lines this hunk removes or replaces, plus the old line before which it only
+        inserts lines (where a marker comment goes above its statement)."""
+        return {n for first, last in self.change_blocks() for n in range(first, last + 1)}
 
     def contains_old_line(self, line: int) -> bool:
         return self.old_start <= line <= self.old_start + max(self.old_len, 1) - 1
@@ -274,7 +259,7 @@ def to_markdown(review: Review) -> str:
     if review.files:
         out += ["| File | Status | Hunks | For a person |", "|---|---|---|---|"]
         for f in review.files:
-            out.append(f"| [{f.path}](#{_slug(f.path)}) | {STATUS_WORDS.get(f.status, f.status)} | "
+            out.append(f"| [{_md(f.path).replace('|', '&#124;')}](#{_slug(f.path)}) | {STATUS_WORDS.get(f.status, f.status)} | "
                        f"{len(f.hunks)} | {len(f.markers)} |")
         out.append("")
     counts = review.rule_counts()
@@ -282,7 +267,7 @@ def to_markdown(review: Review) -> str:
         out += ["Rules applied: " + ", ".join(f"{rid} × {n}" for rid, n in counts.items())
                 + ". Each rule is documented in `docs/rules.md`.", ""]
     for f in review.files:
-        out += [f'<a id="{_slug(f.path)}"></a>', "", f"## {f.path}", "",
+        out += [f'<a id="{_slug(f.path)}"></a>', "", f"## {_md(f.path)}", "",
                 f"Status: **{STATUS_WORDS.get(f.status, f.status)}**."]
         if f.error:
             out[-1] += f" {_md(f.error)}; the file is left untouched."
