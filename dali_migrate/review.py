@@ -317,6 +317,8 @@ body { font: 15px/1.5 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; c
        background: var(--bg); margin: 0 auto; max-width: 1100px; padding: 24px; }
 h1 { font-size: 1.6em; border-bottom: 1px solid var(--line); padding-bottom: .3em; }
 h2 { font-size: 1.3em; margin-top: 2em; border-bottom: 1px solid var(--line); padding-bottom: .2em; }
+h2 code { font-size: .95em; font-weight: 600; }
+p code, li code { background: #f6f8fa; border-radius: 4px; padding: 0 .25em; }
 h3 { font-size: 1.05em; margin: 1.4em 0 .4em; }
 code, pre { font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 table { border-collapse: collapse; margin: 1em 0; }
@@ -329,6 +331,7 @@ th { background: #f6f8fa; }
 .why { color: var(--muted); }
 ul.findings { color: var(--muted); font-size: .9em; margin-top: 0; }
 pre.diff { border: 1px solid var(--line); border-radius: 6px; overflow-x: auto; padding: 0; margin: .5em 0 1em; }
+pre.diff code { display: inline-block; min-width: 100%; }
 pre.diff span { display: block; padding: 0 10px; white-space: pre; }
 pre.diff .add { background: var(--add); } pre.diff .del { background: var(--del); }
 pre.diff .hdr { background: var(--hunk); color: var(--muted); }
@@ -341,6 +344,11 @@ pre.diff .mark { background: var(--warn); font-weight: 600; }
 
 def _e(text) -> str:
     return html.escape(str(text), quote=True)
+
+
+def _prose(text) -> str:
+    """Escape prose from findings and rules for HTML; `backticked` spans become <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", _e(text))
 
 
 def _diff_line_class(line: str) -> str:
@@ -380,7 +388,7 @@ def to_html(review: Review) -> str:
             out.append(f"<p>{_e(f.error)}; the file is left untouched.</p>")
         if f.file_findings:
             out.append("<p>File-level changes:</p><ul>")
-            out += [f'<li><span class="rule">{_e(_rule_title(rules, x.rule))}</span>: {_e(x.message)}</li>'
+            out += [f'<li><span class="rule">{_e(_rule_title(rules, x.rule))}</span>: {_prose(x.message)}</li>'
                     for x in f.file_findings]
             out.append("</ul>")
         for i, hunk in enumerate(f.hunks, 1):
@@ -388,32 +396,32 @@ def to_html(review: Review) -> str:
             for rid in hunk.rule_ids:
                 rule = rules.get(rid)
                 out.append(f'<li><span class="rule">{_e(_rule_title(rules, rid))}</span>: '
-                           f'<span class="why">{_e(rule.why if rule else "undocumented rule")}</span></li>')
+                           f'<span class="why">{_prose(rule.why if rule else "undocumented rule")}</span></li>')
             out.append("</ul>")
             located = [x for x in hunk.findings if x.line]
             if located:
                 out.append('<ul class="findings">')
                 for x in located:
                     state = " <em>(for a person)</em>" if not x.fixed else ""
-                    out.append(f"<li>{_e(_finding_line(x))}: {_e(x.rule)} {_e(x.message)}{state}</li>")
+                    out.append(f"<li>{_e(_finding_line(x))}: {_e(x.rule)} {_prose(x.message)}{state}</li>")
                 out.append("</ul>")
             spans = [f'<span class="hdr">{_e(hunk.header)}</span>']
             spans += [f'<span class="{_diff_line_class(line)}">{_e(line)}</span>' for line in hunk.lines]
-            out.append('<pre class="diff">' + "".join(spans) + "</pre>")
+            out.append('<pre class="diff"><code>' + "".join(spans) + "</code></pre>")
         if f.unplaced:
             out.append("<p>Reported without a change in the diff:</p><ul>")
             out += [f'<li>{_e(_finding_line(x))}: <span class="rule">{_e(_rule_title(rules, x.rule))}</span> '
-                    f"{_e(x.message)}</li>" for x in f.unplaced]
+                    f"{_prose(x.message)}</li>" for x in f.unplaced]
             out.append("</ul>")
         if f.markers:
             out.append(f'<div class="person"><h3>For a person ({len(f.markers)})</h3><ul>')
             for m in f.markers:
                 where = f"line {m.finding.line}" + (f" (marker at migrated line {m.migrated_line})"
                                                      if m.migrated_line else "")
-                suggestion = (f'<span class="suggestion">Suggestion: {_e(m.suggestion)}</span>'
+                suggestion = (f'<span class="suggestion">Suggestion: {_prose(m.suggestion)}</span>'
                               if m.suggestion else "")
                 out.append(f'<li><span class="rule">{_e(_rule_title(rules, m.finding.rule))}</span>, '
-                           f"{_e(where)}: {_e(m.finding.message)}{suggestion}</li>")
+                           f"{_e(where)}: {_prose(m.finding.message)}{suggestion}</li>")
             out.append("</ul></div>")
         out.append("</section>")
     out += ["</body>", "</html>"]

@@ -184,3 +184,31 @@ def test_cli_writes_markdown_and_html(tmp_path, monkeypatch, capsys):
     assert main(["review", "examples/repo/utils.py"]) == 0  # no DALI: nothing to do
     assert "0 would change" in capsys.readouterr().err
     assert main(["review", str(tmp_path / "missing.py")]) == 2
+
+
+def _headless_browser():
+    import shutil
+
+    for name in ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.mark.skipif(_headless_browser() is None, reason="no headless chromium on this machine")
+def test_html_renders_in_a_browser(example_results, tmp_path):
+    import subprocess
+
+    from PIL import Image
+
+    page, shot = tmp_path / "review.html", tmp_path / "review.png"
+    page.write_text(to_html(build_review(example_results)), encoding="utf-8")
+    subprocess.run([_headless_browser(), "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--window-size=1000,800", f"--screenshot={shot}", page.as_uri()],
+                   check=True, capture_output=True, timeout=120)
+    with Image.open(shot) as image:
+        colours = image.convert("RGB").getcolors(maxcolors=1 << 20) or []
+    # Styled text, tables and coloured diff lines give many colours; an unstyled or blank page few.
+    assert len(colours) > 200
+    assert any(r > 200 and g > 240 and b < 220 for _, (r, g, b) in colours)  # the marker highlight
