@@ -188,3 +188,62 @@ def test_cli(tmp_path, monkeypatch, capsys):
     bad_args.write_text("[1, 2]")
     assert main(["report", EXAMPLE, "--out", str(out), "--verify-args", str(bad_args)]) == 2
     assert main(["report", EXAMPLE]) == 2  # --out is required
+
+
+DISCOVERY = '''import nvidia.dali as dali
+import nvidia.dali.ops as legacy
+from nvidia.dali.pipeline import pipeline_def as pdef, Pipeline as P
+
+
+@dali.pipeline_def
+def a(x, *, y, z=1):
+    pass
+
+
+@pdef(batch_size=2)
+def b():
+    pass
+
+
+class C(P):
+    def __init__(self, root, bs=2):
+        self.r = legacy.readers.File(file_root=root)
+
+
+class D(dali.Pipeline):
+    def define_graph(self):
+        pass
+
+
+class NotAPipeline:
+    pass
+
+
+def factory(root):
+    try:
+        pipe = P(batch_size=1, num_threads=1, device_id=None)
+    except ValueError:
+        pipe = P(batch_size=1, num_threads=1, device_id=None)
+    with pipe:
+        pipe.set_outputs()
+    return pipe
+
+
+if __name__ == "__main__":
+    module_pipe = dali.Pipeline(batch_size=1, num_threads=1, device_id=None)
+'''
+
+
+def test_discovery_through_aliases():
+    from dali_migrate.report import find_pipelines
+
+    found = [(p.name, p.style, p.line, p.required) for p in find_pipelines(DISCOVERY, "d.py")]
+    assert found == [
+        ("a", "pipeline_def", 7, ["x", "y"]),
+        ("b", "pipeline_def", 12, []),
+        ("C", "legacy-ops", 16, ["root"]),
+        ("D", "subclass", 21, []),
+        ("factory", "with-block", 30, ["root"]),
+        ("module_pipe", "with-block", 41, []),
+    ]
+    assert find_pipelines("import os\ndef f(:\n", "x.py") == []
