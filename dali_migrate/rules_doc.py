@@ -20,7 +20,7 @@ DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 
 FIX_WORDS = {
     "safe": "safe: the rewrite never changes what the code computes",
-    "unsafe": "unsafe: the rewrite is applied, but can change behaviour in corner cases; review it",
+    "unsafe": "unsafe: the fix can change what the code computes; review it before keeping it",
     "manual": "manual: a person must act; the tool leaves the code as it is (marked `# dali-migrate:` in a file it changes)",
 }
 
