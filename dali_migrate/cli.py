@@ -17,6 +17,8 @@ from . import __version__
 # name -> (module, one-line help)
 SUBCOMMANDS = {
     "migrate": ("dali_migrate.cli_migrate", "migrate pipeline-mode code to dynamic mode (diff by default)"),
+    "review": ("dali_migrate.cli_review", "write a review document of the migration: each hunk with its rules and why"),
+    "report": ("dali_migrate.cli_report", "report what migrating a repo takes: report.md, report.json, plots"),
     "mcp": ("dali_migrate.cli_mcp", "serve the tools to AI agents over MCP (stdio, or HTTP on loopback)"),
     "skill": ("dali_migrate.cli_skill", "print, install or check the dynamic-mode agent skill"),
     "lint": ("dali_migrate.cli_lint", "review dynamic-mode code; --fix applies the safe fixes"),

@@ -1,0 +1,579 @@
+"""Migration reports: run the migration over a repo (writing no sources) and say what it would take.
+
+``build_report(paths)`` migrates every file in memory, finds the pipelines in the original code
+(all four styles), verifies each one with the differential harness where it can, and returns a
+``Report``; ``write_report(report, out_dir)`` writes ``report.md``, ``report.json`` and two plots
+(``findings_by_rule.png``, ``throughput.png``).
+
+What is compared by the golden tests and what is not: everything measured (migration time per
+file, pipeline throughput) lives apart, under ``"measured"`` in ``report.json`` and under the last
+section of ``report.md`` (``MEASURED_HEADING``); the rest is deterministic for the same code
+(stable ordering, paths relative to the working directory, no timestamps).
+
+Verification never invents results: when the harness is not available every pipeline says
+"not run: harness not available"; a pipeline the harness cannot run says why it was skipped.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+
+from . import __version__
+from .api import migrate_file
+from .engine import MigrationResult
+from .files import iter_source_files
+from .findings import Finding, Rule, all_rules
+from .names import _CANONICAL as CANONICAL_NAMES  # the same aliases the migration resolves
+from .review import display_path
+
+MEASURED_HEADING = "## Measured (varies from run to run)"
+MEASURED_KEY = "measured"
+NOT_RUN_NO_HARNESS = "not run: harness not available"
+NOT_RUN_DISABLED = "not run: verification turned off (--no-verify)"
+
+FINDINGS_PLOT = "findings_by_rule.png"
+THROUGHPUT_PLOT = "throughput.png"
+
+PIPELINE_DEF = "nvidia.dali.pipeline_def"
+PIPELINE = "nvidia.dali.Pipeline"
+OPS = "nvidia.dali.ops"
+
+STYLE_WORDS = {
+    "pipeline_def": "@pipeline_def function",
+    "with-block": "Pipeline(...) + with pipe:",
+    "subclass": "Pipeline subclass (define_graph)",
+    "legacy-ops": "Pipeline subclass with legacy ops.*",
+}
+
+
+# ----------------------------------------------------------------------------------- discovery
+@dataclass
+class PipelineInfo:
+    """A pipeline definition found in the original code; ``name`` is what ``--pipeline`` names."""
+
+    path: str
+    name: str
+    style: str  # pipeline_def | with-block | subclass | legacy-ops
+    line: int
+    required: list[str] = field(default_factory=list)  # parameters without a default
+
+
+def _required_params(args: ast.arguments, skip_self: bool = False) -> list[str]:
+    positional = [*args.posonlyargs, *args.args]
+    with_default = len(args.defaults)
+    names = [a.arg for a in positional[:len(positional) - with_default]]
+    if skip_self and names:
+        names = names[1:]
+    return names + [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+
+
+class _Imports:
+    """Local name -> qualified name, as ``names.ImportTable`` but over Python's ``ast``: discovery
+    only needs names and line numbers, and ``ast`` parses about ten times faster than libcst with
+    positions (measured: discovery took as long as the migration itself with libcst)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.aliases: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.aliases[alias.asname] = alias.name
+                    else:
+                        root = alias.name.split(".")[0]
+                        self.aliases.setdefault(root, root)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def qualname(self, expr: ast.expr) -> str | None:
+        if isinstance(expr, ast.Call):
+            expr = expr.func
+        parts = []
+        while isinstance(expr, ast.Attribute):
+            parts.append(expr.attr)
+            expr = expr.value
+        if not isinstance(expr, ast.Name) or expr.id not in self.aliases:
+            return None
+        full = ".".join([self.aliases[expr.id], *reversed(parts)])
+        return CANONICAL_NAMES.get(full, full)
+
+    def uses_dali(self) -> bool:
+        return any(q == "nvidia.dali" or q.startswith("nvidia.dali.") for q in self.aliases.values())
+
+
+def _find(body: list[ast.stmt], path: str, imports: _Imports, found: list[PipelineInfo],
+          function: ast.FunctionDef | None = None) -> None:
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if any(imports.qualname(d) == PIPELINE_DEF for d in node.decorator_list):
+                found.append(PipelineInfo(path, node.name, "pipeline_def", node.lineno, _required_params(node.args)))
+            else:
+                _find(node.body, path, imports, found, node)
+        elif isinstance(node, ast.ClassDef):
+            if any(imports.qualname(base) == PIPELINE for base in node.bases):
+                uses_ops = any(isinstance(n, ast.Call) and (imports.qualname(n) or "").startswith(OPS + ".")
+                               for n in ast.walk(node))
+                init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+                found.append(PipelineInfo(path, node.name, "legacy-ops" if uses_ops else "subclass", node.lineno,
+                                          _required_params(init.args, skip_self=True) if init else []))
+            else:
+                _find(node.body, path, imports, found)
+        elif isinstance(node, ast.Assign) and imports.qualname(node.value) == PIPELINE \
+                and isinstance(node.value, ast.Call):
+            if function is not None:  # a factory function builds the pipeline: its name is the handle
+                if all(p.name != function.name for p in found):
+                    found.append(PipelineInfo(path, function.name, "with-block", function.lineno,
+                                              _required_params(function.args)))
+            else:
+                found += [PipelineInfo(path, t.id, "with-block", node.lineno) for t in node.targets
+                          if isinstance(t, ast.Name)]
+        else:
+            for field_name in ("body", "orelse", "finalbody", "handlers"):  # if/for/while/with/try blocks
+                inner = getattr(node, field_name, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], (ast.stmt, ast.excepthandler)):
+                    _find(inner, path, imports, found, function)
+
+
+def find_pipelines(source: str, path: str) -> list[PipelineInfo]:
+    """Pipelines defined in ``source``, matched through imports and aliases, in source order."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    imports = _Imports(tree)
+    if not imports.uses_dali():
+        return []
+    found: list[PipelineInfo] = []
+    _find(tree.body, path, imports, found)
+    return sorted(found, key=lambda p: (p.line, p.name))
+
+
+# ----------------------------------------------------------------------------------- verification
+@dataclass
+class Verification:
+    status: str  # equal | different | skipped | not-run
+    reason: str = ""  # why skipped / not run, or what differed
+    throughput_original: float | None = None  # samples per second
+    throughput_migrated: float | None = None
+
+    @property
+    def ratio(self) -> float | None:
+        if self.throughput_original and self.throughput_migrated is not None:
+            return self.throughput_migrated / self.throughput_original
+        return None
+
+
+def harness_verifier() -> Callable[..., Any] | None:
+    """The harness's verify-one-pipeline function, or None when the harness is not available.
+
+    The single place the report touches the harness (wired at merge). The function is called as
+    ``verify(original_source, migrated_source, path=, name=, args=, kwargs=)`` and must return
+    an object or dict with ``status`` ("equal" | "different" | "skipped"), ``reason`` and, when
+    measured, ``throughput_original`` / ``throughput_migrated`` in samples per second.
+    """
+    try:
+        import dali_migrate.harness as harness
+    except ImportError:
+        return None
+    verify = getattr(harness, "verify_pipeline", None)
+    return verify if callable(verify) else None
+
+
+def _field(value, name, default=None):
+    return value.get(name, default) if isinstance(value, dict) else getattr(value, name, default)
+
+
+def verify_pipeline(pipeline: PipelineInfo, result: MigrationResult, call_args: dict | None,
+                    verifier: Callable[..., Any] | None, not_run_reason: str = NOT_RUN_NO_HARNESS) -> Verification:
+    if verifier is None:
+        return Verification("not-run", not_run_reason)
+    if result.error:
+        return Verification("skipped", f"the file was not migrated: {result.error}")
+    if result.manual:
+        rules = ", ".join(sorted({f.rule for f in result.manual}))
+        return Verification("skipped", f"the migrated file carries markers ({rules}); a person must finish it first")
+    if call_args is None and pipeline.required:
+        return Verification("skipped", "needs arguments (" + ", ".join(pipeline.required) + "); give them with "
+                            "--verify-args")
+    call_args = call_args or {}
+    try:
+        outcome = verifier(result.original, result.migrated, path=result.path, name=pipeline.name,
+                           args=list(call_args.get("args", [])), kwargs=dict(call_args.get("kwargs", {})))
+    except Exception as e:  # a harness failure is a result to report, not a crash of the report
+        return Verification("skipped", f"the harness failed: {type(e).__name__}: {e}")
+    status = str(_field(outcome, "status", "skipped"))
+    if status not in ("equal", "different", "skipped"):
+        status = "skipped"
+    return Verification(status, str(_field(outcome, "reason", "") or ""),
+                        _field(outcome, "throughput_original"), _field(outcome, "throughput_migrated"))
+
+
+def load_verify_args(path: Path | None) -> dict[str, dict]:
+    """``{"<file>::<pipeline>" or "<pipeline>": {"args": [...], "kwargs": {...}}}`` from a JSON file."""
+    if path is None:
+        return {}
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ValueError("--verify-args: expected an object mapping pipeline names to {\"args\", \"kwargs\"}")
+    return data
+
+
+# ----------------------------------------------------------------------------------- the report
+@dataclass
+class FileEntry:
+    result: MigrationResult
+    seconds: float
+    pipelines: list[PipelineInfo]
+
+
+@dataclass
+class PipelineEntry:
+    info: PipelineInfo
+    verification: Verification
+
+
+@dataclass
+class Report:
+    paths: list[str]
+    files: list[FileEntry]
+    pipelines: list[PipelineEntry]
+    rules: dict[str, Rule]
+    verifier_used: bool  # a verifier (the harness) ran the pipelines
+    total_seconds: float
+    not_run_reason: str = NOT_RUN_NO_HARNESS  # why nothing was verified when no verifier was used
+
+    # -- counts ----------------------------------------------------------------------------
+    def file_counts(self) -> dict[str, int]:
+        results = [f.result for f in self.files]
+        return {
+            "scanned": len(results),
+            "using_dali": sum(1 for r in results if r.uses_dali),
+            "fully_migrated": sum(1 for r in results if r.status == "migrated"),
+            "migrated_with_markers": sum(1 for r in results if r.status == "needs-attention"),
+            "unchanged": sum(1 for r in results if r.status == "clean"),
+            "failed": sum(1 for r in results if r.status == "error"),
+        }
+
+    def findings(self) -> list[Finding]:
+        return [x for f in self.files for x in f.result.findings]
+
+    def rule_counts(self) -> dict[str, dict[str, int]]:
+        counts: dict[str, dict[str, int]] = {}
+        for x in self.findings():
+            entry = counts.setdefault(x.rule, {"fixed": 0, "manual": 0})
+            entry["fixed" if x.fixed else "manual"] += 1
+        return dict(sorted(counts.items()))
+
+    def verification_counts(self) -> dict[str, int]:
+        counts = {"equal": 0, "different": 0, "skipped": 0, "not-run": 0}
+        for p in self.pipelines:
+            counts[p.verification.status] += 1
+        return counts
+
+    # -- JSON ------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "generator": {"tool": "dali-migrate", "version": __version__},
+            "paths": self.paths,
+            "files": self.file_counts(),
+            "per_file": [{
+                "path": f.result.path, "status": f.result.status, "error": f.result.error,
+                "findings": len(f.result.findings), "markers": len(f.result.manual),
+                "pipelines": [p.name for p in f.pipelines],
+            } for f in self.files],
+            "findings_by_rule": {rid: {"name": self.rules[rid].name if rid in self.rules else "", **c}
+                                 for rid, c in self.rule_counts().items()},
+            "findings": [x.to_dict() for x in self.findings()],
+            "verification": {
+                "ran": self.verifier_used,
+                "not_run_reason": None if self.verifier_used else self.not_run_reason,
+                "counts": self.verification_counts(),
+                "pipelines": [{**asdict(p.info), "status": p.verification.status, "reason": p.verification.reason}
+                              for p in self.pipelines],
+            },
+            MEASURED_KEY: {
+                "total_seconds": round(self.total_seconds, 4),
+                "migration_seconds": {f.result.path: round(f.seconds, 4) for f in self.files},
+                "throughput": [{"path": p.info.path, "name": p.info.name,
+                                "original_samples_per_s": p.verification.throughput_original,
+                                "migrated_samples_per_s": p.verification.throughput_migrated,
+                                "ratio": p.verification.ratio} for p in self.pipelines],
+            },
+        }
+
+
+class Progress:
+    """``[i/n] path`` on stderr: rewritten in place on a terminal, one line each when forced."""
+
+    def __init__(self, total: int, enabled: bool | None = None, stream=None) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.enabled = self.tty if enabled is None else enabled
+        self.total = total
+        self._width = 0
+
+    def step(self, index: int, label: str) -> None:
+        if not self.enabled:
+            return
+        text = f"[{index}/{self.total}] {label}"
+        if self.tty:
+            pad = max(0, self._width - len(text))
+            self.stream.write("\r" + text + " " * pad)
+            self._width = len(text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def done(self) -> None:
+        """Clear the in-place line on a terminal (the caller prints its own summary)."""
+        if self.enabled and self.tty and self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self.stream.flush()
+            self._width = 0
+
+
+def build_report(paths, verify_args: dict[str, dict] | None = None, progress: bool | None = None,
+                 verifier: Callable[..., Any] | None | str = "auto") -> Report:
+    """Migrate (in memory) and verify everything under ``paths``. ``verifier="auto"`` uses the
+    harness when it is importable; pass None to skip verification, or a function to use."""
+    verify_args = verify_args or {}
+    not_run_reason = NOT_RUN_DISABLED
+    if verifier == "auto":
+        verifier = harness_verifier()
+        not_run_reason = NOT_RUN_NO_HARNESS
+    started = time.perf_counter()
+    sources = list(iter_source_files(paths))
+    meter = Progress(len(sources), progress)
+    files: list[FileEntry] = []
+    for i, path in enumerate(sources, 1):
+        name = display_path(path)
+        meter.step(i, f"migrating {name}")
+        t0 = time.perf_counter()
+        if path.exists():
+            result = migrate_file(path, name)
+        else:
+            result = MigrationResult(path=name, original="", migrated="")
+            result.error = "no such file or directory"
+            result.findings = [Finding(rule="DM001", message=result.error, path=name, fixed=False)]
+        seconds = time.perf_counter() - t0
+        pipelines = find_pipelines(result.original, name) if result.uses_dali or result.error else []
+        files.append(FileEntry(result, seconds, pipelines))
+    meter.done()
+    entries = []
+    candidates = [(f, p) for f in files for p in f.pipelines]
+    pipe_meter = Progress(len(candidates), progress)
+    for i, (f, p) in enumerate(candidates, 1):
+        if verifier is not None:
+            pipe_meter.step(i, f"verifying {p.path}::{p.name}")
+        call_args = verify_args.get(f"{p.path}::{p.name}", verify_args.get(p.name))
+        entries.append(PipelineEntry(p, verify_pipeline(p, f.result, call_args, verifier, not_run_reason)))
+    total = time.perf_counter() - started
+    pipe_meter.done()
+    return Report([display_path(Path(p)) for p in paths], files, entries, all_rules(), verifier is not None, total,
+                  not_run_reason)
+
+
+# ----------------------------------------------------------------------------------- Markdown
+def _md(text: str) -> str:
+    return text.replace("<", "&lt;").replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(report: Report) -> str:
+    rules = report.rules
+    counts = report.file_counts()
+    out = ["# dali-migrate report", "",
+           "The migration was run in memory over " + ", ".join(f"`{p}`" for p in report.paths)
+           + "; no source was written.", "",
+           "## Files", "",
+           "| Files | Count |", "|---|---:|",
+           f"| scanned | {counts['scanned']} |",
+           f"| using DALI | {counts['using_dali']} |",
+           f"| fully migrated (no markers) | {counts['fully_migrated']} |",
+           f"| migrated with markers (a person must finish them) | {counts['migrated_with_markers']} |",
+           f"| using DALI, nothing changed | {counts['unchanged']} |",
+           f"| failed to parse or migrate (left untouched) | {counts['failed']} |", ""]
+    dali_files = [f for f in report.files if f.result.uses_dali or f.result.error]
+    if dali_files:
+        out += ["| File | Status | Findings | Markers | Pipelines |", "|---|---|---:|---:|---|"]
+        for f in dali_files:
+            r = f.result
+            status = r.status + (f" ({_md(r.error)})" if r.error else "")
+            out.append(f"| `{r.path}` | {status} | {len(r.findings)} | {len(r.manual)} | "
+                       + (", ".join(f"`{p.name}`" for p in f.pipelines) or "none") + " |")
+        out.append("")
+
+    out += ["## Findings by rule", "", f"![Findings by rule]({FINDINGS_PLOT})", ""]
+    rule_counts = report.rule_counts()
+    if rule_counts:
+        out += ["| Rule | Name | Fix | Fixed | For a person |", "|---|---|---|---:|---:|"]
+        for rid, c in rule_counts.items():
+            r = rules.get(rid)
+            out.append(f"| {rid} | {r.name if r else '?'} | {r.fix if r else '?'} | {c['fixed']} | {c['manual']} |")
+        out.append("")
+    else:
+        out += ["No findings.", ""]
+    manual = [x for x in report.findings() if not x.fixed]
+    if manual:
+        out += [f"### Spots for a person ({len(manual)})", ""]
+        for x in manual:
+            r = rules.get(x.rule)
+            hint = f" Suggestion: {_md(r.suggestion)}" if r and r.suggestion else ""
+            out.append(f"- `{x.path}:{x.line}` **{x.rule}** {_md(x.message)}.{hint}")
+        out.append("")
+
+    out += ["## Verification", ""]
+    v = report.verification_counts()
+    if not report.pipelines:
+        out += ["No pipelines found.", ""]
+    else:
+        if not report.verifier_used:
+            out += [f"**{report.not_run_reason}.** No pipeline was run, so nothing here says whether the migrated "
+                    "code computes the same outputs.", ""]
+        out += [f"{len(report.pipelines)} pipelines: {v['equal']} equal, {v['different']} different, "
+                f"{v['skipped']} skipped, {v['not-run']} not run.", "",
+                "| Pipeline | Style | Result | Why |", "|---|---|---|---|"]
+        for p in report.pipelines:
+            out.append(f"| `{p.info.path}::{p.info.name}` (line {p.info.line}) | {STYLE_WORDS[p.info.style]} | "
+                       f"{p.verification.status} | {_md(p.verification.reason)} |")
+        out.append("")
+
+    out += [MEASURED_HEADING, "",
+            "Timings and throughput differ from run to run; the golden tests do not compare this section.", "",
+            "### Throughput", "", f"![Throughput, original vs migrated]({THROUGHPUT_PLOT})", ""]
+    measured = [p for p in report.pipelines if p.verification.throughput_original is not None
+                or p.verification.throughput_migrated is not None]
+    if measured:
+        out += ["| Pipeline | Original (samples/s) | Migrated (samples/s) | Ratio |", "|---|---:|---:|---:|"]
+        for p in measured:
+            t = p.verification
+            ratio = f"{t.ratio:.2f}×" if t.ratio is not None else "n/a"
+            out.append(f"| `{p.info.path}::{p.info.name}` | {_num(t.throughput_original)} | "
+                       f"{_num(t.throughput_migrated)} | {ratio} |")
+        out.append("")
+    else:
+        out += ["No throughput was measured" + (f" ({report.not_run_reason})." if not report.verifier_used
+                                                 else "."), ""]
+    out += ["### Migration time", "", f"Total: {report.total_seconds:.3f} s for {len(report.files)} files.", "",
+            "| File | Seconds |", "|---|---:|"]
+    for f in sorted(report.files, key=lambda f: -f.seconds):
+        out.append(f"| `{f.result.path}` | {f.seconds:.4f} |")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _num(value) -> str:
+    return "n/a" if value is None else f"{value:,.0f}"
+
+
+# ----------------------------------------------------------------------------------- plots
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+_FIXED, _MANUAL, _ORIG, _MIGR = "#4c9f70", "#e3a21a", "#8c96a8", "#3b6fb6"
+
+
+def plot_findings(report: Report, path: Path) -> None:
+    plt = _pyplot()
+    counts = report.rule_counts()
+    rows = list(reversed(list(counts.items())))  # first rule on top
+    fig, ax = plt.subplots(figsize=(8, max(2.4, 0.5 * len(rows) + 1.4)), dpi=110)
+    if not rows:
+        ax.text(0.5, 0.5, "No findings", ha="center", va="center", fontsize=14, color="#59636e")
+        ax.set_axis_off()
+    else:
+        labels = [f"{rid} {report.rules[rid].name}" if rid in report.rules else rid for rid, _ in rows]
+        fixed = [c["fixed"] for _, c in rows]
+        manual = [c["manual"] for _, c in rows]
+        y = range(len(rows))
+        ax.barh(y, fixed, color=_FIXED, label="fixed by the tool")
+        ax.barh(y, manual, left=fixed, color=_MANUAL, label="left for a person (marker)")
+        for i, (f, m) in enumerate(zip(fixed, manual)):
+            ax.text(f + m, i, f"  {f + m}", va="center", fontsize=9)
+        ax.set_yticks(list(y), labels)
+        ax.set_xlabel("findings")
+        ax.set_xlim(0, max(f + m for f, m in zip(fixed, manual)) * 1.15 + 0.5)
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.legend(loc="lower right", frameon=False, fontsize=9)
+    total = sum(c["fixed"] + c["manual"] for c in counts.values())
+    manual = sum(c["manual"] for c in counts.values())
+    ax.set_title("Findings by rule", loc="left", fontsize=12, fontweight="bold")
+    if counts:
+        ax.set_title(f"{total} findings, {manual} left for a person", loc="right", fontsize=9, color="#59636e")
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Software": None})
+    plt.close(fig)
+
+
+def plot_throughput(report: Report, path: Path) -> None:
+    plt = _pyplot()
+    measured = [p for p in report.pipelines if p.verification.throughput_original is not None
+                and p.verification.throughput_migrated is not None]
+    fig, ax = plt.subplots(figsize=(8, max(2.6, 0.8 * len(measured) + 1.4)), dpi=110)
+    ax.set_title("Throughput per pipeline: original vs migrated", loc="left", fontsize=12, fontweight="bold")
+    if not measured:
+        why = report.not_run_reason if not report.verifier_used else \
+            "no pipeline could be run (see the verification table)"
+        ax.text(0.5, 0.58, "No verification data", ha="center", va="center", fontsize=16, color="#59636e",
+                fontweight="bold", transform=ax.transAxes)
+        ax.text(0.5, 0.38, why + f"\n{len(report.pipelines)} pipelines found", ha="center", va="center",
+                fontsize=10, color="#59636e", transform=ax.transAxes)
+        ax.set_axis_off()
+    else:
+        rows = list(reversed(measured))
+        height = 0.38
+        y = list(range(len(rows)))
+        orig = [p.verification.throughput_original for p in rows]
+        migr = [p.verification.throughput_migrated for p in rows]
+        ax.barh([i + height / 2 for i in y], orig, height, color=_ORIG, label="original (pipeline mode)")
+        ax.barh([i - height / 2 for i in y], migr, height, color=_MIGR, label="migrated (dynamic mode)")
+        top = max(orig + migr)
+        for i, p in enumerate(rows):
+            ratio, status = p.verification.ratio, p.verification.status
+            label = (f"{ratio:.2f}×" if ratio is not None else "") + f"  {status}"
+            ax.text(max(orig[i], migr[i]) + top * 0.02, i, label, va="center", fontsize=10,
+                    color="#b42318" if status == "different" else "#1f2328")
+        ax.set_yticks(y, [f"{p.info.name}\n{p.info.path}" for p in rows], fontsize=9)
+        ax.set_xlabel("samples per second (higher is better)")
+        ax.set_xlim(0, top * 1.3)
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, frameon=False, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Software": None})
+    plt.close(fig)
+
+
+def write_report(report: Report, out_dir: Path, plots: bool = True) -> list[Path]:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = [out_dir / "report.md", out_dir / "report.json"]
+    written[0].write_text(to_markdown(report), encoding="utf-8")
+    written[1].write_text(json.dumps(report.to_dict(), indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    if plots:
+        plot_findings(report, out_dir / FINDINGS_PLOT)
+        plot_throughput(report, out_dir / THROUGHPUT_PLOT)
+        written += [out_dir / FINDINGS_PLOT, out_dir / THROUGHPUT_PLOT]
+    return written
+
+
+def strip_measured(markdown: str | None = None, data: dict | None = None):
+    """The parts of a report that are the same from run to run (what the golden tests compare)."""
+    if markdown is not None:
+        return markdown.split(MEASURED_HEADING, 1)[0]
+    data = dict(data or {})
+    data.pop(MEASURED_KEY, None)
+    data.pop("generator", None)
+    return data

@@ -1,0 +1,214 @@
+"""The review document: golden outputs for the bundled example repo, plus the structure that must
+hold whatever the passes do (every hunk names a rule, every marker is listed with a suggestion).
+
+Regenerate the goldens after an intended change (the unroll pass will change them):
+``DALI_MIGRATE_REGEN=1 python -m pytest tests/test_review.py`` and read the diff before committing.
+"""
+
+import os
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from dali_migrate.cli import main
+from dali_migrate.engine import migrate_source
+from dali_migrate.findings import MARKER_PREFIX
+from dali_migrate.review import (build_review, migrate_for_review, parse_hunks, review_file, to_html,
+                                 to_markdown)
+from dali_migrate.findings import all_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = "examples/repo"
+GOLDEN = ROOT / "golden" / "review"
+
+
+@pytest.fixture
+def example_results(monkeypatch):
+    monkeypatch.chdir(ROOT)  # paths in the documents are relative to the working directory
+    return migrate_for_review([EXAMPLE])
+
+
+def _check_golden(name: str, text: str):
+    path = GOLDEN / name
+    if os.environ.get("DALI_MIGRATE_REGEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.read_text(encoding="utf-8") == text, f"{path} differs (DALI_MIGRATE_REGEN=1 to regenerate)"
+
+
+def test_markdown_golden(example_results):
+    _check_golden("review.md", to_markdown(build_review(example_results)))
+
+
+def test_html_golden(example_results):
+    _check_golden("review.html", to_html(build_review(example_results)))
+
+
+def test_review_is_deterministic_and_has_no_absolute_paths(example_results, monkeypatch):
+    first = to_markdown(build_review(example_results)) + to_html(build_review(example_results))
+    again = migrate_for_review([EXAMPLE])
+    assert to_markdown(build_review(again)) + to_html(build_review(again)) == first
+    assert str(ROOT) not in first
+    assert "/work/" not in first and "\\Users\\" not in first
+
+
+def test_every_hunk_names_a_rule_and_every_marker_is_listed(example_results):
+    review = build_review(example_results)
+    by_path = {r.path: r for r in example_results}
+    styles_changed = [f for f in review.files if f.hunks]
+    assert len(styles_changed) >= 4
+    for f in review.files:
+        for hunk in f.hunks:
+            assert hunk.rule_ids, f"{f.path} {hunk.header}: a hunk no rule explains"
+            for rid in hunk.rule_ids:
+                assert all_rules()[rid].why
+        # Every marker comment in the migrated code is in the review, with a suggestion, at its line.
+        migrated = by_path[f.path].migrated.splitlines()
+        marker_lines = [i for i, line in enumerate(migrated, 1) if line.strip().startswith(MARKER_PREFIX)]
+        assert sorted(m.migrated_line for m in f.markers) == marker_lines
+        for m in f.markers:
+            assert m.suggestion
+            assert migrated[m.migrated_line - 1].strip() == f"{MARKER_PREFIX} {m.finding.rule} {m.finding.message}"
+    assert sum(len(f.markers) for f in review.files) >= 1
+    text = to_markdown(review)
+    for f in review.files:
+        for m in f.markers:
+            assert f"**{m.finding.rule} " in text and "Suggestion: " in text
+
+
+SOURCE = '''import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+def helper(x):
+    return x
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe(data):
+    a = fn.cast(data, dtype=1)
+    b = a
+    c = b
+    d = c
+    e = d
+    f = e
+    g = f
+    h = g
+    out = fn.python_function(h, function=helper)
+    return out
+'''
+
+
+def test_findings_go_to_the_hunk_that_changes_their_line():
+    result = migrate_source(SOURCE, "case.py")
+    file_review = review_file(result, all_rules())
+    # Three hunks: the added import (explained by the file-level DM100 finding), the fn.cast
+    # rename on line 11, and the marker inserted above line 19 (unchanged itself).
+    assert [(h.rule_ids, h.file_level, [x.line for x in h.findings]) for h in file_review.hunks] == [
+        (["DM100"], True, [0]),
+        (["DM101"], False, [11]),
+        (["DM103"], False, [19]),
+    ]
+    assert [m.migrated_line for m in file_review.markers] == [20]
+
+
+def test_hunk_touched_lines():
+    diff = "@@ -3,4 +3,5 @@\n a\n-b\n+B\n c\n+# marker\n d\n"
+    (hunk,) = parse_hunks(diff)
+    assert hunk.touched_old_lines() == {4, 6}
+    assert hunk.change_blocks() == [(4, 4), (6, 6)]
+
+
+def test_unparsable_file_and_escaping(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.py").write_text("import nvidia.dali.fn as fn\ndef broken(:\n")
+    (tmp_path / "x<b>&.py").write_text("import nvidia.dali.fn as fn\ny = fn.python_function(1)\n")
+    review = build_review(migrate_for_review(["."]))
+    bad = next(f for f in review.files if f.path == "bad.py")
+    assert bad.status == "error" and not bad.hunks
+    assert bad.markers and bad.markers[0].finding.rule == "DM001" and bad.markers[0].suggestion
+    page = to_html(review)
+    assert "x<b>" not in page and "x&lt;b&gt;&amp;.py" in page
+    _assert_well_formed(page)
+    md = to_markdown(review)
+    assert "x<b>" not in md and "x&lt;b>" in md
+
+
+class _TagChecker(HTMLParser):
+    VOID = {"meta", "br", "hr", "img", "link", "input"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.errors, self.tags = [], [], set()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        for name, value in attrs:
+            if name in ("src", "href") and value and not value.startswith("#"):
+                self.errors.append(f"external reference {name}={value}")
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+        else:
+            self.stack.pop()
+
+
+def _assert_well_formed(page: str):
+    checker = _TagChecker()
+    checker.feed(page)
+    checker.close()
+    assert not checker.errors, checker.errors[:5]
+    assert not checker.stack, checker.stack
+    assert "script" not in checker.tags and "link" not in checker.tags
+    assert page.startswith("<!DOCTYPE html>") and "<style>" in page
+
+
+def test_html_is_one_self_contained_well_formed_page(example_results):
+    page = to_html(build_review(example_results))
+    _assert_well_formed(page)
+    for f in build_review(example_results).files:
+        assert f'id="file-' in page
+
+
+def test_cli_writes_markdown_and_html(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    out_md, out_html = tmp_path / "r.md", tmp_path / "r.html"
+    assert main(["review", EXAMPLE, "-o", str(out_md)]) == 1  # changes and markers pending
+    assert main(["review", EXAMPLE, "--html", "--output", str(out_html)]) == 1
+    assert out_md.read_text().startswith("# dali-migrate review")
+    assert out_html.read_text().startswith("<!DOCTYPE html>")
+    assert main(["review", "examples/repo/utils.py"]) == 0  # no DALI: nothing to do
+    assert "0 would change" in capsys.readouterr().err
+    assert main(["review", str(tmp_path / "missing.py")]) == 2
+
+
+def _headless_browser():
+    import shutil
+
+    for name in ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.mark.skipif(_headless_browser() is None, reason="no headless chromium on this machine")
+def test_html_renders_in_a_browser(example_results, tmp_path):
+    import subprocess
+
+    from PIL import Image
+
+    page, shot = tmp_path / "review.html", tmp_path / "review.png"
+    page.write_text(to_html(build_review(example_results)), encoding="utf-8")
+    subprocess.run([_headless_browser(), "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--window-size=1000,800", f"--screenshot={shot}", page.as_uri()],
+                   check=True, capture_output=True, timeout=120)
+    with Image.open(shot) as image:
+        colours = image.convert("RGB").getcolors(maxcolors=1 << 20) or []
+    # Styled text, tables and coloured diff lines give many colours; an unstyled or blank page few.
+    assert len(colours) > 200
+    assert any(r > 200 and g > 240 and b < 220 for _, (r, g, b) in colours)  # the marker highlight
