@@ -66,3 +66,11 @@ def test_def_no_reader_distribution():
         assert abs(values.mean()) < 0.35 and 0.75 < values.std() < 1.25
         for step in steps:  # not one sample broadcast to the batch
             assert len({s.tobytes() for s in step[0]}) == 8
+
+
+def test_with_pipe_factory_bitwise(image_root):
+    original, migrated, _ = pair("unroll/with_pipe.py")
+    want = steps_as_arrays(original.collect(str(image_root), STEPS))
+    got = steps_as_arrays(migrated.collect(str(image_root), STEPS))
+    assert_bitwise_equal(output(want, 0), output(got, 0), "images")
+    assert_bitwise_equal(output(want, 1), output(got, 1), "labels")

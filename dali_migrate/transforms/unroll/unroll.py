@@ -260,7 +260,8 @@ class Unroller(MigrationTransformer):
 
     # -- `pipe = Pipeline(...)` + `with pipe:` -------------------------------------------------
     def leave_Module(self, original_node, updated_node):
-        body = self._unroll_with_blocks(list(updated_node.body), in_loop=False)
+        from .withstyle import unroll_with_blocks
+        body = unroll_with_blocks(self, list(updated_node.body), module_level=True)
         return updated_node.with_changes(body=body)
 
     def leave_IndentedBlock(self, original_node, updated_node):

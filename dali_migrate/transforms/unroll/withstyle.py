@@ -45,8 +45,12 @@ def _set_outputs(statement, name):
     return None
 
 
-def unroll_with_blocks(unroller, body):
+def unroll_with_blocks(unroller, body, module_level=False):
     out = list(body)
+    if not any(isinstance(s, cst.With) for s in out):
+        return out
+    # the statements here were already rewritten: let findings find their original lines
+    unroller.ctx.positions.update(unroller.moved_positions)
     i = 0
     while i < len(out):
         found = _pipeline_assign(unroller, out[i])
@@ -59,7 +63,7 @@ def unroll_with_blocks(unroller, body):
             i += 1
             continue
         try:
-            replacement = _unroll_one(unroller, name, call, out[j])
+            replacement = _unroll_one(unroller, name, call, out[j], module_level)
         except CannotUnroll as e:
             out[j] = _marked(unroller, out[j], rules.CONDITIONALS.id if e.reason.startswith("enable_conditionals")
                              else rules.CANNOT_UNROLL.id, f"{name} stays in pipeline mode: {e.reason}")
@@ -68,7 +72,8 @@ def unroll_with_blocks(unroller, body):
             continue
         leading = out[i].leading_lines
         del out[j]
-        replacement[0] = replacement[0].with_changes(leading_lines=[*leading, *replacement[0].leading_lines])
+        replacement[0] = replacement[0].with_changes(
+            leading_lines=[*leading, *replacement[0].leading_lines[len(leading):]])
         out[i:i + 1] = replacement
         i += len(replacement)
     return out
@@ -82,7 +87,7 @@ def _marked(unroller, statement, rule_id, message):
                                                  cst.EmptyLine(comment=cst.Comment(marker_text(rule_id, message)))])
 
 
-def _unroll_one(unroller, name, call, with_statement):
+def _unroll_one(unroller, name, call, with_statement, module_level):
     config = _pipeline_call_config(call)
     unroller._check_config(name, config, with_statement)
     statements = list(with_statement.body.body)
@@ -101,8 +106,10 @@ def _unroll_one(unroller, name, call, with_statement):
     body = [stmt("ndd.set_num_threads(num_threads)\n"), *seeding_statements(desc, env, config.get("seed")),
             *loop_statements(desc, env)]
     params = _add_core_params(cst.Parameters(), config, [])
-    function = cst.FunctionDef(name=cst.Name(function_name), params=params, body=cst.IndentedBlock(body))
-    bind = stmt(f"{name} = {function_name}()\n")
+    blank = [cst.EmptyLine(), cst.EmptyLine()] if module_level else []
+    function = cst.FunctionDef(name=cst.Name(function_name), params=params, body=cst.IndentedBlock(body),
+                               leading_lines=blank)
+    bind = stmt(f"{name} = {function_name}()\n").with_changes(leading_lines=blank)
     return [function, bind]
 
 
