@@ -74,3 +74,29 @@ def test_with_pipe_factory_bitwise(image_root):
     got = steps_as_arrays(migrated.collect(str(image_root), STEPS))
     assert_bitwise_equal(output(want, 0), output(got, 0), "images")
     assert_bitwise_equal(output(want, 1), output(got, 1), "labels")
+
+
+def _mirror_consistent(steps):
+    """Output 2 is output 0 mirrored exactly where the coin (output 3) says so."""
+    flips = 0
+    for step in steps:
+        plain, mirrored, coins = step[0], step[2], step[3]
+        for a, b, coin in zip(plain, mirrored, coins):
+            expect = a[:, :, ::-1] if int(coin) else a
+            assert np.array_equal(b, expect)
+            flips += int(coin)
+    return flips
+
+
+def test_class_ops_bitwise_and_mirror(image_root):
+    """Deterministic: outputs 0 (normalised images) and 1 (labels), bitwise. Random: the coin flip
+    (output 3), checked through output 2, which must be output 0 mirrored exactly where the coin is 1."""
+    original, migrated, _ = pair("unroll/class_ops_modern.py")
+    want = steps_as_arrays(original.collect(str(image_root), STEPS))
+    got = steps_as_arrays(migrated.collect(str(image_root), STEPS))
+    assert_bitwise_equal(output(want, 0), output(got, 0), "images")
+    assert_bitwise_equal(output(want, 1), output(got, 1), "labels")
+    for steps in (want, got):
+        flips = _mirror_consistent(steps)
+        assert 0 < flips < STEPS * 4  # 28 fair coins: all equal with p = 2 / 2**28
+        _flip_varies_within_a_batch(steps, 3)

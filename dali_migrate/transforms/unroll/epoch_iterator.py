@@ -18,7 +18,8 @@ class EpochIterator:
 
     def __init__(self, pipelines, output_map, *, batch_size, size=-1, reader_meta=None,
                  last_batch_policy="FILL", last_batch_padded=False, auto_reset=False):
-        self._pipelines = list(pipelines) if isinstance(pipelines, (list, tuple)) else [pipelines]
+        pipelines = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
+        self._pipelines = [iter(pipeline) for pipeline in pipelines]
         self._names = list(output_map)
         self.batch_size = batch_size
         if reader_meta is not None:

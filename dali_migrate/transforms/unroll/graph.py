@@ -34,6 +34,12 @@ class Env:
         self.rng_mode = rng_mode  # the program uses RNG objects instead of set_seed
         self.prefix = prefix  # "" or "self."
         self.rng_counter = rng_counter if rng_counter is not None else [0]
+        self.current = None  # the statement being rewritten: findings on new nodes point at it
+
+    def report(self, rule_id, message, node):
+        if node is None or node not in self.ctx.positions:
+            node = self.current
+        self.reporter(rule_id, message, node)
 
 
 def _dali_call_path(imports, call: cst.Call):
@@ -90,7 +96,7 @@ def fix_random_call(original, call: cst.Call, env: Env, desc: PipelineDesc) -> c
             name = f"{env.prefix}rng_{env.rng_counter[0]}"
             desc.rngs.append((name, seed))
             call = with_kwarg(without_kwargs(call, {"seed"}), "rng", expr(name))
-            env.reporter(rules.OP_SEED.id, f"{shown}(seed={code_of(seed)}) -> rng={name}, an "
+            env.report(rules.OP_SEED.id, f"{shown}(seed={code_of(seed)}) -> rng={name}, an "
                          f"ndd.random.RNG(seed={code_of(seed)}) created once; values differ from pipeline mode",
                          original)
         elif env.rng_mode and kwarg(call, "rng") is None:
@@ -99,7 +105,7 @@ def fix_random_call(original, call: cst.Call, env: Env, desc: PipelineDesc) -> c
     if entry.get("input_less") and not positional and kwarg(call, "batch_size") is None \
             and not any(a.star for a in call.args):
         call = with_kwarg(call, "batch_size", expr(env.batch_size))
-        env.reporter(rules.RANDOM_BATCH_SIZE.id,
+        env.report(rules.RANDOM_BATCH_SIZE.id,
                      f"{shown} gets batch_size={env.batch_size}: one value per sample, as in the pipeline",
                      original)
     return call
@@ -165,7 +171,7 @@ def make_reader(call: cst.Call, fn_name: str, entry: dict, target, env: Env, des
     shuffle = kwarg(new_call, "random_shuffle")
     if shuffle is not None and literal_value(shuffle) is not False and kwarg(new_call, "seed") is None:
         new_call = with_kwarg(new_call, "seed", expr(env.seed))
-        env.reporter(rules.READER_SEED.id,
+        env.report(rules.READER_SEED.id,
                      f"ndd.{ndd_path} shuffles with seed={env.seed} (the pipeline seed): the order is "
                      f"reproducible from run to run but is not the order the pipeline produced", original)
     name = kwarg(new_call, "name")
@@ -205,12 +211,13 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
     last_reader = reader_at[-1] if reader_at else -1
     fixer = _RandomFixer(env, desc)
     for i, statement in enumerate(statements):
+        env.current = statement
         found = parsed[i]
         if found is not None:
             target, call, fn_name, entry = found
             var = f"{env.prefix}reader"
             desc.readers.append(make_reader(call, fn_name, entry, target, env, desc, var, statement))
-            env.reporter(rules.READER_ONCE.id,
+            env.report(rules.READER_ONCE.id,
                          f"ndd.{entry['ndd']} is created once and iterated with "
                          f"{var}.next_epoch(batch_size={env.batch_size})", statement)
             continue
@@ -261,7 +268,8 @@ def seeding_statements(desc: PipelineDesc, env: Env, seed_default) -> list[cst.B
 
 def _uses_name(desc: PipelineDesc, name: str) -> bool:
     text = "\n".join(code_of(s) for s in desc.loop) + "".join(code_of(o) for o in desc.outputs)
-    return f"rng={name}" in text
+    import re
+    return re.search(rf"\brng={re.escape(name)}\b", text) is not None
 
 
 def loop_statements(desc: PipelineDesc, env: Env) -> list[cst.BaseStatement]:

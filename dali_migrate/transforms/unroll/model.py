@@ -57,6 +57,7 @@ class PipelineDesc:
     has_random: bool = False
     params: list[str] = field(default_factory=list)  # the user parameters, in order
     param_defaults: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # style-specific details for the emitter
 
     def reader_named(self, name: str | None) -> ReaderSpec | None:
         if name is None:

@@ -63,6 +63,8 @@ class Discovery(cst.CSTVisitor):
         self.rng_mode = False
         self.uses_iterators = False
         self.with_names: set[str] = set()
+        self.meta_used = False  # epoch_size / reader_meta / an iterator with reader_name
+        self.var_methods: dict[str, set[str]] = {}  # "pipe" -> {"build", "run", ...}
 
     def anything(self) -> bool:
         return bool(self.defs or self.classes or self.with_names or self.uses_iterators or self.pipe_vars)
@@ -87,6 +89,10 @@ class Discovery(cst.CSTVisitor):
         qualname = self.ctx.imports.qualname(node.func)
         if qualname in TORCH_ITERATORS or (qualname and qualname.startswith(OTHER_ITERATOR_PREFIXES)):
             self.uses_iterators = True
+            if kwarg(node, "reader_name") is not None:
+                self.meta_used = True
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("epoch_size", "reader_meta"):
+            self.meta_used = True
         if kwarg(node, "seed") is not None:
             path = fn_path(self.ctx.imports, node.func)
             if path is None:
@@ -97,6 +103,11 @@ class Discovery(cst.CSTVisitor):
                 resolved = optable.resolve_fn(path)[1] or path
                 if resolved in RNG_OPS:
                     self.rng_mode = True
+
+    def visit_Attribute(self, node):
+        owner = dotted(node.value) if isinstance(node.value, (cst.Name, cst.Attribute)) else None
+        if owner:
+            self.var_methods.setdefault(owner, set()).add(node.attr.value)
 
     def visit_Assign(self, node):
         if len(node.targets) != 1 or not isinstance(node.value, cst.Call):
@@ -232,7 +243,8 @@ class Unroller(MigrationTransformer):
             self.report(rules.RANDOM_VALUES.id, f"{desc.name}: the seed drives {how}; random values differ "
                         f"from pipeline mode for the same seed (same distributions)", node)
         device_id = config.get("device_id")
-        if device_id is not None and literal_value(device_id) not in (None, 0):
+        forwarded = isinstance(device_id, cst.Name) and device_id.value in desc.params  # checked at call sites
+        if device_id is not None and not forwarded and literal_value(device_id) not in (None, 0):
             self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
                       f"CUDA device; select it at start-up (torch.cuda.set_device) or pass "
                       f"device=ndd.Device('gpu', device_id) to the GPU ops", node)
@@ -275,6 +287,25 @@ class Unroller(MigrationTransformer):
         return unroll_with_blocks(self, body)
 
     # -- consumers -----------------------------------------------------------------------------
+    def leave_Assign(self, original_node, updated_node):
+        """`pipe = ClassPipe(...)` used with pipe.run(): keep an iterator (the class is an iterable)."""
+        if len(original_node.targets) != 1 or not isinstance(original_node.value, cst.Call):
+            return updated_node
+        func = original_node.value.func
+        target = original_node.targets[0].target
+        name = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+        if not (isinstance(func, cst.Name) and func.value in self.descs and self.descs[func.value].style == "class"):
+            return updated_node
+        used = self.d.var_methods.get(name, set())
+        if "run" in used and not used & {"epoch_size", "reader_meta"}:
+            self.report(rules.BUILD_RUN.id, f"{name} = iter({func.value}(...)): {name}.run() becomes next({name})",
+                        original_node)
+            return updated_node.with_changes(value=cst.Call(func=cst.Name("iter"), args=[cst.Arg(updated_node.value)]))
+        if "run" in used:
+            self.mark(rules.CANNOT_UNROLL.id, f"{name} is used both for reader metadata and for run(): keep the "
+                      f"object for metadata and iterate steps = iter({name}) with next(steps)", original_node)
+        return updated_node
+
     def leave_SimpleStatementLine(self, original_node, updated_node):
         if len(updated_node.body) == 1 and isinstance(updated_node.body[0], cst.Expr):
             call = updated_node.body[0].value
@@ -298,6 +329,8 @@ class Unroller(MigrationTransformer):
                       original_node)
             return updated_node
         if isinstance(func, cst.Name) and func.value in self.descs and self.descs[func.value].style == "def":
+            return self._fix_call_site(original_node, updated_node, self.descs[func.value])
+        if isinstance(func, cst.Name) and func.value in self.descs and self.descs[func.value].style == "class":
             return self._fix_call_site(original_node, updated_node, self.descs[func.value])
         if isinstance(func, cst.Attribute):
             owner = dotted(func.value) if isinstance(func.value, (cst.Name, cst.Attribute)) else None
