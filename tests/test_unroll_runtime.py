@@ -123,3 +123,30 @@ def test_torch_iterators_bitwise(image_root, consumer, pad):
     assert len(want) == len(got) >= 6
     for (wi, wl), (gi, gl) in zip(want, got):
         assert wi.dtype == gi.dtype and wi.shape == gi.shape and wi.tobytes() == gi.tobytes()
+
+
+def test_program_train_val_mixed(image_root):
+    """Whole program. Val (legacy-ops class, run() loop): bitwise. Train (@pipeline_def through
+    DALIClassificationIterator PARTIAL, 2 epochs): labels bitwise (explicit reader seed); the coin-flip
+    mirror is random, so each image must equal the pipeline's image or exactly its mirror, and both
+    must occur."""
+    pytest.importorskip("torch")
+    original, migrated, _ = pair("programs/train_val_mixed.py")
+    want = steps_as_arrays(original.validate(str(image_root), STEPS))
+    got = steps_as_arrays(migrated.validate(str(image_root), STEPS))
+    assert_bitwise_equal(output(want, 0), output(got, 0), "val images")
+    assert_bitwise_equal(output(want, 1), output(got, 1), "val labels")
+
+    want = _torch_pairs(original.train(str(image_root), 2))
+    got = _torch_pairs(migrated.train(str(image_root), 2))
+    assert [len(w[1]) for w in want] == [len(g[1]) for g in got] == [4, 4, 2] * 2
+    assert [w[1].tolist() for w in want] == [g[1].tolist() for g in got]
+    same = mirrored = 0
+    for (wi, _), (gi, _) in zip(want, got):
+        for a, b in zip(wi, gi):
+            if np.array_equal(a, b):
+                same += 1
+            else:
+                assert np.array_equal(a[:, :, ::-1], b), "neither the image nor its mirror"
+                mirrored += 1
+    assert same + mirrored == 20 and 0 < mirrored < 20  # 20 pairs of fair coins agree or differ: p = 2**-19

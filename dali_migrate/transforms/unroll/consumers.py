@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import epoch_iterator, rules
-from .model import CannotUnroll, code_of, expr, kwarg, literal_value
+from .model import ReaderSpec, CannotUnroll, code_of, expr, kwarg, literal_value
 
 _POLICIES = ("FILL", "DROP", "PARTIAL")
 
@@ -79,7 +79,9 @@ def _target_names(target):
 
 def _binding(unroller, owner, kind):
     """Names in the reader's arguments -> expressions valid at the consumer."""
-    _, pipeline_name, call = unroller.d.pipe_vars[owner]
+    _, pipeline_name, call = unroller.pipe_var(owner)
+    if pipeline_name not in unroller.descs:
+        raise CannotUnroll(f"{pipeline_name} is unrolled after this line is read; take the metadata from its reader")
     desc = unroller.descs[pipeline_name]
     binding: dict[str, cst.BaseExpression] = {}
     if kind == "with":
@@ -113,8 +115,10 @@ def _binding(unroller, owner, kind):
 
 def reader_meta_expr(unroller, owner, kind, reader_name) -> tuple[cst.BaseExpression, object]:
     """``ndd.readers.X(...).get_metadata()`` for the reader of the pipeline held in ``owner``."""
+    if kind == "factory":
+        raise CannotUnroll("the pipeline comes from a factory function; build its reader's metadata by hand")
     if kind == "class":
-        _, pipeline_name, _ = unroller.d.pipe_vars[owner]
+        _, pipeline_name, _ = unroller.pipe_var(owner)
         desc = unroller.descs[pipeline_name]
         reader = desc.reader_named(reader_name)
         if reader is None:
@@ -134,7 +138,8 @@ def reader_meta_expr(unroller, owner, kind, reader_name) -> tuple[cst.BaseExpres
         if name.value in assigned.names and name.value not in binding:
             raise CannotUnroll(f"the reader's arguments use {name.value}, computed inside the pipeline")
     call = reader.call.visit(_Substitute(binding))
-    return cst.Call(func=cst.Attribute(value=call, attr=cst.Name("get_metadata"))), reader
+    bound = ReaderSpec(**{**reader.__dict__, "call": call})
+    return cst.Call(func=cst.Attribute(value=call, attr=cst.Name("get_metadata"))), bound
 
 
 def rewrite_reader_meta(unroller, original, call, owner, kind):
@@ -254,8 +259,10 @@ def _policy(unroller, call) -> str:
 def _batch_size(unroller, owner, kind):
     if kind == "class":
         return expr(f"{owner}.batch_size")
-    _, pipeline_name, call = unroller.d.pipe_vars[owner]
+    _, pipeline_name, call = unroller.pipe_var(owner)
     desc = unroller.descs[pipeline_name]
+    if kind == "factory":
+        raise CannotUnroll("the pipeline comes from a factory function; pass its batch size")
     if kind == "with":
         value = desc.config.get("batch_size")
     else:

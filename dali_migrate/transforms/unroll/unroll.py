@@ -64,7 +64,10 @@ class Discovery(cst.CSTVisitor):
         self.uses_iterators = False
         self.with_names: set[str] = set()
         self.meta_used = False  # epoch_size / reader_meta / an iterator with reader_name
-        self.var_methods: dict[str, set[str]] = {}  # "pipe" -> {"build", "run", ...}
+        self.var_methods: dict[str, set[str]] = {}  # "scope:pipe" -> {"build", "run", ...}
+        self.with_blocks: dict[str, tuple[cst.With, cst.Call]] = {}  # "scope:pipe" -> (with, Pipeline call)
+        self.factories: dict[str, str] = {}  # function name -> the with-pipeline key it returns
+        self.scope: list[str] = []  # enclosing functions: the same name in two functions is two variables
 
     def anything(self) -> bool:
         return bool(self.defs or self.classes or self.with_names or self.uses_iterators or self.pipe_vars)
@@ -73,6 +76,13 @@ class Discovery(cst.CSTVisitor):
         for decorator in node.decorators:
             if _is_pipeline_def(self.ctx.imports, decorator):
                 self.defs[node.name.value] = node
+        self.scope.append(node.name.value)
+
+    def leave_FunctionDef(self, node):
+        self.scope.pop()
+
+    def key(self, name: str) -> str:
+        return ".".join(self.scope) + ":" + name
 
     def visit_ClassDef(self, node):
         for base in node.bases:
@@ -84,6 +94,15 @@ class Discovery(cst.CSTVisitor):
             name = dotted(item.item) if isinstance(item.item, (cst.Name, cst.Attribute)) else None
             if name:
                 self.with_names.add(name)
+                found = self.pipe_vars.get(self.key(name))
+                if found is not None and found[0] == "with":
+                    self.with_blocks[self.key(name)] = (node, found[2])
+
+    def visit_Return(self, node):
+        if self.scope and isinstance(node.value, cst.Name):
+            key = self.key(node.value.value)
+            if key in self.with_blocks:
+                self.factories[self.scope[-1]] = key  # a factory returns the pipeline it filled
 
     def visit_Call(self, node):
         qualname = self.ctx.imports.qualname(node.func)
@@ -107,7 +126,7 @@ class Discovery(cst.CSTVisitor):
     def visit_Attribute(self, node):
         owner = dotted(node.value) if isinstance(node.value, (cst.Name, cst.Attribute)) else None
         if owner:
-            self.var_methods.setdefault(owner, set()).add(node.attr.value)
+            self.var_methods.setdefault(self.key(owner), set()).add(node.attr.value)
 
     def visit_Assign(self, node):
         if len(node.targets) != 1 or not isinstance(node.value, cst.Call):
@@ -118,10 +137,10 @@ class Discovery(cst.CSTVisitor):
             return
         func = node.value.func
         if self.ctx.imports.qualname(func) == PIPELINE_CLS:
-            self.pipe_vars[name] = ("with", name, node.value)
+            self.pipe_vars[self.key(name)] = ("with", name, node.value)
         elif isinstance(func, cst.Name):
             # defs/classes may be defined after use; resolved lazily in the transformer
-            self.pipe_vars[name] = ("call", func.value, node.value)
+            self.pipe_vars[self.key(name)] = ("call", func.value, node.value)
 
 
 class Unroller(MigrationTransformer):
@@ -133,6 +152,7 @@ class Unroller(MigrationTransformer):
         self.need_epoch_iterator = False
         self.rng_counter = [0]
         self._reported_once: set[tuple[str, str]] = set()
+        self._scope: list[str] = []
         # Unroll definitions first (the transformer sees calls before or after the defs).
         self._prepare()
 
@@ -140,19 +160,59 @@ class Unroller(MigrationTransformer):
     def _reporter(self, rule_id, message, node):
         self.report(rule_id, message, node)
 
+    def pipe_var(self, name: str):
+        """The (kind, pipeline, call) bound to ``name`` in the current function, else at module level."""
+        scope = ".".join(self._scope)
+        found = self.d.pipe_vars.get(f"{scope}:{name}")
+        if found is None and "." not in name:
+            found = self.d.pipe_vars.get(f":{name}")
+        return found
+
+    def var_methods(self, name: str) -> set[str]:
+        return self.d.var_methods.get(".".join(self._scope) + ":" + name, set())
+
+    def visit_FunctionDef(self, node):
+        self._scope.append(node.name.value)
+        return True
+
     def _pipe_kind(self, name: str):
         """("def"|"class"|"with", pipeline name) for a variable that holds a pipeline."""
-        found = self.d.pipe_vars.get(name)
+        found = self.pipe_var(name)
         if found is None:
             return None
         kind, pipeline, _ = found
         if kind == "with":
-            return ("with", pipeline) if pipeline in self.descs else None
+            return ("with", pipeline) if self._with_ok(name) else None
+        if pipeline in self.d.factories and self.d.factories[pipeline] in self.with_ok:
+            return ("factory", pipeline)
         if pipeline in self.descs:
             return (self.descs[pipeline].style, pipeline)
         return None
 
+    def _with_ok(self, name):
+        scope = ".".join(self._scope)
+        return f"{scope}:{name}" in self.with_ok or (f":{name}" in self.with_ok and "." not in name)
+
     def _prepare(self):
+        # `with pipe:` blocks are unrolled when their enclosing block is left, after the code that
+        # uses them was visited: decide now which ones will unroll, so consumers follow suit.
+        self.with_ok = set()
+        quiet = Env(self.ctx, lambda *a: None, batch_size="batch_size", seed="seed", rng_mode=self.d.rng_mode)
+        from .withstyle import _set_outputs
+        for key, (with_node, call) in self.d.with_blocks.items():
+            name = key.split(":", 1)[1]
+            statements = list(with_node.body.body)
+            try:
+                config = _pipeline_call_config(call)
+                self._check_config(name, config, with_node)
+                outputs = _set_outputs(statements[-1], name) if statements else None
+                if outputs is None:
+                    continue
+                build_graph(PipelineDesc(name=name, style="with", node=with_node, config=config),
+                            statements[:-1], outputs, quiet)
+                self.with_ok.add(key)
+            except CannotUnroll:
+                pass
         for name, node in self.d.defs.items():
             try:
                 self.descs[name] = self._describe_def(node)
@@ -209,6 +269,7 @@ class Unroller(MigrationTransformer):
         return desc
 
     def leave_FunctionDef(self, original_node, updated_node):
+        self._scope.pop()
         marks = self._pending_marks.get(original_node)
         if marks:
             for rule_id, message in marks:
@@ -296,7 +357,7 @@ class Unroller(MigrationTransformer):
         name = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
         if not (isinstance(func, cst.Name) and func.value in self.descs and self.descs[func.value].style == "class"):
             return updated_node
-        used = self.d.var_methods.get(name, set())
+        used = self.var_methods(name)
         if "run" in used and not used & {"epoch_size", "reader_meta"}:
             self.report(rules.BUILD_RUN.id, f"{name} = iter({func.value}(...)): {name}.run() becomes next({name})",
                         original_node)
@@ -347,7 +408,7 @@ class Unroller(MigrationTransformer):
                     self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS[method], original_node)
                     return updated_node
             if method in ("serialize", "feed_input", "schedule_run", "share_outputs") and owner \
-                    and (owner in self.d.pipe_vars or owner == "self"):
+                    and (self.pipe_var(owner) is not None or owner == "self"):
                 self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS[method], original_node)
             if qualname == "nvidia.dali.Pipeline.deserialize":
                 self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS["deserialize"], original_node)
@@ -377,6 +438,16 @@ class Unroller(MigrationTransformer):
             cls = cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
             body = list(module.body)
             body.insert(index, cls)
+            if index + 1 < len(body):  # two blank lines after the class, as before any top-level code
+                after = body[index + 1]
+                blanks = 0
+                for line in after.leading_lines:
+                    if line.comment is not None:
+                        break
+                    blanks += 1
+                if blanks < 2:
+                    body[index + 1] = after.with_changes(
+                        leading_lines=[cst.EmptyLine()] * (2 - blanks) + list(after.leading_lines))
             module = module.with_changes(body=body)
         self.ctx.facts["migrated"] = True
         self.ctx.facts["uses_ndd"] = True

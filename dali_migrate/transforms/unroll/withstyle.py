@@ -98,7 +98,7 @@ def _unroll_one(unroller, name, call, with_statement, module_level):
     env = unroller._env()
     build_graph(desc, statements[:-1], outputs, env)
     unroller.descs[name] = desc
-    unroller.d.pipe_vars[name] = ("with", name, call)
+    unroller.d.pipe_vars[".".join(unroller._scope) + ":" + name] = ("with", name, call)
     function_name = name.split(".")[-1] + "_steps"
     unroller.report(rules.UNROLL.id, f"`with {name}:` -> generator {function_name}(); {name} = "
                     f"{function_name}() yields one step per {name}.run()", with_statement)
