@@ -309,6 +309,10 @@ class Unroller(MigrationTransformer):
             self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
                       f"CUDA device; select it at start-up (torch.cuda.set_device) or pass "
                       f"device=ndd.Device('gpu', device_id) to the GPU ops", node)
+        if "enable_checkpointing" in config and literal_value(config["enable_checkpointing"]) is not False:
+            self.mark(rules.CHECKPOINT.id, f"{desc.name}: enable_checkpointing has no pipeline-level counterpart: "
+                      f"create the reader with enable_checkpointing=True and register it (and any RNG) by name "
+                      f"in an ndd.checkpoint.Checkpoint before the first next_epoch", node)
         for option in config:
             if option not in CORE and option not in HANDLED_ELSEWHERE:
                 self.report(rules.PIPELINE_OPTION.id, f"{option}={code_of(config[option])} has no "
@@ -404,6 +408,11 @@ class Unroller(MigrationTransformer):
                 if method in ("epoch_size", "reader_meta"):
                     from .consumers import rewrite_reader_meta
                     return rewrite_reader_meta(self, original_node, updated_node, owner, kind)
+                if method == "checkpoint":
+                    self.mark(rules.CHECKPOINT.id, f"{owner}.checkpoint(): dynamic mode checkpoints readers and RNGs "
+                              f"through ndd.checkpoint.Checkpoint (collect/save); pipeline checkpoints do not load "
+                              f"there", original_node)
+                    return updated_node
                 if method in UNSUPPORTED_METHODS:
                     self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS[method], original_node)
                     return updated_node
@@ -424,6 +433,11 @@ class Unroller(MigrationTransformer):
                         original)
         if dropped:
             call = without_kwargs(call, set(dropped))
+        for option in ("checkpoint", "enable_checkpointing"):
+            if kwarg(call, option) is not None:
+                self.mark(rules.CHECKPOINT.id, f"{option}= is not migrated: restore reader/RNG state with "
+                          f"ndd.checkpoint.Checkpoint().load(...) and register(reader, name) before the first "
+                          f"next_epoch", original)
         device_id = kwarg(call, "device_id")
         if device_id is not None and literal_value(device_id) not in (None, 0):
             self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
