@@ -12,10 +12,11 @@ Order and why:
 
 from .imports import ImportsPass
 from .rename import RenamePass
+from .unroll import UnrollPass
 
 PASSES = [
     # 1. tensorlist goes here
-    # 2. unroll goes here
+    UnrollPass(),  # 2. unroll
     RenamePass(),
     # 4. arguments goes here
     ImportsPass(),  # last: prunes what the other passes left unused

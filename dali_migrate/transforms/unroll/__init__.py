@@ -1,0 +1,65 @@
+"""unroll: pipelines (all four styles) to generators, and their consumers to plain iteration.
+
+Before::
+
+    @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=3)
+    def classifier_pipe(root, size):
+        jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
+        images = fn.decoders.image(jpegs, device="mixed")
+        flip = fn.random.coin_flip()
+        return fn.flip(fn.resize(images, size=size), horizontal=flip), labels
+
+    pipe = classifier_pipe(root, 64)
+    pipe.build()
+    images, labels = pipe.run()
+
+After (rename and arguments then turn the remaining fn.* into ndd.*)::
+
+    def classifier_pipe(root, size, *, batch_size=4, num_threads=2, device_id=None, seed=3):
+        ndd.set_num_threads(num_threads)
+        ndd.random.set_seed(seed)
+        reader = ndd.readers.File(file_root=root, random_shuffle=True, name="Reader", seed=seed)
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                images = fn.decoders.image(jpegs, device="mixed")
+                flip = fn.random.coin_flip(batch_size=batch_size)
+                yield fn.flip(fn.resize(images, size=size), horizontal=flip), labels
+
+    pipe = classifier_pipe(root, 64)
+    images, labels = next(pipe)
+
+The shape is the contract with the harness (BRIEF.md): a pipeline becomes a generator (or, for a
+Pipeline subclass, a class whose ``__iter__`` is one) that yields one tuple per former
+``pipe.run()``; ``while True`` around ``next_epoch`` keeps the run() sample stream across epochs.
+What cannot be unrolled faithfully is marked and recorded in ``ctx.facts["keep_pipeline_mode"]``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...names import FN, OPS, NDD
+from ..base import Pass, run_transformer
+from . import rules  # noqa: F401  (declares the DM2xx rules)
+from .unroll import Discovery, Unroller
+
+
+class UnrollPass(Pass):
+    name = "unroll"
+
+    def applies(self, ctx):
+        return any(q.startswith("nvidia.dali") for q in ctx.imports.aliases.values())
+
+    def run(self, module, ctx):
+        discovery = Discovery(ctx)
+        module.visit(discovery)
+        if not discovery.anything():
+            return module
+        ctx.imports.aliases.setdefault("ndd", NDD)
+        unroller = Unroller(ctx, discovery)
+        module = run_transformer(module, unroller)
+        module = unroller.finish(module)
+        return module
+
+
+__all__ = ["UnrollPass", "FN", "OPS"]

@@ -1,0 +1,415 @@
+"""Pipeline subclasses with define_graph, and the legacy ``ops.*`` objects they hold.
+
+``class P(Pipeline)`` becomes a plain class with the same ``__init__`` signature: ``super().__init__``
+turns into attributes (batch_size, num_threads, device_id, seed), the reader ops object into the ndd
+reader (created once, in ``__init__``), and ``define_graph`` into ``__iter__``, a generator that yields
+one step per former ``pipe.run()``. Other ops objects become ndd calls with the same arguments: inline
+in ``__iter__`` when their arguments are constants, else a lambda built in ``__init__`` (so arguments
+computed there keep their values, as the ops object kept them). Removed classes such as
+``ops.nvJPEGDecoder`` or ``ops.FileReader`` map through the op table.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ... import optable
+from ...names import dotted
+from . import rules
+from .graph import Env, build_graph, loop_statements, output_elements, seeding_statements
+from .model import (PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, expr, kwarg, ops_path, stmt, with_kwarg,
+                    without_kwargs, ndd_attr, literal_value)
+
+PIPELINE_ONLY_METHODS = ("iter_setup", "feed_input")
+_POSITIONAL = ("batch_size", "num_threads", "device_id", "seed", "exec_pipelined", "prefetch_queue_depth",
+               "exec_async", "bytes_per_sample", "set_affinity", "max_streams", "default_cuda_stream_priority")
+NON_READER_DROPPED = ("name", "preserve", "bytes_per_sample_hint")
+
+
+class _OpsObject:
+    def __init__(self, attr, fn_path, entry, call, statement, top_level):
+        self.attr = attr
+        self.fn_path = fn_path
+        self.entry = entry
+        self.call = call
+        self.statement = statement
+        self.top_level = top_level
+        self.inline = False
+        self.others: list[tuple[cst.Call, cst.CSTNode]] = []  # the same attribute assigned elsewhere (if/else)
+
+    @property
+    def is_reader(self):
+        return self.entry.get("kind") == "reader"
+
+
+def _methods(node: cst.ClassDef):
+    return {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
+
+
+def _super_init(statement, class_name, imports):
+    """The Pipeline.__init__ call of ``super().__init__(...)`` forms, or None."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call)):
+        return None
+    call = statement.body[0].value
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "__init__"):
+        return None
+    owner = func.value
+    if isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name) and owner.func.value == "super":
+        return call, list(call.args)
+    if imports.qualname(owner) == PIPELINE_CLS:
+        return call, list(call.args)[1:]  # Pipeline.__init__(self, ...)
+    return None
+
+
+def _config(args):
+    config = {}
+    positional = [a for a in args if a.keyword is None]
+    if any(a.star for a in args):
+        raise CannotUnroll("super().__init__ with *args/**kwargs: the pipeline arguments are not known")
+    for name, arg in zip(_POSITIONAL, positional):
+        config[name] = arg.value
+    for arg in args:
+        if arg.keyword is not None:
+            config[arg.keyword.value] = arg.value
+    return config
+
+
+class _OpsCollector(cst.CSTVisitor):
+    """``self.X = ops.Y(...)`` anywhere in __init__."""
+
+    def __init__(self, imports):
+        self.imports = imports
+        self.found: dict[str, _OpsObject] = {}
+        self.depth = 0
+        self.locals: set[str] = set()
+
+    def visit_IndentedBlock(self, node):
+        self.depth += 1
+
+    def leave_IndentedBlock(self, node):
+        self.depth -= 1
+
+    def visit_AssignTarget(self, node):
+        if isinstance(node.target, cst.Name):
+            self.locals.add(node.target.value)
+
+    def visit_SimpleStatementLine(self, node):
+        if len(node.body) != 1 or not isinstance(node.body[0], cst.Assign):
+            return
+        assign = node.body[0]
+        if len(assign.targets) != 1 or not isinstance(assign.value, cst.Call):
+            return
+        target = assign.targets[0].target
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                and target.value.value == "self"):
+            return
+        path = ops_path(self.imports, assign.value.func)
+        if path is None:
+            return
+        entry = optable.ops_class(path)
+        if entry is None or not entry.get("fn"):
+            raise CannotUnroll(f"ops.{path} has no fn/ndd counterpart", node)
+        fn_path = optable.resolve_fn(entry["fn"])[1] or entry["fn"]
+        _, _, fn_entry = optable.resolve_fn(fn_path)
+        if not fn_entry or not fn_entry.get("ndd"):
+            raise CannotUnroll(f"ops.{path} has no dynamic-mode counterpart", node)
+        attr = target.attr.value
+        if attr in self.found:
+            other = self.found[attr]
+            if other.fn_path != fn_path or other.is_reader:
+                raise CannotUnroll(f"self.{attr} holds different operators depending on a condition", node)
+            other.top_level = False  # assigned in two places (if/else): keep it an object
+            other.others.append((assign.value, node))
+            return
+        self.found[attr] = _OpsObject(attr, fn_path, fn_entry, assign.value, node, self.depth == 1)
+
+
+class _FreeNames(cst.CSTVisitor):
+    def __init__(self):
+        self.names: set[str] = set()
+        self._skip: set[cst.CSTNode] = set()
+
+    def visit_Attribute(self, node):
+        self._skip.add(node.attr)
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._skip.add(node.keyword)
+
+    def visit_Name(self, node):
+        if node not in self._skip:
+            self.names.add(node.value)
+
+
+class _GraphCalls(cst.CSTTransformer):
+    """In define_graph: ``self.op(...)`` -> the ndd call; ``self.x`` results -> locals."""
+
+    def __init__(self, objects: dict[str, _OpsObject], local_attrs: set[str], env: Env):
+        super().__init__()
+        self.objects = objects
+        self.local_attrs = local_attrs
+        self.env = env
+
+    def leave_Call(self, original_node, updated_node):
+        func = updated_node.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+                and func.attr.value in self.objects):
+            return updated_node
+        obj = self.objects[func.attr.value]
+        if obj.is_reader:
+            return updated_node  # handled with its statement
+        positional = [a for a in updated_node.args if a.keyword is None]
+        add_batch = obj.entry.get("input_less") and not positional and kwarg(updated_node, "batch_size") is None
+        if obj.inline:
+            ctor = _ctor_kwargs(obj)
+            call = cst.Call(func=ndd_attr(obj.entry["ndd"]), args=[*updated_node.args, *ctor])
+            call = _normalise_commas(call)
+            return call  # random fixes run over the whole step afterwards (fix_random_call)
+        call = updated_node
+        if add_batch:
+            call = with_kwarg(call, "batch_size", expr(self.env.batch_size))
+            self.env.report(rules.RANDOM_BATCH_SIZE.id, f"self.{obj.attr}() ({obj.fn_path}) gets "
+                              f"batch_size={self.env.batch_size}: one value per sample", original_node)
+        if obj.entry.get("random") and self.env.rng_mode and kwarg(obj.call, "seed") is None:
+            call = with_kwarg(call, "rng", expr("rng"))
+        return call
+
+    def leave_Attribute(self, original_node, updated_node):
+        if isinstance(updated_node.value, cst.Name) and updated_node.value.value == "self" \
+                and updated_node.attr.value in self.local_attrs:
+            return cst.Name(updated_node.attr.value)
+        return updated_node
+
+
+def _ctor_kwargs(obj: _OpsObject):
+    args = [a for a in obj.call.args if a.keyword is None or a.keyword.value not in NON_READER_DROPPED]
+    return args
+
+
+def _normalise_commas(call: cst.Call) -> cst.Call:
+    args = list(call.args)
+    fixed = []
+    for i, a in enumerate(args):
+        if i < len(args) - 1:
+            if not isinstance(a.comma, cst.Comma):
+                a = a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        else:
+            a = a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        fixed.append(a)
+    return call.with_changes(args=fixed)
+
+
+class _SelfTargets(cst.CSTVisitor):
+    """Attributes of self assigned inside define_graph (self.jpegs, self.labels = ...)."""
+
+    def __init__(self):
+        self.names: set[str] = set()
+
+    def visit_AssignTarget(self, node):
+        self._collect(node.target)
+
+    def _collect(self, target):
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            self.names.add(target.attr.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for e in target.elements:
+                self._collect(e.value)
+
+
+def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
+    imports = unroller.ctx.imports
+    methods = _methods(node)
+    for name in PIPELINE_ONLY_METHODS:
+        if name in methods:
+            raise CannotUnroll(f"{name}() feeds the pipeline from Python; pass the data to the ndd ops instead",
+                               methods[name])
+    init, graph = methods.get("__init__"), methods.get("define_graph")
+    if init is None or graph is None:
+        raise CannotUnroll("a Pipeline subclass without __init__ and define_graph", node)
+    super_call = None
+    for statement in init.body.body:
+        super_call = _super_init(statement, node.name.value, imports)
+        if super_call is not None:
+            super_statement = statement
+            break
+    if super_call is None:
+        raise CannotUnroll("no super().__init__(...) call in __init__", init)
+    config = _config(super_call[1])
+    unroller._check_config(node.name.value, config, node)
+
+    collector = _OpsCollector(imports)
+    init.visit(collector)
+    objects = collector.found
+    init_names = collector.locals | {p.name.value for p in init.params.params} - {"self"}
+    for obj in objects.values():
+        if obj.is_reader:
+            if not obj.top_level:
+                raise CannotUnroll(f"the reader self.{obj.attr} is created conditionally", obj.statement)
+            continue
+        free = _FreeNames()
+        obj.call.visit(free)
+        obj.inline = obj.top_level and not (free.names & (init_names | {"self"}))
+
+    statements = list(graph.body.body)
+    if not statements or not (isinstance(statements[-1], cst.SimpleStatementLine)
+                              and isinstance(statements[-1].body[0], cst.Return)):
+        raise CannotUnroll("define_graph does not end with `return <outputs>`", graph)
+    targets = _SelfTargets()
+    graph.visit(targets)
+    local_attrs = targets.names - set(objects)
+    env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
+              rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
+    rewriter = _GraphCalls(objects, local_attrs, env)
+    reader_attr = None
+    converted = []
+    for statement in statements:
+        reader_obj = _reader_call(statement, objects)
+        original_statement = statement
+        if reader_obj is not None:
+            if reader_attr is not None:
+                raise CannotUnroll("several readers in one pipeline", statement)
+            reader_attr = reader_obj.attr
+            call = statement.body[0].value
+            merged = cst.Call(func=ndd_attr(reader_obj.entry["ndd"]),
+                              args=[*reader_obj.call.args, *[a for a in call.args if a.keyword is not None]])
+            merged = _normalise_commas(merged)
+            assign = statement.body[0]
+            new_target = assign.targets[0].target.visit(rewriter)
+            statement = statement.with_changes(body=[assign.with_changes(
+                targets=[assign.targets[0].with_changes(target=new_target)], value=merged)])
+            if original_statement in unroller.ctx.positions:
+                unroller.ctx.positions.setdefault(statement, unroller.ctx.positions[original_statement])
+            converted.append(statement)
+            continue
+        new = statement.visit(rewriter)
+        if statement in unroller.ctx.positions:
+            unroller.ctx.positions.setdefault(new, unroller.ctx.positions[statement])
+        converted.append(new)
+    outputs = output_elements(converted[-1].body[0].value)
+    desc = PipelineDesc(name=node.name.value, style="class", node=node, config=config)
+    desc.params = [p.name.value for p in init.params.params][1:]
+    build_graph(desc, converted[:-1], outputs, env)
+    if desc.pre:
+        desc.loop = desc.pre + desc.loop  # nothing runs "before the reader" in a define_graph
+        desc.pre = []
+    if desc.readers:
+        desc.readers[0].var = f"self.{reader_attr}"
+        if unroller.d.meta_used and kwarg(desc.readers[0].call, "max_batch_size") is None:
+            # get_metadata() before the first epoch would otherwise freeze the batch size at 1
+            desc.readers[0].call = with_kwarg(desc.readers[0].call, "max_batch_size", expr("self.batch_size"))
+    desc.extra = {"objects": objects, "super_statement": super_statement, "reader_attr": reader_attr}
+    return desc
+
+
+def _reader_call(statement, objects):
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign) and isinstance(statement.body[0].value, cst.Call)):
+        return None
+    func = statement.body[0].value.func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
+            and func.attr.value in objects and objects[func.attr.value].is_reader:
+        return objects[func.attr.value]
+    return None
+
+
+class _InitRewrite(cst.CSTTransformer):
+    def __init__(self, replacements):
+        super().__init__()
+        self.replacements = replacements  # original statement -> list of statements
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if original_node in self.replacements:
+            new = self.replacements[original_node]
+            if not new:
+                return cst.RemoveFromParent()
+            new[0] = new[0].with_changes(leading_lines=updated_node.leading_lines)
+            return cst.FlattenSentinel(new)
+        return updated_node
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        if not updated_node.body:
+            return updated_node.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+        return updated_node
+
+
+def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cst.ClassDef):
+    objects = desc.extra["objects"]
+    methods = _methods(original)
+    config = desc.config
+    unroller.report(rules.UNROLL.id, f"class {desc.name}(Pipeline) -> a plain class whose __iter__ yields one "
+                    f"step per pipe.run()", original)
+    unroller._report_config(desc, original)
+    attributes = []
+    for name in ("batch_size", "num_threads", "device_id", "seed"):
+        value = config.get(name)
+        if name == "seed" and value is not None and literal_value(value) == -1:
+            value = None
+        attributes.append(stmt(f"self.{name} = {code_of(value) if value is not None else 'None'}\n"))
+    replacements = {desc.extra["super_statement"]: attributes}
+    for obj in objects.values():
+        if obj.is_reader:
+            if obj.attr == desc.extra["reader_attr"]:
+                reader = desc.readers[0]
+                replacements[obj.statement] = [stmt(f"self.{obj.attr} = {code_of(reader.call)}\n")]
+            continue
+        if obj.inline:
+            replacements[obj.statement] = []
+            continue
+        for call, statement in [(obj.call, obj.statement), *obj.others]:
+            replacements[statement] = [_lambda_statement(unroller, obj, call, statement, desc)]
+        unroller.report(rules.UNROLL.id, f"ops object self.{obj.attr} ({obj.fn_path}) -> an ndd call with the same "
+                        f"arguments (a lambda: its arguments are computed in __init__)", obj.statement)
+    init = methods["__init__"].visit(_InitRewrite(replacements))
+
+    env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
+              rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
+    body = [stmt("ndd.set_num_threads(self.num_threads)\n"), *seeding_statements(desc, env, config.get("seed"))]
+    steps = loop_statements(desc, env)
+    if desc.readers:
+        steps = [s for s in steps if not _assigns(s, desc.readers[0].var)]
+    body += steps
+    graph = methods["define_graph"]
+    iterator = graph.with_changes(name=cst.Name("__iter__"), body=graph.body.with_changes(body=body))
+
+    new_body = []
+    for statement in updated.body.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == "__init__":
+            new_body.append(init)
+        elif isinstance(statement, cst.FunctionDef) and statement.name.value == "define_graph":
+            new_body.append(iterator)
+        else:
+            new_body.append(statement)
+    bases = [b for b in updated.bases if unroller.ctx.imports.qualname(b.value) != PIPELINE_CLS]
+    changes = {"bases": bases, "body": updated.body.with_changes(body=new_body)}
+    if not bases:
+        changes.update(lpar=cst.MaybeSentinel.DEFAULT, rpar=cst.MaybeSentinel.DEFAULT)
+    else:
+        bases[-1] = bases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return updated.with_changes(**changes)
+
+
+def _lambda_statement(unroller, obj, call, statement, desc):
+    ctor = cst.Call(func=ndd_attr(obj.entry["ndd"]),
+                    args=[a for a in call.args if a.keyword is None or a.keyword.value not in NON_READER_DROPPED])
+    seed = kwarg(ctor, "seed")
+    if obj.entry.get("random") and seed is not None:
+        ctor = with_kwarg(without_kwargs(ctor, {"seed"}), "rng", expr(f"ndd.random.RNG(seed={code_of(seed)})"))
+        unroller.report(rules.OP_SEED.id, f"self.{obj.attr}: seed={code_of(seed)} -> its own "
+                        f"ndd.random.RNG, created once", statement)
+    if obj.entry.get("random"):
+        desc.has_random = True
+    call = _normalise_commas(ctor.with_changes(args=[cst.Arg(cst.Name("inputs"), star="*"), *ctor.args,
+                                                     cst.Arg(cst.Name("kwargs"), star="**")]))
+    lam = cst.Lambda(params=cst.Parameters(star_arg=cst.Param(cst.Name("inputs"), star="*"),
+                                           star_kwarg=cst.Param(cst.Name("kwargs"), star="**")), body=call)
+    return stmt(f"self.{obj.attr} = {code_of(lam)}\n")
+
+
+def _assigns(statement, var):
+    return isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Assign) \
+        and code_of(statement.body[0].targets[0].target) == var
+
+
+__all__ = ["describe_class", "emit_class", "dotted"]

@@ -1,0 +1,283 @@
+"""Consumers that need a reader's metadata: epoch_size / reader_meta and the PyTorch iterators.
+
+The reader lives inside the generator, so the metadata comes from a reader built with the same
+arguments (pipeline parameters bound to the call site's values) that is never iterated: calling
+get_metadata() on it cannot freeze the batch size of the reader that is (ndd-facts §1.4).
+A Pipeline subclass keeps its reader as an attribute created with max_batch_size, so its own
+get_metadata() is safe.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import epoch_iterator, rules
+from .model import ReaderSpec, CannotUnroll, code_of, expr, kwarg, literal_value
+
+_POLICIES = ("FILL", "DROP", "PARTIAL")
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self):
+        self.names: list[cst.Name] = []
+        self.calls = 0
+        self._skip: set[cst.CSTNode] = set()
+
+    def visit_Attribute(self, node):
+        self._skip.add(node.attr)
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._skip.add(node.keyword)
+
+    def visit_Name(self, node):
+        if node not in self._skip:
+            self.names.append(node)
+
+    def visit_Call(self, node):
+        self.calls += 1
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, binding):
+        super().__init__()
+        self.binding = binding
+        self._skip: set[cst.CSTNode] = set()
+
+    def visit_Attribute(self, node):
+        self._skip.add(node.attr)
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._skip.add(node.keyword)
+
+    def leave_Name(self, original_node, updated_node):
+        if original_node in self._skip or original_node.value not in self.binding:
+            return updated_node
+        return self.binding[original_node.value]
+
+
+class _Assigned(cst.CSTVisitor):
+    def __init__(self):
+        self.names: set[str] = set()
+
+    def visit_AssignTarget(self, node):
+        for name in _target_names(node.target):
+            self.names.add(name)
+
+    def visit_For(self, node):
+        self.names.update(_target_names(node.target))
+
+
+def _target_names(target):
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    return []
+
+
+def _binding(unroller, owner, kind):
+    """Names in the reader's arguments -> expressions valid at the consumer."""
+    _, pipeline_name, call = unroller.pipe_var(owner)
+    if pipeline_name not in unroller.descs:
+        raise CannotUnroll(f"{pipeline_name} is unrolled after this line is read; take the metadata from its reader")
+    desc = unroller.descs[pipeline_name]
+    binding: dict[str, cst.BaseExpression] = {}
+    if kind == "with":
+        seed = desc.config.get("seed")
+        binding["seed"] = seed if seed is not None else cst.Name("None")
+        return desc, binding
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if any(a.star for a in call.args):
+        raise CannotUnroll("the pipeline is called with *args/**kwargs")
+    for name, arg in zip(desc.params, positional):
+        binding[name] = arg.value
+    for arg in call.args:
+        if arg.keyword is not None:
+            binding[arg.keyword.value] = arg.value
+    for name, default in desc.param_defaults.items():
+        binding.setdefault(name, default)
+    for name in ("batch_size", "seed", "num_threads", "device_id"):
+        if name not in binding:
+            value = desc.config.get(name)
+            if name == "seed" and value is not None and literal_value(value) == -1:
+                value = None
+            binding[name] = value if value is not None else cst.Name("None")
+    for name, value in binding.items():
+        visitor = _Names()
+        value.visit(visitor)
+        if visitor.calls:
+            raise CannotUnroll(f"the pipeline argument {name}={code_of(value)} is a call; evaluating it twice "
+                               f"could differ")
+    return desc, binding
+
+
+def reader_meta_expr(unroller, owner, kind, reader_name) -> tuple[cst.BaseExpression, object]:
+    """``ndd.readers.X(...).get_metadata()`` for the reader of the pipeline held in ``owner``."""
+    if kind == "factory":
+        raise CannotUnroll("the pipeline comes from a factory function; build its reader's metadata by hand")
+    if kind == "class":
+        _, pipeline_name, _ = unroller.pipe_var(owner)
+        desc = unroller.descs[pipeline_name]
+        reader = desc.reader_named(reader_name)
+        if reader is None:
+            raise CannotUnroll(f"no reader named {reader_name!r} in {pipeline_name}")
+        attr = reader.var.split(".", 1)[1]
+        return expr(f"{owner}.{attr}.get_metadata()"), reader
+    desc, binding = _binding(unroller, owner, kind)
+    reader = desc.reader_named(reader_name)
+    if reader is None:
+        raise CannotUnroll(f"no reader named {reader_name!r} in {desc.name}")
+    assigned = _Assigned()
+    for statement in [*desc.pre, *desc.loop]:
+        statement.visit(assigned)
+    names = _Names()
+    reader.call.visit(names)
+    for name in names.names:
+        if name.value in assigned.names and name.value not in binding:
+            raise CannotUnroll(f"the reader's arguments use {name.value}, computed inside the pipeline")
+    call = reader.call.visit(_Substitute(binding))
+    bound = ReaderSpec(**{**reader.__dict__, "call": call})
+    return cst.Call(func=cst.Attribute(value=call, attr=cst.Name("get_metadata"))), bound
+
+
+def rewrite_reader_meta(unroller, original, call, owner, kind):
+    method = call.func.attr.value
+    name_arg = call.args[0].value if call.args else None
+    name = literal_value(name_arg) if name_arg is not None else None
+    if name_arg is not None and not isinstance(name, str):
+        unroller.mark(rules.CANNOT_UNROLL.id, f"{owner}.{method}() with a computed reader name: use "
+                      f"reader.get_metadata() of that reader", original)
+        return call
+    if name is None and method == "epoch_size":
+        unroller.mark(rules.CANNOT_UNROLL.id, f"{owner}.epoch_size() without a reader name returns a dict of all "
+                      f"readers: use reader.get_metadata()['epoch_size']", original)
+        return call
+    try:
+        meta, _ = reader_meta_expr(unroller, owner, kind, name)
+    except CannotUnroll as e:
+        unroller.mark(rules.CANNOT_UNROLL.id, f"{owner}.{method}({code_of(name_arg) if name_arg else ''}) "
+                      f"not migrated: {e.reason}", original)
+        return call
+    unroller.report(rules.READER_META.id, f"{owner}.{method}(...) -> reader.get_metadata()", original)
+    if method == "epoch_size":
+        return cst.Subscript(value=meta, slice=[cst.SubscriptElement(cst.Index(expr('"epoch_size"')))])
+    return meta
+
+
+def _arg(call: cst.Call, position: int, name: str):
+    value = kwarg(call, name)
+    if value is not None:
+        return value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return positional[position].value if position < len(positional) else None
+
+
+def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
+    which = "DALIClassificationIterator" if fixed_map else "DALIGenericIterator"
+    pipelines = _arg(call, 0, "pipelines")
+    if fixed_map:
+        output_map = expr('["data", "label"]')
+        size = _arg(call, 1, "size")
+        reader_name = _arg(call, 2, "reader_name")
+    else:
+        output_map = _arg(call, 1, "output_map")
+        size = _arg(call, 2, "size")
+        reader_name = _arg(call, 3, "reader_name")
+    owners = []
+    if isinstance(pipelines, (cst.List, cst.Tuple)):
+        owners = [e.value for e in pipelines.elements]
+    elif pipelines is not None:
+        owners = [pipelines]
+    names = [code_of(o) for o in owners]
+    kinds = [unroller._pipe_kind(n) for n in names]
+    if not owners or any(k is None for k in kinds) or output_map is None:
+        unroller.mark(rules.CANNOT_UNROLL.id, f"{which} over a pipeline the tool did not unroll here: iterate the "
+                      f"migrated generator and call batch.torch()", original)
+        return call
+    owner, kind = names[0], kinds[0][0]
+    try:
+        batch_size = _batch_size(unroller, owner, kind)
+        meta = None
+        reader = None
+        if reader_name is not None:
+            name = literal_value(reader_name)
+            if not isinstance(name, str):
+                raise CannotUnroll("reader_name is not a string literal")
+            meta, reader = reader_meta_expr(unroller, owner, kind, name)
+    except CannotUnroll as e:
+        unroller.mark(rules.CANNOT_UNROLL.id, f"{which} not migrated: {e.reason}", original)
+        return call
+
+    policy = _policy(unroller, call)
+    args = [cst.Arg(pipelines), cst.Arg(output_map), _kw("batch_size", batch_size)]
+    if meta is not None:
+        args.append(_kw("reader_meta", meta))
+    else:
+        if size is None or literal_value(size) == -1:
+            unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} without reader_name or size ran until the "
+                          f"pipeline ended; the migrated pipeline never ends: pass size=", original)
+            size = expr("-1")
+        args.append(_kw("size", size))
+        padded = kwarg(call, "last_batch_padded")
+        if padded is not None:
+            args.append(_kw("last_batch_padded", padded))
+    if policy != "FILL":
+        args.append(_kw("last_batch_policy", expr(f'"{policy}"')))
+    auto_reset = kwarg(call, "auto_reset")
+    if auto_reset is not None:
+        value = literal_value(auto_reset)
+        if value in ("yes", "no"):
+            auto_reset = cst.Name("True" if value == "yes" else "False")
+        args.append(_kw("auto_reset", auto_reset))
+    if len(owners) > 1:
+        unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over {len(owners)} pipelines: EpochIterator counts "
+                      f"the epoch of the first one only", original)
+    if reader is not None and kwarg(reader.call, "num_shards") is not None and \
+            literal_value(kwarg(reader.call, "num_shards")) != 1:
+        unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over a sharded reader: EpochIterator counts one "
+                      f"shard's epoch_size/num_shards samples; the plugin followed the shard sizes exactly", original)
+    unroller.need_epoch_iterator = True
+    unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({policy}), written into "
+                    f"this module", original)
+    return cst.Call(func=cst.Name(epoch_iterator.CLASS_NAME), args=_commas(args))
+
+
+def _policy(unroller, call) -> str:
+    policy = kwarg(call, "last_batch_policy")
+    if policy is not None:
+        text = code_of(policy).rsplit(".", 1)[-1]
+        if text in _POLICIES:
+            return text
+    fill = kwarg(call, "fill_last_batch")
+    if fill is not None and literal_value(fill) is False:
+        return "PARTIAL"
+    return "FILL"
+
+
+def _batch_size(unroller, owner, kind):
+    if kind == "class":
+        return expr(f"{owner}.batch_size")
+    _, pipeline_name, call = unroller.pipe_var(owner)
+    desc = unroller.descs[pipeline_name]
+    if kind == "factory":
+        raise CannotUnroll("the pipeline comes from a factory function; pass its batch size")
+    if kind == "with":
+        value = desc.config.get("batch_size")
+    else:
+        value = kwarg(call, "batch_size") or desc.config.get("batch_size")
+    if value is None:
+        raise CannotUnroll("the batch size of the pipeline is not known here")
+    return value
+
+
+def _kw(name, value):
+    return cst.Arg(keyword=cst.Name(name), value=value,
+                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                         whitespace_after=cst.SimpleWhitespace("")))
+
+
+def _commas(args):
+    return [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) if i < len(args) - 1
+            else a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for i, a in enumerate(args)]

@@ -1,0 +1,294 @@
+"""From pipeline-graph statements to the pieces of a dynamic-mode loop, and the emitter.
+
+``build_graph`` splits a pipeline body into readers (created once), statements that run once
+before the loop, and the statements of one step; it adds ``batch_size=`` to input-less random and
+transform ops, turns per-op ``seed=`` into ``rng=`` and gives shuffling readers a ``seed=``.
+``emit_generator_body`` writes the loop every style shares.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...names import FN, NDD, OPS
+from . import rules
+from .model import (CannotUnroll, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
+                    literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
+                    without_kwargs)
+
+READER_DROPPED = ("bytes_per_sample_hint", "preserve")
+# Single-output readers: a name target unpacks the 1-tuple that next_epoch yields.
+SINGLE_OUTPUT_READERS = {"readers.numpy"}
+DICT_READERS = {"readers.tfrecord", "readers.webdataset"}
+
+
+class Env:
+    """What the graph rewrite needs to know about where the code will live."""
+
+    def __init__(self, ctx, reporter, *, batch_size: str, seed: str, rng_mode: bool, prefix: str = "",
+                 rng_counter=None):
+        self.ctx = ctx
+        self.reporter = reporter  # callable(rule_id, message, node)
+        self.batch_size = batch_size  # "batch_size" or "self.batch_size"
+        self.seed = seed  # "seed" or "self.seed"
+        self.rng_mode = rng_mode  # the program uses RNG objects instead of set_seed
+        self.prefix = prefix  # "" or "self."
+        self.rng_counter = rng_counter if rng_counter is not None else [0]
+        self.current = None  # the statement being rewritten: findings on new nodes point at it
+
+    def report(self, rule_id, message, node):
+        if node is None or node not in self.ctx.positions:
+            node = self.current
+        self.reporter(rule_id, message, node)
+
+
+def _dali_call_path(imports, call: cst.Call):
+    """("fn", path) / ("ndd", path) for a DALI op call, else None."""
+    path = fn_path(imports, call.func)
+    if path is not None:
+        return "fn", path
+    path = ndd_path_of(imports, call.func)
+    if path is not None:
+        return "ndd", path
+    return None
+
+
+def _entry_for(kind: str, path: str):
+    if kind == "fn":
+        return op_entry(path)
+    return ndd_entry(path)
+
+
+class _RandomFixer(cst.CSTTransformer):
+    """batch_size= on input-less ops, seed= -> rng=, inside one pipeline step."""
+
+    def __init__(self, env: Env, desc: PipelineDesc):
+        super().__init__()
+        self.env = env
+        self.desc = desc
+
+    def leave_Call(self, original_node, updated_node):
+        return fix_random_call(original_node, updated_node, self.env, self.desc)
+
+    def on_leave(self, original_node, updated_node):
+        result = super().on_leave(original_node, updated_node)
+        # keep the original line for findings that later passes report on rewritten nodes
+        position = self.env.ctx.positions.get(original_node)
+        if position is not None and isinstance(result, cst.CSTNode) and result is not original_node:
+            self.env.ctx.positions.setdefault(result, position)
+        return result
+
+
+def fix_random_call(original, call: cst.Call, env: Env, desc: PipelineDesc) -> cst.Call:
+    found = _dali_call_path(env.ctx.imports, call)
+    if found is None:
+        return call
+    kind, path = found
+    fn_name, entry = _entry_for(kind, path)
+    if not entry:
+        return call
+    shown = f"{'fn' if kind == 'fn' else 'ndd'}.{path}"
+    if entry.get("random"):
+        desc.has_random = True
+        seed = kwarg(call, "seed")
+        if seed is not None:
+            env.rng_counter[0] += 1
+            name = f"{env.prefix}rng_{env.rng_counter[0]}"
+            desc.rngs.append((name, seed))
+            call = with_kwarg(without_kwargs(call, {"seed"}), "rng", expr(name))
+            env.report(rules.OP_SEED.id, f"{shown}(seed={code_of(seed)}) -> rng={name}, an "
+                         f"ndd.random.RNG(seed={code_of(seed)}) created once; values differ from pipeline mode",
+                         original)
+        elif env.rng_mode and kwarg(call, "rng") is None:
+            call = with_kwarg(call, "rng", expr(f"{env.prefix}rng"))
+    positional = [a for a in call.args if a.keyword is None and a.star == ""]
+    if entry.get("input_less") and not positional and kwarg(call, "batch_size") is None \
+            and not any(a.star for a in call.args):
+        call = with_kwarg(call, "batch_size", expr(env.batch_size))
+        env.report(rules.RANDOM_BATCH_SIZE.id,
+                     f"{shown} gets batch_size={env.batch_size}: one value per sample, as in the pipeline",
+                     original)
+    return call
+
+
+class _ContainsCall(cst.CSTVisitor):
+    def __init__(self, imports, paths=("fn", "ops", "ndd")):
+        self.imports = imports
+        self.found = False
+        self.readers: list[cst.Call] = []
+
+    def visit_Call(self, node):
+        qualname = self.imports.qualname(node.func)
+        if qualname and (qualname.startswith(FN + ".") or qualname.startswith(OPS + ".")
+                         or qualname.startswith(NDD + ".")):
+            self.found = True
+            if qualname.startswith(FN + "."):
+                _, entry = op_entry(qualname[len(FN) + 1:])
+                if entry and entry.get("kind") == "reader":
+                    self.readers.append(node)
+        # self.attr() calls on op objects were turned into ndd calls before we get here.
+
+
+class _Returns(cst.CSTVisitor):
+    def __init__(self):
+        self.found: list[cst.Return] = []
+
+    def visit_Return(self, node):
+        self.found.append(node)
+
+    def visit_FunctionDef(self, node):
+        return False  # nested functions have their own returns
+
+    def visit_Lambda(self, node):
+        return False
+
+
+def _reader_statement(statement, imports):
+    """(targets, call, fn path) when the statement is ``targets = <reader call>``."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.value, cst.Call):
+        return None
+    call = small.value
+    path = fn_path(imports, call.func)
+    kind = "fn"
+    if path is None:
+        path = ndd_path_of(imports, call.func)
+        kind = "ndd"
+    if path is None:
+        return None
+    fn_name, entry = (op_entry(path) if kind == "fn" else ndd_entry(path))
+    if not entry or entry.get("kind") != "reader":
+        return None
+    return small.targets[0].target, call, fn_name, entry
+
+
+def make_reader(call: cst.Call, fn_name: str, entry: dict, target, env: Env, desc: PipelineDesc,
+                var: str, original=None) -> ReaderSpec:
+    ndd_path = entry["ndd"]
+    new_call = without_kwargs(call, READER_DROPPED).with_changes(func=ndd_attr(ndd_path))
+    shuffle = kwarg(new_call, "random_shuffle")
+    if shuffle is not None and literal_value(shuffle) is not False and kwarg(new_call, "seed") is None:
+        new_call = with_kwarg(new_call, "seed", expr(env.seed))
+        env.report(rules.READER_SEED.id,
+                     f"ndd.{ndd_path} shuffles with seed={env.seed} (the pipeline seed): the order is "
+                     f"reproducible from run to run but is not the order the pipeline produced", original)
+    name = kwarg(new_call, "name")
+    name_value = literal_value(name) if name is not None else None
+    kwargs = {a.keyword.value: a.value for a in new_call.args if a.keyword is not None}
+    if fn_name in SINGLE_OUTPUT_READERS and isinstance(target, cst.Name):
+        target = cst.Tuple([cst.Element(target)])
+    return ReaderSpec(var=var, call=new_call, ndd_path=ndd_path, target=target,
+                      name=name_value if isinstance(name_value, str) else None, kwargs=kwargs)
+
+
+def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
+    """Fill desc.readers / pre / loop / outputs from the body of one pipeline."""
+    imports = env.ctx.imports
+    returns = _Returns()
+    for statement in statements:
+        statement.visit(returns)
+    if returns.found:
+        raise CannotUnroll("a return before the end of the pipeline", returns.found[0])
+
+    reader_at: list[int] = []
+    parsed = []
+    for i, statement in enumerate(statements):
+        found = _reader_statement(statement, imports)
+        parsed.append(found)
+        if found is not None:
+            reader_at.append(i)
+        else:
+            visitor = _ContainsCall(imports)
+            statement.visit(visitor)
+            if visitor.readers:
+                raise CannotUnroll("a reader that is not assigned directly in the pipeline body", statement)
+    if len(reader_at) > 1:
+        raise CannotUnroll("several readers in one pipeline (their epochs differ; write the loop by hand)",
+                           statements[reader_at[1]])
+
+    last_reader = reader_at[-1] if reader_at else -1
+    fixer = _RandomFixer(env, desc)
+    for i, statement in enumerate(statements):
+        env.current = statement
+        found = parsed[i]
+        if found is not None:
+            target, call, fn_name, entry = found
+            var = f"{env.prefix}reader"
+            desc.readers.append(make_reader(call, fn_name, entry, target, env, desc, var, statement))
+            env.report(rules.READER_ONCE.id,
+                         f"ndd.{entry['ndd']} is created once and iterated with "
+                         f"{var}.next_epoch(batch_size={env.batch_size})", statement)
+            continue
+        visitor = _ContainsCall(imports)
+        statement.visit(visitor)
+        if i < last_reader and not visitor.found:
+            desc.pre.append(statement)  # plain Python before the reader: runs once, as at build time
+        else:
+            desc.loop.append(statement.visit(fixer))
+    desc.outputs = [o.visit(fixer) for o in outputs]
+
+
+def output_elements(value: cst.BaseExpression | None) -> list[cst.BaseExpression]:
+    if value is None:
+        return []
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return [e.value for e in value.elements]
+    return [value]
+
+
+def _yield_statement(outputs) -> cst.SimpleStatementLine:
+    if len(outputs) == 1:
+        value: cst.BaseExpression = cst.Tuple([cst.Element(outputs[0])])
+    else:
+        value = cst.Tuple([cst.Element(o, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                           if i < len(outputs) - 1 else cst.Element(o) for i, o in enumerate(outputs)],
+                          lpar=[], rpar=[])
+    return cst.SimpleStatementLine([cst.Expr(cst.Yield(value=value))])
+
+
+def seeding_statements(desc: PipelineDesc, env: Env, seed_default) -> list[cst.BaseStatement]:
+    """set_num_threads, the seed or RNGs, per-op RNGs: what runs once before any step."""
+    out: list[cst.BaseStatement] = []
+    uses_default = desc.has_random and (env.rng_mode or not desc.rngs or True)
+    if env.rng_mode:
+        if _uses_name(desc, f"{env.prefix}rng"):
+            out.append(stmt(f"{env.prefix}rng = ndd.random.RNG(seed={env.seed})\n"))
+    elif uses_default and desc.has_random:
+        value = literal_value(seed_default)
+        if isinstance(value, int) and not isinstance(value, bool) and value != -1:
+            out.append(stmt(f"ndd.random.set_seed({env.seed})\n"))
+        else:
+            out.append(stmt(f"if {env.seed} is not None:\n    ndd.random.set_seed({env.seed})\n"))
+    for name, seed in desc.rngs:
+        out.append(stmt(f"{name} = ndd.random.RNG(seed={code_of(seed)})\n"))
+    return out
+
+
+def _uses_name(desc: PipelineDesc, name: str) -> bool:
+    text = "\n".join(code_of(s) for s in desc.loop) + "".join(code_of(o) for o in desc.outputs)
+    import re
+    return re.search(rf"\brng={re.escape(name)}\b", text) is not None
+
+
+def loop_statements(desc: PipelineDesc, env: Env) -> list[cst.BaseStatement]:
+    """The reader constructors and the endless step loop (``while True`` keeps pipe.run()'s stream).
+
+    (libcst keeps continuation lines relative to their block, so moved statements stay aligned.)"""
+    body = [*desc.loop, _yield_statement(desc.outputs)]
+    out: list[cst.BaseStatement] = list(desc.pre)
+    if not desc.readers:
+        out.append(cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body)))
+        return out
+    reader = desc.readers[0]
+    out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_target(reader.var))], reader.call)]))
+    inner = cst.For(target=reader.target,
+                    iter=expr(f"{reader.var}.next_epoch(batch_size={env.batch_size})"),
+                    body=cst.IndentedBlock(body))
+    out.append(cst.While(test=cst.Name("True"), body=cst.IndentedBlock([inner])))
+    return out
+
+
+def _target(var: str) -> cst.BaseAssignTargetExpression:
+    return expr(var)  # a Name or self.attr

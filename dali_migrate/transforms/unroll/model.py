@@ -1,0 +1,208 @@
+"""One description of a pipeline, whatever style defined it, and the code that finds them.
+
+Four styles normalise to ``PipelineDesc``: ``@pipeline_def`` functions, ``pipe = Pipeline(...)``
+filled in ``with pipe:``, ``Pipeline`` subclasses with ``define_graph``, and legacy ``ops.*`` objects
+(which become plain op calls first, so the emitter only ever sees fn/ndd calls).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ... import optable
+from ...names import FN, NDD, OPS, dotted
+
+# Pipeline(...) positional parameters, in order (nvidia.dali.Pipeline.__init__).
+PIPELINE_POSITIONAL = ("batch_size", "num_threads", "device_id", "seed", "exec_pipelined",
+                       "prefetch_queue_depth", "exec_async", "bytes_per_sample", "set_affinity",
+                       "max_streams", "default_cuda_stream_priority")
+CORE = ("batch_size", "num_threads", "device_id", "seed")
+# Options the migrated code keeps a meaning for elsewhere (checkpointing, conditionals).
+HANDLED_ELSEWHERE = ("enable_checkpointing", "enable_conditionals", "py_num_workers", "py_start_method")
+
+PIPELINE_DEF = "nvidia.dali.pipeline_def"
+PIPELINE_CLS = "nvidia.dali.Pipeline"
+
+
+class CannotUnroll(Exception):
+    def __init__(self, reason: str, node: cst.CSTNode | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.node = node
+
+
+@dataclass
+class ReaderSpec:
+    var: str  # the Python name (or self.attr) that holds the reader object
+    call: cst.Call  # ndd.readers.X(...) constructor call, already rewritten
+    ndd_path: str  # "readers.File"
+    target: cst.BaseAssignTargetExpression  # what each step unpacks into
+    name: str | None  # the reader's name= (for reader_name / epoch_size)
+    kwargs: dict[str, cst.BaseExpression] = field(default_factory=dict)
+
+
+@dataclass
+class PipelineDesc:
+    name: str
+    style: str  # "def" | "with" | "class"
+    node: cst.CSTNode
+    config: dict[str, cst.BaseExpression]  # Pipeline arguments from the decorator / constructor
+    readers: list[ReaderSpec] = field(default_factory=list)
+    pre: list[cst.BaseStatement] = field(default_factory=list)  # run once, before the loop
+    loop: list[cst.BaseStatement] = field(default_factory=list)  # one pipeline step
+    outputs: list[cst.BaseExpression] = field(default_factory=list)
+    rngs: list[tuple[str, cst.BaseExpression]] = field(default_factory=list)  # per-op seeds
+    has_random: bool = False
+    params: list[str] = field(default_factory=list)  # the user parameters, in order
+    param_defaults: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # style-specific details for the emitter
+
+    def reader_named(self, name: str | None) -> ReaderSpec | None:
+        if name is None:
+            return self.readers[0] if len(self.readers) == 1 else None
+        for reader in self.readers:
+            if reader.name == name:
+                return reader
+        return self.readers[0] if len(self.readers) == 1 else None
+
+
+def literal_value(expr: cst.BaseExpression | None):
+    """Python value of a simple literal (int, str, True/False/None), else a sentinel."""
+    if expr is None:
+        return None
+    if isinstance(expr, cst.Integer):
+        return int(expr.value, 0)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) \
+            and isinstance(expr.expression, cst.Integer):
+        return -int(expr.expression.value, 0)
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[expr.value]
+    if isinstance(expr, cst.SimpleString):
+        return expr.evaluated_value
+    return _UNKNOWN
+
+
+class _Unknown:
+    def __repr__(self):
+        return "<unknown>"
+
+
+_UNKNOWN = _Unknown()
+
+
+def is_unknown(value) -> bool:
+    return value is _UNKNOWN
+
+
+def kwarg(call: cst.Call, name: str) -> cst.BaseExpression | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    return None
+
+
+def without_kwargs(call: cst.Call, names) -> cst.Call:
+    args = list(call.args)
+    kept = [a for a in args if not (a.keyword is not None and a.keyword.value in names)]
+    if len(kept) == len(args):
+        return call
+    if kept and kept[-1] is not args[-1]:
+        # the new last argument takes the old last one's ending (trailing comma, newline before ")")
+        kept[-1] = kept[-1].with_changes(comma=args[-1].comma)
+    return call.with_changes(args=kept)
+
+
+def with_kwarg(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
+    new = cst.Arg(keyword=cst.Name(name), value=value,
+                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                        whitespace_after=cst.SimpleWhitespace("")))
+    args = list(call.args)
+    if not args:
+        return call.with_changes(args=[new])
+    last = args[-1]
+    if isinstance(last.comma, cst.Comma) and _comma_has_newline(last.comma):
+        # one argument per line with a trailing comma: keep that layout
+        between = args[-2].comma if len(args) > 1 and isinstance(args[-2].comma, cst.Comma) \
+            and _comma_has_newline(args[-2].comma) else last.comma
+        args[-1] = last.with_changes(comma=between)
+        new = new.with_changes(comma=last.comma)
+    else:
+        ending = last.comma
+        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        if isinstance(ending, cst.Comma):
+            new = new.with_changes(comma=ending)
+    args.append(new)
+    return call.with_changes(args=args)
+
+
+def _comma_has_newline(comma: cst.Comma) -> bool:
+    return isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)
+
+
+def expr(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+def stmt(code: str) -> cst.BaseStatement:
+    return cst.parse_statement(code)
+
+
+def ndd_attr(path: str) -> cst.BaseExpression:
+    node: cst.BaseExpression = cst.Name("ndd")
+    for part in path.split("."):
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+# -- operator lookup ---------------------------------------------------------------------------
+
+def fn_path(imports, func: cst.BaseExpression) -> str | None:
+    """``"readers.file"`` for a callee that resolves to nvidia.dali.fn.readers.file."""
+    qualname = imports.qualname(func)
+    if qualname and qualname.startswith(FN + "."):
+        return qualname[len(FN) + 1:]
+    return None
+
+
+def ops_path(imports, func: cst.BaseExpression) -> str | None:
+    """``"FileReader"`` / ``"readers.File"`` for a callee that resolves to nvidia.dali.ops.X."""
+    qualname = imports.qualname(func)
+    if qualname and qualname.startswith(OPS + "."):
+        return qualname[len(OPS) + 1:]
+    return None
+
+
+def ndd_path_of(imports, func: cst.BaseExpression) -> str | None:
+    qualname = imports.qualname(func)
+    if qualname and qualname.startswith(NDD + "."):
+        return qualname[len(NDD) + 1:]
+    return None
+
+
+def op_entry(path: str) -> tuple[str | None, dict | None]:
+    """(current fn path, table entry) for an fn path, following deprecations."""
+    ndd_path, replaced_by, entry = optable.resolve_fn(path)
+    return (replaced_by or path), entry
+
+
+def ndd_entry(ndd_path: str) -> tuple[str | None, dict | None]:
+    """(fn path, entry) for an ndd path (``random.coin_flip``), by reverse lookup in the table."""
+    for path, entry in optable.table()["fn"].items():
+        if entry.get("ndd") == ndd_path and not entry.get("replacement"):
+            return path, entry
+    return None, None
+
+
+def is_reader_path(path: str) -> bool:
+    _, entry = op_entry(path)
+    return bool(entry) and entry.get("kind") == "reader"
+
+
+def dotted_or_none(node) -> str | None:
+    return dotted(node) if isinstance(node, (cst.Name, cst.Attribute)) else None

@@ -1,0 +1,191 @@
+"""The DM2xx rules: unrolling pipelines, their consumers, seeds, random batch_size, external
+sources and checkpoints. Declared once here; reported by the unroll pass."""
+
+from ...findings import rule
+
+UNROLL = rule(
+    "DM200", "unroll-pipeline", "info",
+    "A pipeline (@pipeline_def, `with pipe:`, a Pipeline subclass or legacy ops objects) becomes "
+    "a generator that yields one tuple of batches per former pipe.run().",
+    "Dynamic mode has no pipeline graph: operators run when called, in ordinary Python code.",
+    before="@pipeline_def(batch_size=4)\ndef pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n"
+           "    return fn.decoders.image(jpegs), labels",
+    after="def pipe(root, *, batch_size=4, num_threads=None, device_id=None, seed=None):\n"
+          "    ndd.set_num_threads(num_threads)\n    reader = ndd.readers.File(file_root=root)\n"
+          "    while True:\n        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+          "            yield ndd.decoders.image(jpegs), labels",
+)
+READER_ONCE = rule(
+    "DM201", "reader-created-once", "info",
+    "A reader is created once, before the loop, and iterated with reader.next_epoch(batch_size=...).",
+    "ndd readers are stateful objects; the batch size belongs to next_epoch, never to the constructor. "
+    "`while True` around next_epoch keeps the sample stream of repeated pipe.run() calls, which fill "
+    "the last batch of an epoch from the next one.",
+    before="jpegs, labels = fn.readers.file(file_root=root)",
+    after="reader = ndd.readers.File(file_root=root)\nwhile True:\n"
+          "    for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n        ...",
+)
+RANDOM_VALUES = rule(
+    "DM202", "random-values-differ", "warning",
+    "The pipeline seed becomes ndd.random.set_seed (or an ndd.random.RNG); random values differ from "
+    "pipeline mode for the same seed.",
+    "Dynamic mode draws random numbers from a Philox RNG per op call; no public API reproduces the "
+    "numbers a pipeline with the same seed produced. They are equally distributed, and reproducible "
+    "from run to run for a fixed seed.",
+    before="@pipeline_def(batch_size=4, seed=3)\ndef pipe():\n    return fn.random.uniform(range=(0, 1))",
+    after="def pipe(*, batch_size=4, num_threads=None, device_id=None, seed=3):\n"
+          "    ndd.random.set_seed(seed)\n    while True:\n"
+          "        yield (ndd.random.uniform(range=(0, 1), batch_size=batch_size),)",
+)
+READER_SEED = rule(
+    "DM203", "reader-shuffle-seed", "warning",
+    "A shuffling reader without its own seed gets `seed=` from the pipeline seed: the order is "
+    "reproducible, but it is not the order the pipeline produced.",
+    "Pipeline mode derives each reader's shuffle seed from the pipeline seed inside C++; an ndd reader "
+    "without seed= shuffles in the same fixed order on every run, and ndd.random.set_seed does not "
+    "affect readers.",
+    before="jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True)",
+    after="reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)",
+)
+RANDOM_BATCH_SIZE = rule(
+    "DM204", "random-batch-size", "info",
+    "An input-less random or transform operator gets batch_size=, so that it yields one value per sample.",
+    "Without batch_size (and without a batch input) a dynamic-mode random op returns one Tensor, which "
+    "is silently broadcast to the whole batch.",
+    before="flip = fn.random.coin_flip()",
+    after="flip = ndd.random.coin_flip(batch_size=batch_size)",
+)
+OP_SEED = rule(
+    "DM205", "op-seed-to-rng", "warning",
+    "A per-operator seed= becomes an ndd.random.RNG created once and passed as rng=; the program then "
+    "uses RNG objects everywhere instead of ndd.random.set_seed.",
+    "ndd random ops reject seed=; one RNG per seeded op keeps each op's stream independent and "
+    "reproducible (values differ from pipeline mode).",
+    before="angle = fn.random.uniform(range=(-10, 10), seed=7)",
+    after="rng_1 = ndd.random.RNG(seed=7)\n...\nangle = ndd.random.uniform(range=(-10, 10), rng=rng_1, batch_size=batch_size)",
+)
+NUM_THREADS = rule(
+    "DM206", "num-threads", "info",
+    "The pipeline's num_threads becomes ndd.set_num_threads(num_threads), called once.",
+    "Dynamic mode has one process-wide CPU thread pool.",
+    before="@pipeline_def(num_threads=4)",
+    after="ndd.set_num_threads(num_threads)",
+)
+DEVICE_ID = rule(
+    "DM207", "device-id", "warning",
+    "A device_id other than None or 0 has no per-pipeline counterpart in dynamic mode.",
+    "ndd runs GPU operators on the current CUDA device (0 unless the program selects another).",
+    before="pipe = create(device_id=local_rank)",
+    after="# dali-migrate: DM207 ...\npipe = create(device_id=local_rank)",
+    fix="manual",
+    suggestion="Select the device once at start-up (torch.cuda.set_device(local_rank)) or pass "
+               "device=ndd.Device('gpu', local_rank) to the GPU operators.",
+)
+PIPELINE_OPTION = rule(
+    "DM208", "pipeline-option-dropped", "info",
+    "A pipeline option with no dynamic-mode counterpart (prefetch_queue_depth, exec_async, ...) is dropped.",
+    "Eager dynamic mode has no pipeline executor to configure; readers keep their own prefetch settings.",
+    before="pipe = create(batch_size=8, prefetch_queue_depth=2, exec_async=False)",
+    after="pipe = create(batch_size=8)",
+)
+BUILD_RUN = rule(
+    "DM209", "build-run", "info",
+    "pipe.build() is dropped; pipe.run() becomes next(pipe).",
+    "The migrated pipeline is a generator: there is nothing to build, and each next() runs one step.",
+    before="pipe.build()\nimages, labels = pipe.run()",
+    after="images, labels = next(pipe)",
+)
+TORCH_ITERATOR = rule(
+    "DM210", "torch-iterator", "info",
+    "DALIGenericIterator / DALIClassificationIterator become EpochIterator, a short class written into "
+    "the module that counts samples per epoch like the plugin and yields [{name: torch.Tensor}].",
+    "Dynamic mode has no framework iterators; outputs convert with Batch.torch(). The epoch size comes "
+    "from reader.get_metadata() of a reader built with the same arguments.",
+    before="loader = DALIClassificationIterator(pipe, reader_name=\"Reader\", "
+           "last_batch_policy=LastBatchPolicy.PARTIAL)",
+    after="loader = EpochIterator(pipe, [\"data\", \"label\"], batch_size=4, reader_meta=ndd.readers.File("
+          "file_root=root, name=\"Reader\").get_metadata(), last_batch_policy=\"PARTIAL\")",
+)
+READER_META = rule(
+    "DM211", "epoch-size", "info",
+    "pipe.epoch_size(name) / pipe.reader_meta(name) become reader.get_metadata().",
+    "Dynamic-mode readers report the same metadata keys. get_metadata() is called on a reader that is "
+    "never iterated, so it cannot freeze the batch size of the one that is.",
+    before="n = pipe.epoch_size(\"Reader\")",
+    after="n = ndd.readers.File(file_root=root, name=\"Reader\").get_metadata()[\"epoch_size\"]",
+)
+CANNOT_UNROLL = rule(
+    "DM212", "cannot-unroll", "warning",
+    "A pipeline has a shape the tool does not unroll; it is left in pipeline mode and marked.",
+    "Unrolling must not change what the code computes; shapes the tool does not understand are left "
+    "for a person.",
+    before="@pipeline_def\ndef pipe():\n    a = fn.readers.file(file_root=r1)\n    b = fn.readers.file(file_root=r2)",
+    after="# dali-migrate: DM212 two readers in one pipeline ...",
+    fix="manual",
+    suggestion="Write the loop by hand: create each reader once and iterate next_epoch(batch_size=N).",
+)
+CONDITIONALS = rule(
+    "DM213", "per-sample-conditionals", "warning",
+    "A pipeline with enable_conditionals=True is left in pipeline mode and marked.",
+    "`if` on a Batch is always true in dynamic mode (Batch has no __bool__): a literal port silently "
+    "takes one branch for every sample.",
+    before="@pipeline_def(enable_conditionals=True)\ndef pipe():\n    if fn.random.coin_flip():\n        ...",
+    after="# dali-migrate: DM213 ...",
+    fix="manual",
+    suggestion="Turn the branch into a per-sample argument (flip(horizontal=mask)) or arithmetic blend "
+               "(mask * a + (1 - mask) * b), or loop over samples and branch on t.item().",
+)
+UNSUPPORTED_API = rule(
+    "DM214", "pipeline-only-api", "warning",
+    "A pipeline-only feature (serialize/deserialize, feed_input/iter_setup, schedule_run/share_outputs/"
+    "outputs, parallel external_source) has no dynamic-mode counterpart; it is marked.",
+    "Dynamic mode has no serialized graph, no prefetch queue to feed or schedule, and no worker processes "
+    "for external sources.",
+    before="pipe.feed_input(\"data\", batch)",
+    after="# dali-migrate: DM214 ...\npipe.feed_input(\"data\", batch)",
+    fix="manual",
+    suggestion="Pass the data straight to the ndd ops (ndd.as_batch(...)); run steps with next(pipe).",
+)
+OTHER_FRAMEWORK = rule(
+    "DM215", "framework-iterator", "warning",
+    "A TensorFlow, PaddlePaddle, MXNet or JAX DALI iterator has no dynamic-mode adapter; it is marked.",
+    "Dynamic mode only converts to PyTorch (Batch.torch()) and through DLPack.",
+    before="it = DALIIterator(pipe, ...)  # nvidia.dali.plugin.jax",
+    after="# dali-migrate: DM215 ...",
+    fix="manual",
+    suggestion="Iterate the migrated generator and convert each batch with DLPack "
+               "(ndd.as_tensor(batch).__dlpack__()) for your framework.",
+)
+RANDOM_OUTSIDE = rule(
+    "DM216", "random-op-needs-batch-size", "warning",
+    "An input-less random or transform operator outside an unrolled pipeline has no batch_size; marked.",
+    "Without batch_size the op returns one Tensor that is broadcast to the whole batch.",
+    before="def augment(images):\n    return fn.flip(images, horizontal=fn.random.coin_flip())",
+    after="# dali-migrate: DM216 ...",
+    fix="manual",
+    suggestion="Pass the batch size in (or use images.batch_size) and call the op with batch_size=.",
+)
+ITERATOR_DIFFERENCE = rule(
+    "DM217", "iterator-difference", "warning",
+    "A DALI iterator option is emulated only approximately (sharded readers, several pipelines, size=-1).",
+    "EpochIterator follows the plugin's counting for one unsharded reader; with shards the plugin "
+    "moves between shards of different sizes.",
+    fix="manual",
+    suggestion="Check the number of batches per epoch against the original loader.",
+)
+EXTERNAL_SOURCE = rule(
+    "DM218", "external-source", "info",
+    "fn.external_source fed by a generator, iterable or batch callable becomes ndd.ExternalSource "
+    "whose output is wrapped in ndd.as_batch.",
+    "ndd.ExternalSource treats a returned Python list as one Tensor, not as a batch.",
+    before="data = fn.external_source(source=gen)",
+    after="source = ndd.ExternalSource(lambda: ndd.as_batch(next(gen_iter)))\n...\ndata = source()",
+)
+CHECKPOINT = rule(
+    "DM219", "checkpoint", "warning",
+    "Pipeline checkpointing becomes ndd.checkpoint.Checkpoint with every reader and RNG registered by name.",
+    "Dynamic mode has no pipeline checkpoint; readers and RNGs carry their own state. Pipeline and ndd "
+    "checkpoints are not interchangeable.",
+    fix="manual",
+    suggestion="Register each reader and RNG by name before the first next_epoch; save at epoch boundaries.",
+)

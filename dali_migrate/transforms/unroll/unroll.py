@@ -1,0 +1,522 @@
+"""Discovery of the pipelines and their consumers in one module, and the transformer that unrolls them."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ... import optable
+from ...names import DALI, FN, OPS, dotted
+from ..base import MigrationTransformer
+from . import epoch_iterator, rules
+from .graph import Env, build_graph, fix_random_call, loop_statements, output_elements, seeding_statements
+from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
+                    PipelineDesc, code_of, expr, fn_path, kwarg, literal_value, ndd_attr, ops_path, stmt,
+                    with_kwarg, without_kwargs)
+
+TORCH_ITERATORS = {
+    "nvidia.dali.plugin.pytorch.DALIGenericIterator": None,
+    "nvidia.dali.plugin.pytorch.DALIClassificationIterator": ["data", "label"],
+}
+OTHER_ITERATOR_PREFIXES = ("nvidia.dali.plugin.tf", "nvidia.dali.plugin.paddle", "nvidia.dali.plugin.mxnet",
+                           "nvidia.dali.plugin.jax")
+UNSUPPORTED_METHODS = {
+    "serialize": "pipe.serialize() has no dynamic-mode counterpart: there is no graph to serialize",
+    "deserialize": "Pipeline.deserialize has no dynamic-mode counterpart: rebuild the ndd code instead",
+    "feed_input": "feed_input has no dynamic-mode counterpart: pass the data straight to the ndd ops",
+    "schedule_run": "schedule_run has no dynamic-mode counterpart: each next(pipe) runs one step",
+    "share_outputs": "share_outputs has no dynamic-mode counterpart: each next(pipe) runs one step",
+    "release_outputs": "release_outputs has no dynamic-mode counterpart",
+    "outputs": "pipe.outputs() has no dynamic-mode counterpart: use next(pipe)",
+}
+RNG_OPS = {p for p, e in optable.table()["fn"].items() if e.get("random")}
+
+
+def _is_pipeline_def(imports, decorator: cst.Decorator):
+    target = decorator.decorator
+    call = target if isinstance(target, cst.Call) else None
+    name = call.func if call is not None else target
+    if imports.qualname(name) == PIPELINE_DEF:
+        return call if call is not None else True
+    return None
+
+
+def _pipeline_call_config(call: cst.Call) -> dict[str, cst.BaseExpression]:
+    config = {}
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    for name, arg in zip(PIPELINE_POSITIONAL, positional):
+        config[name] = arg.value
+    for arg in call.args:
+        if arg.keyword is not None:
+            config[arg.keyword.value] = arg.value
+    return config
+
+
+class Discovery(cst.CSTVisitor):
+    """What the module defines and how it uses it; read before anything changes."""
+
+    def __init__(self, ctx):
+        super().__init__()
+        self.ctx = ctx
+        self.defs: dict[str, cst.FunctionDef] = {}
+        self.classes: dict[str, cst.ClassDef] = {}
+        self.pipe_vars: dict[str, tuple[str, str, cst.Call]] = {}  # "pipe" -> (kind, pipeline, call)
+        self.rng_mode = False
+        self.uses_iterators = False
+        self.with_names: set[str] = set()
+        self.meta_used = False  # epoch_size / reader_meta / an iterator with reader_name
+        self.var_methods: dict[str, set[str]] = {}  # "scope:pipe" -> {"build", "run", ...}
+        self.with_blocks: dict[str, tuple[cst.With, cst.Call]] = {}  # "scope:pipe" -> (with, Pipeline call)
+        self.factories: dict[str, str] = {}  # function name -> the with-pipeline key it returns
+        self.scope: list[str] = []  # enclosing functions: the same name in two functions is two variables
+
+    def anything(self) -> bool:
+        return bool(self.defs or self.classes or self.with_names or self.uses_iterators or self.pipe_vars)
+
+    def visit_FunctionDef(self, node):
+        for decorator in node.decorators:
+            if _is_pipeline_def(self.ctx.imports, decorator):
+                self.defs[node.name.value] = node
+        self.scope.append(node.name.value)
+
+    def leave_FunctionDef(self, node):
+        self.scope.pop()
+
+    def key(self, name: str) -> str:
+        return ".".join(self.scope) + ":" + name
+
+    def visit_ClassDef(self, node):
+        for base in node.bases:
+            if self.ctx.imports.qualname(base.value) == PIPELINE_CLS:
+                self.classes[node.name.value] = node
+
+    def visit_With(self, node):
+        for item in node.items:
+            name = dotted(item.item) if isinstance(item.item, (cst.Name, cst.Attribute)) else None
+            if name:
+                self.with_names.add(name)
+                found = self.pipe_vars.get(self.key(name))
+                if found is not None and found[0] == "with":
+                    self.with_blocks[self.key(name)] = (node, found[2])
+
+    def visit_Return(self, node):
+        if self.scope and isinstance(node.value, cst.Name):
+            key = self.key(node.value.value)
+            if key in self.with_blocks:
+                self.factories[self.scope[-1]] = key  # a factory returns the pipeline it filled
+
+    def visit_Call(self, node):
+        qualname = self.ctx.imports.qualname(node.func)
+        if qualname in TORCH_ITERATORS or (qualname and qualname.startswith(OTHER_ITERATOR_PREFIXES)):
+            self.uses_iterators = True
+            if kwarg(node, "reader_name") is not None:
+                self.meta_used = True
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("epoch_size", "reader_meta"):
+            self.meta_used = True
+        if kwarg(node, "seed") is not None:
+            path = fn_path(self.ctx.imports, node.func)
+            if path is None:
+                ops = ops_path(self.ctx.imports, node.func)
+                entry = optable.ops_class(ops) if ops else None
+                path = entry.get("fn") if entry else None
+            if path is not None:
+                resolved = optable.resolve_fn(path)[1] or path
+                if resolved in RNG_OPS:
+                    self.rng_mode = True
+
+    def visit_Attribute(self, node):
+        owner = dotted(node.value) if isinstance(node.value, (cst.Name, cst.Attribute)) else None
+        if owner:
+            self.var_methods.setdefault(self.key(owner), set()).add(node.attr.value)
+
+    def visit_Assign(self, node):
+        if len(node.targets) != 1 or not isinstance(node.value, cst.Call):
+            return
+        target = node.targets[0].target
+        name = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+        if name is None:
+            return
+        func = node.value.func
+        if self.ctx.imports.qualname(func) == PIPELINE_CLS:
+            self.pipe_vars[self.key(name)] = ("with", name, node.value)
+        elif isinstance(func, cst.Name):
+            # defs/classes may be defined after use; resolved lazily in the transformer
+            self.pipe_vars[self.key(name)] = ("call", func.value, node.value)
+
+
+class Unroller(MigrationTransformer):
+    def __init__(self, ctx, discovery: Discovery):
+        super().__init__(ctx)
+        self.d = discovery
+        self.descs: dict[str, PipelineDesc] = {}
+        self.keep: set[str] = ctx.facts.setdefault("keep_pipeline_mode", set())
+        self.need_epoch_iterator = False
+        self.rng_counter = [0]
+        self._reported_once: set[tuple[str, str]] = set()
+        self._scope: list[str] = []
+        # Unroll definitions first (the transformer sees calls before or after the defs).
+        self._prepare()
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _reporter(self, rule_id, message, node):
+        self.report(rule_id, message, node)
+
+    def pipe_var(self, name: str):
+        """The (kind, pipeline, call) bound to ``name`` in the current function, else at module level."""
+        scope = ".".join(self._scope)
+        found = self.d.pipe_vars.get(f"{scope}:{name}")
+        if found is None and "." not in name:
+            found = self.d.pipe_vars.get(f":{name}")
+        return found
+
+    def var_methods(self, name: str) -> set[str]:
+        return self.d.var_methods.get(".".join(self._scope) + ":" + name, set())
+
+    def visit_FunctionDef(self, node):
+        self._scope.append(node.name.value)
+        return True
+
+    def _pipe_kind(self, name: str):
+        """("def"|"class"|"with", pipeline name) for a variable that holds a pipeline."""
+        found = self.pipe_var(name)
+        if found is None:
+            return None
+        kind, pipeline, _ = found
+        if kind == "with":
+            return ("with", pipeline) if self._with_ok(name) else None
+        if pipeline in self.d.factories and self.d.factories[pipeline] in self.with_ok:
+            return ("factory", pipeline)
+        if pipeline in self.descs:
+            return (self.descs[pipeline].style, pipeline)
+        return None
+
+    def _with_ok(self, name):
+        scope = ".".join(self._scope)
+        return f"{scope}:{name}" in self.with_ok or (f":{name}" in self.with_ok and "." not in name)
+
+    def _prepare(self):
+        # `with pipe:` blocks are unrolled when their enclosing block is left, after the code that
+        # uses them was visited: decide now which ones will unroll, so consumers follow suit.
+        self.with_ok = set()
+        quiet = Env(self.ctx, lambda *a: None, batch_size="batch_size", seed="seed", rng_mode=self.d.rng_mode)
+        from .withstyle import _set_outputs
+        for key, (with_node, call) in self.d.with_blocks.items():
+            name = key.split(":", 1)[1]
+            statements = list(with_node.body.body)
+            try:
+                config = _pipeline_call_config(call)
+                self._check_config(name, config, with_node)
+                outputs = _set_outputs(statements[-1], name) if statements else None
+                if outputs is None:
+                    continue
+                build_graph(PipelineDesc(name=name, style="with", node=with_node, config=config),
+                            statements[:-1], outputs, quiet)
+                self.with_ok.add(key)
+            except CannotUnroll:
+                pass
+        for name, node in self.d.defs.items():
+            try:
+                self.descs[name] = self._describe_def(node)
+            except CannotUnroll as e:
+                self._cannot(name, node, e)
+        for name, node in self.d.classes.items():
+            try:
+                self.descs[name] = self._describe_class(node)
+            except CannotUnroll as e:
+                self._cannot(name, node, e)
+
+    def _cannot(self, name, node, error: CannotUnroll):
+        self.keep.add(name)
+        self._pending_marks.setdefault(node, []).append(
+            (rules.CONDITIONALS.id if error.reason.startswith("enable_conditionals") else rules.CANNOT_UNROLL.id,
+             f"{name} stays in pipeline mode: {error.reason}"))
+
+    @property
+    def _pending_marks(self):
+        return self.__dict__.setdefault("_marks", {})
+
+    def _env(self, *, prefix="") -> Env:
+        return Env(self.ctx, self._reporter, batch_size=f"{prefix}batch_size", seed=f"{prefix}seed",
+                   rng_mode=self.d.rng_mode, prefix=prefix, rng_counter=self.rng_counter)
+
+    def _check_config(self, name, config, node):
+        if config.get("enable_conditionals") is not None and literal_value(config["enable_conditionals"]) is not False:
+            raise CannotUnroll("enable_conditionals=True: `if` on a Batch is always true in dynamic mode; "
+                               "rewrite the branches as per-sample arguments or arithmetic", node)
+        for option in ("py_num_workers", "py_start_method"):
+            if option in config:
+                raise CannotUnroll(f"{option}: parallel external_source has no dynamic-mode counterpart", node)
+
+    # -- @pipeline_def -----------------------------------------------------------------------
+    def _describe_def(self, node: cst.FunctionDef) -> PipelineDesc:
+        config: dict[str, cst.BaseExpression] = {}
+        for decorator in node.decorators:
+            found = _is_pipeline_def(self.ctx.imports, decorator)
+            if isinstance(found, cst.Call):
+                config.update(_pipeline_call_config(found))
+        self._check_config(node.name.value, config, node)
+        statements = list(node.body.body)
+        docstring = []
+        if statements and _is_docstring(statements[0]):
+            docstring = [statements.pop(0)]
+        if not statements or not _is_return(statements[-1]):
+            raise CannotUnroll("the pipeline function does not end with `return <outputs>`", node)
+        outputs = output_elements(statements[-1].body[0].value)
+        desc = PipelineDesc(name=node.name.value, style="def", node=node, config=config)
+        desc.params = [p.name.value for p in node.params.params]
+        desc.param_defaults = {p.name.value: p.default for p in node.params.params if p.default is not None}
+        build_graph(desc, statements[:-1], outputs, self._env())
+        desc.pre = docstring + desc.pre  # the docstring stays first
+        return desc
+
+    def leave_FunctionDef(self, original_node, updated_node):
+        self._scope.pop()
+        marks = self._pending_marks.get(original_node)
+        if marks:
+            for rule_id, message in marks:
+                self.mark(rule_id, message, original_node)
+            return updated_node
+        desc = self.descs.get(original_node.name.value)
+        if desc is None or desc.node is not original_node:
+            return updated_node
+        self.report(rules.UNROLL.id, f"@pipeline_def {desc.name} -> a generator yielding one step per "
+                    f"pipe.run()", original_node)
+        self._report_config(desc, original_node)
+        params = _add_core_params(updated_node.params, desc.config, desc.params)
+        env = self._env()
+        body = []
+        docstring = [s for s in desc.pre if _is_docstring(s)]
+        pre = [s for s in desc.pre if not _is_docstring(s)]
+        body += docstring
+        body.append(stmt("ndd.set_num_threads(num_threads)\n"))
+        body += seeding_statements(desc, env, desc.config.get("seed"))
+        desc_copy = PipelineDesc(**{**desc.__dict__, "pre": pre})
+        body += loop_statements(desc_copy, env)
+        return updated_node.with_changes(decorators=[], params=params,
+                                         body=updated_node.body.with_changes(body=body))
+
+    def _report_config(self, desc: PipelineDesc, node):
+        config = desc.config
+        if "num_threads" in config:
+            self.report(rules.NUM_THREADS.id, f"num_threads={code_of(config['num_threads'])} -> "
+                        f"ndd.set_num_threads(num_threads)", node)
+        if desc.has_random:
+            how = "ndd.random.RNG objects (rng=)" if self.d.rng_mode else "ndd.random.set_seed(seed)"
+            self.report(rules.RANDOM_VALUES.id, f"{desc.name}: the seed drives {how}; random values differ "
+                        f"from pipeline mode for the same seed (same distributions)", node)
+        device_id = config.get("device_id")
+        forwarded = isinstance(device_id, cst.Name) and device_id.value in desc.params  # checked at call sites
+        if device_id is not None and not forwarded and literal_value(device_id) not in (None, 0):
+            self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
+                      f"CUDA device; select it at start-up (torch.cuda.set_device) or pass "
+                      f"device=ndd.Device('gpu', device_id) to the GPU ops", node)
+        if "enable_checkpointing" in config and literal_value(config["enable_checkpointing"]) is not False:
+            self.mark(rules.CHECKPOINT.id, f"{desc.name}: enable_checkpointing has no pipeline-level counterpart: "
+                      f"create the reader with enable_checkpointing=True and register it (and any RNG) by name "
+                      f"in an ndd.checkpoint.Checkpoint before the first next_epoch", node)
+        for option in config:
+            if option not in CORE and option not in HANDLED_ELSEWHERE:
+                self.report(rules.PIPELINE_OPTION.id, f"{option}={code_of(config[option])} has no "
+                            f"dynamic-mode counterpart and is dropped", node)
+
+    # -- Pipeline subclasses with define_graph -----------------------------------------------
+    def _describe_class(self, node: cst.ClassDef) -> PipelineDesc:
+        from .classes import describe_class
+        return describe_class(self, node)
+
+    def leave_ClassDef(self, original_node, updated_node):
+        marks = self._pending_marks.get(original_node)
+        if marks:
+            for rule_id, message in marks:
+                self.mark(rule_id, message, original_node)
+            return updated_node
+        desc = self.descs.get(original_node.name.value)
+        if desc is None or desc.node is not original_node:
+            return updated_node
+        from .classes import emit_class
+        return emit_class(self, desc, original_node, updated_node)
+
+    # -- `pipe = Pipeline(...)` + `with pipe:` -------------------------------------------------
+    def leave_Module(self, original_node, updated_node):
+        from .withstyle import unroll_with_blocks
+        body = unroll_with_blocks(self, list(updated_node.body), module_level=True)
+        return updated_node.with_changes(body=body)
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        body = self._unroll_with_blocks(list(updated_node.body), in_loop=False)
+        if not body:
+            body = [cst.SimpleStatementLine([cst.Pass()])]
+        return updated_node.with_changes(body=body)
+
+    def _unroll_with_blocks(self, body, in_loop):
+        from .withstyle import unroll_with_blocks
+        return unroll_with_blocks(self, body)
+
+    # -- consumers -----------------------------------------------------------------------------
+    def leave_Assign(self, original_node, updated_node):
+        """`pipe = ClassPipe(...)` used with pipe.run(): keep an iterator (the class is an iterable)."""
+        if len(original_node.targets) != 1 or not isinstance(original_node.value, cst.Call):
+            return updated_node
+        func = original_node.value.func
+        target = original_node.targets[0].target
+        name = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+        if not (isinstance(func, cst.Name) and func.value in self.descs and self.descs[func.value].style == "class"):
+            return updated_node
+        used = self.var_methods(name)
+        if "run" in used and not used & {"epoch_size", "reader_meta"}:
+            self.report(rules.BUILD_RUN.id, f"{name} = iter({func.value}(...)): {name}.run() becomes next({name})",
+                        original_node)
+            return updated_node.with_changes(value=cst.Call(func=cst.Name("iter"), args=[cst.Arg(updated_node.value)]))
+        if "run" in used:
+            self.mark(rules.CANNOT_UNROLL.id, f"{name} is used both for reader metadata and for run(): keep the "
+                      f"object for metadata and iterate steps = iter({name}) with next(steps)", original_node)
+        return updated_node
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if len(updated_node.body) == 1 and isinstance(updated_node.body[0], cst.Expr):
+            call = updated_node.body[0].value
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and not call.args:
+                owner = dotted(call.func.value) if isinstance(call.func.value, (cst.Name, cst.Attribute)) else None
+                if call.func.attr.value == "build" and owner and self._pipe_kind(owner):
+                    self.report(rules.BUILD_RUN.id, f"{owner}.build() is dropped: the generator needs no build",
+                                original_node)
+                    return cst.RemoveFromParent()
+        return updated_node
+
+    def leave_Call(self, original_node, updated_node):
+        func = updated_node.func
+        qualname = self.ctx.imports.qualname(original_node.func)
+        if qualname in TORCH_ITERATORS:
+            from .consumers import rewrite_torch_iterator
+            return rewrite_torch_iterator(self, original_node, updated_node, TORCH_ITERATORS[qualname])
+        if qualname and qualname.startswith(OTHER_ITERATOR_PREFIXES):
+            self.mark(rules.OTHER_FRAMEWORK.id, f"{qualname.rsplit('.', 1)[-1]} ({qualname.rsplit('.', 2)[-2]}) "
+                      f"has no dynamic-mode adapter: iterate the generator and convert batches via DLPack",
+                      original_node)
+            return updated_node
+        if isinstance(func, cst.Name) and func.value in self.descs and self.descs[func.value].style == "def":
+            return self._fix_call_site(original_node, updated_node, self.descs[func.value])
+        if isinstance(func, cst.Name) and func.value in self.descs and self.descs[func.value].style == "class":
+            return self._fix_call_site(original_node, updated_node, self.descs[func.value])
+        if isinstance(func, cst.Attribute):
+            owner = dotted(func.value) if isinstance(func.value, (cst.Name, cst.Attribute)) else None
+            method = func.attr.value
+            kind = self._pipe_kind(owner) if owner else None
+            if kind is not None:
+                if method == "run" and not updated_node.args:
+                    self.report(rules.BUILD_RUN.id, f"{owner}.run() -> next({owner})", original_node)
+                    return cst.Call(func=cst.Name("next"), args=[cst.Arg(func.value)])
+                if method in ("epoch_size", "reader_meta"):
+                    from .consumers import rewrite_reader_meta
+                    return rewrite_reader_meta(self, original_node, updated_node, owner, kind)
+                if method == "checkpoint":
+                    self.mark(rules.CHECKPOINT.id, f"{owner}.checkpoint(): dynamic mode checkpoints readers and RNGs "
+                              f"through ndd.checkpoint.Checkpoint (collect/save); pipeline checkpoints do not load "
+                              f"there", original_node)
+                    return updated_node
+                if method in UNSUPPORTED_METHODS:
+                    self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS[method], original_node)
+                    return updated_node
+            if method in ("serialize", "feed_input", "schedule_run", "share_outputs") and owner \
+                    and (self.pipe_var(owner) is not None or owner == "self"):
+                self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS[method], original_node)
+            if qualname == "nvidia.dali.Pipeline.deserialize":
+                self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS["deserialize"], original_node)
+        return updated_node
+
+    def _fix_call_site(self, original, call: cst.Call, desc: PipelineDesc) -> cst.Call:
+        dropped = [a.keyword.value for a in call.args
+                   if a.keyword is not None and a.keyword.value in PIPELINE_POSITIONAL + (
+                       "exec_dynamic", "enable_memory_stats", "output_dtype", "output_ndim", "py_callback_pickler",
+                       "prefetch_queue_depth") and a.keyword.value not in CORE]
+        for option in dropped:
+            self.report(rules.PIPELINE_OPTION.id, f"{option}= has no dynamic-mode counterpart and is dropped",
+                        original)
+        if dropped:
+            call = without_kwargs(call, set(dropped))
+        for option in ("checkpoint", "enable_checkpointing"):
+            if kwarg(call, option) is not None:
+                self.mark(rules.CHECKPOINT.id, f"{option}= is not migrated: restore reader/RNG state with "
+                          f"ndd.checkpoint.Checkpoint().load(...) and register(reader, name) before the first "
+                          f"next_epoch", original)
+        device_id = kwarg(call, "device_id")
+        if device_id is not None and literal_value(device_id) not in (None, 0):
+            self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
+                      f"CUDA device; select it at start-up (torch.cuda.set_device) or pass "
+                      f"device=ndd.Device('gpu', device_id) to the GPU ops", original)
+        return call
+
+    def finish(self, module: cst.Module) -> cst.Module:
+        if self.need_epoch_iterator and not _defines(module, epoch_iterator.CLASS_NAME):
+            index = _after_imports(module)
+            cls = cst.parse_statement(epoch_iterator.SOURCE)
+            cls = cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+            body = list(module.body)
+            body.insert(index, cls)
+            if index + 1 < len(body):  # two blank lines after the class, as before any top-level code
+                after = body[index + 1]
+                blanks = 0
+                for line in after.leading_lines:
+                    if line.comment is not None:
+                        break
+                    blanks += 1
+                if blanks < 2:
+                    body[index + 1] = after.with_changes(
+                        leading_lines=[cst.EmptyLine()] * (2 - blanks) + list(after.leading_lines))
+            module = module.with_changes(body=body)
+        self.ctx.facts["migrated"] = True
+        self.ctx.facts["uses_ndd"] = True
+        return module
+
+
+def _defines(module: cst.Module, name: str) -> bool:
+    return any(isinstance(s, (cst.ClassDef, cst.FunctionDef)) and s.name.value == name for s in module.body)
+
+
+def _after_imports(module: cst.Module) -> int:
+    index = 0
+    for i, statement in enumerate(module.body):
+        if isinstance(statement, cst.SimpleStatementLine) and any(
+                isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body):
+            index = i + 1
+        elif i == 0 and _is_docstring(statement):
+            index = 1
+    return index
+
+
+def _is_docstring(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
+        isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value,
+                                                               (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _is_return(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
+        isinstance(statement.body[0], cst.Return)
+
+
+def _add_core_params(params: cst.Parameters, config, existing) -> cst.Parameters:
+    """`def f(a, b)` -> `def f(a, b, *, batch_size=B, num_threads=T, device_id=D, seed=S)`."""
+    have = set(existing) | {p.name.value for p in params.kwonly_params}
+    new = []
+    for name in CORE:
+        if name in have:
+            continue
+        default = config.get(name)
+        if name == "seed" and default is not None and literal_value(default) == -1:
+            default = None
+        if default is None and name != "batch_size":
+            default = cst.Name("None")
+        if default is None:  # no batch size in the decorator: the caller must pass one
+            new.append(cst.Param(cst.Name(name)))
+        else:
+            new.append(cst.Param(cst.Name(name), default=default,
+                                 equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                       whitespace_after=cst.SimpleWhitespace(""))))
+    if not new:
+        return params
+    star = params.star_arg
+    if not isinstance(star, (cst.Param, cst.ParamStar)):
+        star = cst.ParamStar()
+    kwonly = list(params.kwonly_params)
+    # required kw-only params may follow defaulted ones, Python allows any order
+    return params.with_changes(star_arg=star, kwonly_params=kwonly + new)

@@ -1,0 +1,116 @@
+"""``pipe = Pipeline(...)`` filled inside ``with pipe:`` and closed with ``pipe.set_outputs(...)``.
+
+The pair becomes a generator function ``<pipe>_steps`` (the Pipeline arguments are its keyword
+defaults) and ``pipe = <pipe>_steps()``: the same name now holds the generator.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...findings import marker_text
+from ..base import has_marker
+from . import rules
+from .graph import build_graph, loop_statements, seeding_statements
+from .model import CORE, PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
+from .unroll import _add_core_params, _pipeline_call_config
+
+import libcst.matchers as m
+
+
+def _pipeline_assign(unroller, statement):
+    if not m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget()], value=m.Call())])):
+        return None
+    assign = statement.body[0]
+    target = assign.targets[0].target
+    if not isinstance(target, (cst.Name, cst.Attribute)):
+        return None
+    if unroller.ctx.imports.qualname(assign.value.func) != PIPELINE_CLS:
+        return None
+    return code_of(target), assign.value
+
+
+def _with_of(statement, name):
+    if isinstance(statement, cst.With) and len(statement.items) == 1 and code_of(statement.items[0].item) == name \
+            and statement.items[0].asname is None:
+        return statement
+    return None
+
+
+def _set_outputs(statement, name):
+    if m.matches(statement, m.SimpleStatementLine(body=[m.Expr(value=m.Call(func=m.Attribute(attr=m.Name("set_outputs"))))])):
+        call = statement.body[0].value
+        if code_of(call.func.value) == name:
+            return [a.value for a in call.args]
+    return None
+
+
+def unroll_with_blocks(unroller, body, module_level=False):
+    out = list(body)
+    if not any(isinstance(s, cst.With) for s in out):
+        return out
+    # the statements here were already rewritten: let findings find their original lines
+    unroller.ctx.positions.update(unroller.moved_positions)
+    i = 0
+    while i < len(out):
+        found = _pipeline_assign(unroller, out[i])
+        if found is None:
+            i += 1
+            continue
+        name, call = found
+        j = next((k for k in range(i + 1, len(out)) if _with_of(out[k], name)), None)
+        if j is None:
+            i += 1
+            continue
+        try:
+            replacement = _unroll_one(unroller, name, call, out[j], module_level)
+        except CannotUnroll as e:
+            out[j] = _marked(unroller, out[j], rules.CONDITIONALS.id if e.reason.startswith("enable_conditionals")
+                             else rules.CANNOT_UNROLL.id, f"{name} stays in pipeline mode: {e.reason}")
+            unroller.keep.add(name)
+            i = j + 1
+            continue
+        leading = out[i].leading_lines
+        del out[j]
+        replacement[0] = replacement[0].with_changes(
+            leading_lines=[*leading, *replacement[0].leading_lines[len(leading):]])
+        out[i:i + 1] = replacement
+        i += len(replacement)
+    return out
+
+
+def _marked(unroller, statement, rule_id, message):
+    unroller.ctx.report(rule_id, message, statement, fixed=False)
+    if has_marker(statement, rule_id):
+        return statement
+    return statement.with_changes(leading_lines=[*statement.leading_lines,
+                                                 cst.EmptyLine(comment=cst.Comment(marker_text(rule_id, message)))])
+
+
+def _unroll_one(unroller, name, call, with_statement, module_level):
+    config = _pipeline_call_config(call)
+    unroller._check_config(name, config, with_statement)
+    statements = list(with_statement.body.body)
+    outputs = _set_outputs(statements[-1], name) if statements else None
+    if outputs is None:
+        raise CannotUnroll(f"`with {name}:` does not end with {name}.set_outputs(...)", with_statement)
+    desc = PipelineDesc(name=name, style="with", node=with_statement, config=config)
+    env = unroller._env()
+    build_graph(desc, statements[:-1], outputs, env)
+    unroller.descs[name] = desc
+    unroller.d.pipe_vars[".".join(unroller._scope) + ":" + name] = ("with", name, call)
+    function_name = name.split(".")[-1] + "_steps"
+    unroller.report(rules.UNROLL.id, f"`with {name}:` -> generator {function_name}(); {name} = "
+                    f"{function_name}() yields one step per {name}.run()", with_statement)
+    unroller._report_config(desc, with_statement)
+    body = [stmt("ndd.set_num_threads(num_threads)\n"), *seeding_statements(desc, env, config.get("seed")),
+            *loop_statements(desc, env)]
+    params = _add_core_params(cst.Parameters(), config, [])
+    blank = [cst.EmptyLine(), cst.EmptyLine()] if module_level else []
+    function = cst.FunctionDef(name=cst.Name(function_name), params=params, body=cst.IndentedBlock(body),
+                               leading_lines=blank)
+    bind = stmt(f"{name} = {function_name}()\n").with_changes(leading_lines=blank)
+    return [function, bind]
+
+
+__all__ = ["unroll_with_blocks", "CORE", "literal_value"]

@@ -1,0 +1,132 @@
+"""A training script in the shape real code has: a @pipeline_def train pipeline consumed through
+DALIClassificationIterator, a legacy-ops val pipeline class consumed by a run() loop, and a
+`with pipe:` probe pipeline used for the dataset size."""
+
+import argparse
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class EpochIterator:
+    """Epochs of [{name: torch.Tensor}] over a dynamic-mode pipeline, as DALIGenericIterator gave.
+
+    Written by dali-migrate. The plugin's counting for one unsharded reader: FILL yields whole
+    batches and, unless the reader pads its last batch, carries the overflow into the next epoch;
+    DROP drops the batch that would cross the end of the epoch; PARTIAL cuts it.
+    """
+
+    def __init__(self, pipelines, output_map, *, batch_size, size=-1, reader_meta=None,
+                 last_batch_policy="FILL", last_batch_padded=False, auto_reset=False):
+        pipelines = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
+        self._pipelines = [iter(pipeline) for pipeline in pipelines]
+        self._names = list(output_map)
+        self.batch_size = batch_size
+        if reader_meta is not None:
+            size = reader_meta["epoch_size"]
+            last_batch_padded = bool(reader_meta["pad_last_batch"])
+        self.size = size
+        self._policy = last_batch_policy
+        self._padded = last_batch_padded
+        self._auto_reset = auto_reset
+        self._seen = 0  # samples counted in this epoch
+        self._ended = False
+
+    def __len__(self):
+        if self._policy == "DROP":
+            return self.size // self.batch_size
+        return -(-self.size // self.batch_size)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._ended or self._seen >= self.size:
+            self._end_epoch()
+        steps = [next(pipeline) for pipeline in self._pipelines]
+        if self._policy == "DROP" and self._seen + self.batch_size > self.size:
+            self._seen = self.size
+            self._end_epoch()
+        keep = self.batch_size
+        if self._policy == "PARTIAL":
+            keep = min(self.batch_size, self.size - self._seen)
+        self._seen += self.batch_size
+        return [{name: batch.torch()[:keep] for name, batch in zip(self._names, step)} for step in steps]
+
+    def _end_epoch(self):
+        self._ended = True
+        if self._auto_reset:
+            self.reset()
+        raise StopIteration
+
+    def reset(self):
+        if self._seen < self.size:
+            return  # like the plugin: a reset before the end of the epoch is ignored
+        carry = self._seen - self.size if self._policy == "FILL" and not self._padded else 0
+        self._seen = carry
+        self._ended = False
+
+
+MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
+STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
+
+
+def create_train_pipe(data_dir, crop, shard_id=0, num_shards=1, *, batch_size, num_threads=None, device_id=None, seed=None):
+    ndd.set_num_threads(num_threads)
+    if seed is not None:
+        ndd.random.set_seed(seed)
+    reader = ndd.readers.File(file_root=data_dir, shard_id=shard_id, num_shards=num_shards,
+                                    random_shuffle=True, seed=2024, pad_last_batch=True, name="Reader")
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            images = ndd.decoders.image(jpegs, device="mixed", output_type=types.RGB)
+            images = ndd.resize(images, resize_x=crop, resize_y=crop)
+            mirror = ndd.random.coin_flip(probability=0.5, batch_size=batch_size)
+            images = ndd.crop_mirror_normalize(images.gpu(), dtype=types.FLOAT, output_layout="CHW",
+                                              mean=MEAN, std=STD, mirror=mirror)
+            yield images, labels
+
+
+class ValPipe:
+    def __init__(self, batch_size, num_threads, device_id, data_dir, crop):
+        self.batch_size = batch_size
+        self.num_threads = num_threads
+        self.device_id = device_id
+        self.seed = None
+        self.input = ndd.readers.File(file_root=data_dir, random_shuffle=False, name="Reader", max_batch_size=self.batch_size)
+        self.res = lambda *inputs, **kwargs: ndd.resize(*inputs, device="gpu", resize_x=crop, resize_y=crop, **kwargs)
+
+    def __iter__(self):
+        ndd.set_num_threads(self.num_threads)
+        while True:
+            for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
+                yield ndd.crop_mirror_normalize(self.res(ndd.decoders.image(jpegs, device="mixed", output_type=types.RGB)), device="gpu", dtype=types.FLOAT, output_layout="CHW",
+                                                   mean=MEAN, std=STD), labels
+
+
+def train(data_dir, epochs, batch_size=4, seed=7):
+    pipe = create_train_pipe(data_dir, 24, batch_size=batch_size, num_threads=2, device_id=0,
+                             seed=seed)
+    loader = EpochIterator(pipe, ["data", "label"], batch_size=batch_size, reader_meta=ndd.readers.File(file_root=data_dir, shard_id=0, num_shards=1,
+                                    random_shuffle=True, seed=2024, pad_last_batch=True, name="Reader").get_metadata(), last_batch_policy="PARTIAL", auto_reset=True)
+    seen = []
+    for _ in range(epochs):
+        for data in loader:
+            seen.append((data[0]["data"].clone(), data[0]["label"].squeeze(-1).long()))
+    return seen
+
+
+def validate(data_dir, steps):
+    pipe = iter(ValPipe(4, 2, device_id=0, data_dir=data_dir, crop=24))
+    outputs = []
+    for _ in range(steps):
+        images, labels = next(pipe)
+        outputs.append((images, labels))
+    return outputs
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data")
+    args = parser.parse_args()
+    train(args.data, 2)
+    validate(args.data, 3)

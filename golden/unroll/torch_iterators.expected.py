@@ -1,0 +1,106 @@
+"""PyTorch consumers: DALIClassificationIterator / DALIGenericIterator with reader_name, size,
+last-batch policies, auto_reset and reset(), and epoch_size."""
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class EpochIterator:
+    """Epochs of [{name: torch.Tensor}] over a dynamic-mode pipeline, as DALIGenericIterator gave.
+
+    Written by dali-migrate. The plugin's counting for one unsharded reader: FILL yields whole
+    batches and, unless the reader pads its last batch, carries the overflow into the next epoch;
+    DROP drops the batch that would cross the end of the epoch; PARTIAL cuts it.
+    """
+
+    def __init__(self, pipelines, output_map, *, batch_size, size=-1, reader_meta=None,
+                 last_batch_policy="FILL", last_batch_padded=False, auto_reset=False):
+        pipelines = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
+        self._pipelines = [iter(pipeline) for pipeline in pipelines]
+        self._names = list(output_map)
+        self.batch_size = batch_size
+        if reader_meta is not None:
+            size = reader_meta["epoch_size"]
+            last_batch_padded = bool(reader_meta["pad_last_batch"])
+        self.size = size
+        self._policy = last_batch_policy
+        self._padded = last_batch_padded
+        self._auto_reset = auto_reset
+        self._seen = 0  # samples counted in this epoch
+        self._ended = False
+
+    def __len__(self):
+        if self._policy == "DROP":
+            return self.size // self.batch_size
+        return -(-self.size // self.batch_size)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._ended or self._seen >= self.size:
+            self._end_epoch()
+        steps = [next(pipeline) for pipeline in self._pipelines]
+        if self._policy == "DROP" and self._seen + self.batch_size > self.size:
+            self._seen = self.size
+            self._end_epoch()
+        keep = self.batch_size
+        if self._policy == "PARTIAL":
+            keep = min(self.batch_size, self.size - self._seen)
+        self._seen += self.batch_size
+        return [{name: batch.torch()[:keep] for name, batch in zip(self._names, step)} for step in steps]
+
+    def _end_epoch(self):
+        self._ended = True
+        if self._auto_reset:
+            self.reset()
+        raise StopIteration
+
+    def reset(self):
+        if self._seen < self.size:
+            return  # like the plugin: a reset before the end of the epoch is ignored
+        carry = self._seen - self.size if self._policy == "FILL" and not self._padded else 0
+        self._seen = carry
+        self._ended = False
+
+
+def val_pipe(root, pad=False, size=24, *, batch_size, num_threads=2, device_id=0, seed=None):
+    ndd.set_num_threads(num_threads)
+    reader = ndd.readers.File(file_root=root, pad_last_batch=pad, name="Reader")
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            images = ndd.decoders.image(jpegs, device="mixed")
+            images = ndd.resize(images, resize_x=size, resize_y=size)
+            images = ndd.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW")
+            yield images, labels
+
+
+def partial_epochs(root, epochs, pad):
+    pipe = val_pipe(root, pad=pad, batch_size=4)
+    loader = EpochIterator(pipe, ["data", "label"], batch_size=4, reader_meta=ndd.readers.File(file_root=root, pad_last_batch=pad, name="Reader").get_metadata(), last_batch_policy="PARTIAL", auto_reset=True)
+    seen = []
+    for _ in range(epochs):
+        for data in loader:
+            seen.append((data[0]["data"].clone(), data[0]["label"].squeeze(-1).long()))
+    return seen
+
+
+def fill_epochs(root, epochs, pad):
+    pipe = val_pipe(root, pad, batch_size=4)
+    loader = EpochIterator([pipe], ["images", "labels"], batch_size=4, reader_meta=ndd.readers.File(file_root=root, pad_last_batch=pad, name="Reader").get_metadata())
+    seen = []
+    for _ in range(epochs):
+        for batch in loader:
+            seen.append((batch[0]["images"].clone(), batch[0]["labels"].clone()))
+        loader.reset()
+    return seen
+
+
+def drop_epochs(root, epochs, pad):
+    pipe = val_pipe(root, pad, batch_size=4)
+    size = ndd.readers.File(file_root=root, pad_last_batch=pad, name="Reader").get_metadata()["epoch_size"]
+    loader = EpochIterator(pipe, ["images", "labels"], batch_size=4, size=size, last_batch_policy="DROP", auto_reset=True)
+    seen = []
+    for _ in range(epochs):
+        for batch in loader:
+            seen.append((batch[0]["images"].clone(), batch[0]["labels"].clone()))
+    return seen, len(loader)

@@ -1,0 +1,37 @@
+"""Pipeline(...) objects filled inside `with pipe:`: one in a factory function, one at module level."""
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+def create_val_pipe(root, batch_size, size=40):
+    def pipe_steps(*, batch_size=batch_size, num_threads=2, device_id=0, seed=None):
+        ndd.set_num_threads(num_threads)
+        reader = ndd.readers.File(file_root=root, name="Reader")
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                images = ndd.decoders.image(jpegs, device="mixed")
+                images = ndd.resize(images, resize_shorter=size)
+                images = ndd.crop_mirror_normalize(images, crop=(32, 32), dtype=types.FLOAT,
+                                                  mean=[0.0, 0.0, 0.0], std=[255.0, 255.0, 255.0])
+                yield images, labels
+    pipe = pipe_steps()
+    return pipe
+
+
+def collect(root, steps):
+    pipe = create_val_pipe(root, 4)
+    return [next(pipe) for _ in range(steps)]
+
+
+ROOT = "/data/images"
+
+
+def pipe_steps(*, batch_size=4, num_threads=1, device_id=None, seed=5):
+    ndd.set_num_threads(num_threads)
+    reader = ndd.readers.File(file_root=ROOT, random_shuffle=True, seed=seed)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            yield ndd.decoders.image(jpegs), labels
+
+
+pipe = pipe_steps()

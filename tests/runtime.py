@@ -1,0 +1,95 @@
+"""Run an original pipeline-mode program and its migrated twin on the CPU and compare what they yield.
+
+Small on purpose (the differential harness in dali_migrate/harness is the general tool): tiny
+generated JPEGs, device mapped to the CPU, both programs loaded from source text as modules.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+from pathlib import Path
+
+import numpy as np
+
+from dali_migrate import migrate_source
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+
+
+def make_images(root: Path, count: int = 10, classes: int = 2, size: int = 32, seed: int = 0) -> Path:
+    """``count`` noise JPEGs (size x size, each different) in ``classes`` label folders."""
+    from PIL import Image
+
+    rng = np.random.default_rng(seed)
+    for i in range(count):
+        folder = root / f"class_{i % classes}"
+        folder.mkdir(parents=True, exist_ok=True)
+        pixels = rng.integers(0, 256, (size, size + 4 * (i % 3), 3), dtype=np.uint8)
+        Image.fromarray(pixels).save(folder / f"img_{i:03d}.jpg", quality=90)
+    return root
+
+
+_CPU = [
+    (re.compile(r'device\s*=\s*"(mixed|gpu)"'), 'device="cpu"'),
+    (re.compile(r"device\s*=\s*'(mixed|gpu)'"), 'device="cpu"'),
+    (re.compile(r"device_id\s*=\s*0\b"), "device_id=None"),
+    (re.compile(r"\.gpu\(\)"), ""),
+]
+
+
+def on_cpu(text: str) -> str:
+    """The program with every GPU request turned into the CPU (this machine has no GPU)."""
+    for pattern, replacement in _CPU:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def load(text: str, name: str) -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.__file__ = f"<{name}>"
+    exec(compile(text, f"<{name}>", "exec"), module.__dict__)
+    return module
+
+
+def pair(golden_path: str) -> tuple[types.ModuleType, types.ModuleType, str]:
+    """(original module, migrated module, migrated text) for ``golden/<golden_path>``, on the CPU."""
+    source = (GOLDEN / golden_path).read_text()
+    result = migrate_source(source, golden_path)
+    assert result.error is None, result.error
+    migrated = result.migrated
+    assert "dali_migrate" not in migrated
+    stem = golden_path.replace("/", "_").removesuffix(".py")
+    return load(on_cpu(source), stem + "_original"), load(on_cpu(migrated), stem + "_migrated"), migrated
+
+
+def samples(value) -> list[np.ndarray]:
+    """Per-sample arrays of a pipeline TensorList, an ndd Batch or a torch tensor."""
+    if hasattr(value, "select") and hasattr(value, "batch_size"):  # ndd.Batch
+        return [np.asarray(value.select(i)) for i in range(value.batch_size)]
+    if hasattr(value, "at") and hasattr(value, "as_tensor"):  # TensorListCPU
+        return [np.asarray(value.at(i)) for i in range(len(value))]
+    if hasattr(value, "numpy"):  # torch.Tensor
+        return list(value.detach().cpu().numpy())
+    raise TypeError(f"cannot read samples of {type(value).__name__}")
+
+
+def steps_as_arrays(steps) -> list[list[list[np.ndarray]]]:
+    """[step][output][sample] arrays for a list of pipe.run() / next(pipe) results."""
+    return [[samples(output) for output in step] for step in steps]
+
+
+def assert_bitwise_equal(original, migrated, what: str) -> int:
+    """Same number of samples, same shapes and dtypes, identical bytes. Returns the sample count."""
+    assert len(original) == len(migrated), f"{what}: {len(original)} vs {len(migrated)} samples"
+    for i, (a, b) in enumerate(zip(original, migrated)):
+        assert a.shape == b.shape, f"{what}[{i}]: shape {a.shape} vs {b.shape}"
+        assert a.dtype == b.dtype, f"{what}[{i}]: dtype {a.dtype} vs {b.dtype}"
+        assert a.tobytes() == b.tobytes(), f"{what}[{i}]: values differ (max abs diff " \
+                                           f"{np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))})"
+    return len(original)
+
+
+def output(steps, index) -> list[np.ndarray]:
+    """All samples of output ``index`` over the steps, in order."""
+    return [sample for step in steps for sample in step[index]]
