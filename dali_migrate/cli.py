@@ -17,6 +17,7 @@ from . import __version__
 # name -> (module, one-line help)
 SUBCOMMANDS = {
     "migrate": ("dali_migrate.cli_migrate", "migrate pipeline-mode code to dynamic mode (diff by default)"),
+    "verify": ("dali_migrate.cli_verify", "run a pipeline and its migration side by side and compare outputs"),
 }
 
 
