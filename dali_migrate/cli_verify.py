@@ -31,6 +31,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--repeats", type=int, default=5, metavar="N", help="timed repeats per side (default 5)")
     parser.add_argument("--timing-iterations", type=int, default=20, metavar="N",
                         help="iterations per timed repeat (default 20)")
+    parser.add_argument("--no-feed-random", action="store_true",
+                        help="do not feed the pipeline's random ops the migrated side's random states; outputs that "
+                             "depend on random ops are then skipped (shape/dtype/layout checks only)")
     parser.add_argument("--json", action="store_true", help="print the machine-readable report")
 
 
@@ -42,7 +45,7 @@ def run(args) -> int:
         report = verify(args.original, args.pipeline, args.migrated, args=call_args, kwargs=call_kwargs,
                         iterations=args.iterations, tolerance=Tolerance(args.atol, args.rtol),
                         throughput=args.throughput, warmup=args.warmup, timing_iterations=args.timing_iterations,
-                        repeats=args.repeats)
+                        repeats=args.repeats, feed_random=not args.no_feed_random)
     except HarnessError as e:
         if args.json:
             json.dump({"tool": "dali-migrate verify", "version": __version__, "error": str(e), "exit_code": 2},

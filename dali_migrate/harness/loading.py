@@ -167,3 +167,35 @@ def _set_outputs(tree: ast.AST, receiver: str | None = None) -> list[ast.expr] |
                 and (receiver is None or (isinstance(node.func.value, ast.Name) and node.func.value.id == receiver))):
             return list(node.args)
     return None
+
+
+def still_pipeline_mode(source: str, name: str) -> str | None:
+    """Why NAME in ``source`` is still defined the pipeline-mode way, or None.
+
+    Checked before running: a ``@pipeline_def`` body that already calls ndd ops fails inside the
+    pipeline's graph definition with a confusing error, where "not migrated yet" is the truth.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            for deco in node.decorator_list:
+                target = deco.func if isinstance(deco, ast.Call) else deco
+                if _last_name(target) == "pipeline_def":
+                    return f"{name} is still decorated with @pipeline_def (line {deco.lineno})"
+        elif isinstance(node, ast.ClassDef) and node.name == name:
+            for base in node.bases:
+                if _last_name(base) == "Pipeline":
+                    return f"{name} still subclasses Pipeline (line {node.lineno})"
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            if isinstance(node.value, ast.Call) and _last_name(node.value.func) == "Pipeline":
+                return f"{name} is still a Pipeline(...) object (line {node.lineno})"
+    return None
+
+
+def _last_name(expr: ast.expr) -> str:
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return expr.id if isinstance(expr, ast.Name) else ""

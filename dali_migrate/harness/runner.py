@@ -20,7 +20,7 @@ from typing import Any
 from ..findings import Finding, rule
 from . import compare as cmp
 from .devices import DeviceMapping, cuda_device_count, map_call_arguments, map_devices_to_cpu
-from .loading import HarnessError, find, instantiate, load_module, output_names
+from .loading import HarnessError, find, instantiate, load_module, output_names, still_pipeline_mode
 from .randomness import PipelineHooks, StateRecorder, random_dependencies
 
 OUTPUTS_DIFFER = rule(
@@ -246,7 +246,7 @@ def _original_pipeline(module, name: str, path: str, args, kwargs, report: Verif
 def verify(original_path: str, pipeline: str, migrated_path: str | None = None, *, args: list | None = None,
            kwargs: dict | None = None, iterations: int = 5, tolerance: cmp.Tolerance | None = None,
            throughput: bool = False, warmup: int = 3, timing_iterations: int = 20, repeats: int = 5,
-           force_cpu: bool | None = None) -> VerifyReport:
+           force_cpu: bool | None = None, feed_random: bool = True) -> VerifyReport:
     """Verify that the migrated ``pipeline`` computes what the original does. See the module docstring."""
     args, kwargs = list(args or []), dict(kwargs or {})
     tolerance = tolerance or cmp.Tolerance()
@@ -286,6 +286,10 @@ def verify(original_path: str, pipeline: str, migrated_path: str | None = None, 
     names = output_names(original_text, pipeline)
 
     # -- migrated side: run and record random states
+    unmigrated = still_pipeline_mode(migrated_text, pipeline)
+    if unmigrated:
+        return _finish_incomplete(report, f"{migrated_load_path}: {unmigrated}; it has not been unrolled into "
+                                  f"dynamic-mode code", migrated_load_path)
     recorder = StateRecorder()
     migrated_out: list[list[cmp.Snapshot]] = []
     stage = "creating it"
@@ -315,13 +319,13 @@ def verify(original_path: str, pipeline: str, migrated_path: str | None = None, 
     original_out: list[list[cmp.Snapshot]] = []
     stage = "loading"
     try:
-        with hooks.installed():
+        with hooks.installed(feed_random_states=feed_random):
             original_module = load_module(original_text, original_path, "original")
             pipe, report.styles["original"] = _original_pipeline(original_module, pipeline, original_path, args,
                                                                  kwargs, report)
             stage = "building"
             pipe.build()
-        misalignment = hooks.align(iterations)
+        misalignment = hooks.align(iterations) if feed_random else "feeding random states was turned off"
         for i in range(iterations):
             stage = f"running iteration {i}"
             original_out.append([cmp.snapshot_pipeline_output(t) for t in pipe.run()])
@@ -334,7 +338,7 @@ def verify(original_path: str, pipeline: str, migrated_path: str | None = None, 
     for note in hooks.reader_seeds:
         report.notes.append(note.format())
         report.findings.append(Finding(READER_SEEDED.id, note.format(), path=original_path))
-    if misalignment:
+    if misalignment and any(dependencies):
         report.notes.append(f"random ops not lined up: {misalignment}")
 
     _compare_all(report, original_out, migrated_out, names, dependencies, misalignment, tolerance,
