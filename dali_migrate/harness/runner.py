@@ -314,6 +314,8 @@ def verify(original_path: str, pipeline: str, migrated_path: str | None = None, 
     except Exception as e:  # the migrated code crashed: not the same computation
         return _finish_failed(report, str(_SideFailed("migrated", stage, e, migrated_load_path)), migrated_load_path)
 
+    _close(iterator)  # a suspended capture-mode loop blocks any other one ("only one ... at a time")
+
     # -- original side, with graph construction hooked
     hooks = PipelineHooks(recorder)
     original_out: list[list[cmp.Snapshot]] = []
@@ -401,6 +403,15 @@ def _compare_all(report, original_out, migrated_out, names, dependencies, misali
         report.verdict = "equal"
 
 
+def _close(iterator) -> None:
+    close = getattr(iterator, "close", None)
+    if close is not None:
+        try:
+            close()
+        except Exception:  # closing is cleanup; a failure here says nothing about equality
+            pass
+
+
 def _finish_failed(report: VerifyReport, message: str, path: str) -> VerifyReport:
     report.verdict = "failed"
     report.error = message
@@ -427,8 +438,11 @@ def _measure(original_text, original_path, migrated_text, migrated_path, pipelin
     pipe.build()
     migrated_module = load_module(migrated_text, migrated_path, "migrated")
     iterator, _ = _migrated_iterator(migrated_module, pipeline, migrated_path, args, kwargs)
-    return measure(pipeline_stepper(pipe), migrated_stepper(iterator), warmup=warmup,
-                   iterations=timing_iterations, repeats=repeats)
+    try:
+        return measure(pipeline_stepper(pipe), migrated_stepper(iterator), warmup=warmup,
+                       iterations=timing_iterations, repeats=repeats)
+    finally:
+        _close(iterator)
 
 
 __all__ = ["verify", "VerifyReport", "OutputResult", "HarnessError"]
