@@ -90,7 +90,7 @@ class Mismatch:
         where = f"iteration {self.iteration}, output {self.output} ({self.name})"
         if self.sample is not None:
             where += f", sample {self.sample}"
-        text = f"{where}: {self.what} differs"
+        text = f"{where}: {self.what} {'differ' if self.what == 'values' else 'differs'}"
         if self.original is not None or self.migrated is not None:
             text += f": original {self.original}, migrated {self.migrated}"
         return f"{text}{'; ' + self.detail if self.detail else ''}"
@@ -184,7 +184,8 @@ def _compare_values(a: np.ndarray, b: np.ndarray, sample: int, tol: Tolerance, s
             first = tuple(int(i) for i in np.argwhere(bad)[0])
             miss("values", None, None, sample,
                  f"{int(bad.sum())} of {a.size} elements outside tolerance; max abs error {max_abs:.6g}, "
-                 f"max rel error {max_rel:.6g}; first at index {first}: original {a[first]!r}, migrated {b[first]!r}")
+                 f"max rel error {max_rel:.6g}; first at index {first}: original {a[first].item()!r}, "
+                 f"migrated {b[first].item()!r}")
     else:
         if not np.array_equal(a, b):
             bad = a != b
