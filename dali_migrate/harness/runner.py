@@ -337,6 +337,9 @@ def verify(original_path: str, pipeline: str, migrated_path: str | None = None, 
     except Exception as e:
         return _finish_failed(report, str(_SideFailed("original", stage, e, original_path)), original_path)
 
+    if (args or kwargs) and "object" in report.styles.values():
+        report.notes.append("--args were not used on the side(s) where the name is a module-level object: "
+                            + ", ".join(side for side, style in report.styles.items() if style == "object"))
     for note in hooks.reader_seeds:
         report.notes.append(note.format())
         report.findings.append(Finding(READER_SEEDED.id, note.format(), path=original_path))
