@@ -22,6 +22,7 @@ SUBCOMMANDS = {
     "mcp": ("dali_migrate.cli_mcp", "serve the tools to AI agents over MCP (stdio, or HTTP on loopback)"),
     "skill": ("dali_migrate.cli_skill", "print, install or check the dynamic-mode agent skill"),
     "lint": ("dali_migrate.cli_lint", "review dynamic-mode code; --fix applies the safe fixes"),
+    "verify": ("dali_migrate.cli_verify", "run a pipeline and its migration side by side and compare outputs"),
 }
 
 

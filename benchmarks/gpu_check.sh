@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# GPU check for the differential harness: run on a machine with an NVIDIA GPU (and nvidia-dali-cuda12x).
+#
+#   bash benchmarks/gpu_check.sh [OUT_DIR]        (default OUT_DIR: $OUT, else benchmarks/gpu_results)
+#
+# 1. verifies, as written (no device mapping), the GPU cases: the factory case (decoders.image
+#    device="mixed", labels.gpu(), device_id=0) and the classification benchmark (mixed decode,
+#    GPU resize and crop_mirror_normalize), and checks that both sides' GPU outputs are on the GPU;
+# 2. runs the throughput benchmark (eager, capture, sync_cpu) and writes its table and JSON.
+# Without a GPU it still runs (devices are then mapped to cpu and reported) but says it proved nothing
+# about the GPU, and exits 3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python}
+OUT_DIR=${1:-${OUT:-benchmarks/gpu_results}}
+mkdir -p "$OUT_DIR"
+DATA=$(mktemp -d)
+trap 'rm -rf "$DATA"' EXIT
+
+GPUS=$($PY -c "from dali_migrate.harness.devices import cuda_device_count as c; print(c())")
+echo "CUDA devices seen by DALI: $GPUS" | tee "$OUT_DIR/summary.txt"
+$PY -c "import nvidia.dali as d; print('DALI', d.__version__)" | tee -a "$OUT_DIR/summary.txt"
+$PY - "$DATA" <<'PY'
+import sys
+from pathlib import Path
+sys.path.insert(0, "benchmarks")
+import throughput  # benchmarks/throughput.py
+throughput.make_images(Path(sys.argv[1]) / "images", 200)
+small = Path(sys.argv[1]) / "small"
+throughput.make_images(small, 10)
+PY
+
+status=0
+check() {  # check NAME JSON: verdict equal, and on a GPU machine no mapping and GPU outputs where expected
+  $PY - "$1" "$2" "$GPUS" <<'PY' | tee -a "$OUT_DIR/summary.txt" || status=1
+import json, sys
+name, path, gpus = sys.argv[1], sys.argv[2], int(sys.argv[3])
+r = json.load(open(path))
+devices = [(o["name"], o["devices"]["original"], o["devices"]["migrated"]) for o in r["outputs"]]
+print(f"{name}: verdict={r['verdict']} mapped_to_cpu={r['devices']['mapped_to_cpu']} output devices={devices}")
+ok = r["verdict"] == "equal"
+if gpus:
+    ok = ok and not r["devices"]["mapped_to_cpu"] and devices[0][1] == devices[0][2] == "gpu"
+for o in r["outputs"]:
+    print(f"  {o['name']}: {o['status']} exact={o['exact']} max_abs={o['max_abs_error']:.3g} "
+          f"max_rel={o['max_rel_error']:.3g}")
+    for m in o["mismatches"][:3]:
+        print(f"    {m}")
+sys.exit(0 if ok else 1)
+PY
+}
+
+$PY -m dali_migrate verify tests/harness_cases/factory/original.py --pipeline make_pipe \
+  --migrated tests/harness_cases/factory/migrated.py --args "[\"$DATA/small\"]" --iterations 5 --json \
+  > "$OUT_DIR/verify_factory.json" || true
+check factory "$OUT_DIR/verify_factory.json"
+
+$PY -m dali_migrate verify benchmarks/classification/original.py --pipeline classification \
+  --migrated benchmarks/classification/migrated.py --args "[\"$DATA/images\"]" --iterations 13 --json \
+  > "$OUT_DIR/verify_classification.json" || true
+check classification "$OUT_DIR/verify_classification.json"
+
+$PY benchmarks/throughput.py --data "$DATA/images" --runs 2 --json "$OUT_DIR/throughput.json" \
+  | tee "$OUT_DIR/throughput.md" || status=1
+
+if [ "$GPUS" = "0" ]; then
+  echo "NOTE: no GPU here: devices were mapped to cpu; this run proves nothing about the GPU." | tee -a "$OUT_DIR/summary.txt"
+  exit 3
+fi
+exit $status

@@ -1,0 +1,13 @@
+"""The differential harness: run a pipeline-mode pipeline and its dynamic-mode migration side by side.
+
+``verify(original, name, migrated=None, ...)`` returns a ``VerifyReport`` (per-output, per-sample
+agreement, skipped outputs with reasons, device mappings, optional throughput). The CLI is
+``dali-migrate verify`` (``dali_migrate/cli_verify.py``). Importing this package does not import DALI;
+running it needs ``nvidia-dali`` (the ``verify`` extra).
+"""
+
+from .compare import Tolerance
+from .loading import HarnessError, parse_call_args
+from .runner import OutputResult, VerifyReport, verify
+
+__all__ = ["verify", "VerifyReport", "OutputResult", "Tolerance", "HarnessError", "parse_call_args"]
