@@ -160,7 +160,7 @@ def find_pipelines(source: str, path: str) -> list[PipelineInfo]:
 # ----------------------------------------------------------------------------------- verification
 @dataclass
 class Verification:
-    status: str  # equal | different | skipped | not-run
+    status: str  # equal | partial (equal where compared) | different | skipped | not-run
     reason: str = ""  # why skipped / not run, or what differed
     throughput_original: float | None = None  # samples per second
     throughput_migrated: float | None = None
@@ -211,7 +211,9 @@ def verify_pipeline(pipeline: PipelineInfo, result: MigrationResult, call_args: 
     except Exception as e:  # a harness failure is a result to report, not a crash of the report
         return Verification("skipped", f"the harness failed: {type(e).__name__}: {e}")
     status = str(_field(outcome, "status", "skipped"))
-    if status not in ("equal", "different", "skipped"):
+    if status in ("failed", "incomplete"):
+        status = "skipped"  # the harness could not run one side: report why, never as equal
+    if status not in ("equal", "partial", "different", "skipped"):
         status = "skipped"
     return Verification(status, str(_field(outcome, "reason", "") or ""),
                         _field(outcome, "throughput_original"), _field(outcome, "throughput_migrated"))
@@ -274,7 +276,7 @@ class Report:
         return dict(sorted(counts.items()))
 
     def verification_counts(self) -> dict[str, int]:
-        counts = {"equal": 0, "different": 0, "skipped": 0, "not-run": 0}
+        counts = {"equal": 0, "partial": 0, "different": 0, "skipped": 0, "not-run": 0}
         for p in self.pipelines:
             counts[p.verification.status] += 1
         return counts
@@ -438,7 +440,8 @@ def to_markdown(report: Report) -> str:
         if not report.verifier_used:
             out += [f"**{report.not_run_reason}.** No pipeline was run, so nothing here says whether the migrated "
                     "code computes the same outputs.", ""]
-        out += [f"{len(report.pipelines)} pipelines: {v['equal']} equal, {v['different']} different, "
+        out += [f"{len(report.pipelines)} pipelines: {v['equal']} equal, {v['partial']} equal where compared "
+                f"(random outputs not compared), {v['different']} different, "
                 f"{v['skipped']} skipped, {v['not-run']} not run.", "",
                 "| Pipeline | Style | Result | Why |", "|---|---|---|---|"]
         for p in report.pipelines:

@@ -128,7 +128,7 @@ def test_verifier_call_site(tmp_path, monkeypatch):
     report = build_report(["."], {"needs_root": {"args": ["/data"]}}, progress=False, verifier=stand_in)
     result = {p.info.name: p.verification for p in report.pipelines}
     assert result["needs_root"].status == "skipped" and "RuntimeError: boom" in result["needs_root"].reason
-    assert report.verification_counts() == {"equal": 1, "different": 0, "skipped": 1, "not-run": 0}
+    assert report.verification_counts() == {"equal": 1, "partial": 0, "different": 0, "skipped": 1, "not-run": 0}
 
     write_report(report, tmp_path / "out")
     markdown = (tmp_path / "out" / "report.md").read_text()

@@ -8,6 +8,6 @@ running it needs ``nvidia-dali`` (the ``verify`` extra).
 
 from .compare import Tolerance
 from .loading import HarnessError, parse_call_args
-from .runner import OutputResult, VerifyReport, verify
+from .runner import OutputResult, VerifyReport, verify, verify_pipeline, verify_sources
 
-__all__ = ["verify", "VerifyReport", "OutputResult", "Tolerance", "HarnessError", "parse_call_args"]
+__all__ = ["verify", "verify_sources", "verify_pipeline", "VerifyReport", "OutputResult", "Tolerance", "HarnessError", "parse_call_args"]

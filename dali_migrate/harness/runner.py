@@ -248,16 +248,28 @@ def verify(original_path: str, pipeline: str, migrated_path: str | None = None, 
            throughput: bool = False, warmup: int = 3, timing_iterations: int = 20, repeats: int = 5,
            force_cpu: bool | None = None, feed_random: bool = True) -> VerifyReport:
     """Verify that the migrated ``pipeline`` computes what the original does. See the module docstring."""
+    return verify_sources(_read(original_path), original_path, pipeline,
+                          _read(migrated_path) if migrated_path else None, migrated_path, args=args, kwargs=kwargs,
+                          iterations=iterations, tolerance=tolerance, throughput=throughput, warmup=warmup,
+                          timing_iterations=timing_iterations, repeats=repeats, force_cpu=force_cpu,
+                          feed_random=feed_random)
+
+
+def verify_sources(original_text: str, original_path: str, pipeline: str, migrated_text: str | None = None,
+                   migrated_path: str | None = None, *, args: list | None = None, kwargs: dict | None = None,
+                   iterations: int = 5, tolerance: cmp.Tolerance | None = None, throughput: bool = False,
+                   warmup: int = 3, timing_iterations: int = 20, repeats: int = 5, force_cpu: bool | None = None,
+                   feed_random: bool = True) -> VerifyReport:
+    """``verify`` on texts already in memory; ``original_path`` is where the original lives (its folder is
+    the module's folder when loaded). Without ``migrated_text`` the original is migrated on the fly."""
     args, kwargs = list(args or []), dict(kwargs or {})
     tolerance = tolerance or cmp.Tolerance()
     if iterations < 1:
         raise HarnessError("--iterations must be at least 1")
-    original_text = _read(original_path)
     report = VerifyReport(original=original_path, migrated=migrated_path or "", pipeline=pipeline,
                           iterations=iterations, tolerance=tolerance)
-    if migrated_path:
-        migrated_text = _read(migrated_path)
-        migrated_load_path = migrated_path
+    if migrated_text is not None:
+        migrated_load_path = migrated_path or str(Path(original_path).with_suffix(".migrated.py"))
     else:
         from ..engine import migrate_source
 
@@ -449,3 +461,31 @@ def _measure(original_text, original_path, migrated_text, migrated_path, pipelin
 
 
 __all__ = ["verify", "VerifyReport", "OutputResult", "HarnessError"]
+
+
+def verify_pipeline(original_source: str, migrated_source: str, *, path: str, name: str, args=None, kwargs=None,
+                    iterations: int = 5, throughput: bool = True) -> dict:
+    """The report's entry point: verify one pipeline and summarise it as
+    ``{"status": equal|partial|different|failed|incomplete, "reason", "throughput_original",
+    "throughput_migrated", "report": VerifyReport.to_dict()}``."""
+    report = verify_sources(original_source, path, name, migrated_source,
+                            str(Path(path).with_suffix(".migrated.py")), args=args, kwargs=kwargs,
+                            iterations=iterations, throughput=throughput, repeats=3, timing_iterations=10)
+    reasons = []
+    if report.error:
+        reasons.append(report.error)
+    for o in report.different:
+        first = o.mismatches[0].format() if o.mismatches else "values differ"
+        reasons.append(f"output {o.index} ({o.name}) differs: {first}")
+    for o in report.skipped:
+        reasons.append(f"output {o.index} ({o.name}) not compared: {o.reason}")
+    if report.devices.get("mapped_to_cpu") and report.device_mappings:
+        reasons.append("GPU devices mapped to cpu on both sides (no GPU here)")
+    t = report.throughput
+    return {
+        "status": report.verdict,
+        "reason": "; ".join(reasons) or f"all outputs equal over {report.iterations} iterations",
+        "throughput_original": t.original.median if t else None,
+        "throughput_migrated": t.migrated.median if t else None,
+        "report": report.to_dict(),
+    }

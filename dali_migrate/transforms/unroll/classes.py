@@ -294,7 +294,9 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     if desc.pre:
         desc.loop = desc.pre + desc.loop  # nothing runs "before the reader" in a define_graph
         desc.pre = []
-    if desc.readers:
+    if desc.readers and reader_attr is not None:
+        # An ops reader object: created once in __init__. An fn reader called in define_graph stays a
+        # local of __iter__, created before its epoch loop (iter() is called once per consumer).
         desc.readers[0].var = f"self.{reader_attr}"
         if unroller.d.meta_used and kwarg(desc.readers[0].call, "max_batch_size") is None:
             # get_metadata() before the first epoch would otherwise freeze the batch size at 1
@@ -367,7 +369,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
               rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
     body = [stmt("ndd.set_num_threads(self.num_threads)\n"), *seeding_statements(desc, env, config.get("seed"))]
     steps = loop_statements(desc, env)
-    if desc.readers:
+    if desc.readers and desc.extra["reader_attr"] is not None:
         steps = [s for s in steps if not _assigns(s, desc.readers[0].var)]
     body += steps
     graph = methods["define_graph"]
