@@ -124,6 +124,8 @@ class _Magic:
     line: int  # 1-based line within the cell
     code_prefix: str | None = None  # "%time " when the statement after it is migrated
     code_runs: bool = False  # a magic that runs Python code we cannot see
+    indent: str = ""  # the placeholder's indentation
+    header: bool = False  # a cell magic line (kept out of the module)
 
 
 @dataclass
@@ -134,6 +136,8 @@ class _Part:
     start: int = 0  # 1-based module line where this part starts
     added_newline: bool = False
     skipped: bool = False  # a cell magic we do not migrate
+    header: str = ""  # the lines up to a %%time/%%timeit/... line, kept out of the module
+    header_magics: list = field(default_factory=list)  # a %%timeit line with code on it
 
 
 @dataclass
@@ -269,15 +273,25 @@ def _mask_cell(index: int, source: str, magics: dict[str, _Magic]) -> _Part:
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     masked = list(lines)
     candidates: dict[int, _Magic] = {}
+    header_magics: list[_Magic] = []
+    header = ""
     if first is not None and lines[first].lstrip().startswith("%%"):
         name = lines[first].strip()[2:].split(None, 1)[0] if lines[first].strip()[2:] else ""
         if name not in CODE_CELL_MAGICS:
             return _Part(cell=index, text="", original=source, skipped=True)
+        # The cell magic line stays out of the module, so nothing a pass inserts can land above it.
+        header = "".join(lines[:first + 1])
         has_args = len(lines[first].split(None, 1)) > 1
-        candidates[first] = _new_magic(magics, lines[first], index, first, code_runs=has_args and name != "capture")
-    for i, magic in candidates.items():
-        masked[i] = _placeholder_line(lines[i], magic)
+        if has_args and name != "capture":
+            magic = _new_magic(magics, lines[first], index, first, code_runs=True)
+            magics.pop(magic.token)
+            magic.header = True
+            header_magics.append(magic)
+        lines = lines[first + 1:]
+        masked = list(lines)
+    offset = len(split_lines(header))
     continuation = False
+    magic_indent = ""
     for i, line in enumerate(lines):
         if i in candidates:
             continue
@@ -285,12 +299,15 @@ def _mask_cell(index: int, source: str, magics: dict[str, _Magic]) -> _Part:
         # A "%" line inside brackets is a modulo, a "!" line inside a string is text: a line is IPython
         # syntax only where a logical line starts, as the tokenizer sees the (masked) cell above it.
         if continuation or (_looks_like_magic(body) and _complete("".join(masked[:i]))):
-            candidates[i] = _new_magic(magics, line, index, i)
-            masked[i] = _placeholder_line(line, candidates[i])
+            candidates[i] = _new_magic(magics, line, index, i + offset)
+            # A continuation line of a magic gets the placeholder at the magic's own indentation.
+            masked[i] = _placeholder_line(line, candidates[i], indent=magic_indent if continuation else None)
+            if not continuation:
+                magic_indent = candidates[i].indent
             continuation = body.endswith("\\")
         else:
             continuation = False
-    return _Part(cell=index, text="".join(masked), original=source)
+    return _Part(cell=index, text="".join(masked), original=source, header=header, header_magics=header_magics)
 
 
 def _looks_like_magic(body: str) -> bool:
@@ -332,10 +349,12 @@ def _parses(code: str) -> bool:
         return False
 
 
-def _placeholder_line(line: str, magic: _Magic) -> str:
+def _placeholder_line(line: str, magic: _Magic, indent: str | None = None) -> str:
     body = line.rstrip("\r\n")
     end = line[len(body):] or ""
-    indent = body[:len(body) - len(body.lstrip())]
+    if indent is None:
+        indent = body[:len(body) - len(body.lstrip())]
+    magic.indent = indent
     if magic.code_prefix:
         code = body.strip()[len(magic.code_prefix):].lstrip()
         return f"{indent}{code}  # {magic.token}{end}"
@@ -439,8 +458,13 @@ def _restore_magics(sources, parts, magics, migrated, path):
                 continue
             if body.strip() != token:
                 raise _Unmappable(f"the IPython line `{magic.original.strip()}` was rewritten during migration")
-            original_indent = magic.original[:len(magic.original) - len(magic.original.lstrip())]
-            restored = magic.original if indent == original_indent else indent + magic.original.lstrip()
+            # A pass may have re-indented the block the magic sits in: shift the original line with it.
+            if indent == magic.indent:
+                restored = magic.original
+            elif magic.original.startswith(magic.indent):
+                restored = indent + magic.original[len(magic.indent):]
+            else:
+                restored = indent + magic.original.lstrip()
             previous = new_lines[-1].strip() if new_lines else ""
             already_marked = previous.startswith(marker_text(MAGIC_NOT_MIGRATED.id, "").strip())
             if magic.code_runs and (already_marked or set(_IDENT_RE.findall(magic.original)) & touched):
@@ -451,10 +475,27 @@ def _restore_magics(sources, parts, magics, migrated, path):
                 findings.append(Finding(rule=MAGIC_NOT_MIGRATED.id, message=message, path=path,
                                         line=magic.line, cell=magic.cell + 1, fixed=False))
             new_lines.append(restored + end)
-        out.append("".join(new_lines))
+        new_lines = _restore_header(part, new_lines, touched, findings, path)
+        out.append(part.header + "".join(new_lines))
     if len(seen) != len(magics):
         raise _Unmappable("an IPython magic disappeared during migration")
     return out, findings
+
+
+def _restore_header(part, body_lines, touched, findings, path):
+    """A ``%%timeit -n 3 setup()`` line runs code too: the DM502 marker goes right below it (a cell
+    magic must stay on the cell's first line)."""
+    for magic in part.header_magics:
+        first = body_lines[0].strip() if body_lines else ""
+        already_marked = first.startswith(marker_text(MAGIC_NOT_MIGRATED.id, "").strip())
+        if already_marked or set(_IDENT_RE.findall(magic.original)) & touched:
+            message = (f"`{magic.original.strip()}` runs code the tool cannot migrate and it names what "
+                       f"the migration changed: rewrite it by hand")
+            if not already_marked:
+                body_lines = [marker_text(MAGIC_NOT_MIGRATED.id, message) + "\n", *body_lines]
+            findings.append(Finding(rule=MAGIC_NOT_MIGRATED.id, message=message, path=path,
+                                    line=magic.line, cell=magic.cell + 1, fixed=False))
+    return body_lines
 
 
 def _changed_identifiers(before: str, after: str) -> set[str]:
@@ -479,7 +520,7 @@ def _map_finding(finding: Finding, parts: list[_Part]) -> Finding:
     if part is None:
         return finding
     finding.cell = part.cell + 1
-    finding.line = finding.line - part.start + 1
+    finding.line = finding.line - part.start + 1 + len(split_lines(part.header))
     return finding
 
 
