@@ -185,3 +185,59 @@ def test_pre_commit_hooks_are_valid_and_name_real_commands():
         module = __import__(cli.SUBCOMMANDS[subcommand][0], fromlist=["add_arguments"])
         module.add_arguments(sub.add_parser(subcommand))
         parser.parse_args([subcommand, *flags, "some_file.py"])  # the flags exist
+
+
+# -- the engine optimisations measured in benchmarks/speed.py keep exact behaviour ----------------
+
+OPT_SOURCE = '''"""doc"""
+import a.b as ab
+if x:
+    import c
+elif y:
+    from d import e as f
+else:
+    import g
+try:
+    import h
+except E:
+    from i import j
+finally:
+    import k
+for q in r: import l
+class C:
+    @dec(1)
+    def m(self, p=(1 +
+                   2)):
+        with z:
+            import n as nn  # comment
+        return f"{p!r:>{w}}" + ab.c[1:2]
+match v:
+    case [1, *rest]:
+        import o
+while 1:
+    pass
+else:
+    import p
+'''
+
+
+def test_fast_positions_equal_libcst_position_provider():
+    import libcst as cst
+
+    for source in (OPT_SOURCE, (ROOT / "dali_migrate" / "notebooks.py").read_text(), DALI_FILE):
+        module = cst.parse_module(source)
+        code, positions = engine.print_with_positions(module)
+        assert code == source
+        assert positions == engine._positions(module)
+
+
+def test_import_walk_equals_the_import_visitor():
+    import libcst as cst
+
+    from dali_migrate.names import ImportTable, _ImportCollector
+
+    module = cst.parse_module(OPT_SOURCE)
+    walked = ImportTable.from_module(module).aliases
+    visited = {}
+    module.visit(_ImportCollector(visited))
+    assert walked == visited and len(walked) == 11
