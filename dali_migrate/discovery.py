@@ -159,6 +159,12 @@ def _git_files(folder: Path) -> list[Path] | None:
                                 capture_output=True, text=True, timeout=30)
         if inside.returncode != 0 or inside.stdout.strip() != "true":
             return None
+        # A folder named explicitly that git ignores as a whole (say a Python installed under a
+        # git-managed ~/.pyenv) is still wanted: walk it, with the .gitignore files inside it.
+        ignored = subprocess.run(["git", "-C", str(folder), "check-ignore", "-q", "."],
+                                 capture_output=True, timeout=30)
+        if ignored.returncode == 0:
+            return None
         listed = subprocess.run(["git", "-C", str(folder), "ls-files", "-z", "--cached", "--others",
                                  "--exclude-standard", "--", "."], capture_output=True, timeout=120)
     except (OSError, subprocess.SubprocessError):

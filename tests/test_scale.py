@@ -241,3 +241,17 @@ def test_import_walk_equals_the_import_visitor():
     visited = {}
     module.visit(_ImportCollector(visited))
     assert walked == visited and len(walked) == 11
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_an_ignored_folder_named_explicitly_is_still_searched(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "versions" / "lib").mkdir(parents=True)
+    (repo / "versions" / "lib" / "m.py").write_text("x = 1\n")
+    (repo / "versions" / "lib" / "skip.py").write_text("x = 1\n")
+    (repo / "versions" / ".gitignore").write_text("skip.py\n")
+    (repo / ".gitignore").write_text("/versions/\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert discover([repo], root=repo) == []  # git's semantics below the repo root
+    folder = repo / "versions"
+    assert relative(discover([folder], root=folder), folder) == ["lib/m.py"]
