@@ -118,18 +118,25 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     task_slots: list[int] = []
     for path in files:
         name = str(path)
-        if not path.exists():
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+            # The cheap text check, on the bytes: a file that never says "dali" is settled without
+            # decoding, parsing or a worker (its result carries no text: nothing to show or write).
+            if b"dali" not in data:
+                slots.append(MigrationResult(path=name, original="", migrated=""))
+                continue
+            source = read_source(path)
+        except FileNotFoundError:
             result = MigrationResult(path=name, original="", migrated="")
             result.error = "no such file or directory"
             result.findings = [Finding(rule="DM001", message=result.error, path=name, fixed=False)]
             slots.append(result)
             continue
-        try:
-            source = read_source(path)
         except (SourceError, OSError) as e:
             slots.append(_unreadable(name, e))
             continue
-        if not might_use_dali(source):  # the cheap text check: no parse, no worker
+        if not might_use_dali(source):
             slots.append(MigrationResult(path=name, original=source, migrated=source))
             continue
         task_slots.append(len(slots))

@@ -136,20 +136,46 @@ class _GitIgnore:
         except OSError:
             patterns = []
         if patterns:
-            self.levels.append((folder, patterns))
+            self.levels.append((folder, _compile_level(patterns)))
         return depth
 
-    def ignored(self, path: Path, is_dir: bool) -> bool:
-        verdict = False
+    def prefixes(self, folder: Path) -> list[tuple[str, list[Pattern]]]:
+        """For each level, ``folder`` relative to that level's base as a ``/``-ended prefix (once per
+        folder, so the per-file check is string concatenation and regex matches only)."""
+        out = []
         for base, patterns in self.levels:
             try:
-                relative = path.relative_to(base).as_posix()
+                relative = folder.relative_to(base).as_posix()
             except ValueError:
                 continue
-            for pattern in patterns:
+            out.append(("" if relative == "." else relative + "/", patterns))
+        return out
+
+    @staticmethod
+    def ignored(prefixes, name: str, is_dir: bool) -> bool:
+        verdict = False
+        for prefix, level in prefixes:
+            relative = prefix + name
+            if isinstance(level, tuple):  # no negations: one regex for files, one for folders
+                any_kind, dirs_too = level
+                if (dirs_too if is_dir else any_kind).match(relative):
+                    verdict = True
+                continue
+            for pattern in level:  # in order: the last matching line wins
                 if pattern.matches(relative, is_dir):
                     verdict = not pattern.negated
         return verdict
+
+
+def _compile_level(patterns: list[Pattern]):
+    """A level without ``!`` lines is one alternation per kind of path (ignored if any line matches);
+    a level with them keeps its lines, whose order matters."""
+    if any(p.negated for p in patterns):
+        return patterns
+    files = [p.regex.pattern for p in patterns if not p.dir_only] or ["(?!)"]
+    folders = [p.regex.pattern for p in patterns]
+    join = lambda parts: re.compile("|".join(f"(?:{part})" for part in parts), re.DOTALL)  # noqa: E731
+    return join(files), join(folders)
 
 
 def _git_files(folder: Path) -> list[Path] | None:
@@ -190,14 +216,16 @@ def _walk(folder: Path, gitignore: bool, exclude: list[Pattern], prefix: str):
             entries = sorted(os.scandir(current), key=lambda e: e.name)
         except OSError:
             entries = []
+        prefixes = ignore.prefixes(real) if ignore.levels else []
         for entry in entries:
             is_dir = entry.is_dir(follow_symlinks=False)
             if is_dir and (entry.name in SKIP_DIRS or entry.name.startswith(".")):
                 continue
-            if ignore.levels and ignore.ignored(real / entry.name, is_dir):
+            if prefixes and ignore.ignored(prefixes, entry.name, is_dir):
                 continue
             child = f"{relative}{entry.name}"
-            if exclude and matches_any(exclude, child, is_dir):
+            # Parent folders were checked on the way down: only the entry itself is left.
+            if exclude and any(p.matches(child, is_dir) for p in exclude if not p.negated):
                 continue
             if is_dir:
                 yield from visit(current / entry.name, real / entry.name, child + "/")
