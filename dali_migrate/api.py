@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .engine import MigrationResult, migrate_source
-from .files import SourceError, atomic_write, iter_source_files, read_source
+from .files import SourceError, atomic_write, read_source
 from .findings import Finding
 
 # Exit codes (the CLI contract in DESIGN.md).
@@ -52,36 +52,106 @@ def migrate_file(path: Path, display: str | None = None) -> MigrationResult:
     try:
         source = read_source(path)
     except (SourceError, OSError) as e:
-        result = MigrationResult(path=name, original="", migrated="")
-        reason = str(e) if isinstance(e, SourceError) else f"cannot read: {e.strerror or e}"
-        result.error = reason
-        result.findings = [Finding(rule="DM001", message=reason, path=name, fixed=False)]
-        return result
+        return _unreadable(name, e)
+    return _migrate_text(source, name, Path(path).suffix)
+
+
+def _unreadable(name: str, e: Exception) -> MigrationResult:
+    result = MigrationResult(path=name, original="", migrated="")
+    reason = str(e) if isinstance(e, SourceError) else f"cannot read: {e.strerror or e}"
+    result.error = reason
+    result.findings = [Finding(rule="DM001", message=reason, path=name, fixed=False)]
+    return result
+
+
+def _migrate_text(source: str, name: str, suffix: str) -> MigrationResult:
+    if suffix == ".ipynb":  # notebooks: code cells joined, migrated, split back (notebooks.py)
+        from .notebooks import migrate_notebook
+
+        return migrate_notebook(source, name)
     return migrate_source(source, name)
 
 
-def migrate_paths(paths, write: bool = False) -> RunResult:
-    """Migrate every Python file under ``paths``; write changed files only when ``write``.
+# -- many files: discovery, the cheap text check, a process pool (issue 8) ------------------------
 
+def _migrate_task(task: tuple[str, str, bool]) -> tuple[MigrationResult, bool]:
+    """One file, in a worker process: migrate its text and, when asked, write it. (result, written)"""
+    path, source, write = task
+    result = _migrate_text(source, path, Path(path).suffix)
+    if write and result.changed:
+        try:
+            atomic_write(Path(path), result.migrated)
+            return result, True
+        except OSError as e:
+            result.error = f"cannot write: {e.strerror or e}"
+    return result, False
+
+
+def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, include=None, exclude=None,
+                  respect_gitignore: bool | None = None, progress: bool | None = None,
+                  config=None) -> RunResult:
+    """Migrate every Python file and notebook under ``paths``; write changed files only when ``write``.
+
+    Folders are searched for ``.py``/``.ipynb`` files (or ``include`` globs) minus ``exclude`` globs
+    and what git ignores; settings come from the nearest ``pyproject.toml`` ``[tool.dali-migrate]``
+    (``config``: a ``config.Config``, or a path to a pyproject.toml), and arguments override it.
+    Each file is read once; a file whose text cannot hold DALI is settled without parsing; the rest
+    run one file per task over ``jobs`` processes (default: all cores), results in input order.
+    ``progress``: draw a progress bar on stderr (None: only when stderr is a terminal).
     A file that fails (unreadable, unparsable, a pass error) is reported and left untouched; the
-    other files are still done.
+    other files are still done. Raises ``config.ConfigError`` for a bad configuration.
     """
+    from .config import Config, config_for
+    from .discovery import discover
+    from .engine import might_use_dali
+    from .parallel import Progress, run_ordered
+
+    paths = list(paths)
+    if not isinstance(config, Config):
+        config = config_for(paths, config)
+    files = discover(paths, include=include or config.include, exclude=[*config.exclude, *(exclude or ())],
+                     respect_gitignore=config.respect_gitignore if respect_gitignore is None else respect_gitignore,
+                     root=config.root)
     run = RunResult()
-    for path in iter_source_files(paths):
-        if not path.exists():
-            result = MigrationResult(path=str(path), original="", migrated="")
+    slots: list[MigrationResult | None] = []
+    tasks: list[tuple[str, str, bool]] = []
+    task_slots: list[int] = []
+    for path in files:
+        name = str(path)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+            # The cheap text check, on the bytes: a file that never says "dali" is settled without
+            # decoding, parsing or a worker (its result carries no text: nothing to show or write).
+            if b"dali" not in data:
+                slots.append(MigrationResult(path=name, original="", migrated=""))
+                continue
+            source = read_source(path)
+        except FileNotFoundError:
+            result = MigrationResult(path=name, original="", migrated="")
             result.error = "no such file or directory"
-            result.findings = [Finding(rule="DM001", message=result.error, path=str(path), fixed=False)]
-            run.files.append(result)
+            result.findings = [Finding(rule="DM001", message=result.error, path=name, fixed=False)]
+            slots.append(result)
             continue
-        result = migrate_file(path)
-        run.files.append(result)
-        if write and result.changed:
-            try:
-                atomic_write(path, result.migrated)
-                run.written.append(str(path))
-            except OSError as e:
-                result.error = f"cannot write: {e.strerror or e}"
+        except (SourceError, OSError) as e:
+            slots.append(_unreadable(name, e))
+            continue
+        if not might_use_dali(source):
+            slots.append(MigrationResult(path=name, original=source, migrated=source))
+            continue
+        task_slots.append(len(slots))
+        slots.append(None)
+        tasks.append((name, source, write))
+    bar = Progress(len(tasks), enabled=Progress.wanted(progress) and len(tasks) >= 20)
+    try:
+        done = run_ordered(_migrate_task, tasks, jobs=jobs if jobs is not None else config.jobs, progress=bar)
+    finally:
+        bar.close()
+    for slot, (result, written) in zip(task_slots, done):
+        slots[slot] = result
+        if written:
+            run.written.append(result.path)
+    run.files = [r for r in slots if r is not None]
     return run
 
 

@@ -15,10 +15,46 @@ def add_arguments(parser) -> None:
     mode.add_argument("--write", action="store_true", help="rewrite changed files in place (atomically)")
     mode.add_argument("--check", action="store_true", help="only report; print no diff and write nothing")
     parser.add_argument("--json", action="store_true", help="print the machine-readable result")
+    # Repo scale (issue 8): file selection, workers, progress; defaults from pyproject [tool.dali-migrate].
+    scale = parser.add_argument_group("file selection and speed (defaults from pyproject.toml [tool.dali-migrate])")
+    scale.add_argument("-j", "--jobs", type=_positive_int, metavar="N",
+                       help="worker processes (default: all cores)")
+    scale.add_argument("--include", action="append", metavar="GLOB",
+                       help="take only files matching this .gitignore-style glob (repeatable; "
+                            "default: *.py and *.ipynb)")
+    scale.add_argument("--exclude", action="append", metavar="GLOB",
+                       help="skip files and folders matching this glob (repeatable; added to the config's)")
+    scale.add_argument("--no-gitignore", dest="respect_gitignore", action="store_false", default=None,
+                       help="also take files that .gitignore ignores")
+    scale.add_argument("--progress", dest="progress", action="store_true", default=None,
+                       help="draw a progress bar on stderr even when it is not a terminal")
+    scale.add_argument("--no-progress", dest="progress", action="store_false", help="never draw a progress bar")
+    scale.add_argument("--config", metavar="PYPROJECT", help="read [tool.dali-migrate] from this file "
+                       "(default: the nearest pyproject.toml that has the table)")
+
+
+def _positive_int(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
 def run(args) -> int:
-    result = migrate_paths(args.paths, write=args.write)
+    from .config import ConfigError
+
+    try:
+        result = migrate_paths(args.paths, write=args.write, jobs=args.jobs, include=args.include,
+                               exclude=args.exclude, respect_gitignore=args.respect_gitignore,
+                               progress=args.progress, config=args.config)
+    except ConfigError as e:
+        print(f"dali-migrate: configuration error: {e}", file=sys.stderr)
+        return EXIT_ERROR
     code = result.exit_code(wrote=args.write)
     if args.json:
         payload = {

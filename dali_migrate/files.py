@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-SOURCE_SUFFIXES = (".py",)
+SOURCE_SUFFIXES = (".py", ".ipynb")  # notebooks: see notebooks.py
 _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
               ".pytest_cache", "node_modules", "build", "dist", ".eggs"}
 

@@ -72,7 +72,8 @@ class Finding:
 
     def format(self) -> str:
         state = "fixed" if self.fixed else "manual"
-        return f"{self.path}:{self.line}:{self.column + 1}: {self.rule} [{state}] {self.message}"
+        where = self.path if self.cell is None else f"{self.path}:cell[{self.cell}]"  # notebooks
+        return f"{where}:{self.line}:{self.column + 1}: {self.rule} [{state}] {self.message}"
 
 
 def marker_text(rule_id: str, message: str) -> str:

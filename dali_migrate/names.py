@@ -47,7 +47,14 @@ class ImportTable:
     @classmethod
     def from_module(cls, module: cst.Module) -> "ImportTable":
         table = cls()
-        module.visit(_ImportCollector(table.aliases))
+        collector = _ImportCollector(table.aliases)
+        # A plain walk over statement bodies: libcst's visit rebuilds every node it passes, so a
+        # visitor costs about a parse even when it only looks at imports.
+        for small in _small_statements(module.body):
+            if isinstance(small, cst.Import):
+                collector.visit_Import(small)
+            elif isinstance(small, cst.ImportFrom):
+                collector.visit_ImportFrom(small)
         return table
 
     def qualname(self, expr: cst.BaseExpression) -> str | None:
@@ -69,9 +76,40 @@ class ImportTable:
         return any(q == DALI or q.startswith(DALI + ".") for q in self.aliases.values())
 
 
+def _small_statements(body):
+    """Every small statement (``import x``, ``y = 1`` ...) in a statement list, at any depth, in order."""
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+        elif isinstance(stmt, cst.BaseCompoundStatement):
+            yield from _suite_statements(stmt)
+
+
+def _suite_statements(node):
+    for attr in ("body", "orelse", "handlers", "finalbody", "cases"):
+        child = getattr(node, attr, None)
+        if child is None:
+            continue
+        if isinstance(child, (list, tuple)):  # handlers, cases
+            for item in child:
+                yield from _suite_statements(item)
+        elif isinstance(child, cst.IndentedBlock):
+            yield from _small_statements(child.body)
+        elif isinstance(child, cst.SimpleStatementSuite):
+            yield from child.body
+        elif isinstance(child, cst.CSTNode) and not isinstance(child, cst.BaseExpression):
+            yield from _suite_statements(child)  # Else, Finally, an elif's If
+
+
 class _ImportCollector(cst.CSTVisitor):
     def __init__(self, aliases: dict[str, str]) -> None:
         self.aliases = aliases
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # Imports are statements: never walk into expressions (most of a tree), it triples the cost.
+        if isinstance(node, cst.BaseExpression):
+            return False
+        return super().on_visit(node)
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:

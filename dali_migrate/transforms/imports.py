@@ -88,6 +88,12 @@ class _PruneImports(MigrationTransformer):
         self.used = used
         self.removed: list[str] = []
 
+    def on_visit(self, node):
+        # Only import statements change: skip every expression subtree (most of the tree).
+        if isinstance(node, cst.BaseExpression):
+            return False
+        return super().on_visit(node)
+
     def _keep_alias(self, local: str, qualified: str) -> bool:
         return local in self.used or not _removable(qualified)
 
@@ -165,6 +171,32 @@ class _DottedUses(cst.CSTVisitor):
         return True
 
 
+class _Uses(_References):
+    """``_References`` and ``_DottedUses`` in one walk."""
+
+    def __init__(self):
+        super().__init__()
+        self.uses: set[str] = set()
+
+    def visit_Attribute(self, node):
+        name = dotted(node)
+        if name and name.startswith("nvidia."):
+            parts = name.split(".")
+            self.uses.update(".".join(parts[:i]) for i in range(2, len(parts) + 1))
+            root = node
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            root.visit(self)
+            return False
+        # `a.b.c`: only the root `a` is a reference; its attribute names are not, but deeper
+        # expressions (calls, subscripts) inside it are, and may hold nvidia.* names.
+        root = node
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        root.visit(self)
+        return False
+
+
 def _has_ndd_import(module: cst.Module) -> bool:
     for stmt in module.body:
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -207,10 +239,10 @@ class ImportsPass(Pass):
         return bool(ctx.facts.get("uses_ndd") or ctx.facts.get("migrated"))
 
     def run(self, module, ctx):
-        used = referenced_names(module)
-        dotted_visitor = _DottedUses()
-        module.visit(dotted_visitor)
-        ctx.facts["dotted_uses"] = dotted_visitor.uses
+        uses = _Uses()  # one walk for both: each full-tree visit costs about a parse
+        module.visit(uses)
+        used = uses.names
+        ctx.facts["dotted_uses"] = uses.uses
         pruner = _PruneImports(ctx, used)
         from .base import run_transformer
         module = run_transformer(module, pruner)

@@ -1,0 +1,188 @@
+"""Speed at repo scale, as ratios measured in one run (never as timed tests).
+
+    python benchmarks/speed.py [--files 240] [--rounds 3] [--stdlib PATH] [--json out.json]
+
+1. migrate: the whole pass sequence (``engine.migrate_source``) vs a bare libcst round trip
+   (``libcst.parse_module(src).code``) over the same generated DALI files.   goal <= 1.5x
+2. scan: ``api.migrate_paths`` over the CPython standard library (discovery, .gitignore, read,
+   the cheap text check; nothing there uses DALI) vs os.walk + reading the same files.  goal <= 2x
+3. workers: ``api.migrate_paths`` on the DALI files with 1 and with 2 worker processes.
+
+Each timing is the best of ``--rounds`` (the machine is shared: the minimum is the least disturbed).
+The DALI files are generated from a few templates with varied names, ops, arguments and amounts of
+non-DALI code, into a temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import libcst as cst  # noqa: E402
+
+from dali_migrate import api, engine  # noqa: E402
+from dali_migrate.parallel import default_jobs  # noqa: E402
+
+OPS = ["fn.resize(images, resize_x={n})", "fn.flip(images, horizontal=1)", "fn.rotate(images, angle={n})",
+       "fn.crop_mirror_normalize(images, crop=({n}, {n}))", "fn.brightness(images, brightness=0.{n})",
+       "fn.image_decoder(images)", "fn.random.coin_flip()", "dmath.clamp(images, 0, {n})",
+       "fn.cast(images, dtype=types.FLOAT)", "fn.transpose(images, perm=[2, 0, 1])"]
+
+HEADERS = [
+    "import nvidia.dali.fn as fn\nimport nvidia.dali.math as dmath\nimport nvidia.dali.types as types\n"
+    "from nvidia.dali import pipeline_def\n",
+    "from nvidia.dali import fn, pipeline_def, types\nimport nvidia.dali.math as dmath\nimport numpy as np\n",
+    "import os\nimport nvidia.dali as dali\nimport nvidia.dali.fn as fn\nimport nvidia.dali.types as types\n"
+    "from nvidia.dali import math as dmath\n",
+]
+
+HELPER = '''
+
+def helper_{i}(values, scale={n}):
+    """Plain Python next to the pipeline: {i}."""
+    total = 0
+    for k, value in enumerate(values):
+        if k % 2:
+            total += value * scale
+        else:
+            total -= value // (scale + 1)
+    return {{"total": total, "count": len(values), "name": "helper_{i}"}}
+'''
+
+
+def generate(count: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    files = []
+    for i in range(count):
+        header = HEADERS[i % len(HEADERS)]
+        body = []
+        for j in range(rng.randint(1, 4)):
+            ops = "\n".join(f"    images = {rng.choice(OPS).format(n=rng.randint(2, 9))}"
+                            for _ in range(rng.randint(3, 9)))
+            body.append(f'''
+
+@pipeline_def(batch_size={rng.choice([2, 4, 8])}, num_threads=2, device_id=None, seed={i})
+def pipe_{i}_{j}(root):
+    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True)
+    images = fn.decoders.image(jpegs, device="cpu")
+{ops}
+    return images, labels
+''')
+            body.append(f'''
+
+def augment_{i}_{j}(images):
+{ops}
+    return images
+''')
+        helpers = "".join(HELPER.format(i=f"{i}_{k}", n=k + 2) for k in range(rng.randint(0, 4)))
+        files.append(header + "".join(body) + helpers)
+    return files
+
+
+def best(funcs, rounds: int) -> list[float]:
+    """The best time of each function over ``rounds``, the functions interleaved round by round so
+    that a burst of load from other processes hits all of them alike."""
+    times = [[] for _ in funcs]
+    for _ in range(rounds):
+        for i, func in enumerate(funcs):
+            start = time.perf_counter()
+            func()
+            times[i].append(time.perf_counter() - start)
+    return [min(t) for t in times]
+
+
+def bench_migrate(sources, rounds):
+    def bare():
+        for src in sources:
+            cst.parse_module(src).code
+
+    def migrate():
+        for src in sources:
+            result = engine.migrate_source(src)
+            assert result.error is None and result.changed
+
+    bare_s, migrate_s = best([bare, migrate], rounds)
+    return {"files": len(sources), "lines": sum(s.count("\n") for s in sources),
+            "bare_roundtrip_s": bare_s, "migrate_s": migrate_s, "ratio": migrate_s / bare_s}
+
+
+def bench_scan(stdlib: Path, rounds):
+    exclude = ["site-packages/"]
+
+    def read_only():
+        n = 0
+        for root, dirs, names in os.walk(stdlib):
+            dirs[:] = sorted(d for d in dirs if d != "site-packages" and d != "__pycache__")
+            for name in sorted(names):
+                if name.endswith(".py"):
+                    with open(os.path.join(root, name), "rb") as f:
+                        f.read()
+                    n += 1
+        return n
+
+    count = read_only()  # warms the page cache for both
+    result = {}
+
+    def scan():
+        run = api.migrate_paths([stdlib], jobs=1, exclude=exclude, progress=False)
+        result["files"] = len(run.files)
+        result["parsed"] = sum(1 for f in run.files if f.original)  # decoded: the bytes said "dali"
+
+    read_s, scan_s = best([read_only, scan], rounds)
+    return {"files_read": count, "files_scanned": result["files"], "parsed": result["parsed"],
+            "read_s": read_s, "scan_s": scan_s, "ratio": scan_s / read_s}
+
+
+def bench_workers(sources, rounds):
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, src in enumerate(sources):
+            Path(tmp, f"pipe_{i:04d}.py").write_text(src)
+
+        def run(jobs):
+            out = api.migrate_paths([tmp], jobs=jobs, progress=False)
+            assert len(out.files) == len(sources) and not out.errors
+            return out
+
+        one, two = best([lambda: run(1), lambda: run(2)], rounds)
+        assert [f.migrated for f in run(1).files] == [f.migrated for f in run(2).files]
+    return {"files": len(sources), "jobs1_s": one, "jobs2_s": two, "speedup": one / two}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=240)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--stdlib", default=sysconfig.get_paths()["stdlib"])
+    parser.add_argument("--json", help="also write the numbers here")
+    args = parser.parse_args(argv)
+    sources = generate(args.files)
+    numbers = {
+        "cpu_count": os.cpu_count(), "usable_cores": default_jobs(), "python": sys.version.split()[0],
+        "migrate": bench_migrate(sources, args.rounds),
+        "scan": bench_scan(Path(args.stdlib), args.rounds),
+        "workers": bench_workers(sources, args.rounds),
+    }
+    m, s, w = numbers["migrate"], numbers["scan"], numbers["workers"]
+    print(f"cores: {numbers['usable_cores']} usable ({numbers['cpu_count']} online), Python {numbers['python']}")
+    print(f"1. migrate vs bare round trip: {m['files']} DALI files ({m['lines']} lines): "
+          f"bare {m['bare_roundtrip_s']:.2f}s, all passes {m['migrate_s']:.2f}s -> {m['ratio']:.2f}x (goal <= 1.5x)")
+    print(f"2. scan stdlib vs read: {s['files_scanned']} files ({s['parsed']} decoded for a closer look): read {s['read_s']:.3f}s, "
+          f"scan {s['scan_s']:.3f}s -> {s['ratio']:.2f}x (goal <= 2x)")
+    print(f"3. workers: {w['files']} DALI files: 1 worker {w['jobs1_s']:.2f}s, 2 workers {w['jobs2_s']:.2f}s "
+          f"-> {w['speedup']:.2f}x speed-up")
+    if args.json:
+        Path(args.json).write_text(json.dumps(numbers, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

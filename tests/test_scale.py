@@ -1,0 +1,257 @@
+"""Repo scale: file discovery (.gitignore, globs), pyproject config, the process pool, the cheap text
+check, the progress bar and the pre-commit hook definitions."""
+
+import io
+import re
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dali_migrate import api, cli, engine
+from dali_migrate.config import ConfigError, config_for
+from dali_migrate.discovery import discover
+from dali_migrate.parallel import Progress, run_ordered
+
+ROOT = Path(__file__).resolve().parent.parent
+DALI_FILE = "import nvidia.dali.fn as fn\n\n\ndef aug(x):\n    return fn.flip(x, horizontal=1)\n"
+GITIGNORE = """\
+# comments and blank lines are skipped
+
+*.gen.py
+!keep.gen.py
+/top_only.py
+build_out/
+docs/**/draft_*.py
+data/*
+!data/keep/
+\\#hash.py
+"""
+TREE = [
+    "a.py", "b.ipynb", "notes.txt", "x.gen.py", "keep.gen.py", "top_only.py", "sub/top_only.py",
+    "build_out/c.py", "sub/build_out/d.py", "docs/draft_1.py", "docs/guide/draft_2.py", "docs/final.py",
+    "data/e.py", "data/keep/f.py", "#hash.py", "sub/deep/g.py", ".hidden/h.py", "venv/i.py",
+    "sub/.gitignore:*.py\n!g.py\n", "sub/deep/g.py", "sub/other.py",
+]
+# `\\#hash.py` ignores "#hash.py"; sub/.gitignore ignores sub/*.py except g.py (deeper files win).
+EXPECTED = ["a.py", "b.ipynb", "data/keep/f.py", "docs/final.py", "keep.gen.py", "sub/deep/g.py"]
+
+
+def make_tree(root: Path):
+    for entry in TREE:
+        name, _, text = entry.partition(":")
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text or "x = 1\n")
+    (root / ".gitignore").write_text(GITIGNORE)
+    return root
+
+
+def relative(files, root):
+    return sorted(Path(f).relative_to(root).as_posix() for f in files)
+
+
+def test_gitignore_without_git_matches_expected(tmp_path):
+    root = make_tree(tmp_path / "plain")
+    assert relative(discover([root], root=root), root) == EXPECTED
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_gitignore_matcher_agrees_with_git(tmp_path):
+    root = make_tree(tmp_path / "repo")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_view = relative(discover([root], root=root), root)
+    # The same tree outside a work tree goes through our own matcher: the same answer.
+    shutil.rmtree(root / ".git")
+    assert relative(discover([root], root=root), root) == git_view == EXPECTED
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_tracked_files_count_even_when_ignored(tmp_path):
+    root = make_tree(tmp_path / "repo")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "-f", "x.gen.py"], check=True)
+    assert "x.gen.py" in relative(discover([root], root=root), root)  # git's semantics, not a guess
+
+
+def test_globs_and_explicit_files(tmp_path):
+    root = make_tree(tmp_path / "t")
+    assert relative(discover([root], include=["*.ipynb"], root=root), root) == ["b.ipynb"]
+    assert relative(discover([root], exclude=["sub/", "docs/*.py"], root=root), root) == \
+        ["a.py", "b.ipynb", "data/keep/f.py", "keep.gen.py"]
+    assert relative(discover([root], respect_gitignore=False, include=["**/deep/*.py"], root=root), root) == \
+        ["sub/deep/g.py"]
+    # A file named on the command line is taken even if ignored, but exclude applies (pre-commit).
+    assert relative(discover([root / "x.gen.py"], root=root), root) == ["x.gen.py"]
+    assert discover([root / "x.gen.py"], exclude=["*.gen.py"], root=root) == []
+    assert discover([root / "a.py", root / "a.py", root], include=["a.py"], root=root) == [root / "a.py"]
+
+
+def test_config_nearest_table_and_errors(tmp_path, capsys):
+    project = tmp_path / "project"
+    (project / "pkg" / "sub").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[tool.dali-migrate]\nexclude = ["legacy/"]\njobs = 1\n')
+    (project / "pkg" / "pyproject.toml").write_text('[project]\nname = "pkg"\n')  # no table: not ours
+    config = config_for([project / "pkg" / "sub"])
+    assert config.path == project / "pyproject.toml" and config.exclude == ["legacy/"] and config.jobs == 1
+    assert config_for([tmp_path]).path is None  # no config: defaults
+    bad = tmp_path / "bad.toml"
+    for text, message in [('[tool.dali-migrate]\njobz = 2\n', "unknown key(s) in [tool.dali-migrate]: jobz"),
+                          ('[tool.dali-migrate]\njobs = 0\n', "jobs must be a whole number"),
+                          ('[tool.dali-migrate]\nexclude = "x"\n', "exclude must be a list"),
+                          ('[tool.dali-migrate\n', "not valid TOML")]:
+        bad.write_text(text)
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            config_for([tmp_path], bad)
+        assert cli.main(["migrate", "--config", str(bad), str(tmp_path)]) == 2
+        assert str(bad) in capsys.readouterr().err
+
+
+def test_config_exclude_applies_and_flags_override(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.dali-migrate]\nexclude = ["legacy/"]\ninclude = ["*.py"]\n')
+    for name in ("new.py", "legacy/old.py", "nb.ipynb"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(DALI_FILE if name.endswith(".py") else "{}")
+    run = api.migrate_paths([tmp_path], jobs=1)
+    assert relative([f.path for f in run.files], tmp_path) == ["new.py"]
+    run = api.migrate_paths([tmp_path], jobs=1, include=["*.py", "*.ipynb"], exclude=["new.py"])
+    assert relative([f.path for f in run.files], tmp_path) == ["nb.ipynb"]
+
+
+def test_pool_results_are_in_input_order_and_equal_to_serial(tmp_path):
+    for i in range(12):
+        text = DALI_FILE.replace("aug", f"aug{i}") if i % 3 else "import os\nprint(os.sep)\n"
+        (tmp_path / f"m{i:02d}.py").write_text(text)
+    (tmp_path / "broken.py").write_text("import nvidia.dali.fn as fn\ndef (:\n")
+    serial = api.migrate_paths([tmp_path], jobs=1)
+    pooled = api.migrate_paths([tmp_path], jobs=2)
+    assert [f.to_dict(with_code=True) for f in pooled.files] == [f.to_dict(with_code=True) for f in serial.files]
+    assert [Path(f.path).name for f in pooled.files] == ["broken.py"] + [f"m{i:02d}.py" for i in range(12)]
+    assert pooled.summary()["statuses"] == {"error": 1, "migrated": 8, "no-dali": 4}
+    written = api.migrate_paths([tmp_path], write=True, jobs=2)
+    assert len(written.written) == 8 and "ndd.flip" in (tmp_path / "m01.py").read_text()
+
+
+def test_files_without_dali_are_never_parsed(tmp_path, monkeypatch):
+    for i in range(5):
+        (tmp_path / f"plain{i}.py").write_text("def f(x):\n    return x % 2\n")
+    (tmp_path / "uses.py").write_text(DALI_FILE)
+    parsed = []
+    real_parse = engine.cst.parse_module
+    monkeypatch.setattr(engine.cst, "parse_module", lambda text: parsed.append(text) or real_parse(text))
+    run = api.migrate_paths([tmp_path], jobs=1)
+    assert parsed == [DALI_FILE]
+    assert [f.status for f in run.files] == ["no-dali"] * 5 + ["migrated"]
+
+
+def test_progress_bar():
+    stream = io.StringIO()
+    bar = Progress(3, enabled=True, stream=stream)
+    assert run_ordered(abs, [-1, -2, -3], jobs=1, progress=bar) == [1, 2, 3]
+    bar.close()
+    assert stream.getvalue().endswith("] 3/3 files\n") and "\r" in stream.getvalue()
+    assert not Progress.wanted(None, io.StringIO()) and Progress.wanted(True, io.StringIO())
+    quiet = io.StringIO()
+    Progress(3, enabled=False, stream=quiet).close()
+    assert quiet.getvalue() == ""
+
+
+def test_cli_flags(tmp_path, capsys):
+    for i in range(25):
+        (tmp_path / f"m{i:02d}.py").write_text(DALI_FILE)
+    assert cli.main(["migrate", "--check", "-j", "2", "--progress", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "] 25/25 files" in err and "25 files, 25 would change" in err
+    assert cli.main(["migrate", "--check", "--exclude", "m0*.py", "--no-progress", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "15 files" in err and "] " not in err
+    assert cli.main(["migrate", "-j", "0", str(tmp_path)]) == 2
+
+
+def test_pre_commit_hooks_are_valid_and_name_real_commands():
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert {h["id"] for h in hooks} >= {"dali-migrate"}
+    for hook in hooks:
+        assert {"id", "name", "entry", "language"} <= set(hook)
+        assert set(hook["types_or"]) <= {"python", "jupyter"}
+        program, subcommand, *flags = hook["entry"].split()
+        assert program in scripts and subcommand in cli.SUBCOMMANDS
+        parser = cli._parser()
+        sub = parser.add_subparsers()
+        module = __import__(cli.SUBCOMMANDS[subcommand][0], fromlist=["add_arguments"])
+        module.add_arguments(sub.add_parser(subcommand))
+        parser.parse_args([subcommand, *flags, "some_file.py"])  # the flags exist
+
+
+# -- the engine optimisations measured in benchmarks/speed.py keep exact behaviour ----------------
+
+OPT_SOURCE = '''"""doc"""
+import a.b as ab
+if x:
+    import c
+elif y:
+    from d import e as f
+else:
+    import g
+try:
+    import h
+except E:
+    from i import j
+finally:
+    import k
+for q in r: import l
+class C:
+    @dec(1)
+    def m(self, p=(1 +
+                   2)):
+        with z:
+            import n as nn  # comment
+        return f"{p!r:>{w}}" + ab.c[1:2]
+match v:
+    case [1, *rest]:
+        import o
+while 1:
+    pass
+else:
+    import p
+'''
+
+
+def test_fast_positions_equal_libcst_position_provider():
+    import libcst as cst
+
+    for source in (OPT_SOURCE, (ROOT / "dali_migrate" / "notebooks.py").read_text(), DALI_FILE):
+        module = cst.parse_module(source)
+        code, positions = engine.print_with_positions(module)
+        assert code == source
+        assert positions == engine._positions(module)
+
+
+def test_import_walk_equals_the_import_visitor():
+    import libcst as cst
+
+    from dali_migrate.names import ImportTable, _ImportCollector
+
+    module = cst.parse_module(OPT_SOURCE)
+    walked = ImportTable.from_module(module).aliases
+    visited = {}
+    module.visit(_ImportCollector(visited))
+    assert walked == visited and len(walked) == 11
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_an_ignored_folder_named_explicitly_is_still_searched(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "versions" / "lib").mkdir(parents=True)
+    (repo / "versions" / "lib" / "m.py").write_text("x = 1\n")
+    (repo / "versions" / "lib" / "skip.py").write_text("x = 1\n")
+    (repo / "versions" / ".gitignore").write_text("skip.py\n")
+    (repo / ".gitignore").write_text("/versions/\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert discover([repo], root=repo) == []  # git's semantics below the repo root
+    folder = repo / "versions"
+    assert relative(discover([folder], root=folder), folder) == ["lib/m.py"]
