@@ -1,0 +1,29 @@
+"""Every TensorList call on pipeline outputs has its Batch counterpart."""
+
+import numpy as np
+from nvidia.dali import pipeline_def
+import nvidia.dali.experimental.dynamic as ndd
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe_def():
+    return ndd.random.uniform(range=(0, 1), shape=3), ndd.random.coin_flip()
+
+
+def consume():
+    pipe = pipe_def()
+    pipe.build()
+    values, flips = pipe.run()
+    values = values.cpu()
+    first = np.array(values.select(0))
+    copied = np.array(values.select(1))
+    count = flips.batch_size
+    shapes = values.shape
+    if (values.layout or "") == "":
+        print(values.layout or "", values.ndim)
+    dense = np.array(ndd.as_tensor(values))
+    tensor = ndd.as_tensor(values)
+    whole = np.array(ndd.as_tensor(flips))
+    sample = values.select(1)
+    print(list(sample.shape), sample.layout or "", np.array(sample))
+    return first, copied, count, shapes, dense, tensor, whole
