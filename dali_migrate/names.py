@@ -43,11 +43,12 @@ class ImportTable:
 
     def __init__(self) -> None:
         self.aliases: dict[str, str] = {}
+        self.plain_imports: set[str] = set()  # `import a.b.c` without `as`: binds `a`, recorded here
 
     @classmethod
     def from_module(cls, module: cst.Module) -> "ImportTable":
         table = cls()
-        module.visit(_ImportCollector(table.aliases))
+        module.visit(_ImportCollector(table.aliases, table.plain_imports))
         return table
 
     def qualname(self, expr: cst.BaseExpression) -> str | None:
@@ -66,12 +67,13 @@ class ImportTable:
         return [n for n, q in self.aliases.items() if q == qualified_prefix or q.startswith(qualified_prefix + ".")]
 
     def uses_dali(self) -> bool:
-        return any(q == DALI or q.startswith(DALI + ".") for q in self.aliases.values())
+        return any(q == DALI or q.startswith(DALI + ".") for q in (*self.aliases.values(), *self.plain_imports))
 
 
 class _ImportCollector(cst.CSTVisitor):
-    def __init__(self, aliases: dict[str, str]) -> None:
+    def __init__(self, aliases: dict[str, str], plain_imports: set[str]) -> None:
         self.aliases = aliases
+        self.plain_imports = plain_imports
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
@@ -82,6 +84,7 @@ class _ImportCollector(cst.CSTVisitor):
                 # `import nvidia.dali.fn` binds `nvidia`, which resolves `nvidia.dali.fn.x` to itself.
                 root = full.split(".")[0]
                 self.aliases.setdefault(root, root)
+                self.plain_imports.add(full)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):

@@ -10,13 +10,15 @@ Order and why:
 5. imports     — last: add the ndd import, prune what is unused.
 """
 
+from .arguments import ArgumentsPass
 from .imports import ImportsPass
 from .rename import RenamePass
+from .tensorlist import TensorListPass
 
 PASSES = [
-    # 1. tensorlist goes here
+    TensorListPass(),
     # 2. unroll goes here
     RenamePass(),
-    # 4. arguments goes here
+    ArgumentsPass(),
     ImportsPass(),  # last: prunes what the other passes left unused
 ]

@@ -189,5 +189,7 @@ class RenamePass(Pass):
     transformer = _Rename
 
     def applies(self, ctx):
-        return any(q == FN or q.startswith(FN + ".") or q == MATH or q.startswith(MATH + ".")
+        # `import nvidia.dali.fn` binds `nvidia` and `import nvidia.dali as dali` binds the package:
+        # a prefix of fn/math may reach them too.
+        return any(q.startswith((FN, MATH)) or FN.startswith(q + ".") or MATH.startswith(q + ".")
                    for q in ctx.imports.aliases.values())
