@@ -82,6 +82,7 @@ def migrate_paths(paths, write: bool = False) -> RunResult:
                 run.written.append(str(path))
             except OSError as e:
                 result.error = f"cannot write: {e.strerror or e}"
+                result.findings.append(Finding(rule="DM001", message=result.error, path=result.path, fixed=False))
     return run
 
 

@@ -46,7 +46,8 @@ def read_source(path: Path) -> str:
 def atomic_write(path: Path, text: str) -> None:
     """Write through a temporary file in the same folder and rename it over the original, so a
     crash never leaves a half-written file; the file's permission bits are kept."""
-    path = Path(path)
+    # Write through a symbolic link to its target; replacing the link itself would cut it.
+    path = Path(os.path.realpath(path))
     mode = path.stat().st_mode & 0o7777 if path.exists() else None
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".dali-migrate.tmp")
     try:

@@ -489,6 +489,8 @@ class DataFlow:
                 return OUTPUTS
             if owner == TENSORLIST and method == "as_cpu":
                 return TENSORLIST
+            if owner == TENSORLIST and method == "as_tensor":
+                return TENSOR  # TensorCPU then, ndd.as_tensor(batch) (a Tensor) once rewritten
             if owner == DATANODE and method in ("gpu", "cpu"):
                 return DATANODE
             return TOP
