@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .engine import MigrationResult, migrate_source
-from .files import SourceError, atomic_write, iter_source_files, read_source
+from .files import SourceError, atomic_write, decode_source, iter_source_files
 from .findings import Finding
 
 # Exit codes (the CLI contract in DESIGN.md).
@@ -50,12 +50,18 @@ class RunResult:
 def migrate_file(path: Path, display: str | None = None) -> MigrationResult:
     name = display or str(path)
     try:
-        source = read_source(path)
+        data = Path(path).read_bytes()
+        if b"dali" not in data:
+            # Cannot use DALI in any encoding we would touch: skip without decoding, so a
+            # Latin-1 file elsewhere in a repository is not an error.
+            return MigrationResult(path=name, original="", migrated="")
+        source = decode_source(data)
     except (SourceError, OSError) as e:
         result = MigrationResult(path=name, original="", migrated="")
         reason = str(e) if isinstance(e, SourceError) else f"cannot read: {e.strerror or e}"
         result.error = reason
-        result.findings = [Finding(rule="DM001", message=reason, path=name, fixed=False)]
+        line = e.line if isinstance(e, SourceError) else 0
+        result.findings = [Finding(rule="DM001", message=reason, path=name, line=line, fixed=False)]
         return result
     return migrate_source(source, name)
 

@@ -121,25 +121,28 @@ def _positions(module: cst.Module) -> dict[cst.CSTNode, tuple[int, int]]:
     return {node: (r.start.line, r.start.column) for node, r in wrapper.resolve(PositionProvider).items()}
 
 
-def migrate_source(source: str, path: str = "<string>", passes=None) -> MigrationResult:
-    """Migrate one module's text. Never raises for bad input: errors go into the result."""
+def migrate_source(source: str, path: str = "<string>", passes=None, *, force: bool = False) -> MigrationResult:
+    """Migrate one module's text. Never raises for bad input: errors go into the result.
+
+    ``force`` runs every pass even on code without DALI (no text gate, no import gate, no
+    ``applies``): robustness checks use it to drive the passes over unrelated real-world code."""
     if source.startswith(BOM):
         # libcst drops a UTF-8 byte-order mark; migrate what follows it and put it back.
-        result = migrate_source(source[len(BOM):], path, passes)
+        result = migrate_source(source[len(BOM):], path, passes, force=force)
         result.original = source
         result.migrated = BOM + result.migrated
         return result
     result = MigrationResult(path=path, original=source, migrated=source)
-    if not might_use_dali(source):
+    if not force and not might_use_dali(source):
         return result
     try:
-        return _migrate_parsed(result, source, path, passes)
+        return _migrate_parsed(result, source, path, passes, force)
     except RecursionError:
         # Deeply nested code (long implicit string concatenations) exhausts libcst's recursion.
         return _fail(result, PARSE_ERROR.id, "too deeply nested for libcst (RecursionError)", 0)
 
 
-def _migrate_parsed(result: MigrationResult, source: str, path: str, passes) -> MigrationResult:
+def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, force: bool) -> MigrationResult:
     from .transforms import PASSES
 
     try:
@@ -159,14 +162,14 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes) -> 
         return _fail(result, PARSE_ERROR.id, "libcst does not print this file back byte-identical",
                      _first_difference(source, module.code))
     imports = ImportTable.from_module(module)
-    if not imports.uses_dali():
+    if not imports.uses_dali() and not force:
         return result
     result.uses_dali = True
     ctx = MigrationContext(path=path, source=source, imports=imports)
     try:
         ctx.positions = _positions(module)
         for migration_pass in passes if passes is not None else PASSES:
-            if migration_pass.applies(ctx):
+            if force or migration_pass.applies(ctx):
                 module = migration_pass.run(module, ctx)
         migrated = module.code
     except RecursionError:

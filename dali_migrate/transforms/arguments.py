@@ -80,10 +80,21 @@ class _Names(cst.CSTVisitor):
 
 
 class _Arguments(MigrationTransformer):
-    def __init__(self, ctx, types_name: str, types_import: str | None):
+    def __init__(self, ctx, module: cst.Module):
         super().__init__(ctx)
-        self._types_name = types_name
-        self._types_import = types_import
+        self._module = module
+        self._types: tuple[str, str | None] | None = None  # looked up on the first numpy dtype
+
+    @property
+    def _types_name(self) -> str:
+        if self._types is None:
+            self._types = _types_local(self.ctx, self._module)
+        return self._types[0]
+
+    @property
+    def _types_import(self) -> str | None:
+        self._types_name  # noqa: B018 -- fills self._types
+        return self._types[1]
 
     def leave_Call(self, original_node, updated_node):
         qualname = self.ctx.imports.qualname(original_node.func)
@@ -176,5 +187,4 @@ class ArgumentsPass(Pass):
 
     def run(self, module, ctx):
         from .base import run_transformer
-        types_name, types_import = _types_local(ctx, module)
-        return run_transformer(module, _Arguments(ctx, types_name, types_import))
+        return run_transformer(module, _Arguments(ctx, module))

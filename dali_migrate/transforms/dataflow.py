@@ -32,6 +32,7 @@ TOP = "top"
 PIPELINE_DEF = "nvidia.dali.pipeline_def"
 PIPELINE_CLASS = "nvidia.dali.Pipeline"
 _RUN_METHODS = {"run", "outputs", "share_outputs"}
+_DALI_CALLS = (FN + ".", MATH + ".", OPS + ".", PIPELINE_CLASS, f"{TYPES}.Constant")
 
 
 def _join(a, b):
@@ -84,6 +85,7 @@ class _Collector(cst.CSTVisitor):
         self.name_scope: dict[cst.Name, Scope] = {}
         self.pipeline_classes: set[str] = set()
         self.graph_functions: set[cst.FunctionDef] = set()
+        self.calls_dali = False  # any call of fn/ops/math/Pipeline/a @pipeline_def function
 
     # -- scopes -------------------------------------------------------------------------------
     @property
@@ -106,6 +108,7 @@ class _Collector(cst.CSTVisitor):
                 kind = PIPELINE_FACTORY
         if kind == PIPELINE_FACTORY:
             self.pipeline_classes.add(node.name.value)
+            self.calls_dali = True
         self.scope.bind(node.name.value, ("kind", kind))
         for decorator in node.decorators:
             decorator.visit(self)
@@ -118,6 +121,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node):
         is_pipeline = any(_is_pipeline_def_decorator(d, self.imports) for d in node.decorators)
+        self.calls_dali = self.calls_dali or is_pipeline
         self.scope.bind(node.name.value, ("kind", PIPELINE_FACTORY if is_pipeline else TOP))
         outer = self.scope
         if is_pipeline or (outer.kind == "class" and node.name.value == "define_graph"):
@@ -196,6 +200,11 @@ class _Collector(cst.CSTVisitor):
 
     def visit_DictComp(self, node):
         return self._visit_comprehension(node, [node.key, node.value])
+
+    def visit_Call(self, node):
+        qualname = self.imports.qualname(node.func)
+        if qualname is not None and qualname.startswith(_DALI_CALLS):
+            self.calls_dali = True
 
     # -- bindings -----------------------------------------------------------------------------
     def visit_Name(self, node):
@@ -320,6 +329,7 @@ class DataFlow:
         self.module_scope = collector.module_scope
         self.name_scope = collector.name_scope
         self.graph_functions = collector.graph_functions
+        self.calls_dali = collector.calls_dali  # False: no value in this module can be DALI
         self._kinds: dict[tuple[int, str], object] = {}
         self._attr_kinds: dict[tuple[int, str], object] = {}
         self._scopes = collector.scopes

@@ -317,6 +317,8 @@ class TensorListPass(Pass):
     def run(self, module, ctx):
         flow = df.DataFlow(module, ctx.imports)
         ctx.facts["dataflow"] = flow  # kinds of the original module's expressions, for later passes
+        if not flow.calls_dali:
+            return module  # nothing can hold a pipeline, an output or a DataNode
         names_in_use = {n.value for n in flow.name_scope}
         from .base import run_transformer
         return run_transformer(module, _TensorList(ctx, flow, names_in_use))
