@@ -121,3 +121,15 @@ def test_byte_order_mark_and_crlf_are_kept():
     source = "\ufeff" + MIGRATABLE.replace("\n", "\r\n")
     result = migrate_source(source)
     assert result.migrated == "\ufeff" + MIGRATED.replace("\n", "\r\n")
+
+
+def test_non_utf8_is_reported_with_its_line_unless_it_cannot_be_dali(tmp_path):
+    dali = tmp_path / "dali_latin1.py"
+    dali.write_bytes(b"import nvidia.dali.fn as fn\n# caf\xe9\n")
+    other = tmp_path / "other_latin1.py"
+    other.write_bytes(b"# -*- coding: latin-1 -*-\nname = 'caf\xe9'\n")
+    run = migrate_paths([tmp_path])
+    by_name = {os.path.basename(f.path): f for f in run.files}
+    assert by_name["other_latin1.py"].status == "no-dali"
+    [finding] = by_name["dali_latin1.py"].findings
+    assert finding.rule == "DM001" and finding.line == 2 and "not UTF-8" in finding.message

@@ -306,6 +306,17 @@ def _is_enumerate(expr) -> bool:
             and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star)
 
 
+def _num_outputs_kwarg(call: cst.Call):
+    """external_source, python_function, ... return a list when num_outputs > 1 whatever the schema says."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "num_outputs":
+            if isinstance(arg.value, cst.Integer):
+                count = int(arg.value.evaluated_value)
+                return DATANODE if count == 1 else DATANODES if count > 1 else TOP
+            return TOP
+    return None
+
+
 def _fn_outputs(qualname: str):
     """DATANODE / DATANODES / TOP for a call of the fn op ``qualname``."""
     _, _, entry = optable.resolve_fn(qualname[len(FN) + 1:])
@@ -476,7 +487,7 @@ class DataFlow:
             if qualname == PIPELINE_CLASS:
                 return PIPELINE
             if qualname.startswith(FN + "."):
-                return _fn_outputs(qualname)
+                return _num_outputs_kwarg(call) or _fn_outputs(qualname)
             if qualname.startswith(MATH + ".") or qualname == f"{TYPES}.Constant":
                 return DATANODE
             if qualname.startswith(OPS + "."):

@@ -1,5 +1,6 @@
 """Inside pipeline definitions, indexing a DataNode is per-sample slicing: x.slice[...]."""
 
+import nvidia.dali.fn as fn
 import nvidia.dali.ops as ops
 import nvidia.dali.types as types
 from nvidia.dali import Pipeline, pipeline_def
@@ -29,3 +30,12 @@ class LegacyPipe(Pipeline):
     def define_graph(self):
         xy = self.uniform()
         return xy.slice[0], xy.gpu().slice[1]
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def external_pipe(source):
+    # dali-migrate: DM103 fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
+    pair = fn.external_source(source=source, num_outputs=2)  # a list: pair[0] picks an output
+    # dali-migrate: DM103 fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
+    single = fn.external_source(source=source)
+    return pair[0], pair[1].slice[0], single.slice[0]

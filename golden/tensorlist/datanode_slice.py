@@ -29,3 +29,10 @@ class LegacyPipe(Pipeline):
     def define_graph(self):
         xy = self.uniform()
         return xy[0], xy.gpu()[1]
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def external_pipe(source):
+    pair = fn.external_source(source=source, num_outputs=2)  # a list: pair[0] picks an output
+    single = fn.external_source(source=source)
+    return pair[0], pair[1][0], single[0]
