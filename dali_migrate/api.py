@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .engine import MigrationResult, migrate_source
-from .files import SourceError, atomic_write, read_source
+from .files import SourceError, atomic_write, decode_source
 from .findings import Finding
 
 # Exit codes (the CLI contract in DESIGN.md).
@@ -50,7 +50,12 @@ class RunResult:
 def migrate_file(path: Path, display: str | None = None) -> MigrationResult:
     name = display or str(path)
     try:
-        source = read_source(path)
+        data = Path(path).read_bytes()
+        if b"dali" not in data:
+            # Cannot use DALI in any encoding we would touch: skip without decoding, so a
+            # Latin-1 file elsewhere in a repository is not an error.
+            return MigrationResult(path=name, original="", migrated="")
+        source = decode_source(data)
     except (SourceError, OSError) as e:
         return _unreadable(name, e)
     return _migrate_text(source, name, Path(path).suffix)
@@ -60,7 +65,8 @@ def _unreadable(name: str, e: Exception) -> MigrationResult:
     result = MigrationResult(path=name, original="", migrated="")
     reason = str(e) if isinstance(e, SourceError) else f"cannot read: {e.strerror or e}"
     result.error = reason
-    result.findings = [Finding(rule="DM001", message=reason, path=name, fixed=False)]
+    line = e.line if isinstance(e, SourceError) else 0
+    result.findings = [Finding(rule="DM001", message=reason, path=name, line=line, fixed=False)]
     return result
 
 
@@ -84,6 +90,7 @@ def _migrate_task(task: tuple[str, str, bool]) -> tuple[MigrationResult, bool]:
             return result, True
         except OSError as e:
             result.error = f"cannot write: {e.strerror or e}"
+            result.findings.append(Finding(rule="DM001", message=result.error, path=result.path, fixed=False))
     return result, False
 
 
@@ -126,7 +133,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
             if b"dali" not in data:
                 slots.append(MigrationResult(path=name, original="", migrated=""))
                 continue
-            source = read_source(path)
+            source = decode_source(data)
         except FileNotFoundError:
             result = MigrationResult(path=name, original="", migrated="")
             result.error = "no such file or directory"

@@ -7,6 +7,7 @@ byte-identical, is reported and left untouched; so is a file on which a pass fai
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from bisect import bisect_right
 from contextlib import contextmanager
@@ -100,9 +101,11 @@ class MigrationResult:
     def diff(self, context: int = 3) -> str:
         if not self.changed:
             return ""
+        # git-style a/ b/ prefixes for the relative paths users pass; an absolute path stays as given.
+        old, new = (self.path, self.path) if os.path.isabs(self.path) else (f"a/{self.path}", f"b/{self.path}")
         return "".join(difflib.unified_diff(
             self.original.splitlines(keepends=True), self.migrated.splitlines(keepends=True),
-            fromfile=f"a/{self.path}", tofile=f"b/{self.path}", n=context))
+            fromfile=old, tofile=new, n=context))
 
     def to_dict(self, with_code: bool = False) -> dict:
         d = {
@@ -169,35 +172,57 @@ def print_with_positions(module: cst.Module) -> tuple[str, dict[cst.CSTNode, tup
     return code, positions
 
 
-def migrate_source(source: str, path: str = "<string>", passes=None) -> MigrationResult:
-    """Migrate one module's text. Never raises for bad input: errors go into the result."""
+def migrate_source(source: str, path: str = "<string>", passes=None, *, force: bool = False) -> MigrationResult:
+    """Migrate one module's text. Never raises for bad input: errors go into the result.
+
+    ``force`` runs every pass even on code without DALI (no text gate, no import gate, no
+    ``applies``): robustness checks use it to drive the passes over unrelated real-world code."""
+    if source.startswith(BOM):
+        # libcst drops a UTF-8 byte-order mark; migrate what follows it and put it back.
+        result = migrate_source(source[len(BOM):], path, passes, force=force)
+        result.original = source
+        result.migrated = BOM + result.migrated
+        return result
+    result = MigrationResult(path=path, original=source, migrated=source)
+    if not force and not might_use_dali(source):
+        return result
+    try:
+        return _migrate_parsed(result, source, path, passes, force)
+    except RecursionError:
+        # Deeply nested code (long implicit string concatenations) exhausts libcst's recursion.
+        return _fail(result, PARSE_ERROR.id, "too deeply nested for libcst (RecursionError)", 0)
+
+
+def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, force: bool) -> MigrationResult:
     from .transforms import PASSES
 
-    result = MigrationResult(path=path, original=source, migrated=source)
-    if not might_use_dali(source):
-        return result
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as e:
-        return _fail(result, PARSE_ERROR.id, f"does not parse: {e.message}", e.raw_line)
-    except RecursionError:
-        return _fail(result, PARSE_ERROR.id, "too deeply nested for the parser", 0)
+        # Python's own parser locates syntax errors more precisely than libcst does.
+        try:
+            compile(source, path, "exec", flags=0x400, dont_inherit=True)  # ast.PyCF_ONLY_AST
+        except SyntaxError as py:
+            return _fail(result, PARSE_ERROR.id, f"does not parse: {py.msg}", py.lineno or 0,
+                         max((py.offset or 1) - 1, 0))
+        except (ValueError, RecursionError, MemoryError):
+            pass
+        return _fail(result, PARSE_ERROR.id, f"libcst cannot parse this file: {e.message}", e.raw_line,
+                     e.raw_column)
     # One codegen walk gives both the round-trip check and every node's position.
-    try:
-        printed, positions = print_with_positions(module)
-    except RecursionError:
-        return _fail(result, PARSE_ERROR.id, "too deeply nested for the parser", 0)
+    printed, positions = print_with_positions(module)
     if printed != source:
-        return _fail(result, PARSE_ERROR.id, "libcst does not print this file back byte-identical", 0)
+        return _fail(result, PARSE_ERROR.id, "libcst does not print this file back byte-identical",
+                     _first_difference(source, printed))
     imports = ImportTable.from_module(module)
-    if not imports.uses_dali():
+    if not imports.uses_dali() and not force:
         return result
     result.uses_dali = True
     ctx = MigrationContext(path=path, source=source, imports=imports)
     try:
         ctx.positions = positions
         for migration_pass in passes if passes is not None else PASSES:
-            if migration_pass.applies(ctx):
+            if force or migration_pass.applies(ctx):
                 module = migration_pass.run(module, ctx)
         migrated = module.code
     except RecursionError:
@@ -209,8 +234,20 @@ def migrate_source(source: str, path: str = "<string>", passes=None) -> Migratio
     return result
 
 
-def _fail(result: MigrationResult, rule_id: str, message: str, line: int) -> MigrationResult:
-    result.error = message
+BOM = "\ufeff"
+
+
+def _first_difference(a: str, b: str) -> int:
+    """1-based line of the first difference between two texts."""
+    for number, (line_a, line_b) in enumerate(zip(a.splitlines(True), b.splitlines(True)), start=1):
+        if line_a != line_b:
+            return number
+    return min(a.count("\n"), b.count("\n")) + 1
+
+
+def _fail(result: MigrationResult, rule_id: str, message: str, line: int, column: int = 0) -> MigrationResult:
+    result.error = f"line {line}: {message}" if line else message
     result.migrated = result.original
-    result.findings = [Finding(rule=rule_id, message=message, path=result.path, line=line, fixed=False)]
+    result.findings = [Finding(rule=rule_id, message=message, path=result.path, line=line, column=column,
+                               fixed=False)]
     return result

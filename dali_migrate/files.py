@@ -14,6 +14,10 @@ _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", ".tox", ".n
 class SourceError(Exception):
     """A file that cannot be read as UTF-8 text."""
 
+    def __init__(self, message: str, line: int = 0):
+        super().__init__(message)
+        self.line = line
+
 
 def iter_source_files(paths, suffixes=SOURCE_SUFFIXES):
     """Yield files under ``paths`` (files as given, folders recursively, sorted), each once."""
@@ -36,17 +40,23 @@ def iter_source_files(paths, suffixes=SOURCE_SUFFIXES):
 
 def read_source(path: Path) -> str:
     """The file's text exactly as stored (newlines untranslated)."""
+    return decode_source(Path(path).read_bytes())
+
+
+def decode_source(data: bytes) -> str:
+    """UTF-8 text with newlines untranslated, or SourceError saying where it is not UTF-8."""
     try:
-        with open(path, encoding="utf-8", newline="") as f:
-            return f.read()
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise SourceError(f"not UTF-8 (byte {e.start}: {e.reason})") from e
+        line = data.count(b"\n", 0, e.start) + 1
+        raise SourceError(f"not UTF-8 (byte {e.start}: {e.reason})", line) from e
 
 
 def atomic_write(path: Path, text: str) -> None:
     """Write through a temporary file in the same folder and rename it over the original, so a
     crash never leaves a half-written file; the file's permission bits are kept."""
-    path = Path(path)
+    # Write through a symbolic link to its target; replacing the link itself would cut it.
+    path = Path(os.path.realpath(path))
     mode = path.stat().st_mode & 0o7777 if path.exists() else None
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".dali-migrate.tmp")
     try:

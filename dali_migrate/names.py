@@ -43,11 +43,12 @@ class ImportTable:
 
     def __init__(self) -> None:
         self.aliases: dict[str, str] = {}
+        self.plain_imports: set[str] = set()  # `import a.b.c` without `as`: binds `a`, recorded here
 
     @classmethod
     def from_module(cls, module: cst.Module) -> "ImportTable":
         table = cls()
-        collector = _ImportCollector(table.aliases)
+        collector = _ImportCollector(table.aliases, table.plain_imports)
         # A plain walk over statement bodies: libcst's visit rebuilds every node it passes, so a
         # visitor costs about a parse even when it only looks at imports.
         for small in _small_statements(module.body):
@@ -73,7 +74,7 @@ class ImportTable:
         return [n for n, q in self.aliases.items() if q == qualified_prefix or q.startswith(qualified_prefix + ".")]
 
     def uses_dali(self) -> bool:
-        return any(q == DALI or q.startswith(DALI + ".") for q in self.aliases.values())
+        return any(q == DALI or q.startswith(DALI + ".") for q in (*self.aliases.values(), *self.plain_imports))
 
 
 def _small_statements(body):
@@ -102,8 +103,9 @@ def _suite_statements(node):
 
 
 class _ImportCollector(cst.CSTVisitor):
-    def __init__(self, aliases: dict[str, str]) -> None:
+    def __init__(self, aliases: dict[str, str], plain_imports: set[str]) -> None:
         self.aliases = aliases
+        self.plain_imports = plain_imports
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         # Imports are statements: never walk into expressions (most of a tree), it triples the cost.
@@ -120,6 +122,7 @@ class _ImportCollector(cst.CSTVisitor):
                 # `import nvidia.dali.fn` binds `nvidia`, which resolves `nvidia.dali.fn.x` to itself.
                 root = full.split(".")[0]
                 self.aliases.setdefault(root, root)
+                self.plain_imports.add(full)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):

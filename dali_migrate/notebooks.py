@@ -213,7 +213,10 @@ def migrate_notebook(text: str, path: str = "<notebook>.ipynb") -> NotebookResul
     result.uses_dali = migrated.uses_dali
     findings = [_map_finding(f, parts) for f in migrated.findings]
     if migrated.error:
+        where = next((f for f in findings if f.cell), None)
         result.error = _cell_relative(migrated.error, parts)
+        if where is not None and "cell[" not in result.error:
+            result.error = f"cell[{where.cell}] line {where.line}: {result.error}"
         for f in findings:
             f.message = _cell_relative(f.message, parts)
         result.findings = findings

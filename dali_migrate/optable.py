@@ -59,3 +59,22 @@ def math_names() -> frozenset[str]:
 def is_reader(path: str) -> bool:
     _, _, entry = resolve_fn(path)
     return bool(entry) and entry.get("kind") == "reader"
+
+
+@lru_cache(maxsize=1)
+def _by_ndd_path() -> dict:
+    index = {}
+    for path, entry in table()["fn"].items():
+        if entry.get("ndd") and "replacement" not in entry:
+            index.setdefault(entry["ndd"], entry)
+    return index
+
+
+def ndd_entry(ndd_path: str) -> dict | None:
+    """Entry of the op that ``ndd.<ndd_path>`` (``"readers.File"``, ``"resize"``) calls, or None."""
+    return _by_ndd_path().get(ndd_path)
+
+
+def dali_type_for_numpy(name: str) -> str | None:
+    """``"float32"`` -> ``"FLOAT"``: the ``nvidia.dali.types`` member for a numpy scalar type name."""
+    return table().get("numpy_types", {}).get(name)

@@ -78,14 +78,14 @@ def test_every_hunk_names_a_rule_and_every_marker_is_listed(example_results):
 
 
 SOURCE = '''import nvidia.dali.fn as fn
-from nvidia.dali import pipeline_def
+import numpy as np
 
 
 def helper(x):
     return x
 
 
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+# a graph helper that pipelines call (not a pipeline itself: no unrolling, separate hunks)
 def pipe(data):
     a = fn.cast(data, dtype=1)
     b = a

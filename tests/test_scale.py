@@ -239,7 +239,7 @@ def test_import_walk_equals_the_import_visitor():
     module = cst.parse_module(OPT_SOURCE)
     walked = ImportTable.from_module(module).aliases
     visited = {}
-    module.visit(_ImportCollector(visited))
+    module.visit(_ImportCollector(visited, set()))
     assert walked == visited and len(walked) == 11
 
 

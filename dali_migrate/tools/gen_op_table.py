@@ -86,6 +86,7 @@ def build_table() -> dict:
     import nvidia.dali.fn as fn
     import nvidia.dali.math as dali_math
     import nvidia.dali.ops as ops
+    import nvidia.dali.types as dali_types
 
     fn_entries = sorted(
         (path, schema)
@@ -104,6 +105,13 @@ def build_table() -> dict:
             target = schema.DeprecatedInFavorOf()
             entry["deprecated_in"] = schema.DeprecatedInVersion()
             entry["replacement"] = current_path_of_schema.get(target) if target else None
+        # How many DataNodes a call returns: fn gives a single DataNode for exactly one output and
+        # a list otherwise; None when the count depends on the arguments (e.g. resize's save_attrs).
+        if schema.HasOutputFn():
+            entry["outputs"] = None
+        else:
+            spec = backend.OpSpec(schema_name)
+            entry["outputs"] = schema.CalculateOutputs(spec) + schema.CalculateAdditionalOutputs(spec)
         is_reader = path.startswith(("readers.", "experimental.readers."))
         if is_reader:
             module_path = path.rsplit(".", 1)[0]
@@ -120,6 +128,9 @@ def build_table() -> dict:
             fn_args = {a for a in schema.GetArgumentNames() if not a.startswith("_")} | {"name"}
             ndd_args = _params(ndd_obj.__init__ if is_reader else ndd_obj)
             entry["dropped_args"] = sorted(fn_args - ndd_args)
+            # Arguments that take a DALI data type (dtype=, dtypes=[...]): numpy types become types.X there.
+            entry["type_args"] = sorted(a for a in fn_args - {"name"}
+                                        if "DATA_TYPE" in str(schema.GetArgumentType(a)))
             entry["random"] = bool(schema.HasRandomStateArg())
             entry["input_less"] = schema.MinNumInput() == 0 and not is_reader
         return entry
@@ -144,6 +155,16 @@ def build_table() -> dict:
         if not n.startswith("_") and callable(getattr(dali_math, n)) and hasattr(ndd.math, n)
     )
     readers = {p: e for p, e in table_fn.items() if e.get("kind") == "reader"}
+    # numpy scalar type name -> DALIDataType member, inverted from DALI's own types.to_numpy_type.
+    numpy_types = {}
+    for member in dali_types.DALIDataType.__members__.values():
+        try:
+            numpy_type = dali_types.to_numpy_type(member)
+        except (KeyError, TypeError):
+            continue
+        numpy_types[numpy_type.__name__] = member.name
+        if numpy_type.__name__ == "bool":  # numpy 2 spells np.bool_ "bool"; both names exist
+            numpy_types["bool_"] = member.name
     return {
         "dali_version": dali.__version__,
         "generated_by": "python -m dali_migrate.tools.gen_op_table",
@@ -157,6 +178,7 @@ def build_table() -> dict:
         "fn": table_fn,
         "ops": table_ops,
         "math": math_names,
+        "numpy_types": dict(sorted(numpy_types.items())),
     }
 
 

@@ -10,14 +10,16 @@ Order and why:
 5. imports     — last: add the ndd import, prune what is unused.
 """
 
+from .arguments import ArgumentsPass
 from .imports import ImportsPass
 from .rename import RenamePass
+from .tensorlist import TensorListPass
 from .unroll import UnrollPass
 
 PASSES = [
-    # 1. tensorlist goes here
-    UnrollPass(),  # 2. unroll
+    TensorListPass(),
+    UnrollPass(),
     RenamePass(),
-    # 4. arguments goes here
+    ArgumentsPass(),
     ImportsPass(),  # last: prunes what the other passes left unused
 ]

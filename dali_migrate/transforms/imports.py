@@ -87,6 +87,8 @@ class _PruneImports(MigrationTransformer):
         super().__init__(ctx)
         self.used = used
         self.removed: list[str] = []
+        self.emptied: set[int] = set()
+        self._keep_alive: list[cst.CSTNode] = []  # ids in `emptied` must stay unique
 
     def on_visit(self, node):
         # Only import statements change: skip every expression subtree (most of the tree).
@@ -147,9 +149,59 @@ class _PruneImports(MigrationTransformer):
         return node.with_changes(**changes)
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
+        # libcst silently drops an empty line together with its leading blank lines and comments;
+        # keep a placeholder that the enclosing block removes, moving those lines to the next statement.
         if not updated_node.body:
-            return cst.RemoveFromParent()
+            placeholder = updated_node.with_changes(body=[cst.Pass()])
+            self.emptied.add(id(placeholder))
+            self._keep_alive.append(placeholder)
+            return placeholder
         return updated_node
+
+    def leave_Module(self, original_node, updated_node):
+        return updated_node.with_changes(body=_drop_emptied(updated_node.body, self.emptied, block=False))
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        return updated_node.with_changes(body=_drop_emptied(updated_node.body, self.emptied, block=True))
+
+    def leave_SimpleStatementSuite(self, original_node, updated_node):
+        if not updated_node.body:  # `try: import nvidia.dali.fn as fn` on one line
+            return updated_node.with_changes(body=[cst.Pass()])
+        return updated_node
+
+
+
+
+def _blank_prefix(lines) -> int:
+    count = 0
+    for line in lines:
+        if line.comment is not None:
+            break
+        count += 1
+    return count
+
+
+def _drop_emptied(body, emptied: set[int], block: bool):
+    """Remove statements whose imports were all pruned; their leading blank lines and comments move
+    to the next statement (without stacking blank lines); an emptied block gets ``pass``."""
+    if not any(id(s) in emptied for s in body):
+        return body
+    kept, carried = [], []
+    for statement in body:
+        if id(statement) in emptied:
+            carried.extend(statement.leading_lines)
+            continue
+        if carried:
+            own = list(statement.leading_lines)
+            if all(line.comment is None for line in carried):
+                extra = max(0, len(carried) - _blank_prefix(own))
+                carried = carried[:extra]
+            statement = statement.with_changes(leading_lines=[*carried, *own])
+            carried = []
+        kept.append(statement)
+    if not kept and block:
+        kept.append(cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carried))
+    return kept
 
 
 class _DottedUses(cst.CSTVisitor):
@@ -236,7 +288,7 @@ class ImportsPass(Pass):
     name = "imports"
 
     def applies(self, ctx):
-        return bool(ctx.facts.get("uses_ndd") or ctx.facts.get("migrated"))
+        return bool(ctx.facts.get("uses_ndd") or ctx.facts.get("migrated") or ctx.facts.get("add_imports"))
 
     def run(self, module, ctx):
         uses = _Uses()  # one walk for both: each full-tree visit costs about a parse
@@ -247,11 +299,86 @@ class ImportsPass(Pass):
         from .base import run_transformer
         module = run_transformer(module, pruner)
         if "ndd" in used and not _has_ndd_import(module):
-            index = _insert_index(module)
-            body = list(module.body)
-            body.insert(index, cst.parse_statement(NDD_IMPORT + "\n"))
-            module = module.with_changes(body=body)
+            module = _insert_statement(module, _insert_index(module), NDD_IMPORT)
             ctx.report(IMPORTS.id, f"added `{NDD_IMPORT}`", line=0)
+        module = _add_requested_imports(module, ctx, used)
         if pruner.removed:
             ctx.report(IMPORTS.id, "removed unused pipeline-mode imports: " + ", ".join(pruner.removed), line=0)
         return module
+
+
+def request_import(ctx, local: str, statement: str) -> None:
+    """Ask this pass to add ``statement`` (which binds ``local``) when the migrated code uses ``local``
+    and no top-level import binds it yet. Passes that introduce ``np.`` or ``types.`` call this."""
+    ctx.facts.setdefault("add_imports", {})[local] = statement
+
+
+def _add_requested_imports(module: cst.Module, ctx, used: set[str]) -> cst.Module:
+    requested = ctx.facts.get("add_imports") or {}
+    if not requested:
+        return module
+    bound = _top_level_bindings(module)
+    for local, statement in sorted(requested.items()):
+        if local not in used or local in bound:
+            continue
+        index = _insert_index(module) if statement.startswith(("import nvidia", "from nvidia")) \
+            else _first_dali_import_index(module)
+        module = _insert_statement(module, index, statement)
+        bound.add(local)
+        ctx.report(IMPORTS.id, f"added `{statement}`", line=0)
+    return module
+
+
+def _top_level_bindings(module: cst.Module) -> set[str]:
+    names = set()
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
+                        target = alias.asname.name if alias.asname else alias.name
+                        while isinstance(target, cst.Attribute):
+                            target = target.value
+                        if isinstance(target, cst.Name):
+                            names.add(target.value)
+    return names
+
+
+def _first_dali_import_index(module: cst.Module) -> int:
+    """Third-party imports such as numpy go before the first top-level DALI import."""
+    for i, stmt in enumerate(module.body):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import):
+                    names = [module_name(a.name) for a in small.names]
+                elif isinstance(small, cst.ImportFrom) and small.module is not None:
+                    names = [module_name(small.module)]
+                else:
+                    continue
+                if any(n == DALI or n.startswith(DALI + ".") for n in names):
+                    return i
+    return _insert_index(module)
+
+
+def _is_import_line(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
+
+
+def _insert_statement(module: cst.Module, index: int, statement: str) -> cst.Module:
+    """Insert a top-level import at ``index`` so that it joins the import group around it; where
+    it follows no import (a docstring, or nothing), it takes over the blank lines before the next
+    statement so that the layout of the file stays as it was."""
+    body = list(module.body)
+    new = cst.parse_statement(statement + "\n")
+    following = body[index] if index < len(body) else None
+    previous = body[index - 1] if index > 0 else None
+    if following is not None and _is_import_line(following):
+        blank = _blank_prefix(following.leading_lines)
+        new = new.with_changes(leading_lines=following.leading_lines[:blank])
+        body[index] = following.with_changes(leading_lines=following.leading_lines[blank:])
+    elif following is not None and previous is not None and not _is_import_line(previous):
+        if _blank_prefix(following.leading_lines):
+            new = new.with_changes(leading_lines=[cst.EmptyLine()])
+    body.insert(index, new)
+    return module.with_changes(body=body)

@@ -25,7 +25,7 @@ import libcst as cst
 
 from .. import optable
 from ..findings import rule
-from ..names import FN, MATH, NDD
+from ..names import FN, MATH, NDD, TYPES
 from .base import MigrationTransformer, Pass
 
 FN_TO_NDD = rule(
@@ -151,6 +151,11 @@ class _Rename(MigrationTransformer):
             return updated_node
         if qualname.startswith(FN + "."):
             return self._rename_fn(original_node, updated_node, qualname[len(FN) + 1:])
+        if qualname == TYPES + ".Constant" and self._is_called(original_node):
+            # types.Constant builds a pipeline-mode constant node; dynamic mode has plain tensors.
+            self.mark(NO_COUNTERPART.id, "types.Constant has no dynamic-mode counterpart: "
+                      + _NO_COUNTERPART_HINT["constant"], original_node)
+            return updated_node
         if qualname.startswith(MATH + "."):
             name = qualname[len(MATH) + 1:]
             if name in optable.math_names():
@@ -189,5 +194,7 @@ class RenamePass(Pass):
     transformer = _Rename
 
     def applies(self, ctx):
-        return any(q == FN or q.startswith(FN + ".") or q == MATH or q.startswith(MATH + ".")
+        # `import nvidia.dali.fn` binds `nvidia` and `import nvidia.dali as dali` binds the package:
+        # a prefix of fn/math may reach them too.
+        return any(q.startswith((FN, MATH)) or FN.startswith(q + ".") or MATH.startswith(q + ".")
                    for q in ctx.imports.aliases.values())

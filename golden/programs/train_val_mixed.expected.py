@@ -3,6 +3,7 @@ DALIClassificationIterator, a legacy-ops val pipeline class consumed by a run() 
 `with pipe:` probe pipeline used for the dataset size."""
 
 import argparse
+
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -78,7 +79,7 @@ def create_train_pipe(data_dir, crop, shard_id=0, num_shards=1, *, batch_size, n
                                     random_shuffle=True, seed=2024, pad_last_batch=True, name="Reader")
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs, device="mixed", output_type=types.RGB)
+            images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
             images = ndd.resize(images, resize_x=crop, resize_y=crop)
             mirror = ndd.random.coin_flip(probability=0.5, batch_size=batch_size)
             images = ndd.crop_mirror_normalize(images.gpu(), dtype=types.FLOAT, output_layout="CHW",
@@ -99,7 +100,7 @@ class ValPipe:
         ndd.set_num_threads(self.num_threads)
         while True:
             for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
-                yield ndd.crop_mirror_normalize(self.res(ndd.decoders.image(jpegs, device="mixed", output_type=types.RGB)), device="gpu", dtype=types.FLOAT, output_layout="CHW",
+                yield ndd.crop_mirror_normalize(self.res(ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)), device="gpu", dtype=types.FLOAT, output_layout="CHW",
                                                    mean=MEAN, std=STD), labels
 
 

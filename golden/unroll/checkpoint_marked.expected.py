@@ -1,4 +1,5 @@
 """Checkpointing is not migrated yet: it is marked, never silently dropped."""
+
 import nvidia.dali.experimental.dynamic as ndd
 
 

@@ -1,4 +1,5 @@
 """A Pipeline subclass built from legacy ops objects, some with names removed from modern DALI."""
+
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -22,7 +23,7 @@ class HybridValPipe:
         while True:
             for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
                 rng = ndd.random.coin_flip(probability=0.5, batch_size=self.batch_size)
-                images = ndd.decoders.image(jpegs, device="mixed", output_type=types.RGB)
+                images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 images = self.res(images)
                 output = self.cmnp(images.gpu())
                 yield output, labels, rng

@@ -16,7 +16,7 @@ class TrainPipe:
         if dali_cpu:
             self.decode = lambda *inputs, **kwargs: ndd.decoders.image(*inputs, device="cpu", output_type=types.RGB, **kwargs)
         else:
-            self.decode = lambda *inputs, **kwargs: ndd.decoders.image(*inputs, device="mixed", output_type=types.RGB, **kwargs)
+            self.decode = lambda *inputs, **kwargs: ndd.decoders.image(*inputs, device="gpu", output_type=types.RGB, **kwargs)
         self.res = lambda *inputs, **kwargs: ndd.resize(*inputs, device="gpu", resize_x=crop, resize_y=crop, **kwargs)
 
     def __iter__(self):

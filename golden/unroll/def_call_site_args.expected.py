@@ -1,5 +1,6 @@
 """Bare @pipeline_def: the pipeline arguments come at the call site; random ops with and without
 their own seed; a shuffling reader without a seed."""
+
 import nvidia.dali.experimental.dynamic as ndd
 
 
@@ -10,7 +11,7 @@ def augment_pipe(root, *, batch_size, num_threads=None, device_id=None, seed=Non
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs, device="mixed")
+            images = ndd.decoders.image(jpegs, device="gpu")
             images = ndd.resize(images, size=32)
             angle = ndd.random.uniform(range=(-10.0, 10.0), rng=rng_1, batch_size=batch_size)
             images = ndd.rotate(images, angle=angle, fill_value=0)

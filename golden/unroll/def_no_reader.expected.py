@@ -1,4 +1,5 @@
 """A pipeline with no reader: random data only, one output."""
+
 import nvidia.dali.experimental.dynamic as ndd
 
 

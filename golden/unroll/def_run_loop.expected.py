@@ -1,4 +1,5 @@
 """@pipeline_def with decorator arguments, consumed by a build()/run() loop."""
+
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -9,7 +10,7 @@ def classifier_pipe(root, size=48, *, batch_size=4, num_threads=2, device_id=0, 
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=42, name="Reader")
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs, device="mixed", output_type=types.RGB)
+            images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
             images = ndd.resize(images, resize_x=size, resize_y=size)
             images = ndd.crop_mirror_normalize(images, dtype=types.FLOAT, mean=[128.0, 128.0, 128.0],
                                               std=[64.0, 64.0, 64.0], output_layout="CHW")

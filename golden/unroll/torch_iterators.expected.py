@@ -1,5 +1,6 @@
 """PyTorch consumers: DALIClassificationIterator / DALIGenericIterator with reader_name, size,
 last-batch policies, auto_reset and reset(), and epoch_size."""
+
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -68,7 +69,7 @@ def val_pipe(root, pad=False, size=24, *, batch_size, num_threads=2, device_id=0
     reader = ndd.readers.File(file_root=root, pad_last_batch=pad, name="Reader")
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs, device="mixed")
+            images = ndd.decoders.image(jpegs, device="gpu")
             images = ndd.resize(images, resize_x=size, resize_y=size)
             images = ndd.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW")
             yield images, labels

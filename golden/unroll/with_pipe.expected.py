@@ -1,4 +1,5 @@
 """Pipeline(...) objects filled inside `with pipe:`: one in a factory function, one at module level."""
+
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -9,7 +10,7 @@ def create_val_pipe(root, batch_size, size=40):
         reader = ndd.readers.File(file_root=root, name="Reader")
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-                images = ndd.decoders.image(jpegs, device="mixed")
+                images = ndd.decoders.image(jpegs, device="gpu")
                 images = ndd.resize(images, resize_shorter=size)
                 images = ndd.crop_mirror_normalize(images, crop=(32, 32), dtype=types.FLOAT,
                                                   mean=[0.0, 0.0, 0.0], std=[255.0, 255.0, 255.0])

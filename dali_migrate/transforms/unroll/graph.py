@@ -210,6 +210,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
 
     last_reader = reader_at[-1] if reader_at else -1
     fixer = _RandomFixer(env, desc)
+    per_step: set[str] = set()  # names whose value changes every step (assigned in the loop)
     for i, statement in enumerate(statements):
         env.current = statement
         found = parsed[i]
@@ -223,11 +224,48 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
             continue
         visitor = _ContainsCall(imports)
         statement.visit(visitor)
-        if i < last_reader and not visitor.found:
+        names = _NamesUsed()
+        statement.visit(names)
+        if i < last_reader and not visitor.found and not (names.loads & per_step):
             desc.pre.append(statement)  # plain Python before the reader: runs once, as at build time
         else:
+            # A statement that reads a per-step value (a random op's output, say) is per-step too.
+            per_step |= names.stores
             desc.loop.append(statement.visit(fixer))
     desc.outputs = [o.visit(fixer) for o in outputs]
+
+
+class _NamesUsed(cst.CSTVisitor):
+    """Names a statement reads and names it assigns (targets of =, +=, for, with ... as)."""
+
+    def __init__(self) -> None:
+        self.loads: set[str] = set()
+        self.stores: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.loads.add(node.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.stores |= _target_names(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.stores |= _target_names(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.stores |= _target_names(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.stores |= _target_names(node.target)
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_target_names(e.value) for e in target.elements)) if target.elements else set()
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return set()
 
 
 def output_elements(value: cst.BaseExpression | None) -> list[cst.BaseExpression]:

@@ -1,0 +1,190 @@
+"""Argument fixes on dynamic-mode operator calls (runs after rename, so calls are ``ndd.*``).
+
+Before::
+
+    images = ndd.decoders.image(jpegs, device="mixed", name="decode")
+    images = ndd.cast(images, dtype=np.float32, preserve=True)
+    angle = ndd.random.uniform(range=(-10, 10), seed=42)
+
+After::
+
+    images = ndd.decoders.image(jpegs, device="gpu")
+    images = ndd.cast(images, dtype=types.FLOAT)
+    # dali-migrate: DM112 ...
+    angle = ndd.random.uniform(range=(-10, 10), seed=42)
+
+Facts (checked on DALI 2.4.0, docs/dali-facts.md): ndd ops reject ``device="mixed"`` (ValueError;
+``"gpu"`` selects the same mixed backend); non-reader ops reject ``name=``, ``preserve=`` and
+``bytes_per_sample_hint=``, readers reject the last two and keep ``name=`` (TypeError); random ops
+reject ``seed=`` (TypeError); a numpy type as ``dtype`` raises TypeError in both modes while
+``types.FLOAT`` works in both. Which arguments an op drops and which take a data type come from
+the op table generated from DALI; numpy type names map through DALI's own ``to_numpy_type``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import optable
+from ..findings import rule
+from ..names import NDD, TYPES
+from .base import MigrationTransformer, Pass
+from .imports import request_import
+
+MIXED_TO_GPU = rule(
+    "DM110", "mixed-to-gpu", "info",
+    'device="mixed" becomes device="gpu" on dynamic-mode operators.',
+    'ndd rejects "mixed" (ValueError: Invalid device type: mixed); "gpu" runs the op\'s mixed backend '
+    "(CPU input, GPU output) when it has no pure GPU one.",
+    before='images = ndd.decoders.image(jpegs, device="mixed")',
+    after='images = ndd.decoders.image(jpegs, device="gpu")',
+)
+DROPPED_ARG = rule(
+    "DM111", "dropped-arg", "info",
+    "name=, preserve= and bytes_per_sample_hint= are removed where the ndd operator does not take them.",
+    "Non-reader ndd ops raise TypeError on all three; readers keep name= but reject the other two. "
+    "They only named graph nodes, kept them from pruning and sized buffers, none of which exists "
+    "when every call runs.",
+    before='images = ndd.resize(images, size=64, name="resize", preserve=True)',
+    after="images = ndd.resize(images, size=64)",
+)
+PER_OP_SEED = rule(
+    "DM112", "per-op-seed", "warning",
+    "seed= is still on a dynamic-mode random operator; it raises TypeError there. Marked.",
+    "ndd random ops take rng= instead; the unroll pass hoists per-op seeds into RNGs created once "
+    "where it can. A literal rng=ndd.random.RNG(seed=S) in the call would repeat the same numbers on "
+    "every call. Random values differ from pipeline mode for the same seed anyway.",
+    before="angle = ndd.random.uniform(range=(-10, 10), seed=42)",
+    after="# dali-migrate: DM112 ...\nangle = ndd.random.uniform(range=(-10, 10), seed=42)",
+    fix="manual",
+    suggestion="Create `rng = ndd.random.RNG(seed=42)` once, outside the loop, and pass rng=rng.",
+)
+NUMPY_DTYPE = rule(
+    "DM113", "numpy-dtype", "info",
+    "A numpy type given as a DALI data type (dtype=np.float32) becomes the DALI type (types.FLOAT).",
+    "DALI 2.4.0 raises TypeError for numpy types as dtype in both modes (older DALI accepted them); "
+    "nvidia.dali.types.DALIDataType values work in both.",
+    before="images = ndd.cast(images, dtype=np.float32)",
+    after="images = ndd.cast(images, dtype=types.FLOAT)",
+)
+
+_DEVICE_ARG = "device"
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self):
+        self.names: set[str] = set()
+
+    def visit_Name(self, node):
+        self.names.add(node.value)
+
+
+class _Arguments(MigrationTransformer):
+    def __init__(self, ctx, module: cst.Module):
+        super().__init__(ctx)
+        self._module = module
+        self._types: tuple[str, str | None] | None = None  # looked up on the first numpy dtype
+
+    @property
+    def _types_name(self) -> str:
+        if self._types is None:
+            self._types = _types_local(self.ctx, self._module)
+        return self._types[0]
+
+    @property
+    def _types_import(self) -> str | None:
+        self._types_name  # noqa: B018 -- fills self._types
+        return self._types[1]
+
+    def leave_Call(self, original_node, updated_node):
+        qualname = self.ctx.imports.qualname(original_node.func)
+        if qualname is None or not qualname.startswith(NDD + "."):
+            return updated_node
+        ndd_path = qualname[len(NDD) + 1:]
+        entry = optable.ndd_entry(ndd_path)
+        if entry is None:
+            return updated_node
+        dropped = set(entry.get("dropped_args", ()))
+        type_args = set(entry.get("type_args", ()))
+        new_args, removed_last, changed = [], None, False
+        for index, (original_arg, arg) in enumerate(zip(original_node.args, updated_node.args)):
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword == "seed" and "seed" in dropped:
+                self.mark(PER_OP_SEED.id, f"seed= on ndd.{ndd_path} raises TypeError: create "
+                          "rng = ndd.random.RNG(seed=...) once and pass rng=rng", original_arg)
+            elif keyword in dropped:
+                self.report(DROPPED_ARG.id, f"removed {keyword}= from ndd.{ndd_path} (not accepted in dynamic mode)",
+                            original_arg)
+                changed = True
+                if index == len(original_node.args) - 1:
+                    removed_last = arg
+                continue
+            elif keyword == _DEVICE_ARG and _is_string(arg.value, "mixed"):
+                self.report(MIXED_TO_GPU.id, f'device="mixed" -> device="gpu" on ndd.{ndd_path}', original_arg)
+                arg = arg.with_changes(value=_same_quotes(arg.value, "gpu"))
+                changed = True
+            elif keyword in type_args:
+                value = self._dali_type(arg.value, ndd_path, keyword)
+                if value is not None:
+                    arg = arg.with_changes(value=value)
+                    changed = True
+            new_args.append(arg)
+        if not changed:
+            return updated_node
+        if removed_last is not None and new_args:
+            new_args[-1] = new_args[-1].with_changes(comma=removed_last.comma)
+        return updated_node.with_changes(args=new_args)
+
+    def _dali_type(self, value, ndd_path, keyword):
+        if isinstance(value, (cst.List, cst.Tuple)):
+            elements, changed = [], False
+            for element in value.elements:
+                new = self._dali_type(element.value, ndd_path, keyword) if isinstance(element, cst.Element) else None
+                if new is not None:
+                    element = element.with_changes(value=new)
+                    changed = True
+                elements.append(element)
+            return value.with_changes(elements=elements) if changed else None
+        qualname = self.ctx.imports.qualname(value)
+        if qualname is None or not qualname.startswith("numpy."):
+            return None
+        dali_name = optable.dali_type_for_numpy(qualname[len("numpy."):])
+        if dali_name is None:
+            return None
+        if self._types_import:
+            request_import(self.ctx, self._types_name, self._types_import)
+        self.report(NUMPY_DTYPE.id, f"{keyword}={qualname.replace('numpy.', 'np.')} -> "
+                    f"{self._types_name}.{dali_name} on ndd.{ndd_path}", value)
+        return cst.Attribute(value=cst.Name(self._types_name), attr=cst.Name(dali_name)).with_changes(
+            lpar=value.lpar, rpar=value.rpar)
+
+
+def _is_string(expr, text: str) -> bool:
+    return isinstance(expr, cst.SimpleString) and expr.evaluated_value == text
+
+
+def _same_quotes(expr: cst.SimpleString, text: str) -> cst.SimpleString:
+    prefix, quote = expr.prefix, expr.quote
+    return expr.with_changes(value=f"{prefix}{quote}{text}{quote}")
+
+
+def _types_local(ctx, module) -> tuple[str, str | None]:
+    """The name nvidia.dali.types is bound to, or the name to import it as (and the import)."""
+    for local, qualified in ctx.imports.aliases.items():
+        if qualified == TYPES:
+            return local, None
+    names = _Names()
+    module.visit(names)
+    local = "types" if "types" not in names.names else "dali_types"
+    return local, f"import nvidia.dali.types as {local}"
+
+
+class ArgumentsPass(Pass):
+    name = "arguments"
+
+    def applies(self, ctx):
+        return bool(ctx.facts.get("uses_ndd")) or any(q == NDD for q in ctx.imports.aliases.values())
+
+    def run(self, module, ctx):
+        from .base import run_transformer
+        return run_transformer(module, _Arguments(ctx, module))

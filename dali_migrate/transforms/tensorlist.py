@@ -1,0 +1,324 @@
+"""TensorList -> Batch: the pipeline-output API on values proven to come from DALI.
+
+Before::
+
+    images, labels = pipe.run()
+    first = images.as_cpu().at(0)
+    n = len(labels)
+    shapes = images.shape()
+    dense = labels.as_array()
+    ...
+    @pipeline_def
+    def pipe():
+        xy = fn.random.uniform(range=(0, 1), shape=2)
+        return fn.crop(images, crop_pos_x=xy[0], crop_pos_y=xy[1])
+
+After::
+
+    images, labels = pipe.run()
+    first = np.array(images.cpu().select(0))
+    n = labels.batch_size
+    shapes = images.shape
+    dense = np.array(ndd.as_tensor(labels))
+    ...
+    @pipeline_def
+    def pipe():
+        xy = fn.random.uniform(range=(0, 1), shape=2)
+        return fn.crop(images, crop_pos_x=xy.slice[0], crop_pos_y=xy.slice[1])
+
+The pass runs first, while ``pipe.run()`` still says which values are pipeline outputs; the
+value-kind analysis (``dataflow.py``) follows names through assignments, unpacking, loops and
+indexing. What it cannot prove is DALI is left alone (a pandas ``df.at[...]`` is never touched).
+
+Faithfulness (every claim checked against DALI 2.4.0, see docs/dali-facts.md):
+
+* ``tl.at(i)`` returns a fresh, writable numpy copy; ``batch.select(i)`` returns an ndd Tensor and
+  ``np.asarray`` of it is a view into DALI's memory. So ``tl.at(i)`` becomes
+  ``np.array(tl.select(i))`` (a copy again); ``np.asarray(tl.at(i))`` and ``np.array(tl.at(i))``
+  become that same single call. ``tl.as_array()`` and ``np.asarray(tl)`` are copies too and become
+  ``np.array(ndd.as_tensor(tl))`` (``np.asarray`` of a Batch would silently be a 0-d object array).
+* ``tl.shape()`` and ``batch.shape`` are the same list of tuples; ``tl.layout()`` is ``""`` when
+  there is no layout where ``batch.layout`` is ``None``, hence ``(tl.layout or "")``.
+* ``tl[i]`` (a TensorCPU) becomes ``tl.select(i)`` (an ndd Tensor); on that sample ``t.shape()``
+  (a list) becomes ``list(t.shape)`` (the property is a tuple) and ``t.layout()`` as above.
+* On a GPU output ``tl.at(i)`` returned a TensorGPU; ``np.array(batch.select(i))`` raises there
+  (loudly) instead: use ``batch.select(i).torch()`` for GPU data.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..findings import rule
+from ..names import FN, MATH, NDD, OPS
+from . import dataflow as df
+from .base import MigrationTransformer, Pass
+from .imports import request_import
+
+AT_TO_SELECT = rule(
+    "DM120", "tensorlist-at", "info",
+    "A pipeline output's tl.at(i) becomes np.array(batch.select(i)): the same fresh numpy copy.",
+    "ndd.Batch has no at(); select(i) returns an ndd Tensor, whose np.asarray would be a view of "
+    "DALI's memory, so np.array keeps at()'s copy semantics.",
+    before="images, labels = pipe.run()\nfirst = images.at(0)",
+    after="images, labels = pipe.run()\nfirst = np.array(images.select(0))",
+)
+TENSORLIST_API = rule(
+    "DM121", "tensorlist-api", "info",
+    "TensorList methods on a pipeline output become their Batch counterparts.",
+    "ndd.Batch replaces TensorList: as_cpu() is cpu(), len() is batch_size, shape()/layout()/ndim() "
+    "are properties, as_array()/as_tensor() go through ndd.as_tensor, tl[i] is select(i).",
+    before="images = images.as_cpu()\nn = len(images)\nshapes = images.shape()\narr = images.as_array()",
+    after="images = images.cpu()\nn = images.batch_size\nshapes = images.shape\n"
+          "arr = np.array(ndd.as_tensor(images))",
+)
+TENSORLIST_NO_COUNTERPART = rule(
+    "DM122", "tensorlist-no-counterpart", "warning",
+    "A TensorList/TensorCPU method with no faithful Batch/Tensor counterpart is left and marked.",
+    "ndd.Batch has no as_reshaped_tensor, is_dense_tensor, copy_to_external, data_ptr, set_layout, "
+    "...; its dtype is an ndd.DType that raises when compared with a types.DALIDataType.",
+    before="if images.is_dense_tensor():",
+    after="# dali-migrate: DM122 ...\nif images.is_dense_tensor():",
+    fix="manual",
+    suggestion="Use the Batch API: batch.shape, ndd.as_tensor(batch, pad=True), batch.torch(), "
+               "compare batch.dtype with ndd.float32 etc.",
+)
+TENSORLIST_SLICE = rule(
+    "DM123", "tensorlist-slice", "warning",
+    "Slicing a pipeline output (tl[a:b]) is marked: Batch.select(slice) is broken in DALI 2.4.0.",
+    "Batch.select(slice|list) returns the whole batch in 2.4.0 (and TensorListCPU slicing crashes "
+    "the interpreter in pipeline mode).",
+    before="head = images[0:2]",
+    after="# dali-migrate: DM123 ...\nhead = images[0:2]",
+    fix="manual",
+    suggestion="ndd.as_batch([batch.select(i) for i in range(a, b)])",
+)
+DATANODE_SUBSCRIPT = rule(
+    "DM124", "datanode-subscript", "info",
+    "Indexing a graph value (x[0], x[:, 1:]) becomes per-sample slicing x.slice[...].",
+    "In pipeline mode a DataNode subscript indexes inside every sample; an ndd.Batch has no "
+    "__getitem__ and uses .slice[...] for that (verified equal).",
+    before="xy = fn.random.uniform(range=(0, 1), shape=2)\nx = xy[0]",
+    after="xy = fn.random.uniform(range=(0, 1), shape=2)\nx = xy.slice[0]",
+)
+DATANODE_SHAPE = rule(
+    "DM125", "datanode-shape", "warning",
+    "DataNode.shape() (a per-sample graph value) has no public dynamic-mode operator; marked.",
+    "batch.shape is a Python list of tuples, not a Batch; only the private ndd._shape(batch) "
+    "returns a Batch of shapes.",
+    before="shape = images.shape()",
+    after="# dali-migrate: DM125 ...\nshape = images.shape()",
+    fix="manual",
+    suggestion="Use batch.shape (a list of tuples) in Python code, or ndd.as_batch(batch.shape) "
+               "where a Batch of shapes is needed.",
+)
+
+_NUMPY_COPIES = ("numpy.array", "numpy.asarray")
+# Batch/Tensor have no counterpart for these TensorList/TensorCPU methods.
+_NO_COUNTERPART = {"as_reshaped_tensor", "is_dense_tensor", "copy_to_external", "data_ptr", "reset",
+                   "set_layout", "broadcast", "reinterpret", "squeeze", "source_info", "get_property",
+                   "stream", "device_id", "from_dlpack_list"}
+
+
+def _call(func: cst.BaseExpression, *args: cst.BaseExpression) -> cst.Call:
+    return cst.Call(func=func, args=[cst.Arg(a) for a in args])
+
+
+def _attr(value: cst.BaseExpression, name: str) -> cst.Attribute:
+    return cst.Attribute(value=value, attr=cst.Name(name))
+
+
+def _no_args(call: cst.Call) -> bool:
+    return not call.args
+
+
+def _one_positional(call: cst.Call) -> bool:
+    return len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star
+
+
+def _keep_parens(original: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:
+    if original.lpar and not getattr(new, "lpar", None):
+        return new.with_changes(lpar=original.lpar, rpar=original.rpar)
+    return new
+
+
+class _TensorList(MigrationTransformer):
+    def __init__(self, ctx, flow: df.DataFlow, names_in_use: set[str]):
+        super().__init__(ctx)
+        self.flow = flow
+        self._numpy = _numpy_name(ctx, names_in_use)
+        self._fresh_copies: set[cst.CSTNode] = set()  # original at()/as_array() calls we rewrote
+        self._bare: set[cst.CSTNode] = set()  # expressions that need no parentheses where they are
+        self._called: set[cst.CSTNode] = set()
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _np(self, name: str) -> cst.Attribute:
+        request_import(self.ctx, self._numpy, "import numpy as np" if self._numpy == "np" else "import numpy")
+        return _attr(cst.Name(self._numpy), name)
+
+    def _ndd(self, name: str) -> cst.Attribute:
+        self.ctx.facts["uses_ndd"] = True
+        self.ctx.imports.aliases.setdefault("ndd", NDD)
+        return _attr(cst.Name("ndd"), name)
+
+    def _kind(self, node) -> str:
+        return self.flow.kind_of(node)
+
+    def _or_empty(self, original, value: cst.BaseExpression) -> cst.BaseExpression:
+        """``(x.layout or "")``: TensorList.layout() is "" where Batch.layout is None."""
+        expr = cst.BooleanOperation(left=_attr(value, "layout"), operator=cst.Or(),
+                                    right=cst.SimpleString('""'))
+        if original in self._bare:
+            return expr
+        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    # -- where parentheses are not needed ---------------------------------------------------------
+    def visit_Arg(self, node):
+        self._bare.add(node.value)
+
+    def visit_Assign(self, node):
+        self._bare.add(node.value)
+
+    def visit_Return(self, node):
+        if node.value is not None:
+            self._bare.add(node.value)
+
+    def visit_Call(self, node):
+        self._called.add(node.func)
+
+    # -- rewrites ----------------------------------------------------------------------------
+    def leave_Call(self, original_node, updated_node):
+        func = original_node.func
+        if isinstance(func, cst.Attribute):
+            new = self._method_call(original_node, updated_node)
+            if new is not None:
+                return _keep_parens(original_node, new)
+        qualname = self.ctx.imports.qualname(func)
+        if isinstance(func, cst.Name) and func.value == "len" and _one_positional(original_node) \
+                and self.flow.is_builtin(func) and self._kind(original_node.args[0].value) == df.TENSORLIST:
+            self.report(TENSORLIST_API.id, "len(TensorList) -> Batch.batch_size", original_node)
+            return _keep_parens(original_node, _attr(updated_node.args[0].value, "batch_size"))
+        if qualname in _NUMPY_COPIES and _one_positional(original_node):
+            arg = original_node.args[0].value
+            if arg in self._fresh_copies:
+                # np.asarray(tl.at(i)) -> np.array(tl.select(i)): the inner call is already the copy.
+                return _keep_parens(original_node, updated_node.args[0].value)
+            if self._kind(arg) == df.TENSORLIST:
+                self.report(TENSORLIST_API.id,
+                            f"{qualname.replace('numpy', 'np')}(TensorList) -> np.array(ndd.as_tensor(batch)): "
+                            "np.asarray of a Batch would be a 0-d object array", original_node)
+                new = _call(self._np("array"), _call(self._ndd("as_tensor"), updated_node.args[0].value))
+                return _keep_parens(original_node, new)
+        return updated_node
+
+    def _method_call(self, original, updated):
+        func = original.func
+        method = func.attr.value
+        kind = self._kind(func.value)
+        value = updated.func.value
+        if kind == df.TENSORLIST:
+            if method == "at" and _one_positional(original):
+                self._fresh_copies.add(original)
+                self.report(AT_TO_SELECT.id, "TensorList.at(i) -> np.array(Batch.select(i))", original)
+                return _call(self._np("array"), cst.Call(func=_attr(value, "select"), args=updated.args))
+            if _no_args(original):
+                if method == "as_cpu":
+                    self.report(TENSORLIST_API.id, "TensorList.as_cpu() -> Batch.cpu()", original)
+                    return cst.Call(func=_attr(value, "cpu"))
+                if method == "as_array":
+                    self._fresh_copies.add(original)
+                    self.report(TENSORLIST_API.id, "TensorList.as_array() -> np.array(ndd.as_tensor(batch))",
+                                original)
+                    return _call(self._np("array"), _call(self._ndd("as_tensor"), value))
+                if method == "as_tensor":
+                    self.report(TENSORLIST_API.id, "TensorList.as_tensor() -> ndd.as_tensor(batch)", original)
+                    return _call(self._ndd("as_tensor"), value)
+                if method in ("shape", "ndim"):
+                    self.report(TENSORLIST_API.id, f"TensorList.{method}() -> Batch.{method} (a property)",
+                                original)
+                    return _attr(value, method)
+                if method == "layout":
+                    self.report(TENSORLIST_API.id, 'TensorList.layout() -> (Batch.layout or ""): '
+                                "the property is None where the method gave \"\"", original)
+                    return self._or_empty(original, value)
+            if method in _NO_COUNTERPART:
+                self.mark(TENSORLIST_NO_COUNTERPART.id,
+                          f"TensorList.{method}() has no ndd.Batch counterpart: rewrite with the Batch API "
+                          "(batch.shape, ndd.as_tensor(batch, pad=True), batch.torch())", original)
+            return None
+        if kind == df.TENSOR:
+            if _no_args(original):
+                if method == "as_cpu":
+                    self.report(TENSORLIST_API.id, "Tensor.as_cpu() -> Tensor.cpu()", original)
+                    return cst.Call(func=_attr(value, "cpu"))
+                if method == "shape":
+                    self.report(TENSORLIST_API.id, "TensorCPU.shape() -> list(Tensor.shape): "
+                                "the property is a tuple where the method gave a list", original)
+                    return _call(cst.Name("list"), _attr(value, "shape"))
+                if method == "ndim":
+                    self.report(TENSORLIST_API.id, "TensorCPU.ndim() -> Tensor.ndim (a property)", original)
+                    return _attr(value, "ndim")
+                if method == "layout":
+                    self.report(TENSORLIST_API.id, 'TensorCPU.layout() -> (Tensor.layout or "")', original)
+                    return self._or_empty(original, value)
+            if method in _NO_COUNTERPART:
+                self.mark(TENSORLIST_NO_COUNTERPART.id,
+                          f"TensorCPU.{method}() has no ndd.Tensor counterpart", original)
+            return None
+        if kind == df.DATANODE and method == "shape" and _no_args(original):
+            self.mark(DATANODE_SHAPE.id,
+                      "DataNode.shape() is a per-sample graph value; in dynamic mode batch.shape is a "
+                      "Python list of tuples (use it, or ndd.as_batch(batch.shape) for a Batch)", original)
+        return None
+
+    def leave_Attribute(self, original_node, updated_node):
+        if original_node.attr.value == "dtype" and original_node not in self._called \
+                and self._kind(original_node.value) in (df.TENSORLIST, df.TENSOR):
+            self.mark(TENSORLIST_NO_COUNTERPART.id,
+                      "Batch.dtype is an ndd.DType: comparing it with a types.DALIDataType raises "
+                      "AttributeError; compare with ndd.float32 etc.", original_node)
+        return updated_node
+
+    def leave_Subscript(self, original_node, updated_node):
+        kind = self._kind(original_node.value)
+        if kind == df.DATANODE:
+            self.report(DATANODE_SUBSCRIPT.id, "DataNode subscript x[...] -> per-sample x.slice[...]",
+                        original_node)
+            return updated_node.with_changes(value=_attr(updated_node.value, "slice"))
+        if kind == df.TENSORLIST:
+            index = original_node.slice
+            if len(index) == 1 and isinstance(index[0].slice, cst.Index) and index[0].slice.star is None:
+                self.report(TENSORLIST_API.id, "TensorList[i] -> Batch.select(i)", original_node)
+                new = cst.Call(func=_attr(updated_node.value, "select"),
+                               args=[cst.Arg(updated_node.slice[0].slice.value)])
+                return _keep_parens(original_node, new)
+            self.mark(TENSORLIST_SLICE.id,
+                      "slicing a pipeline output: Batch.select(slice) returns the whole batch in DALI 2.4.0; "
+                      "use ndd.as_batch([batch.select(i) for i in range(a, b)])", original_node)
+        return updated_node
+
+
+def _numpy_name(ctx, names_in_use: set[str]) -> str:
+    """The local name numpy is imported under, or the one the pass will import it as."""
+    for local, qualified in ctx.imports.aliases.items():
+        if qualified == "numpy":
+            return local
+    return "np" if "np" not in names_in_use else "numpy"
+
+
+class TensorListPass(Pass):
+    name = "tensorlist"
+
+    def applies(self, ctx):
+        return any(q.startswith((FN, OPS, MATH, df.PIPELINE_DEF, df.PIPELINE_CLASS, "nvidia.dali.pipeline",
+                                 "nvidia.dali.types"))
+                   or q in ("nvidia", "nvidia.dali") for q in ctx.imports.aliases.values())
+
+    def run(self, module, ctx):
+        flow = df.DataFlow(module, ctx.imports)
+        ctx.facts["dataflow"] = flow  # kinds of the original module's expressions, for later passes
+        if not flow.calls_dali:
+            return module  # nothing can hold a pipeline, an output or a DataNode
+        names_in_use = {n.value for n in flow.name_scope}
+        from .base import run_transformer
+        return run_transformer(module, _TensorList(ctx, flow, names_in_use))

@@ -1,0 +1,10 @@
+"""seed= left on an ndd random op (not hoisted by unrolling) raises TypeError there: marked."""
+
+import nvidia.dali.experimental.dynamic as ndd
+
+
+def angles():
+    # dali-migrate: DM112 seed= on ndd.random.uniform raises TypeError: create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+    angle = ndd.random.uniform(range=(-10.0, 10.0), seed=42)
+    flip = ndd.random.coin_flip(probability=0.5)
+    return angle, flip

@@ -1,0 +1,14 @@
+"""An import block emptied by pruning keeps a `pass` so the code still parses."""
+
+import nvidia.dali.experimental.dynamic as ndd
+
+try:
+    pass
+except ImportError:
+    pass
+
+if True: pass
+
+
+def run(images):
+    return ndd.flip(images)

@@ -1,0 +1,50 @@
+"""Inside pipeline definitions, indexing a DataNode is per-sample slicing: x.slice[...]."""
+
+import nvidia.dali.fn as fn
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+def crop_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
+    ndd.set_num_threads(num_threads)
+    if seed is not None:
+        ndd.random.set_seed(seed)
+    # dali-migrate: DM103 types.Constant has no dynamic-mode counterpart: use ndd.tensor(...) or ndd.Batch.broadcast(value, batch_size)
+    data = types.Constant([[1.0, 2.0, 3.0]])
+    reader = ndd.readers.File(file_root="/data")
+    while True:
+        for outs in reader.next_epoch(batch_size=batch_size):
+            xy = ndd.random.uniform(range=(0, 1), shape=2, batch_size=batch_size)
+            scaled = xy * 2 + 1
+            first = scaled.slice[0]
+            tail = ndd.math.sqrt(xy).slice[1:]
+            jpegs = outs[0]
+            labels = outs[1].slice[0]
+            sized = ndd.resize(data, size=3)  # resize's output count depends on save_attrs: left alone
+            yield first, tail, jpegs, labels, data.slice[0, 1:], sized[0], (-xy).slice[1]
+
+
+class LegacyPipe:
+    def __init__(self):
+        self.batch_size = 2
+        self.num_threads = 1
+        self.device_id = None
+        self.seed = None
+
+    def __iter__(self):
+        ndd.set_num_threads(self.num_threads)
+        if self.seed is not None:
+            ndd.random.set_seed(self.seed)
+        while True:
+            xy = ndd.random.uniform(range=(0, 1), shape=2, batch_size=self.batch_size)
+            yield xy.slice[0], xy.gpu().slice[1]
+
+
+def external_pipe(source, *, batch_size=2, num_threads=1, device_id=None, seed=None):
+    ndd.set_num_threads(num_threads)
+    while True:
+        # dali-migrate: DM103 fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
+        pair = fn.external_source(source=source, num_outputs=2)  # a list: pair[0] picks an output
+        # dali-migrate: DM103 fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
+        single = fn.external_source(source=source)
+        yield pair[0], pair[1].slice[0], single.slice[0]

@@ -1,0 +1,43 @@
+"""Values are followed through unpacking, indexing, loops, comprehensions and self attributes."""
+
+import numpy as np
+import nvidia.dali.fn as fn
+from nvidia.dali import Pipeline
+import nvidia.dali.experimental.dynamic as ndd
+
+
+def pipe_def(*, batch_size, num_threads=None, device_id=None, seed=None):
+    ndd.set_num_threads(num_threads)
+    if seed is not None:
+        ndd.random.set_seed(seed)
+    while True:
+        yield ndd.random.uniform(range=(0, 1), batch_size=batch_size), ndd.random.coin_flip(batch_size=batch_size)
+
+
+# dali-migrate: DM212 GraphPipe stays in pipeline mode: a Pipeline subclass without __init__ and define_graph
+class GraphPipe(Pipeline):
+    def define_graph(self):
+        return fn.random.uniform(range=(0, 1))
+
+
+class Loader:
+    def __init__(self):
+        self.pipe = pipe_def(batch_size=2, num_threads=1, device_id=None)
+
+    def next(self):
+        outs = self.pipe.run()
+        return [np.array(tl.select(0)) for tl in outs]
+
+
+def subclass():
+    pipe = GraphPipe(batch_size=2, num_threads=1, device_id=None)
+    pipe.build()
+    outs = pipe.run()
+    head, *rest = outs
+    for i, tl in enumerate(outs):
+        print(i, tl.batch_size)
+    for tl in outs[1:]:
+        print(tl.shape)
+    single = outs[0]
+    print(np.array(head.select(0)), np.array(rest[0].select(0)), np.array(single.cpu().select(0)))
+    return np.array(single.select(0))

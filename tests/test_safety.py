@@ -1,0 +1,135 @@
+"""Safety rules: what the tool must never do to a user's files (DESIGN.md, "Safety")."""
+
+import os
+import stat
+
+import libcst as cst
+import pytest
+
+from dali_migrate import migrate_paths, migrate_source
+from dali_migrate.files import atomic_write
+
+MIGRATABLE = 'import nvidia.dali.fn as fn\n\n\ndef f(x):\n    return fn.flip(x, name="flip")\n'
+MIGRATED = 'import nvidia.dali.experimental.dynamic as ndd\n\n\ndef f(x):\n    return ndd.flip(x)\n'
+# libcst 1.9 prints `except (A, B) :` back as `except (A, B):` (checked in test_round_trip_case_is_real).
+NOT_ROUND_TRIP = "import nvidia.dali.fn as fn\ntry:\n    fn.flip(1)\nexcept (ValueError, TypeError) :\n    pass\n"
+DEEP_CONCAT = "import nvidia.dali.fn as fn\nx = (" + " ".join(['"a"'] * 1000) + ")\n"
+
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8", newline="")
+    return path
+
+
+def test_migratable_case_changes():
+    assert migrate_source(MIGRATABLE).migrated == MIGRATED
+
+
+@pytest.mark.parametrize("source, reason, line", [
+    ("import nvidia.dali.fn as fn\nx = (\n", "does not parse: '(' was never closed", 2),
+    (NOT_ROUND_TRIP, "does not print this file back byte-identical", 4),
+    (DEEP_CONCAT, "too deeply nested", 0),
+], ids=["syntax-error", "not-round-trip", "recursion"])
+def test_unsafe_input_is_reported_and_left_alone(source, reason, line):
+    result = migrate_source(source, "bad.py")
+    assert result.status == "error"
+    assert reason in result.error
+    assert result.migrated == source and not result.changed
+    [finding] = result.findings
+    assert finding.rule == "DM001" and not finding.fixed and finding.line == line
+
+
+def test_round_trip_case_is_real():
+    """The non-round-trip fixture must really fail libcst's round trip, or the test above proves nothing."""
+    source = "try:\n    pass\nexcept (A, B) :\n    pass\n"
+    assert cst.parse_module(source).code != source
+
+
+def test_bad_files_are_skipped_and_the_others_still_done(tmp_path):
+    broken = _write(tmp_path / "a_broken.py", "import nvidia.dali.fn as fn\ndef f(:\n")
+    latin1 = tmp_path / "b_latin1.py"
+    latin1.write_bytes("import nvidia.dali.fn as fn\n# caf\xe9\nx = fn.flip(1)\n".encode("latin-1"))
+    not_round_trip = _write(tmp_path / "c_roundtrip.py", NOT_ROUND_TRIP)
+    deep = _write(tmp_path / "d_deep.py", DEEP_CONCAT)
+    good = _write(tmp_path / "e_good.py", MIGRATABLE)
+    before = {p: p.read_bytes() for p in (broken, latin1, not_round_trip, deep)}
+
+    run = migrate_paths([tmp_path], write=True)
+
+    errors = {os.path.basename(f.path): f.error for f in run.errors}
+    assert set(errors) == {"a_broken.py", "b_latin1.py", "c_roundtrip.py", "d_deep.py"}
+    assert "not UTF-8" in errors["b_latin1.py"]
+    assert all(p.read_bytes() == data for p, data in before.items())
+    assert good.read_text() == MIGRATED
+    assert run.exit_code(wrote=True) == 2
+
+
+def test_atomic_write_keeps_mode_and_leaves_no_temp_file(tmp_path):
+    target = _write(tmp_path / "script.py", MIGRATABLE)
+    target.chmod(0o754)
+    migrate_paths([target], write=True)
+    assert target.read_text() == MIGRATED
+    assert stat.S_IMODE(target.stat().st_mode) == 0o754
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["script.py"]
+
+
+def test_failed_write_leaves_the_original_and_no_temp_file(tmp_path, monkeypatch):
+    target = _write(tmp_path / "script.py", MIGRATABLE)
+
+    def refuse(*_args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    run = migrate_paths([target], write=True)
+    assert target.read_text() == MIGRATABLE
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["script.py"]
+    assert "No space left" in run.files[0].error and run.exit_code(wrote=True) == 2
+
+
+def test_write_goes_through_a_symlink(tmp_path):
+    real = _write(tmp_path / "real.py", MIGRATABLE)
+    link = tmp_path / "link.py"
+    link.symlink_to(real)
+    atomic_write(link, MIGRATED)
+    assert link.is_symlink() and real.read_text() == MIGRATED
+
+
+@pytest.mark.parametrize("text", [
+    "import os\nprint(os.sep)\n",
+    '"""See https://docs.nvidia.com/deeplearning/dali/."""\nx = 1\n',
+    "import nvidia.dali.experimental.dynamic as ndd\n\nx = ndd.as_batch([1])\n",
+], ids=["no-dali", "dali-in-text-only", "already-migrated"])
+def test_files_with_nothing_to_do_are_never_rewritten(tmp_path, text):
+    path = _write(tmp_path / "plain.py", text)
+    stamp = 1_000_000_000
+    os.utime(path, (stamp, stamp))
+    run = migrate_paths([tmp_path], write=True)
+    assert run.written == [] and run.exit_code(wrote=True) == 0
+    assert path.stat().st_mtime == stamp and path.read_text() == text
+
+
+def test_second_write_changes_nothing(tmp_path):
+    path = _write(tmp_path / "m.py", MIGRATABLE)
+    migrate_paths([path], write=True)
+    stamp = 1_000_000_000
+    os.utime(path, (stamp, stamp))
+    again = migrate_paths([path], write=True)
+    assert again.written == [] and path.stat().st_mtime == stamp
+
+
+def test_byte_order_mark_and_crlf_are_kept():
+    source = "\ufeff" + MIGRATABLE.replace("\n", "\r\n")
+    result = migrate_source(source)
+    assert result.migrated == "\ufeff" + MIGRATED.replace("\n", "\r\n")
+
+
+def test_non_utf8_is_reported_with_its_line_unless_it_cannot_be_dali(tmp_path):
+    dali = tmp_path / "dali_latin1.py"
+    dali.write_bytes(b"import nvidia.dali.fn as fn\n# caf\xe9\n")
+    other = tmp_path / "other_latin1.py"
+    other.write_bytes(b"# -*- coding: latin-1 -*-\nname = 'caf\xe9'\n")
+    run = migrate_paths([tmp_path])
+    by_name = {os.path.basename(f.path): f for f in run.files}
+    assert by_name["other_latin1.py"].status == "no-dali"
+    [finding] = by_name["dali_latin1.py"].findings
+    assert finding.rule == "DM001" and finding.line == 2 and "not UTF-8" in finding.message
