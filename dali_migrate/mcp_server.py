@@ -84,6 +84,55 @@ class LintPathsResult(BaseModel):
     files: list[LintFileResult]
 
 
+class ReviewMarker(BaseModel):
+    rule: str
+    line: int = Field(description="line in the original file")
+    migrated_line: int = Field(description="line of the `# dali-migrate:` marker in the migrated code")
+    message: str
+    suggestion: str
+
+
+class ReviewFile(BaseModel):
+    path: str
+    status: str
+    error: str | None
+    hunks: int
+    rules: list[str] = Field(description="rule IDs behind this file's changes")
+    markers: list[ReviewMarker]
+
+
+class ReviewResult(BaseModel):
+    format: Literal["markdown", "html"]
+    document: str = Field(description="the review document: each hunk with its rules and why, then the markers")
+    files: list[ReviewFile]
+
+
+class VerifyOutput(BaseModel):
+    index: int
+    name: str
+    status: Literal["equal", "different", "skipped"]
+    reason: str
+    random_handling: str = Field(description="'fed': random ops fed the same states on both sides; "
+                                             "'skipped': random outputs not compared")
+    samples_compared: int
+    samples_different: int
+    max_abs_error: float | None
+    first_mismatches: list[str]
+
+
+class VerifyResult(BaseModel):
+    verdict: Literal["equal", "partial", "different", "failed", "incomplete"] = Field(
+        description="equal; partial = equal where compared, some outputs not comparable; different; "
+                    "failed = a side crashed; incomplete = not migrated or not runnable")
+    equal: bool
+    iterations: int
+    outputs: list[VerifyOutput]
+    devices: dict
+    notes: list[str]
+    error: str | None
+    summary: str = Field(description="the human-readable report")
+
+
 class RuleDoc(BaseModel):
     id: str
     name: str
@@ -228,6 +277,91 @@ def lint_workspace_paths(workspace: Workspace, paths: list[str], fix: bool = Fal
     return LintPathsResult(root=str(workspace.root), fix=fix, exit_code=run.exit_code(), files=files)
 
 
+def review_workspace_paths(workspace: Workspace, paths: list[str], html: bool = False) -> ReviewResult:
+    from .review import build_review, to_html, to_markdown
+
+    results = []
+    for path in workspace.source_files(paths):
+        rel = workspace.relative(path)
+        if path.stat().st_size > MAX_SOURCE_BYTES:
+            result = MigrationResult(path=rel, original="", migrated="")
+            result.error = f"larger than {MAX_SOURCE_BYTES} bytes; skipped"
+            results.append(result)
+        else:
+            results.append(migrate_file(path, display=rel))
+    review = build_review(results)
+    files = []
+    for f in review.files:
+        rules = sorted({r for h in f.hunks for r in h.rule_ids})
+        markers = [ReviewMarker(rule=m.finding.rule, line=m.finding.line, migrated_line=m.migrated_line,
+                                message=m.finding.message, suggestion=m.suggestion) for m in f.markers]
+        files.append(ReviewFile(path=f.path, status=f.status, error=f.error, hunks=len(f.hunks), rules=rules,
+                                markers=markers))
+    return ReviewResult(format="html" if html else "markdown",
+                        document=to_html(review) if html else to_markdown(review), files=files)
+
+
+MAX_VERIFY_ITERATIONS = 50
+MAX_VERIFY_SECONDS = 600
+
+
+def verify_in_workspace(workspace: Workspace, original: str, pipeline: str, migrated: str | None = None,
+                        args: list | None = None, kwargs: dict | None = None, iterations: int = 5,
+                        timeout_s: int = 120) -> VerifyResult:
+    """Run ``dali-migrate verify`` in a child process (user code runs there, never in the server),
+    killed after ``timeout_s``."""
+    import json
+    import subprocess
+    import sys
+
+    if not 1 <= iterations <= MAX_VERIFY_ITERATIONS:
+        raise BadRequest(f"iterations must be between 1 and {MAX_VERIFY_ITERATIONS}")
+    if not 1 <= timeout_s <= MAX_VERIFY_SECONDS:
+        raise BadRequest(f"timeout_s must be between 1 and {MAX_VERIFY_SECONDS}")
+    if not pipeline.isidentifier():
+        raise BadRequest(f"pipeline must be a Python name, not {pipeline!r}")
+    original_path = workspace.resolve(original)
+    command = [sys.executable, "-m", "dali_migrate", "verify", str(original_path), "--pipeline", pipeline,
+               "--iterations", str(iterations), "--json",
+               "--args", json.dumps({"args": list(args or []), "kwargs": dict(kwargs or {})})]
+    if migrated:
+        command += ["--migrated", str(workspace.resolve(migrated))]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, cwd=workspace.root)
+    except subprocess.TimeoutExpired:
+        raise BadRequest(f"verification did not finish within {timeout_s} s; it was stopped") from None
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        raise BadRequest("verify failed: " + (" | ".join(tail) or f"exit code {proc.returncode}")) from None
+    if "verdict" not in report:
+        raise BadRequest("verify failed: " + str(report.get("error") or report))
+    outputs = [VerifyOutput(index=o["index"], name=o["name"], status=o["status"], reason=o.get("reason", ""),
+                            random_handling=o.get("random_handling", ""),
+                            samples_compared=o.get("samples_compared", 0),
+                            samples_different=o.get("samples_different", 0),
+                            max_abs_error=o.get("max_abs_error"),
+                            first_mismatches=[_mismatch_text(m) for m in o.get("mismatches", [])[:5]])
+               for o in report.get("outputs", [])]
+    summary = "; ".join(f"output {o.index} ({o.name}): {o.status}" + (f" - {o.reason}" if o.reason else "")
+                        for o in outputs)
+    return VerifyResult(verdict=report["verdict"], equal=report["equal"], iterations=report["iterations"],
+                        outputs=outputs, devices=report.get("devices", {}), notes=report.get("notes", []),
+                        error=report.get("error"),
+                        summary=f"{report['verdict']} over {report['iterations']} iterations: {summary}")
+
+
+def _mismatch_text(m: dict) -> str:
+    where = f"iteration {m.get('iteration')}, output {m.get('output')} ({m.get('name')})"
+    if m.get("sample") is not None:
+        where += f", sample {m['sample']}"
+    text = f"{where}: {m.get('what')} differ"
+    if m.get("original") is not None or m.get("migrated") is not None:
+        text += f": original {m.get('original')}, migrated {m.get('migrated')}"
+    return text + (f"; {m['detail']}" if m.get("detail") else "")
+
+
 def explain(rule_id: str) -> RuleDoc:
     from .findings import all_rules
 
@@ -304,6 +438,24 @@ def build_server(root: str | Path):
         """Lint .py files and folders under the workspace root. Writes only when fix=true (safe fixes)."""
         return _guard(lambda: lint_workspace_paths(workspace, paths, fix))
 
+    @server.tool(name="review")
+    def review_tool(paths: list[str], html: bool = False) -> ReviewResult:
+        """A review document of migrating these files/folders (under the workspace root): each diff
+        hunk with the rule IDs behind it and why, then every spot left for a person with a suggestion.
+        Nothing is written."""
+        return _guard(lambda: review_workspace_paths(workspace, paths, html))
+
+    @server.tool(name="verify")
+    def verify_tool(original: str, pipeline: str, migrated: str | None = None, args: list | None = None,
+                    kwargs: dict | None = None, iterations: int = 5, timeout_s: int = 120) -> VerifyResult:
+        """Run a pipeline-mode pipeline (a @pipeline_def function, Pipeline subclass, or Pipeline
+        object named `pipeline` in the file `original`) and its migration (the file `migrated`, or
+        migrated on the fly) on the same arguments, and compare every output and sample. This RUNS
+        the user's code, in a child process stopped after timeout_s seconds (at most 600);
+        iterations at most 50."""
+        return _guard(lambda: verify_in_workspace(workspace, original, pipeline, migrated, args, kwargs,
+                                                  iterations, timeout_s))
+
     @server.tool(name="explain_rule")
     def explain_rule_tool(rule_id: str) -> RuleDoc:
         """What a rule ID (e.g. DM101) means: what it does, why, an example, and whether its fix is safe."""
@@ -318,4 +470,5 @@ def build_server(root: str | Path):
     return server
 
 
-TOOL_NAMES = {"migrate_code", "migrate_paths", "lint_code", "lint_paths", "explain_rule", "server_info"}
+TOOL_NAMES = {"migrate_code", "migrate_paths", "lint_code", "lint_paths", "review", "verify", "explain_rule",
+              "server_info"}

@@ -214,3 +214,75 @@ def test_lint_paths_writes_only_with_fix(workspace):
     assert out["exit_code"] == 0 and out["files"][0]["written"] is True
     assert "batch.batch_size" in target.read_text()
     assert "outside the workspace root" in call_error(server, "lint_paths", {"paths": ["link_out"]})
+
+
+def _jpegs(root, count=6):
+    import numpy as np
+    from PIL import Image
+
+    rs = np.random.RandomState(0)
+    for label in range(2):
+        (root / str(label)).mkdir(parents=True)
+        for i in range(count // 2):
+            img = rs.randint(0, 255, (20 + i, 24, 3)).astype(np.uint8)
+            Image.fromarray(img).save(root / str(label) / f"{i}.jpg")
+
+
+VERIFY_PIPE = '''import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def small(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    images = fn.decoders.image(jpegs, device="mixed")
+    return fn.resize(images, size=(8, 8)), labels
+'''
+
+
+def test_review_tool_lists_hunks_rules_and_markers(workspace):
+    (workspace / "pkg" / "udf.py").write_text(
+        "import nvidia.dali.fn as fn\n\n\ndef f(x):\n    return fn.python_function(x, function=abs)\n")
+    out = call(build_server(workspace), "review", {"paths": ["pkg"]}).structured_content
+    assert out["format"] == "markdown" and out["document"].startswith("# dali-migrate review")
+    by_path = {f["path"]: f for f in out["files"]}
+    assert set(by_path) == {"pkg/aug.py", "pkg/udf.py"}
+    assert "DM101" in by_path["pkg/aug.py"]["rules"] and by_path["pkg/aug.py"]["markers"] == []
+    (marker,) = by_path["pkg/udf.py"]["markers"]
+    assert marker["rule"] == "DM103" and marker["line"] == 5 and marker["suggestion"]
+    html = call(build_server(workspace), "review", {"paths": ["pkg/udf.py"], "html": True}).structured_content
+    assert html["format"] == "html" and "<html" in html["document"]
+    assert (workspace / "pkg" / "udf.py").read_text().count("fn.python_function") == 1  # nothing written
+
+
+def test_verify_tool_runs_both_sides_in_a_child_process(workspace):
+    pytest.importorskip("nvidia.dali")
+    _jpegs(workspace / "data")
+    (workspace / "pipes.py").write_text(VERIFY_PIPE)
+    out = call(build_server(workspace), "verify", {
+        "original": "pipes.py", "pipeline": "small", "args": [str(workspace / "data")], "iterations": 4,
+    }).structured_content
+    assert out["verdict"] == "equal", out
+    assert [(o["name"], o["status"]) for o in out["outputs"]] == [("output0", "equal"), ("labels", "equal")]
+    assert all(o["samples_compared"] == 8 for o in out["outputs"])
+    assert out["devices"]["mapped_to_cpu"] is True  # no GPU here: "mixed" ran on the CPU, and it says so
+    assert (workspace / "pipes.py").read_text() == VERIFY_PIPE
+
+
+def test_verify_tool_bounds_and_refusals(workspace):
+    server = build_server(workspace)
+    (workspace / "pipes.py").write_text(VERIFY_PIPE)
+    assert "iterations" in call_error(server, "verify", {"original": "pipes.py", "pipeline": "small",
+                                                          "iterations": 10_000})
+    assert "timeout_s" in call_error(server, "verify", {"original": "pipes.py", "pipeline": "small",
+                                                         "timeout_s": 100_000})
+    assert "outside the workspace root" in call_error(server, "verify", {"original": "../outside/secret.py",
+                                                                          "pipeline": "small"})
+    assert "Python name" in call_error(server, "verify", {"original": "pipes.py", "pipeline": "a; import os"})
+
+
+def test_verify_tool_stops_at_its_time_limit(workspace):
+    (workspace / "slow.py").write_text("import time\nimport nvidia.dali.fn as fn\ntime.sleep(60)\n")
+    message = call_error(build_server(workspace), "verify", {"original": "slow.py", "pipeline": "p",
+                                                             "timeout_s": 3})
+    assert "did not finish within 3 s" in message
