@@ -30,6 +30,7 @@ from ..findings import rule
 from ..names import NDD, TYPES
 from .base import MigrationTransformer, Pass
 from .imports import request_import
+from .walk import walk
 
 MIXED_TO_GPU = rule(
     "DM110", "mixed-to-gpu", "info",
@@ -174,7 +175,7 @@ def _types_local(ctx, module) -> tuple[str, str | None]:
         if qualified == TYPES:
             return local, None
     names = _Names()
-    module.visit(names)
+    walk(module, names)
     local = "types" if "types" not in names.names else "dali_types"
     return local, f"import nvidia.dali.types as {local}"
 

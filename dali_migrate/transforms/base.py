@@ -13,6 +13,7 @@ import libcst as cst
 
 from ..engine import MigrationContext
 from ..findings import MARKER_PREFIX, marker_text
+from .walk import walk  # noqa: F401  (re-exported: passes walk read-only visitors with it)
 
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 

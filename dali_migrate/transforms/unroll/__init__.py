@@ -39,7 +39,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...names import FN, OPS, NDD
-from ..base import Pass, run_transformer
+from ..base import Pass, run_transformer, walk
 from . import rules  # noqa: F401  (declares the DM2xx rules)
 from .unroll import Discovery, Unroller
 
@@ -52,7 +52,7 @@ class UnrollPass(Pass):
 
     def run(self, module, ctx):
         discovery = Discovery(ctx)
-        module.visit(discovery)
+        walk(module, discovery)  # read-only: no rebuild
         if not discovery.anything():
             return module
         ctx.imports.aliases.setdefault("ndd", NDD)
