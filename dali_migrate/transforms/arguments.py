@@ -97,6 +97,10 @@ class _Arguments(MigrationTransformer):
         self._types_name  # noqa: B018 -- fills self._types
         return self._types[1]
 
+    def relevant_names(self):
+        # Only calls that resolve to ndd (through an import or the ndd name earlier passes wrote).
+        return self.ctx.imports.dali_locals() | {"ndd"}
+
     def leave_Call(self, original_node, updated_node):
         qualname = self.ctx.imports.qualname(original_node.func)
         if qualname is None or not qualname.startswith(NDD + "."):

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from ..engine import MigrationContext
@@ -36,6 +38,8 @@ class Pass:
 
 
 def run_transformer(module: cst.Module, transformer: "MigrationTransformer") -> cst.Module:
+    names = transformer.relevant_names()
+    transformer._relevant = frozenset(names) if names is not None else None
     new_module = module.visit(transformer)
     transformer.ctx.positions.update(transformer.moved_positions)
     return new_module
@@ -47,19 +51,43 @@ class MigrationTransformer(cst.CSTTransformer):
         self.ctx = ctx
         self.moved_positions: dict[cst.CSTNode, tuple[int, int]] = {}
         self._statement_stack: list[tuple[cst.CSTNode, list[str]]] = []
+        self._relevant: frozenset[str] | None = None
+        self._skipped: cst.CSTNode | None = None
+
+    def relevant_names(self) -> set[str] | None:
+        """Words without which a subtree cannot concern this transformer (``None``: every subtree can).
+
+        Asked once, just before the walk. A subtree of the parsed module, unchanged so far, whose
+        source text holds none of these words (as identifiers, in strings or in comments) is neither
+        visited nor rebuilt: the transformer's ``visit_*``/``leave_*`` methods never see its nodes,
+        and the node keeps its identity. So the set must hold every name through which the
+        transformer could change or report something inside a subtree: the import aliases it
+        resolves, the variables whose values it tracks, the method names it looks for."""
+        return None
 
     # -- position tracking and markers ------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if self._relevant is not None and not self.ctx.may_mention(node, self._relevant):
+            self._skipped = node  # libcst calls on_leave(node, node) next, without visiting children
+            return False
         if isinstance(node, _STATEMENTS):
             self._statement_stack.append((node, []))
         return super().on_visit(node)
 
     def on_leave(self, original_node, updated_node):
+        if original_node is self._skipped:
+            self._skipped = None
+            return original_node
         result = super().on_leave(original_node, updated_node)
         if isinstance(original_node, _STATEMENTS):
             _, markers = self._statement_stack.pop()
             if markers:
                 result = _attach_markers(result, markers)
+        if result is not original_node and type(result) is type(original_node) \
+                and _same_children(result, original_node):
+            # libcst rebuilt the node although nothing in it changed: keep the original, so that
+            # it keeps its span and later passes can skip it.
+            return original_node
         position = self.ctx.positions.get(original_node)
         if position is not None:
             first = _first_node(result)
@@ -80,6 +108,26 @@ class MigrationTransformer(cst.CSTTransformer):
         if self._statement_stack:
             self._statement_stack[-1][1].append(marker_text(rule_id, message))
         return finding
+
+
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _same_children(new: cst.CSTNode, old: cst.CSTNode) -> bool:
+    """Every field of ``new`` is the very object in ``old`` (lists element by element)."""
+    cls = type(new)
+    names = _ALL_FIELDS.get(cls)
+    if names is None:
+        names = _ALL_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    for name in names:
+        a, b = getattr(new, name), getattr(old, name)
+        if a is b:
+            continue
+        if type(a) in (list, tuple) and type(b) in (list, tuple) and len(a) == len(b) \
+                and all(x is y for x, y in zip(a, b)):
+            continue
+        return False
+    return True
 
 
 def _first_node(result):

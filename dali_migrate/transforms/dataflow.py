@@ -371,6 +371,12 @@ class DataFlow:
                 break
 
     # -- queries ------------------------------------------------------------------------------
+    def dali_names(self) -> set[str]:
+        """Every name and self-attribute name that has a DALI kind in some scope (a superset, by name)."""
+        names = {name for (_, name), kind in self._kinds.items() if kind is not None and kind != TOP}
+        names.update(attr for (_, attr), kind in self._attr_kinds.items() if kind is not None and kind != TOP)
+        return names
+
     def kind_of(self, expr) -> str:
         kind = self._eval(expr)
         return TOP if kind is None else kind

@@ -97,6 +97,10 @@ class _PruneImports(MigrationTransformer):
             return False
         return super().on_visit(node)
 
+    def relevant_names(self):
+        # Only import statements change (and the blocks that hold them).
+        return {"import"}
+
     def _keep_alias(self, local: str, qualified: str) -> bool:
         return local in self.used or not _removable(qualified)
 
