@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -56,6 +56,35 @@ class MigrationContext:
     pipelines: dict[str, Any] = field(default_factory=dict)
     # Free-form facts one pass leaves for a later one (documented where they are written).
     facts: dict[str, Any] = field(default_factory=dict)
+    # (start, end) offsets in ``source`` of every node of the parsed module, by node identity. A pass
+    # leaves a subtree it has nothing to do in untouched (``MigrationTransformer``), so nodes keep
+    # their identity, and their text, from pass to pass; rebuilt nodes are not in here.
+    spans: dict[cst.CSTNode, tuple[int, int]] = field(default_factory=dict)
+    _identifiers: dict[str, list[int]] | None = field(default=None, repr=False)
+    _mention_cache: dict[frozenset, list[int]] = field(default_factory=dict, repr=False)
+
+    def mention_offsets(self, names: frozenset) -> list[int]:
+        """Sorted offsets in the source of every identifier-like word in ``names`` (in code, strings
+        or comments alike: a superset of the references, which is the safe side)."""
+        found = self._mention_cache.get(names)
+        if found is None:
+            if self._identifiers is None:
+                self._identifiers = {}
+                for match in _IDENTIFIER.finditer(self.source):
+                    self._identifiers.setdefault(match.group(), []).append(match.start())
+            found = sorted(offset for name in names for offset in self._identifiers.get(name, ()))
+            self._mention_cache[names] = found
+        return found
+
+    def may_mention(self, node: cst.CSTNode, names: frozenset) -> bool:
+        """False only when ``node`` is an unchanged node of the parsed module whose text contains none
+        of ``names``; True for anything a pass built (no span) or whose text has one of them."""
+        span = self.spans.get(node)
+        if span is None:
+            return True
+        offsets = self.mention_offsets(names)
+        index = bisect_left(offsets, span[0])
+        return index < len(offsets) and offsets[index] < span[1]
 
     def position(self, node: cst.CSTNode | None) -> tuple[int, int]:
         if node is None:
@@ -135,6 +164,7 @@ class _StartTokenState(CodegenState):
 
     starts: dict = field(default_factory=dict)
     stack: list = field(default_factory=list)
+    extents: dict = field(default_factory=dict)  # node -> (first token, token after the last)
 
     def before_codegen(self, node) -> None:
         self.stack.append(len(self.tokens))
@@ -143,6 +173,7 @@ class _StartTokenState(CodegenState):
         start = self.stack.pop()
         if node not in self.starts:
             self.starts[node] = start
+        self.extents[node] = (start, len(self.tokens))
 
     @contextmanager
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
@@ -154,10 +185,18 @@ class _StartTokenState(CodegenState):
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 
 def print_with_positions(module: cst.Module) -> tuple[str, dict[cst.CSTNode, tuple[int, int]]]:
     """``(module.code, {node: (line, column)})`` from a single codegen walk."""
+    code, positions, _ = print_with_spans(module)
+    return code, positions
+
+
+def print_with_spans(module: cst.Module):
+    """``(module.code, {node: (line, column)}, {node: (start offset, end offset)})``, one codegen
+    walk. A node's span is the text its own codegen wrote (leading blank lines and comments too)."""
     state = _StartTokenState(default_indent=module.default_indent, default_newline=module.default_newline)
     module._codegen(state)
     tokens = state.tokens
@@ -169,7 +208,8 @@ def print_with_positions(module: cst.Module) -> tuple[str, dict[cst.CSTNode, tup
         offset = offsets[token]
         line = bisect_right(line_starts, offset)
         positions[node] = (line, offset - line_starts[line - 1])
-    return code, positions
+    spans = {node: (offsets[first], offsets[end]) for node, (first, end) in state.extents.items()}
+    return code, positions, spans
 
 
 def migrate_source(source: str, path: str = "<string>", passes=None, *, force: bool = False) -> MigrationResult:
@@ -210,7 +250,7 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
         return _fail(result, PARSE_ERROR.id, f"libcst cannot parse this file: {e.message}", e.raw_line,
                      e.raw_column)
     # One codegen walk gives both the round-trip check and every node's position.
-    printed, positions = print_with_positions(module)
+    printed, positions, spans = print_with_spans(module)
     if printed != source:
         return _fail(result, PARSE_ERROR.id, "libcst does not print this file back byte-identical",
                      _first_difference(source, printed))
@@ -221,6 +261,7 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
     ctx = MigrationContext(path=path, source=source, imports=imports)
     try:
         ctx.positions = positions
+        ctx.spans = spans
         for migration_pass in passes if passes is not None else PASSES:
             if force or migration_pass.applies(ctx):
                 module = migration_pass.run(module, ctx)

@@ -73,6 +73,11 @@ class ImportTable:
     def local_names_for(self, qualified_prefix: str) -> list[str]:
         return [n for n, q in self.aliases.items() if q == qualified_prefix or q.startswith(qualified_prefix + ".")]
 
+    def dali_locals(self) -> set[str]:
+        """Local names that imports bind to DALI (``fn``, ``types``, ``nvidia`` for ``import
+        nvidia.dali.fn``, ``ndd``...): every reference that resolves to DALI starts with one."""
+        return {n for n, q in self.aliases.items() if q == "nvidia" or q.startswith("nvidia.")}
+
     def uses_dali(self) -> bool:
         return any(q == DALI or q.startswith(DALI + ".") for q in (*self.aliases.values(), *self.plain_imports))
 

@@ -30,6 +30,7 @@ from ..findings import rule
 from ..names import NDD, TYPES
 from .base import MigrationTransformer, Pass
 from .imports import request_import
+from .walk import walk
 
 MIXED_TO_GPU = rule(
     "DM110", "mixed-to-gpu", "info",
@@ -95,6 +96,10 @@ class _Arguments(MigrationTransformer):
     def _types_import(self) -> str | None:
         self._types_name  # noqa: B018 -- fills self._types
         return self._types[1]
+
+    def relevant_names(self):
+        # Only calls that resolve to ndd (through an import or the ndd name earlier passes wrote).
+        return self.ctx.imports.dali_locals() | {"ndd"}
 
     def leave_Call(self, original_node, updated_node):
         qualname = self.ctx.imports.qualname(original_node.func)
@@ -174,7 +179,7 @@ def _types_local(ctx, module) -> tuple[str, str | None]:
         if qualified == TYPES:
             return local, None
     names = _Names()
-    module.visit(names)
+    walk(module, names)
     local = "types" if "types" not in names.names else "dali_types"
     return local, f"import nvidia.dali.types as {local}"
 

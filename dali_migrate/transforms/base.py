@@ -9,10 +9,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from ..engine import MigrationContext
 from ..findings import MARKER_PREFIX, marker_text
+from .walk import walk  # noqa: F401  (re-exported: passes walk read-only visitors with it)
 
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
@@ -34,7 +37,13 @@ class Pass:
         return f"<pass {self.name}>"
 
 
-def run_transformer(module: cst.Module, transformer: "MigrationTransformer") -> cst.Module:
+def run_transformer(module: cst.Module, transformer: "MigrationTransformer",
+                    cold: set[cst.CSTNode] | frozenset = frozenset()) -> cst.Module:
+    """Run ``transformer`` over ``module``; the top-level statements in ``cold`` are left as they are
+    (see ``cold_statements``), as are subtrees outside the transformer's ``relevant_names``."""
+    names = transformer.relevant_names()
+    transformer._relevant = frozenset(names) if names is not None else None
+    transformer._cold = cold
     new_module = module.visit(transformer)
     transformer.ctx.positions.update(transformer.moved_positions)
     return new_module
@@ -46,19 +55,44 @@ class MigrationTransformer(cst.CSTTransformer):
         self.ctx = ctx
         self.moved_positions: dict[cst.CSTNode, tuple[int, int]] = {}
         self._statement_stack: list[tuple[cst.CSTNode, list[str]]] = []
+        self._relevant: frozenset[str] | None = None
+        self._cold: set[cst.CSTNode] | frozenset = frozenset()
+        self._skipped: cst.CSTNode | None = None
+
+    def relevant_names(self) -> set[str] | None:
+        """Words without which a subtree cannot concern this transformer (``None``: every subtree can).
+
+        Asked once, just before the walk. A subtree of the parsed module, unchanged so far, whose
+        source text holds none of these words (as identifiers, in strings or in comments) is neither
+        visited nor rebuilt: the transformer's ``visit_*``/``leave_*`` methods never see its nodes,
+        and the node keeps its identity. So the set must hold every name through which the
+        transformer could change or report something inside a subtree: the import aliases it
+        resolves, the variables whose values it tracks, the method names it looks for."""
+        return None
 
     # -- position tracking and markers ------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if node in self._cold or (self._relevant is not None and not self.ctx.may_mention(node, self._relevant)):
+            self._skipped = node  # libcst calls on_leave(node, node) next, without visiting children
+            return False
         if isinstance(node, _STATEMENTS):
             self._statement_stack.append((node, []))
         return super().on_visit(node)
 
     def on_leave(self, original_node, updated_node):
+        if original_node is self._skipped:
+            self._skipped = None
+            return original_node
         result = super().on_leave(original_node, updated_node)
         if isinstance(original_node, _STATEMENTS):
             _, markers = self._statement_stack.pop()
             if markers:
                 result = _attach_markers(result, markers)
+        if result is not original_node and type(result) is type(original_node) \
+                and _same_children(result, original_node):
+            # libcst rebuilt the node although nothing in it changed: keep the original, so that
+            # it keeps its span and later passes can skip it.
+            return original_node
         position = self.ctx.positions.get(original_node)
         if position is not None:
             first = _first_node(result)
@@ -79,6 +113,131 @@ class MigrationTransformer(cst.CSTTransformer):
         if self._statement_stack:
             self._statement_stack[-1][1].append(marker_text(rule_id, message))
         return finding
+
+
+def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str]) -> set[cst.CSTNode]:
+    """Top-level statements that cannot concern a pass which follows DALI through names.
+
+    Hot, to start with: every top-level statement whose text mentions a DALI import alias or one of
+    ``words``. Then, to a fixpoint: every statement that mentions a name a hot statement binds at
+    module level (``p = my_pipe()`` makes ``def main(): p.run()`` hot, wherever it is; ``def
+    my_pipe`` makes its callers hot). The rest is cold. Mentions are words in the statement's text
+    (strings and comments too), bindings a superset (assignment, loop, ``with``/``except`` targets,
+    imports, ``def``/``class`` names, at any depth outside functions and classes; every word of a statement with
+    ``global``, ``:=`` or ``match``). Statements a pass built, or changed, are never cold."""
+    hot_words = set(ctx.imports.dali_locals()) | set(words)
+    body, words_of = [], {}
+    for statement in module.body:
+        span = ctx.spans.get(statement)
+        if span is None:  # built or changed by an earlier pass: hot, and every name in it counts
+            names = _NameCollector()
+            walk(statement, names)
+            hot_words |= names.names
+            continue
+        body.append(statement)
+        found = set(_WORD.findall(ctx.source, span[0], span[1]))
+        if ":=" in ctx.source[span[0]:span[1]]:
+            found.add("global")  # a walrus may bind a module name from anywhere: count every word
+        words_of[statement] = found
+    cold = set(body)
+    changed = True
+    while changed:
+        changed = False
+        for statement in list(cold):
+            if words_of[statement] & hot_words:
+                cold.discard(statement)
+                hot_words |= _bound_names(statement, words_of[statement])
+                changed = True
+    return cold
+
+
+_WORD = __import__("re").compile(r"[^\W\d]\w*")
+
+
+class _Bindings(cst.CSTVisitor):
+    """Names a top-level statement binds at module level (a superset)."""
+
+    def __init__(self):
+        super().__init__()
+        self.names: set[str] = set()
+
+    def _targets(self, node):
+        collector = _NameCollector()
+        walk(node, collector)
+        self.names |= collector.names
+
+    def visit_FunctionDef(self, node):
+        self.names.add(node.name.value)
+        return False
+
+    def visit_ClassDef(self, node):
+        self.names.add(node.name.value)
+        return False  # names bound in a class body are class attributes
+
+    def visit_Assign(self, node):
+        for target in node.targets:
+            self._targets(target.target)
+        return False
+
+    def visit_AnnAssign(self, node):
+        self._targets(node.target)
+        return False
+
+    def visit_AugAssign(self, node):
+        self._targets(node.target)
+        return False
+
+    def visit_For(self, node):
+        self._targets(node.target)
+
+    def visit_AsName(self, node):  # with ... as x, except E as x, import a as x
+        self._targets(node.name)
+
+    def visit_ImportAlias(self, node):
+        self._targets(node.name if node.asname is None else node.asname.name)
+
+    def visit_Call(self, node):
+        return False
+
+    def visit_Lambda(self, node):
+        return False
+
+
+class _NameCollector(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_Name(self, node):
+        self.names.add(node.value)
+
+
+def _bound_names(statement: cst.CSTNode, words: set[str]) -> set[str]:
+    if words & {"global", "nonlocal", "match"} or isinstance(statement, cst.Match):
+        return words
+    bindings = _Bindings()
+    walk(statement, bindings)
+    return bindings.names
+
+
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _same_children(new: cst.CSTNode, old: cst.CSTNode) -> bool:
+    """Every field of ``new`` is the very object in ``old`` (lists element by element)."""
+    cls = type(new)
+    names = _ALL_FIELDS.get(cls)
+    if names is None:
+        names = _ALL_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    for name in names:
+        a, b = getattr(new, name), getattr(old, name)
+        if a is b:
+            continue
+        if type(a) in (list, tuple) and type(b) in (list, tuple) and len(a) == len(b) \
+                and all(x is y for x, y in zip(a, b)):
+            continue
+        return False
+    return True
 
 
 def _first_node(result):

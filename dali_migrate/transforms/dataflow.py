@@ -18,6 +18,7 @@ import libcst as cst
 
 from .. import optable
 from ..names import FN, MATH, OPS, TYPES, ImportTable
+from .walk import walk
 
 # Value kinds. None is "no information yet" (bottom); TOP is "unknown / not provably DALI".
 PIPELINE = "pipeline"  # a Pipeline object
@@ -111,11 +112,11 @@ class _Collector(cst.CSTVisitor):
             self.calls_dali = True
         self.scope.bind(node.name.value, ("kind", kind))
         for decorator in node.decorators:
-            decorator.visit(self)
+            walk(decorator, self)
         for base in (*node.bases, *node.keywords):
-            base.visit(self)
+            walk(base, self)
         self._push(Scope(node, self.scope, "class"))
-        node.body.visit(self)
+        walk(node.body, self)
         self.stack.pop()
         return False
 
@@ -127,10 +128,10 @@ class _Collector(cst.CSTVisitor):
         if is_pipeline or (outer.kind == "class" and node.name.value == "define_graph"):
             self.graph_functions.add(node)
         for decorator in node.decorators:
-            decorator.visit(self)
+            walk(decorator, self)
         self._visit_param_defaults(node.params)
         if node.returns is not None:
-            node.returns.visit(self)
+            walk(node.returns, self)
         scope = Scope(node, outer, "function")
         if outer.kind == "class":
             scope.class_scope = outer
@@ -139,7 +140,7 @@ class _Collector(cst.CSTVisitor):
                 scope.self_name = positional[0].name.value
         self._push(scope)
         self._bind_params(node.params)
-        node.body.visit(self)
+        walk(node.body, self)
         self.stack.pop()
         return False
 
@@ -151,9 +152,9 @@ class _Collector(cst.CSTVisitor):
     def _visit_param_defaults(self, params: cst.Parameters):
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             if param.default is not None:
-                param.default.visit(self)
+                walk(param.default, self)
             if param.annotation is not None:
-                param.annotation.visit(self)
+                walk(param.annotation, self)
 
     def _bind_params(self, params: cst.Parameters):
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -166,26 +167,26 @@ class _Collector(cst.CSTVisitor):
         self._visit_param_defaults(node.params)
         self._push(Scope(node, self.scope, "lambda"))
         self._bind_params(node.params)
-        node.body.visit(self)
+        walk(node.body, self)
         self.stack.pop()
         return False
 
     def _visit_comprehension(self, node, elements):
         # The first iterable is evaluated in the enclosing scope; the rest in the comprehension's.
         first = node.for_in
-        first.iter.visit(self)
+        walk(first.iter, self)
         self._push(Scope(node, self.scope, "comprehension"))
         comp = first
         while comp is not None:
             if comp is not first:
-                comp.iter.visit(self)
+                walk(comp.iter, self)
             self._bind_target(comp.target, ("iter", comp.iter))
-            comp.target.visit(self)
+            walk(comp.target, self)
             for condition in comp.ifs:
-                condition.visit(self)
+                walk(condition, self)
             comp = comp.inner_for_in
         for element in elements:
-            element.visit(self)
+            walk(element, self)
         self.stack.pop()
         return False
 
@@ -336,7 +337,7 @@ class DataFlow:
     def __init__(self, module: cst.Module, imports: ImportTable):
         self.imports = imports
         collector = _Collector(imports)
-        module.visit(collector)
+        walk(module, collector)  # read-only: no rebuild
         self.module_scope = collector.module_scope
         self.name_scope = collector.name_scope
         self.graph_functions = collector.graph_functions
@@ -370,6 +371,12 @@ class DataFlow:
                 break
 
     # -- queries ------------------------------------------------------------------------------
+    def dali_names(self) -> set[str]:
+        """Every name and self-attribute name that has a DALI kind in some scope (a superset, by name)."""
+        names = {name for (_, name), kind in self._kinds.items() if kind is not None and kind != TOP}
+        names.update(attr for (_, attr), kind in self._attr_kinds.items() if kind is not None and kind != TOP)
+        return names
+
     def kind_of(self, expr) -> str:
         kind = self._eval(expr)
         return TOP if kind is None else kind

@@ -26,6 +26,7 @@ import libcst as cst
 from ..findings import rule
 from ..names import DALI, NDD, dotted, module_name
 from .base import MigrationTransformer, Pass
+from .walk import walk
 
 IMPORTS = rule(
     "DM100", "imports", "info",
@@ -72,13 +73,13 @@ class _References(cst.CSTVisitor):
         root = node
         while isinstance(root, cst.Attribute):
             root = root.value
-        root.visit(self)
+        walk(root, self)
         return False
 
 
 def referenced_names(module: cst.Module) -> set[str]:
     visitor = _References()
-    module.visit(visitor)
+    walk(module, visitor)
     return visitor.names
 
 
@@ -95,6 +96,10 @@ class _PruneImports(MigrationTransformer):
         if isinstance(node, cst.BaseExpression):
             return False
         return super().on_visit(node)
+
+    def relevant_names(self):
+        # Only import statements change (and the blocks that hold them).
+        return {"import"}
 
     def _keep_alias(self, local: str, qualified: str) -> bool:
         return local in self.used or not _removable(qualified)
@@ -238,14 +243,14 @@ class _Uses(_References):
             root = node
             while isinstance(root, cst.Attribute):
                 root = root.value
-            root.visit(self)
+            walk(root, self)
             return False
         # `a.b.c`: only the root `a` is a reference; its attribute names are not, but deeper
         # expressions (calls, subscripts) inside it are, and may hold nvidia.* names.
         root = node
         while isinstance(root, cst.Attribute):
             root = root.value
-        root.visit(self)
+        walk(root, self)
         return False
 
 
@@ -292,7 +297,7 @@ class ImportsPass(Pass):
 
     def run(self, module, ctx):
         uses = _Uses()  # one walk for both: each full-tree visit costs about a parse
-        module.visit(uses)
+        walk(module, uses)
         used = uses.names
         ctx.facts["dotted_uses"] = uses.uses
         pruner = _PruneImports(ctx, used)

@@ -89,6 +89,10 @@ class _Rename(MigrationTransformer):
         self._callees: set[cst.CSTNode] = set()
         self._not_loads: set[cst.Name] = set()  # names that are not references (attr, keyword, def...)
 
+    def relevant_names(self):
+        # Only references through DALI imports are renamed or marked.
+        return self.ctx.imports.dali_locals()
+
     def visit_Import(self, node):
         return False
 

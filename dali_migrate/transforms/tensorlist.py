@@ -151,6 +151,11 @@ class _TensorList(MigrationTransformer):
         self._bare: set[cst.CSTNode] = set()  # expressions that need no parentheses where they are
         self._called: set[cst.CSTNode] = set()
 
+    def relevant_names(self):
+        # Rewrites need an expression of a DALI kind, and every such expression mentions a DALI
+        # import or a name (variable, self.attribute, pipeline) the analysis gave a DALI kind.
+        return self.ctx.imports.dali_locals() | self.flow.dali_names()
+
     # -- helpers -----------------------------------------------------------------------------
     def _np(self, name: str) -> cst.Attribute:
         request_import(self.ctx, self._numpy, "import numpy as np" if self._numpy == "np" else "import numpy")

@@ -39,9 +39,14 @@ from __future__ import annotations
 import libcst as cst
 
 from ...names import FN, OPS, NDD
-from ..base import Pass, run_transformer
+from ..base import Pass, cold_statements, run_transformer, walk
 from . import rules  # noqa: F401  (declares the DM2xx rules)
-from .unroll import Discovery, Unroller
+from .unroll import UNSUPPORTED_METHODS, Discovery, Unroller
+
+# Words besides DALI aliases and pipeline names through which the Unroller changes or marks code
+# (method names it looks for on any object): top-level statements without them, or a name bound by
+# relevant code, are left alone (base.cold_statements).
+UNROLL_WORDS = {*UNSUPPORTED_METHODS, "epoch_size", "reader_meta", "checkpoint"}
 
 
 class UnrollPass(Pass):
@@ -52,12 +57,12 @@ class UnrollPass(Pass):
 
     def run(self, module, ctx):
         discovery = Discovery(ctx)
-        module.visit(discovery)
+        walk(module, discovery)  # read-only: no rebuild
         if not discovery.anything():
             return module
         ctx.imports.aliases.setdefault("ndd", NDD)
         unroller = Unroller(ctx, discovery)
-        module = run_transformer(module, unroller)
+        module = run_transformer(module, unroller, cold_statements(module, ctx, UNROLL_WORDS))
         module = unroller.finish(module)
         return module
 
