@@ -126,12 +126,12 @@ class _GitIgnore:
     """The .gitignore files met while walking, deepest last (they win)."""
 
     def __init__(self):
-        self.levels: list[tuple[Path, list[Pattern]]] = []
+        self.levels: list[tuple[str, list[Pattern]]] = []  # (folder, patterns)
 
-    def enter(self, folder: Path) -> int:
+    def enter(self, folder: str) -> int:
         depth = len(self.levels)
         try:
-            with open(folder / ".gitignore", encoding="utf-8", errors="replace") as f:
+            with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as f:
                 patterns = parse_patterns(f)
         except OSError:
             patterns = []
@@ -139,16 +139,16 @@ class _GitIgnore:
             self.levels.append((folder, _compile_level(patterns)))
         return depth
 
-    def prefixes(self, folder: Path) -> list[tuple[str, list[Pattern]]]:
+    def prefixes(self, folder: str) -> list[tuple[str, list[Pattern]]]:
         """For each level, ``folder`` relative to that level's base as a ``/``-ended prefix (once per
         folder, so the per-file check is string concatenation and regex matches only)."""
         out = []
         for base, patterns in self.levels:
-            try:
-                relative = folder.relative_to(base).as_posix()
-            except ValueError:
-                continue
-            out.append(("" if relative == "." else relative + "/", patterns))
+            if folder == base:
+                out.append(("", patterns))
+            elif folder.startswith(base.rstrip(os.sep) + os.sep):
+                relative = folder[len(base.rstrip(os.sep)) + 1:]
+                out.append((relative.replace(os.sep, "/") + "/", patterns))
         return out
 
     @staticmethod
@@ -202,15 +202,16 @@ def _git_files(folder: Path) -> list[Path] | None:
 
 
 def _walk(folder: Path, gitignore: bool, exclude: list[Pattern], prefix: str):
-    """Files under ``folder`` (sorted, depth first) with their ``/`` paths relative to the glob root."""
+    """Files under ``folder`` (sorted, depth first) with their ``/`` paths relative to the glob root.
+    Paths are plain strings: this runs for every file, and pathlib objects cost more than the read."""
     ignore = _GitIgnore()
     resolved = folder.resolve()
     if gitignore:
         # .gitignore files above the folder (up to a filesystem root) apply too.
         for parent in reversed(resolved.parents):
-            ignore.enter(parent)
+            ignore.enter(str(parent))
 
-    def visit(current: Path, real: Path, relative: str):
+    def visit(current: str, real: str, relative: str):
         depth = ignore.enter(real) if gitignore else len(ignore.levels)
         try:
             entries = sorted(os.scandir(current), key=lambda e: e.name)
@@ -228,12 +229,12 @@ def _walk(folder: Path, gitignore: bool, exclude: list[Pattern], prefix: str):
             if exclude and any(p.matches(child, is_dir) for p in exclude if not p.negated):
                 continue
             if is_dir:
-                yield from visit(current / entry.name, real / entry.name, child + "/")
+                yield from visit(entry.path, os.path.join(real, entry.name), child + "/")
             elif entry.is_file():
-                yield current / entry.name, child
+                yield entry.path, child
         del ignore.levels[depth:]
 
-    yield from visit(folder, resolved, prefix)
+    yield from visit(str(folder), str(resolved), prefix)
 
 
 def _prefix(folder: Path, root: Path) -> str:
@@ -246,20 +247,25 @@ def _prefix(folder: Path, root: Path) -> str:
 
 
 def discover(paths, include=DEFAULT_INCLUDE, exclude=(), respect_gitignore: bool = True,
-             root: Path | None = None) -> list[Path]:
-    """The files a run over ``paths`` takes, sorted per argument, each once. A path that does not
-    exist is returned as it is (the caller reports it)."""
+             root: Path | None = None) -> list[str]:
+    """The files a run over ``paths`` takes (as path strings), sorted per argument, each once. A path
+    that does not exist is returned as it is (the caller reports it)."""
     root = Path(root) if root is not None else Path.cwd()
     include_patterns = parse_patterns(include or DEFAULT_INCLUDE)
     exclude_patterns = parse_patterns(exclude or ())
-    out: list[Path] = []
+    out: list[str] = []
     seen: set[str] = set()
 
-    def add(path: Path):
-        key = os.path.abspath(path)  # no syscalls: this runs for every file
-        if key not in seen:
+    paths = list(paths)
+    dedupe = len(paths) > 1  # one folder's walk never yields a file twice
+
+    def add(path):
+        if dedupe:
+            key = os.path.abspath(path)  # no syscalls: this runs for every file
+            if key in seen:
+                return
             seen.add(key)
-            out.append(path)
+        out.append(str(path))
 
     for raw in paths:
         path = Path(raw)

@@ -87,7 +87,7 @@ def test_globs_and_explicit_files(tmp_path):
     # A file named on the command line is taken even if ignored, but exclude applies (pre-commit).
     assert relative(discover([root / "x.gen.py"], root=root), root) == ["x.gen.py"]
     assert discover([root / "x.gen.py"], exclude=["*.gen.py"], root=root) == []
-    assert discover([root / "a.py", root / "a.py", root], include=["a.py"], root=root) == [root / "a.py"]
+    assert discover([root / "a.py", root / "a.py", root], include=["a.py"], root=root) == [str(root / "a.py")]
 
 
 def test_config_nearest_table_and_errors(tmp_path, capsys):
