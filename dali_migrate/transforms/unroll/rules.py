@@ -76,7 +76,9 @@ DEVICE_ID = rule(
     "A device_id other than None or 0 has no per-pipeline counterpart in dynamic mode.",
     "ndd runs GPU operators on the current CUDA device (0 unless the program selects another).",
     before="pipe = create(device_id=local_rank)",
-    after="# dali-migrate: DM207 ...\npipe = create(device_id=local_rank)",
+    after="# dali-migrate: DM207 device_id=local_rank: ndd runs GPU ops on the current CUDA device; select it at "
+          "start-up (torch.cuda.set_device) or pass device=ndd.Device('gpu', device_id) to the GPU ops\n"
+          "pipe = create(device_id=local_rank)",
     fix="manual",
     suggestion="Select the device once at start-up (torch.cuda.set_device(local_rank)) or pass "
                "device=ndd.Device('gpu', local_rank) to the GPU operators.",
@@ -120,7 +122,9 @@ CANNOT_UNROLL = rule(
     "Unrolling must not change what the code computes; shapes the tool does not understand are left "
     "for a person.",
     before="@pipeline_def\ndef pipe():\n    a = fn.readers.file(file_root=r1)\n    b = fn.readers.file(file_root=r2)",
-    after="# dali-migrate: DM212 two readers in one pipeline ...",
+    after="# dali-migrate: DM212 pipe stays in pipeline mode: several readers in one pipeline (their epochs differ; "
+          "write the loop by hand)\n@pipeline_def\ndef pipe():\n    a = fn.readers.file(file_root=r1)\n"
+          "    b = fn.readers.file(file_root=r2)",
     fix="manual",
     suggestion="Write the loop by hand: create each reader once and iterate next_epoch(batch_size=N).",
 )
@@ -130,7 +134,9 @@ CONDITIONALS = rule(
     "`if` on a Batch is always true in dynamic mode (Batch has no __bool__): a literal port silently "
     "takes one branch for every sample.",
     before="@pipeline_def(enable_conditionals=True)\ndef pipe():\n    if fn.random.coin_flip():\n        ...",
-    after="# dali-migrate: DM213 ...",
+    after="# dali-migrate: DM213 pipe stays in pipeline mode: enable_conditionals=True: `if` on a Batch is always "
+          "true in dynamic mode; rewrite the branches as per-sample arguments or arithmetic\n"
+          "@pipeline_def(enable_conditionals=True)\ndef pipe():\n    if fn.random.coin_flip():\n        ...",
     fix="manual",
     suggestion="Turn the branch into a per-sample argument (flip(horizontal=mask)) or arithmetic blend "
                "(mask * a + (1 - mask) * b), or loop over samples and branch on t.item().",
@@ -142,7 +148,8 @@ UNSUPPORTED_API = rule(
     "Dynamic mode has no serialized graph, no prefetch queue to feed or schedule, and no worker processes "
     "for external sources.",
     before="pipe.feed_input(\"data\", batch)",
-    after="# dali-migrate: DM214 ...\npipe.feed_input(\"data\", batch)",
+    after="# dali-migrate: DM214 feed_input has no dynamic-mode counterpart: pass the data straight to the ndd ops\n"
+          "pipe.feed_input(\"data\", batch)",
     fix="manual",
     suggestion="Pass the data straight to the ndd ops (ndd.as_batch(...)); run steps with next(pipe).",
 )
@@ -151,7 +158,8 @@ OTHER_FRAMEWORK = rule(
     "A TensorFlow, PaddlePaddle, MXNet or JAX DALI iterator has no dynamic-mode adapter; it is marked.",
     "Dynamic mode only converts to PyTorch (Batch.torch()) and through DLPack.",
     before="it = DALIIterator(pipe, ...)  # nvidia.dali.plugin.jax",
-    after="# dali-migrate: DM215 ...",
+    after="# dali-migrate: DM215 DALIIterator (jax) has no dynamic-mode adapter: iterate the generator and convert "
+          "batches via DLPack\nit = DALIIterator(pipe, ...)",
     fix="manual",
     suggestion="Iterate the migrated generator and convert each batch with DLPack "
                "(ndd.as_tensor(batch).__dlpack__()) for your framework.",
@@ -161,7 +169,8 @@ RANDOM_OUTSIDE = rule(
     "An input-less random or transform operator outside an unrolled pipeline has no batch_size; marked.",
     "Without batch_size the op returns one Tensor that is broadcast to the whole batch.",
     before="def augment(images):\n    return fn.flip(images, horizontal=fn.random.coin_flip())",
-    after="# dali-migrate: DM216 ...",
+    after="def augment(images):\n    # dali-migrate: DM216 ndd.random.coin_flip has no batch_size here: it returns one "
+          "value for the whole batch\n    return ndd.flip(images, horizontal=ndd.random.coin_flip())",
     fix="manual",
     suggestion="Pass the batch size in (or use images.batch_size) and call the op with batch_size=.",
 )
@@ -170,6 +179,10 @@ ITERATOR_DIFFERENCE = rule(
     "A DALI iterator option is emulated only approximately (sharded readers, several pipelines, size=-1).",
     "EpochIterator follows the plugin's counting for one unsharded reader; with shards the plugin "
     "moves between shards of different sizes.",
+    before="loader = DALIGenericIterator([pipe], [\"images\", \"labels\"])",
+    after="# dali-migrate: DM217 DALIGenericIterator without reader_name or size ran until the pipeline ended; the "
+          "migrated pipeline never ends: pass size=\n"
+          "loader = EpochIterator([pipe], [\"images\", \"labels\"], batch_size=4, size=-1)",
     fix="manual",
     suggestion="Check the number of batches per epoch against the original loader.",
 )
@@ -186,6 +199,10 @@ CHECKPOINT = rule(
     "Pipeline checkpointing becomes ndd.checkpoint.Checkpoint with every reader and RNG registered by name.",
     "Dynamic mode has no pipeline checkpoint; readers and RNGs carry their own state. Pipeline and ndd "
     "checkpoints are not interchangeable.",
+    before="pipe = ckpt_pipe(root, checkpoint=saved)",
+    after="# dali-migrate: DM219 checkpoint= is not migrated: restore reader/RNG state with "
+          "ndd.checkpoint.Checkpoint().load(...) and register(reader, name) before the first next_epoch\n"
+          "pipe = ckpt_pipe(root, checkpoint=saved)",
     fix="manual",
     suggestion="Register each reader and RNG by name before the first next_epoch; save at epoch boundaries.",
 )
