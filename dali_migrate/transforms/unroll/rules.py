@@ -188,11 +188,36 @@ ITERATOR_DIFFERENCE = rule(
 )
 EXTERNAL_SOURCE = rule(
     "DM218", "external-source", "info",
-    "fn.external_source fed by a generator, iterable or batch callable becomes ndd.ExternalSource "
-    "whose output is wrapped in ndd.as_batch.",
-    "ndd.ExternalSource treats a returned Python list as one Tensor, not as a batch.",
-    before="data = fn.external_source(source=gen)",
-    after="source = ndd.ExternalSource(lambda: ndd.as_batch(next(gen_iter)))\n...\ndata = source()",
+    "fn.external_source fed by a generator function, an iterable or a batch callable becomes the source "
+    "iterated or called by the migrated generator itself, each item wrapped in ndd.as_batch; a source whose kind "
+    "the code does not show goes through ndd.ExternalSource. An exhausted source ends the generator, as "
+    "pipe.run() raised StopIteration from then on.",
+    "Dynamic mode has no graph input to feed: data goes straight to the ops. ndd.as_batch reads a list of samples, "
+    "an array with the batch as its first dimension or a TensorList the way pipeline mode did; "
+    "ndd.ExternalSource would turn a returned list into one Tensor. dtype= checked the type in pipeline mode; "
+    "ndd.as_batch(dtype=) converts.",
+    before="@pipeline_def(batch_size=2)\ndef pipe():\n    jpegs = fn.external_source(source=read_batches)\n"
+           "    return fn.decoders.image(jpegs),",
+    after="def pipe(*, batch_size=2, num_threads=None, device_id=None, seed=None):\n"
+          "    ndd.set_num_threads(num_threads)\n    for jpegs in read_batches():\n"
+          "        jpegs = ndd.as_batch(jpegs)\n        yield (ndd.decoders.image(jpegs),)",
+)
+EXTERNAL_SOURCE_MANUAL = rule(
+    "DM220", "external-source-manual", "warning",
+    "An fn.external_source the tool cannot migrate faithfully (per-sample batch=False, parallel=True, a source "
+    "taking BatchInfo/SampleInfo, cycle=\"raise\", no source=) keeps its pipeline in pipeline mode; a source of "
+    "unknown kind is migrated through ndd.ExternalSource and marked.",
+    "ndd.ExternalSource rejects callables with a parameter and has no per-sample, parallel or feed_input mode; "
+    "cycle=\"raise\" needs pipe.reset() to restart, which a generator cannot do. ndd.ExternalSource stacks a "
+    "returned list into one array, so a list of differently shaped samples fails there.",
+    before="@pipeline_def(batch_size=2)\ndef pipe():\n    data = fn.external_source(source=read_sample, batch=False)\n"
+           "    return data,",
+    after="# dali-migrate: DM220 pipe stays in pipeline mode: a per-sample source (batch=False): ndd.ExternalSource "
+          "has no per-sample mode; build each batch with ndd.as_batch([sample, ...])\n@pipeline_def(batch_size=2)\n"
+          "def pipe():\n    data = fn.external_source(source=read_sample, batch=False)\n    return data,",
+    fix="manual",
+    suggestion="Loop over your data in Python, build each batch with ndd.as_batch([...]) and call the ops on it; "
+               "for a source of unknown kind, make it return ndd.as_batch(list) when samples differ in shape.",
 )
 CHECKPOINT = rule(
     "DM219", "checkpoint", "warning",

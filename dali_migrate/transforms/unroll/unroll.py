@@ -227,7 +227,8 @@ class Unroller(MigrationTransformer):
     def _cannot(self, name, node, error: CannotUnroll):
         self.keep.add(name)
         self._pending_marks.setdefault(node, []).append(
-            (rules.CONDITIONALS.id if error.reason.startswith("enable_conditionals") else rules.CANNOT_UNROLL.id,
+            (error.rule or (rules.CONDITIONALS.id if error.reason.startswith("enable_conditionals")
+                            else rules.CANNOT_UNROLL.id),
              f"{name} stays in pipeline mode: {error.reason}"))
 
     @property

@@ -65,8 +65,9 @@ def unroll_with_blocks(unroller, body, module_level=False):
         try:
             replacement = _unroll_one(unroller, name, call, out[j], module_level)
         except CannotUnroll as e:
-            out[j] = _marked(unroller, out[j], rules.CONDITIONALS.id if e.reason.startswith("enable_conditionals")
-                             else rules.CANNOT_UNROLL.id, f"{name} stays in pipeline mode: {e.reason}")
+            rule_id = e.rule or (rules.CONDITIONALS.id if e.reason.startswith("enable_conditionals")
+                                 else rules.CANNOT_UNROLL.id)
+            out[j] = _marked(unroller, out[j], rule_id, f"{name} stays in pipeline mode: {e.reason}")
             unroller.keep.add(name)
             i = j + 1
             continue
