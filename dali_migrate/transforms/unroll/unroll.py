@@ -7,8 +7,8 @@ import libcst as cst
 from ... import optable
 from ...names import DALI, FN, OPS, dotted
 from ..base import MigrationTransformer
-from . import epoch_iterator, rules
-from .graph import Env, build_graph, fix_random_call, loop_statements, output_elements, seeding_statements
+from . import checkpoints, epoch_iterator, rules
+from .graph import _uses_name, Env, build_graph, fix_random_call, loop_statements, output_elements, seeding_statements
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
                     PipelineDesc, code_of, expr, fn_path, kwarg, literal_value, ndd_attr, ops_path, stmt,
                     with_kwarg, without_kwargs)
@@ -68,6 +68,7 @@ class Discovery(cst.CSTVisitor):
         self.with_blocks: dict[str, tuple[cst.With, cst.Call]] = {}  # "scope:pipe" -> (with, Pipeline call)
         self.factories: dict[str, str] = {}  # function name -> the with-pipeline key it returns
         self.scope: list[str] = []  # enclosing functions: the same name in two functions is two variables
+        self.checkpointed_calls: set[str] = set()  # pipeline functions called with enable_checkpointing/checkpoint
 
     def anything(self) -> bool:
         return bool(self.defs or self.classes or self.with_names or self.uses_iterators or self.pipe_vars)
@@ -112,6 +113,10 @@ class Discovery(cst.CSTVisitor):
                 self.meta_used = True
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("epoch_size", "reader_meta"):
             self.meta_used = True
+        if isinstance(node.func, cst.Name) and (kwarg(node, "checkpoint") is not None or (
+                kwarg(node, "enable_checkpointing") is not None
+                and literal_value(kwarg(node, "enable_checkpointing")) is not False)):
+            self.checkpointed_calls.add(node.func.value)
         if kwarg(node, "seed") is not None:
             path = fn_path(self.ctx.imports, node.func)
             if path is None:
@@ -267,6 +272,10 @@ class Unroller(MigrationTransformer):
         desc.param_defaults = {p.name.value: p.default for p in node.params.params if p.default is not None}
         build_graph(desc, statements[:-1], outputs, self._env())
         desc.pre = docstring + desc.pre  # the docstring stays first
+        if checkpoints.enabled(config) or desc.name in self.d.checkpointed_calls:
+            desc.extra["checkpoint"] = True
+            for reader in desc.readers:
+                reader.call = checkpoints.reader_call(reader.call)
         return desc
 
     def leave_FunctionDef(self, original_node, updated_node):
@@ -283,6 +292,11 @@ class Unroller(MigrationTransformer):
                     f"pipe.run()", original_node)
         self._report_config(desc, original_node)
         params = _add_core_params(updated_node.params, desc.config, desc.params)
+        if desc.extra.get("checkpoint"):
+            params = params.with_changes(kwonly_params=[*params.kwonly_params, cst.Param(
+                cst.Name(checkpoints.PARAM), default=cst.Name("None"),
+                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                      whitespace_after=cst.SimpleWhitespace("")))])
         env = self._env()
         body = []
         docstring = [s for s in desc.pre if _is_docstring(s)]
@@ -291,7 +305,11 @@ class Unroller(MigrationTransformer):
         body.append(stmt("ndd.set_num_threads(num_threads)\n"))
         body += seeding_statements(desc, env, desc.config.get("seed"))
         desc_copy = PipelineDesc(**{**desc.__dict__, "pre": pre})
-        body += loop_statements(desc_copy, env)
+        steps = loop_statements(desc_copy, env)
+        if desc.extra.get("checkpoint"):
+            objects = checkpoints.stateful_objects(desc, self.d.rng_mode, _uses_name(desc, "rng"))
+            steps[-1:-1] = checkpoints.registration(desc, objects)
+        body += steps
         return updated_node.with_changes(decorators=[], params=params,
                                          body=updated_node.body.with_changes(body=body))
 
@@ -310,7 +328,9 @@ class Unroller(MigrationTransformer):
             self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
                       f"CUDA device; select it at start-up (torch.cuda.set_device) or pass "
                       f"device=ndd.Device('gpu', device_id) to the GPU ops", node)
-        if "enable_checkpointing" in config and literal_value(config["enable_checkpointing"]) is not False:
+        if desc.extra.get("checkpoint") and desc.style == "def":
+            checkpoints.report_enabled(self.report, desc, node)
+        elif "enable_checkpointing" in config and literal_value(config["enable_checkpointing"]) is not False:
             self.mark(rules.CHECKPOINT.id, f"{desc.name}: enable_checkpointing has no pipeline-level counterpart: "
                       f"create the reader with enable_checkpointing=True and register it (and any RNG) by name "
                       f"in an ndd.checkpoint.Checkpoint before the first next_epoch", node)
@@ -372,7 +392,49 @@ class Unroller(MigrationTransformer):
                       f"object for metadata and iterate steps = iter({name}) with next(steps)", original_node)
         return updated_node
 
+    @property
+    def _prepend(self) -> list:
+        return self.__dict__.setdefault("_prepend_list", [])
+
+    def _checkpoint_owner(self, owner: str) -> bool:
+        """``owner`` holds a checkpointed @pipeline_def generator whose assignment gets a checkpoint object."""
+        found = self.pipe_var(owner)
+        if found is None or found[0] != "call":
+            return False
+        desc = self.descs.get(found[1])
+        return bool(desc is not None and desc.style == "def" and desc.extra.get("checkpoint"))
+
+    def _checkpointed_assign(self, statement):
+        """``(owner, call)`` when ``statement`` is ``owner = checkpointed_pipeline(...)`` needing a checkpoint."""
+        if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+                and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1
+                and isinstance(statement.body[0].value, cst.Call)):
+            return None
+        target = statement.body[0].targets[0].target
+        owner = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+        call = statement.body[0].value
+        if owner is None or not isinstance(call.func, cst.Name):
+            return None
+        desc = self.descs.get(call.func.value)
+        if desc is None or desc.style != "def" or not desc.extra.get("checkpoint"):
+            return None
+        saved = kwarg(call, "checkpoint")
+        if saved is not None and not isinstance(saved, (cst.Name, cst.Attribute)) and literal_value(saved) is not None:
+            return None  # evaluated twice otherwise: marked at the call
+        if saved is None and kwarg(call, "enable_checkpointing") is None and "checkpoint" not in self.var_methods(owner):
+            return None
+        return owner, call
+
     def leave_SimpleStatementLine(self, original_node, updated_node):
+        found = self._checkpointed_assign(original_node)
+        if found is not None:
+            owner, call = found
+            return cst.FlattenSentinel(checkpoints.consumer_statements(self, original_node, updated_node, owner,
+                                                                       kwarg(call, "checkpoint")))
+        if self._prepend:
+            prepend, self._prepend[:] = list(self._prepend), []
+            prepend[0] = prepend[0].with_changes(leading_lines=updated_node.leading_lines)
+            return cst.FlattenSentinel([*prepend, updated_node.with_changes(leading_lines=[])])
         if len(updated_node.body) == 1 and isinstance(updated_node.body[0], cst.Expr):
             call = updated_node.body[0].value
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and not call.args:
@@ -409,6 +471,11 @@ class Unroller(MigrationTransformer):
                 if method in ("epoch_size", "reader_meta"):
                     from .consumers import rewrite_reader_meta
                     return rewrite_reader_meta(self, original_node, updated_node, owner, kind)
+                if method == "checkpoint" and not updated_node.args and self._checkpoint_owner(owner):
+                    self._prepend.append(stmt(f"{checkpoints.checkpoint_var(owner)}.collect()\n"))
+                    self.report(rules.CHECKPOINT_MIGRATED.id, f"{owner}.checkpoint() -> "
+                                f"{checkpoints.checkpoint_var(owner)}.collect() + .serialize()", original_node)
+                    return expr(f"{checkpoints.checkpoint_var(owner)}.serialize()")
                 if method == "checkpoint":
                     self.mark(rules.CHECKPOINT.id, f"{owner}.checkpoint(): dynamic mode checkpoints readers and RNGs "
                               f"through ndd.checkpoint.Checkpoint (collect/save); pipeline checkpoints do not load "
@@ -434,11 +501,19 @@ class Unroller(MigrationTransformer):
                         original)
         if dropped:
             call = without_kwargs(call, set(dropped))
+        statement = self.current_statement()
+        handled = desc.extra.get("checkpoint") and self._checkpointed_assign(statement) is not None \
+            and statement.body[0].value is original
         for option in ("checkpoint", "enable_checkpointing"):
-            if kwarg(call, option) is not None:
-                self.mark(rules.CHECKPOINT.id, f"{option}= is not migrated: restore reader/RNG state with "
-                          f"ndd.checkpoint.Checkpoint().load(...) and register(reader, name) before the first "
-                          f"next_epoch", original)
+            if kwarg(call, option) is not None and not handled:
+                if desc.extra.get("checkpoint"):
+                    self.mark(rules.CHECKPOINT.id, f"{option}= is not migrated here: {desc.name}(checkpoint=...) now "
+                              f"takes an ndd.checkpoint.Checkpoint (create one, deserialize() the saved ndd state into "
+                              f"it, pass it); pipeline checkpoints do not load there", original)
+                else:
+                    self.mark(rules.CHECKPOINT.id, f"{option}= is not migrated: restore reader/RNG state with "
+                              f"ndd.checkpoint.Checkpoint().load(...) and register(reader, name) before the first "
+                              f"next_epoch", original)
         device_id = kwarg(call, "device_id")
         if device_id is not None and literal_value(device_id) not in (None, 0):
             self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
