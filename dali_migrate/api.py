@@ -8,6 +8,7 @@ from pathlib import Path
 from .engine import MigrationResult, migrate_source
 from .files import SourceError, atomic_write, iter_source_files, read_source
 from .findings import Finding
+from .project import scan_project
 
 # Exit codes (the CLI contract in DESIGN.md).
 EXIT_CLEAN = 0  # nothing left to do
@@ -47,7 +48,7 @@ class RunResult:
         }
 
 
-def migrate_file(path: Path, display: str | None = None) -> MigrationResult:
+def migrate_file(path: Path, display: str | None = None, project=None) -> MigrationResult:
     name = display or str(path)
     try:
         source = read_source(path)
@@ -57,7 +58,7 @@ def migrate_file(path: Path, display: str | None = None) -> MigrationResult:
         result.error = reason
         result.findings = [Finding(rule="DM001", message=reason, path=name, fixed=False)]
         return result
-    return migrate_source(source, name)
+    return migrate_source(source, name, project=project)
 
 
 def migrate_paths(paths, write: bool = False) -> RunResult:
@@ -67,6 +68,7 @@ def migrate_paths(paths, write: bool = False) -> RunResult:
     other files are still done.
     """
     run = RunResult()
+    project = scan_project(paths)  # cross-module: pipelines defined in one file, used in another
     for path in iter_source_files(paths):
         if not path.exists():
             result = MigrationResult(path=str(path), original="", migrated="")
@@ -74,7 +76,7 @@ def migrate_paths(paths, write: bool = False) -> RunResult:
             result.findings = [Finding(rule="DM001", message=result.error, path=str(path), fixed=False)]
             run.files.append(result)
             continue
-        result = migrate_file(path)
+        result = migrate_file(path, project=project)
         run.files.append(result)
         if write and result.changed:
             try:

@@ -118,12 +118,15 @@ def _positions(module: cst.Module) -> dict[cst.CSTNode, tuple[int, int]]:
     return {node: (r.start.line, r.start.column) for node, r in wrapper.resolve(PositionProvider).items()}
 
 
-def migrate_source(source: str, path: str = "<string>", passes=None) -> MigrationResult:
-    """Migrate one module's text. Never raises for bad input: errors go into the result."""
+def migrate_source(source: str, path: str = "<string>", passes=None, project=None) -> MigrationResult:
+    """Migrate one module's text. Never raises for bad input: errors go into the result.
+
+    ``project`` (``dali_migrate.project.Project``, optional): the pipelines other files define; a module
+    that imports and uses one is migrated even when it does not import DALI itself."""
     from .transforms import PASSES
 
     result = MigrationResult(path=path, original=source, migrated=source)
-    if not might_use_dali(source):
+    if not might_use_dali(source) and not (project and project.mentioned_in(source)):
         return result
     try:
         module = cst.parse_module(source)
@@ -134,10 +137,12 @@ def migrate_source(source: str, path: str = "<string>", passes=None) -> Migratio
     if module.code != source:
         return _fail(result, PARSE_ERROR.id, "libcst does not print this file back byte-identical", 0)
     imports = ImportTable.from_module(module)
-    if not imports.uses_dali():
+    if not imports.uses_dali() and not (project and project.imported_by(imports)):
         return result
     result.uses_dali = True
     ctx = MigrationContext(path=path, source=source, imports=imports)
+    if project:
+        ctx.facts["project"] = project
     try:
         ctx.positions = _positions(module)
         for migration_pass in passes if passes is not None else PASSES:

@@ -48,7 +48,9 @@ class UnrollPass(Pass):
     name = "unroll"
 
     def applies(self, ctx):
-        return any(q.startswith("nvidia.dali") for q in ctx.imports.aliases.values())
+        project = ctx.facts.get("project")
+        return any(q.startswith("nvidia.dali") for q in ctx.imports.aliases.values()) or \
+            bool(project and project.imported_by(ctx.imports))
 
     def run(self, module, ctx):
         ctx.facts["module_symbols"] = module_symbols(module)

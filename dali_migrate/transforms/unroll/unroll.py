@@ -71,7 +71,16 @@ class Discovery(cst.CSTVisitor):
         self.checkpointed_calls: set[str] = set()  # pipeline functions called with enable_checkpointing/checkpoint
 
     def anything(self) -> bool:
-        return bool(self.defs or self.classes or self.with_names or self.uses_iterators or self.pipe_vars)
+        return bool(self.defs or self.classes or self.with_names or self.uses_iterators or self.pipe_vars
+                    or self.imported())
+
+    def imported(self) -> dict:
+        """Local name -> ProjectPipeline for the pipelines this module imports from the project."""
+        project = self.ctx.facts.get("project")
+        if not project:
+            return {}
+        return {local: found for local in self.ctx.imports.aliases
+                if (found := project.lookup(self.ctx.imports, local)) is not None}
 
     def visit_FunctionDef(self, node):
         for decorator in node.decorators:
@@ -184,6 +193,8 @@ class Unroller(MigrationTransformer):
         """("def"|"class"|"with", pipeline name) for a variable that holds a pipeline."""
         found = self.pipe_var(name)
         if found is None:
+            if name in getattr(self, "imported_objects", {}):
+                return ("object", name)  # a module-level `with pipe:` pipeline imported from the project
             return None
         kind, pipeline, _ = found
         if kind == "with":
@@ -228,6 +239,17 @@ class Unroller(MigrationTransformer):
                 self.descs[name] = self._describe_class(node)
             except CannotUnroll as e:
                 self._cannot(name, node, e)
+        self.imported_objects: dict[str, object] = {}
+        for local, pipeline in self.d.imported().items():
+            if local in self.descs or local in self.d.defs or local in self.d.classes:
+                continue  # a local definition shadows the import
+            if pipeline.style == "object":
+                self.imported_objects[local] = pipeline
+            elif pipeline.style == "factory":
+                self.d.factories.setdefault(local, f"<imported>:{local}")
+                self.with_ok.add(f"<imported>:{local}")
+            else:
+                self.descs[local] = _imported_desc(local, pipeline)
 
     def _cannot(self, name, node, error: CannotUnroll):
         self.keep.add(name)
@@ -542,6 +564,15 @@ class Unroller(MigrationTransformer):
         self.ctx.facts["migrated"] = True
         self.ctx.facts["uses_ndd"] = True
         return module
+
+
+def _imported_desc(local: str, pipeline) -> PipelineDesc:
+    """A stand-in description of a pipeline defined in another module of the project: enough for the
+    consumers here (style, parameters, batch size, checkpointing); its readers are not known here."""
+    config = {"batch_size": expr(pipeline.batch_size)} if pipeline.batch_size else {}
+    desc = PipelineDesc(name=local, style=pipeline.style, node=None, config=config, params=list(pipeline.params))
+    desc.extra.update(imported=pipeline.qualname, checkpoint=pipeline.checkpoint)
+    return desc
 
 
 def _defines(module: cst.Module, name: str) -> bool:
