@@ -385,14 +385,31 @@ class Unroller(MigrationTransformer):
         return updated_node.with_changes(body=body)
 
     def leave_IndentedBlock(self, original_node, updated_node):
-        body = self._unroll_with_blocks(list(updated_node.body), in_loop=False)
+        body = self._unroll_with_blocks(list(updated_node.body), in_loop=self._loop_depth > 0)
         if not body:
             body = [cst.SimpleStatementLine([cst.Pass()])]
         return updated_node.with_changes(body=body)
 
     def _unroll_with_blocks(self, body, in_loop):
         from .withstyle import unroll_with_blocks
-        return unroll_with_blocks(self, body)
+        return unroll_with_blocks(self, body, in_loop=in_loop)
+
+    # loops: a `with pipe:` inside one binds the values its names have now (see withstyle)
+    _loop_depth = 0
+
+    def visit_For(self, node):
+        self._loop_depth += 1
+
+    def leave_For(self, original_node, updated_node):
+        self._loop_depth -= 1
+        return updated_node
+
+    def visit_While(self, node):
+        self._loop_depth += 1
+
+    def leave_While(self, original_node, updated_node):
+        self._loop_depth -= 1
+        return updated_node
 
     # -- consumers -----------------------------------------------------------------------------
     def leave_Assign(self, original_node, updated_node):
