@@ -8,6 +8,7 @@ from pathlib import Path
 from .engine import MigrationResult, migrate_source
 from .files import SourceError, atomic_write, decode_source
 from .findings import Finding
+from .project import Project, scan_source
 
 # Exit codes (the CLI contract in DESIGN.md).
 EXIT_CLEAN = 0  # nothing left to do
@@ -47,18 +48,18 @@ class RunResult:
         }
 
 
-def migrate_file(path: Path, display: str | None = None) -> MigrationResult:
+def migrate_file(path: Path, display: str | None = None, project=None) -> MigrationResult:
     name = display or str(path)
     try:
         data = Path(path).read_bytes()
-        if b"dali" not in data:
+        if b"dali" not in data and not (project and project.mentioned_in_bytes(data)):
             # Cannot use DALI in any encoding we would touch: skip without decoding, so a
             # Latin-1 file elsewhere in a repository is not an error.
             return MigrationResult(path=name, original="", migrated="")
         source = decode_source(data)
     except (SourceError, OSError) as e:
         return _unreadable(name, e)
-    return _migrate_text(source, name, Path(path).suffix)
+    return _migrate_text(source, name, Path(path).suffix, project)
 
 
 def _unreadable(name: str, e: Exception) -> MigrationResult:
@@ -70,20 +71,20 @@ def _unreadable(name: str, e: Exception) -> MigrationResult:
     return result
 
 
-def _migrate_text(source: str, name: str, suffix: str) -> MigrationResult:
+def _migrate_text(source: str, name: str, suffix: str, project=None) -> MigrationResult:
     if suffix == ".ipynb":  # notebooks: code cells joined, migrated, split back (notebooks.py)
         from .notebooks import migrate_notebook
 
         return migrate_notebook(source, name)
-    return migrate_source(source, name)
+    return migrate_source(source, name, project=project)
 
 
 # -- many files: discovery, the cheap text check, a process pool (issue 8) ------------------------
 
-def _migrate_task(task: tuple[str, str, bool]) -> tuple[MigrationResult, bool]:
+def _migrate_task(task: tuple) -> tuple[MigrationResult, bool]:
     """One file, in a worker process: migrate its text and, when asked, write it. (result, written)"""
-    path, source, write = task
-    result = _migrate_text(source, path, Path(path).suffix)
+    path, source, write, project = task
+    result = _migrate_text(source, path, Path(path).suffix, project)
     if write and result.changed:
         try:
             atomic_write(Path(path), result.migrated)
@@ -110,7 +111,6 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     """
     from .config import Config, config_for
     from .discovery import discover
-    from .engine import might_use_dali
     from .parallel import Progress, run_ordered
 
     paths = list(paths)
@@ -120,35 +120,50 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
                      respect_gitignore=config.respect_gitignore if respect_gitignore is None else respect_gitignore,
                      root=config.root)
     run = RunResult()
-    slots: list[MigrationResult | None] = []
-    tasks: list[tuple[str, str, bool]] = []
-    task_slots: list[int] = []
+    # Read every file once. Files that could define a pipeline are pre-scanned, so that a module
+    # using a pipeline defined in another file is migrated on both sides (cross-module).
+    read: list[tuple[str, bytes | None, Exception | None]] = []
+    project = Project()
     for path in files:
         name = str(path)
         try:
             with open(path, "rb") as f:
                 data = f.read()
-            # The cheap text check, on the bytes: a file that never says "dali" is settled without
-            # decoding, parsing or a worker (its result carries no text: nothing to show or write).
-            if b"dali" not in data:
-                slots.append(MigrationResult(path=name, original="", migrated=""))
-                continue
-            source = decode_source(data)
-        except FileNotFoundError:
+        except (FileNotFoundError, OSError) as e:
+            read.append((name, None, e))
+            continue
+        read.append((name, data, None))
+        if b"dali" in data and (b"pipeline_def" in data or b"Pipeline" in data):
+            try:
+                scan_source(decode_source(data), name, project)
+            except SourceError:
+                pass  # reported below
+    slots: list[MigrationResult | None] = []
+    tasks: list[tuple] = []
+    task_slots: list[int] = []
+    for name, data, error in read:
+        if isinstance(error, FileNotFoundError):
             result = MigrationResult(path=name, original="", migrated="")
             result.error = "no such file or directory"
             result.findings = [Finding(rule="DM001", message=result.error, path=name, fixed=False)]
             slots.append(result)
             continue
-        except (SourceError, OSError) as e:
-            slots.append(_unreadable(name, e))
+        if error is not None:
+            slots.append(_unreadable(name, error))
             continue
-        if not might_use_dali(source):
-            slots.append(MigrationResult(path=name, original=source, migrated=source))
+        # The cheap text check, on the bytes: a file that never says "dali" (nor names a project
+        # pipeline) is settled without decoding, parsing or a worker (its result carries no text).
+        if b"dali" not in data and not (project and project.mentioned_in_bytes(data)):
+            slots.append(MigrationResult(path=name, original="", migrated=""))
+            continue
+        try:
+            source = decode_source(data)
+        except SourceError as e:
+            slots.append(_unreadable(name, e))
             continue
         task_slots.append(len(slots))
         slots.append(None)
-        tasks.append((name, source, write))
+        tasks.append((name, source, write, project if project else None))
     bar = Progress(len(tasks), enabled=Progress.wanted(progress) and len(tasks) >= 20)
     try:
         done = run_ordered(_migrate_task, tasks, jobs=jobs if jobs is not None else config.jobs, progress=bar)

@@ -212,28 +212,32 @@ def print_with_spans(module: cst.Module):
     return code, positions, spans
 
 
-def migrate_source(source: str, path: str = "<string>", passes=None, *, force: bool = False) -> MigrationResult:
+def migrate_source(source: str, path: str = "<string>", passes=None, project=None, *,
+                   force: bool = False) -> MigrationResult:
     """Migrate one module's text. Never raises for bad input: errors go into the result.
 
+    ``project`` (``dali_migrate.project.Project``, optional): the pipelines other files define; a module
+    that imports and uses one is migrated even when it does not import DALI itself.
     ``force`` runs every pass even on code without DALI (no text gate, no import gate, no
     ``applies``): robustness checks use it to drive the passes over unrelated real-world code."""
     if source.startswith(BOM):
         # libcst drops a UTF-8 byte-order mark; migrate what follows it and put it back.
-        result = migrate_source(source[len(BOM):], path, passes, force=force)
+        result = migrate_source(source[len(BOM):], path, passes, project, force=force)
         result.original = source
         result.migrated = BOM + result.migrated
         return result
     result = MigrationResult(path=path, original=source, migrated=source)
-    if not force and not might_use_dali(source):
+    if not force and not might_use_dali(source) and not (project and project.mentioned_in(source)):
         return result
     try:
-        return _migrate_parsed(result, source, path, passes, force)
+        return _migrate_parsed(result, source, path, passes, force, project)
     except RecursionError:
         # Deeply nested code (long implicit string concatenations) exhausts libcst's recursion.
         return _fail(result, PARSE_ERROR.id, "too deeply nested for libcst (RecursionError)", 0)
 
 
-def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, force: bool) -> MigrationResult:
+def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, force: bool,
+                    project=None) -> MigrationResult:
     from .transforms import PASSES
 
     try:
@@ -255,10 +259,12 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
         return _fail(result, PARSE_ERROR.id, "libcst does not print this file back byte-identical",
                      _first_difference(source, printed))
     imports = ImportTable.from_module(module)
-    if not imports.uses_dali() and not force:
+    if not imports.uses_dali() and not force and not (project and project.imported_by(imports)):
         return result
     result.uses_dali = True
     ctx = MigrationContext(path=path, source=source, imports=imports)
+    if project:
+        ctx.facts["project"] = project
     try:
         ctx.positions = positions
         ctx.spans = spans

@@ -80,6 +80,8 @@ NOTEBOOK_UNREADABLE = rule(
     "The .ipynb file is not a valid nbformat 4 notebook (bad JSON, unknown structure, or nbformat 3); "
     "it is left untouched.",
     "Only notebooks that nbformat reads as version 4 can be rewritten cell by cell safely.",
+    before='train.ipynb: {"cells": [ ...   (truncated JSON, or "nbformat": 3)',
+    after="train.ipynb:0:1: DM503 not a readable nbformat 4 notebook: ...   (the file is left as it is)",
     fix="manual",
     suggestion="Open and re-save the notebook in Jupyter (or `jupyter nbconvert --to notebook`) and run "
                "dali-migrate again.",
@@ -89,6 +91,8 @@ NOTEBOOK_UNMAPPABLE = rule(
     "The migrated code could not be split back into the notebook's cells; the notebook is left untouched.",
     "A pass moved code across a cell boundary or rewrote an IPython magic; writing such a notebook could "
     "put code in the wrong cell, so nothing is written.",
+    before="(a notebook whose migrated code no longer splits at the cell boundaries it came from)",
+    after="nb.ipynb:cell[2]:1:1: DM504 the migrated code cannot be split back into cells   (nothing written)",
     fix="manual",
     suggestion="Put the pipeline definition and its use in one cell (or export the notebook to a .py file), "
                "migrate that, and copy the result back.",
@@ -98,6 +102,8 @@ NOTEBOOK_RELAID = rule(
     "The notebook's JSON layout could not be reproduced byte for byte, so it is written in Jupyter's "
     "standard layout (indent 1, sorted keys).",
     "Only cell sources change in content; the layout change is the one Jupyter itself makes on save.",
+    before='{  "cells": [ ...   (a hand-edited layout no json.dumps setting reproduces)',
+    after='{\n "cells": [ ...   (indent 1, as Jupyter writes it; reported)',
 )
 
 CODE_CELL_MAGICS = {"time", "timeit", "capture", "prun"}  # the body below the magic line is Python

@@ -150,3 +150,15 @@ def test_program_train_val_mixed(image_root):
                 assert np.array_equal(a[:, :, ::-1], b), "neither the image nor its mirror"
                 mirrored += 1
     assert same + mirrored == 20 and 0 < mirrored < 20  # 20 pairs of fair coins agree or differ: p = 2**-19
+
+
+def test_with_pipe_in_a_loop_keeps_each_iterations_values(image_root):
+    """Three `with pipe:` pipelines built in a loop over sizes: each must resize to its own size (a
+    generator reading the loop variable at its first next() would give all three the last size)."""
+    original, migrated, text = pair("unroll/with_pipe_loop.py")
+    assert "pipe = pipe_steps(root, size)" in text
+    want = steps_as_arrays(original.one_pipe_per_size(str(image_root), [8, 12, 16]))
+    got = steps_as_arrays(migrated.one_pipe_per_size(str(image_root), [8, 12, 16]))
+    assert [step[0][0].shape[:2] for step in got] == [(8, 8), (12, 12), (16, 16)]
+    for k in range(2):
+        assert_bitwise_equal(output(want, k), output(got, k), f"output {k}")

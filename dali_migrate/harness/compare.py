@@ -164,7 +164,8 @@ def _compare_values(a: np.ndarray, b: np.ndarray, sample: int, tol: Tolerance, s
         return
     if np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.complexfloating):
         stats.float_compared = True
-        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        # at least 1-d: the difference of two 0-d arrays (scalar samples) is a numpy scalar, not assignable
+        a64, b64 = np.atleast_1d(a.astype(np.float64)), np.atleast_1d(b.astype(np.float64))
         nan_a, nan_b = np.isnan(a64), np.isnan(b64)
         diff = np.abs(a64 - b64)
         diff[nan_a & nan_b] = 0.0

@@ -28,6 +28,10 @@ OUTPUTS_DIFFER = rule(
     "An output of the migrated code differs from the original pipeline's (kind, batch size, device, layout, "
     "dtype, shape or values), at the iteration, output and sample named.",
     "A migration must compute the same thing; the harness ran both and they disagree.",
+    before="# original.py\nimages = fn.resize(images, size=(24, 24))\n# migrated.py\n"
+           "images = ndd.resize(images, size=(32, 24))",
+    after="output 0 (images): DIFFERENT (40 samples)\n"
+          "  iteration 0, output 0 (images), sample 0: shape differs: original (24, 24, 3), migrated (24, 32, 3)",
     fix="manual", suggestion="Look at the named output and sample; compare the two files' code for it.")
 OUTPUT_SKIPPED = rule(
     "DM402", "output-not-compared", "warning",
@@ -35,28 +39,47 @@ OUTPUT_SKIPPED = rule(
     "modes; its values were not compared (batch size, dtype, ndim and layout were).",
     "Pipeline mode and dynamic mode draw different numbers from the same seed; comparing such values "
     "would fail honest migrations or pass broken ones by chance.",
+    before="# original.py: two random ops\nangle = fn.random.uniform(range=(-10, 10))\n"
+           "flip = fn.random.coin_flip()\n# migrated.py: the same ops, drawn in the other order\n"
+           "flip = ndd.random.coin_flip(batch_size=batch_size)\n"
+           "angle = ndd.random.uniform(range=(-10, 10), batch_size=batch_size)",
+    after="output 0 (images): SKIPPED - depends on random ops random.Uniform, random.CoinFlip whose random "
+          "states could not be lined up; batch size, dtype, ndim and layout compared",
     fix="manual", suggestion="Keep the random ops in the same order and count as the pipeline defines them, "
     "or check the output's distribution by hand.")
 DEVICE_MAPPED = rule(
     "DM403", "device-mapped-to-cpu", "info",
     "No GPU here: a GPU device request was mapped to the CPU on both sides before running.",
-    "The verdict then covers the CPU operators, not the GPU kernels; run the check again on a GPU machine.")
+    "The verdict then covers the CPU operators, not the GPU kernels; run the check again on a GPU machine.",
+    before='images = fn.decoders.image(jpegs, device="mixed")  # original.py, on a machine without a GPU',
+    after="devices: no GPU (CUDA devices: 0); GPU requests mapped to cpu on both sides:\n"
+          "  original.py:8: device=\"mixed\" -> \"cpu\"")
 NOT_MIGRATED = rule(
     "DM404", "not-migrated", "error",
     "The migrated name still builds a pipeline-mode Pipeline, or does not yield batches; it cannot be verified.",
     "The harness runs the migrated code as an iterable of output tuples (the unrolled shape).",
+    before="# migrated.py still says\n@pipeline_def(batch_size=4)\ndef pipe(root): ...",
+    after="verdict: NOT VERIFIABLE: migrated.py: pipe is still a pipeline-mode Pipeline; it has not been "
+          "unrolled into dynamic-mode code",
     fix="manual", suggestion="Finish the migration of this pipeline (or pass --migrated with a migrated file).")
 RUN_FAILED = rule(
     "DM405", "run-failed", "error",
     "Building or running one side raised an exception.",
     "Code that crashes does not compute the same thing; the message names the side and iteration.",
-    fix="manual")
+    before="# migrated.py\nimages = ndd.resize(images, size=(24, 24), name=\"resize\")",
+    after="error: migrated side, iteration 0: TypeError: resize() got an unexpected keyword argument 'name'",
+    fix="manual", suggestion="Read the error: it names the side, the iteration and the line; fix that code "
+    "(often a pipeline-only argument or a marker left unhandled) and verify again.")
 READER_SEEDED = rule(
     "DM406", "reader-seed-normalized", "info",
     "A shuffling reader without seed= got the pipeline seed on the original side, the seed the migration "
     "gives the dynamic-mode reader.",
     "Pipeline mode derives the reader's shuffle seed from the pipeline seed in C++; dynamic mode cannot "
-    "reproduce that order, so the comparison uses the order both modes can produce.")
+    "reproduce that order, so the comparison uses the order both modes can produce.",
+    before="@pipeline_def(batch_size=4, seed=7)\ndef pipe(root):\n"
+           "    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True)",
+    after="note: original.py:3: the shuffling reader got seed=7 (the pipeline seed), as the migration gives "
+          "ndd.readers.File; compared in that order")
 
 
 @dataclass

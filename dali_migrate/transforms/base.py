@@ -126,6 +126,10 @@ def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str]) 
     imports, ``def``/``class`` names, at any depth outside functions and classes; every word of a statement with
     ``global``, ``:=`` or ``match``). Statements a pass built, or changed, are never cold."""
     hot_words = set(ctx.imports.dali_locals()) | set(words)
+    project = ctx.facts.get("project")
+    if project:
+        # Local names bound to pipelines that other files of the project define (cross-module).
+        hot_words |= {local for local, q in ctx.imports.aliases.items() if q in project.pipelines}
     body, words_of = [], {}
     for statement in module.body:
         span = ctx.spans.get(statement)

@@ -1,6 +1,5 @@
 """Inside pipeline definitions, indexing a DataNode is per-sample slicing: x.slice[...]."""
 
-import nvidia.dali.fn as fn
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -42,9 +41,19 @@ class LegacyPipe:
 
 def external_pipe(source, *, batch_size=2, num_threads=1, device_id=None, seed=None):
     ndd.set_num_threads(num_threads)
+    # dali-migrate: DM220 what source=source is (generator, iterable or callable) is not visible here: ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; make the source return ndd.as_batch(list) then
+    source_1 = ndd.ExternalSource(source, num_outputs=2)
+    # dali-migrate: DM220 what source=source is (generator, iterable or callable) is not visible here: ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; make the source return ndd.as_batch(list) then
+    source_2 = ndd.ExternalSource(source)
     while True:
-        # dali-migrate: DM103 fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
-        pair = fn.external_source(source=source, num_outputs=2)  # a list: pair[0] picks an output
-        # dali-migrate: DM103 fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
-        single = fn.external_source(source=source)
+        try:
+            pair = source_1()
+        except StopIteration:
+            return  # the source is exhausted: pipe.run() raised StopIteration from here on
+        pair = tuple(ndd.as_batch(output) for output in pair)
+        try:
+            single = source_2()
+        except StopIteration:
+            return  # the source is exhausted: pipe.run() raised StopIteration from here on
+        single = ndd.as_batch(single)
         yield pair[0], pair[1].slice[0], single.slice[0]

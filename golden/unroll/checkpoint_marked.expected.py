@@ -1,20 +1,40 @@
-"""Checkpointing is not migrated yet: it is marked, never silently dropped."""
+"""Checkpointing that is not migrated (a `with pipe:` pipeline, a computed checkpoint=): marked, never
+silently dropped."""
 
 import nvidia.dali.experimental.dynamic as ndd
 
 
-# dali-migrate: DM219 ckpt_pipe: enable_checkpointing has no pipeline-level counterpart: create the reader with enable_checkpointing=True and register it (and any RNG) by name in an ndd.checkpoint.Checkpoint before the first next_epoch
-def ckpt_pipe(root, *, batch_size=4, num_threads=2, device_id=None, seed=None):
+# dali-migrate: DM219 pipe: enable_checkpointing has no pipeline-level counterpart: create the reader with enable_checkpointing=True and register it (and any RNG) by name in an ndd.checkpoint.Checkpoint before the first next_epoch
+def make_pipe(root):
+    def pipe_steps(*, batch_size=4, num_threads=2, device_id=None, seed=None):
+        ndd.set_num_threads(num_threads)
+        reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=3)
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                yield jpegs, labels
+    pipe = pipe_steps()
+    return pipe
+
+
+def ckpt_pipe(root, *, batch_size=4, num_threads=2, device_id=None, seed=None, checkpoint=None):
     ndd.set_num_threads(num_threads)
-    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=3)
+    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, enable_checkpointing=True)
+    # checkpointing: readers and RNGs registered by name before the first next_epoch (restored if loaded)
+    if checkpoint is not None:
+        checkpoint.register(reader, "reader")
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             yield jpegs, labels
 
 
-def resume(root, saved):
-    # dali-migrate: DM219 checkpoint= is not migrated: restore reader/RNG state with ndd.checkpoint.Checkpoint().load(...) and register(reader, name) before the first next_epoch
-    pipe = ckpt_pipe(root, checkpoint=saved)
-    out = next(pipe)
+def save(root):
+    pipe = make_pipe(root)
+    next(pipe)
     # dali-migrate: DM219 pipe.checkpoint(): dynamic mode checkpoints readers and RNGs through ndd.checkpoint.Checkpoint (collect/save); pipeline checkpoints do not load there
-    return out, pipe.checkpoint()
+    return pipe.checkpoint()
+
+
+def resume(root, path):
+    # dali-migrate: DM219 checkpoint= is not migrated here: ckpt_pipe(checkpoint=...) now takes an ndd.checkpoint.Checkpoint (create one, deserialize() the saved ndd state into it, pass it); pipeline checkpoints do not load there
+    pipe = ckpt_pipe(root, checkpoint=open(path, "rb").read())
+    return next(pipe)

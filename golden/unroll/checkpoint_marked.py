@@ -1,7 +1,16 @@
-"""Checkpointing is not migrated yet: it is marked, never silently dropped."""
+"""Checkpointing that is not migrated (a `with pipe:` pipeline, a computed checkpoint=): marked, never
+silently dropped."""
 
 import nvidia.dali.fn as fn
-from nvidia.dali import pipeline_def
+from nvidia.dali import Pipeline, pipeline_def
+
+
+def make_pipe(root):
+    pipe = Pipeline(batch_size=4, num_threads=2, device_id=None, enable_checkpointing=True)
+    with pipe:
+        jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=3)
+        pipe.set_outputs(jpegs, labels)
+    return pipe
 
 
 @pipeline_def(batch_size=4, num_threads=2, device_id=None, enable_checkpointing=True)
@@ -10,8 +19,14 @@ def ckpt_pipe(root):
     return jpegs, labels
 
 
-def resume(root, saved):
-    pipe = ckpt_pipe(root, checkpoint=saved)
+def save(root):
+    pipe = make_pipe(root)
     pipe.build()
-    out = pipe.run()
-    return out, pipe.checkpoint()
+    pipe.run()
+    return pipe.checkpoint()
+
+
+def resume(root, path):
+    pipe = ckpt_pipe(root, checkpoint=open(path, "rb").read())
+    pipe.build()
+    return pipe.run()

@@ -53,9 +53,12 @@ class UnrollPass(Pass):
     name = "unroll"
 
     def applies(self, ctx):
-        return any(q.startswith("nvidia.dali") for q in ctx.imports.aliases.values())
+        project = ctx.facts.get("project")
+        return any(q.startswith("nvidia.dali") for q in ctx.imports.aliases.values()) or \
+            bool(project and project.imported_by(ctx.imports))
 
     def run(self, module, ctx):
+        ctx.facts["module_symbols"] = module_symbols(module)
         discovery = Discovery(ctx)
         walk(module, discovery)  # read-only: no rebuild
         if not discovery.anything():
@@ -67,4 +70,18 @@ class UnrollPass(Pass):
         return module
 
 
-__all__ = ["UnrollPass", "FN", "OPS"]
+def module_symbols(module: cst.Module) -> dict[str, cst.CSTNode]:
+    """Module-level ``def``s and ``name = <value>`` assignments, by name (the last binding wins)."""
+    symbols: dict[str, cst.CSTNode] = {}
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            symbols[statement.name.value] = statement
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                        and isinstance(small.targets[0].target, cst.Name):
+                    symbols[small.targets[0].target.value] = small.value
+    return symbols
+
+
+__all__ = ["UnrollPass", "FN", "OPS", "module_symbols"]

@@ -301,7 +301,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         if unroller.d.meta_used and kwarg(desc.readers[0].call, "max_batch_size") is None:
             # get_metadata() before the first epoch would otherwise freeze the batch size at 1
             desc.readers[0].call = with_kwarg(desc.readers[0].call, "max_batch_size", expr("self.batch_size"))
-    desc.extra = {"objects": objects, "super_statement": super_statement, "reader_attr": reader_attr}
+    desc.extra.update(objects=objects, super_statement=super_statement, reader_attr=reader_attr)
     return desc
 
 

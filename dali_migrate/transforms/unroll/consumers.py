@@ -115,6 +115,7 @@ def _binding(unroller, owner, kind):
 
 def reader_meta_expr(unroller, owner, kind, reader_name) -> tuple[cst.BaseExpression, object]:
     """``ndd.readers.X(...).get_metadata()`` for the reader of the pipeline held in ``owner``."""
+    _imported_here(unroller, owner, kind)
     if kind == "factory":
         raise CannotUnroll("the pipeline comes from a factory function; build its reader's metadata by hand")
     if kind == "class":
@@ -256,7 +257,20 @@ def _policy(unroller, call) -> str:
     return "FILL"
 
 
+def _imported_here(unroller, owner, kind):
+    if kind == "object":
+        raise CannotUnroll(f"{owner} is a pipeline imported from another module; take the metadata from its reader "
+                           f"there")
+    found = unroller.pipe_var(owner)
+    desc = unroller.descs.get(found[1]) if found else None
+    if desc is not None and desc.extra.get("imported"):
+        raise CannotUnroll(f"{found[1]} is defined in {desc.extra['imported'].rsplit('.', 1)[0]}; its reader is "
+                           f"not visible here: take the metadata from that reader")
+
+
 def _batch_size(unroller, owner, kind):
+    if kind == "object":
+        raise CannotUnroll(f"{owner} is a pipeline imported from another module; pass its batch size")
     if kind == "class":
         return expr(f"{owner}.batch_size")
     _, pipeline_name, call = unroller.pipe_var(owner)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...findings import marker_text
 from ...names import FN, NDD, OPS
-from . import rules
+from . import rules, sources
 from .model import (CannotUnroll, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
                     without_kwargs)
@@ -209,10 +210,46 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
                            statements[reader_at[1]])
 
     last_reader = reader_at[-1] if reader_at else -1
+    source_specs = _external_sources(desc, statements, env)
+    if len(source_specs) == 1 and not reader_at and sources.can_loop(next(iter(source_specs.values()))):
+        desc.extra["source_loop"] = next(iter(source_specs.values()))
     fixer = _RandomFixer(env, desc)
-    per_step: set[str] = set()  # names whose value changes every step (assigned in the loop)
+    step_names: set[str] = set()  # names that hold pipeline data (bound once per step)
+    read_by_steps: set[str] = set()  # names the per-step statements read
     for i, statement in enumerate(statements):
         env.current = statement
+        spec = source_specs.get(i)
+        if spec is not None or parsed[i] is not None:
+            reads, binds = _reads_and_binds(statement)
+            step_names.update(binds)
+            read_by_steps.update(reads)
+        if spec is not None:
+            looped = desc.extra.get("source_loop") is spec
+            if looped:
+                desc.loop.extend(sources.as_batch_statements(spec))
+                how = f"the generator loops over {code_of(sources.loop_iterable(spec))}" + \
+                    (" (endlessly: cycle)" if spec.cycles else "; it ends when the source does, as pipe.run() "
+                     "raised StopIteration")
+            else:
+                desc.loop.extend(sources.pull_statements(spec))
+                setup = sources.setup_statement(spec)
+                if spec.kind == "unknown":
+                    message = (f"what source={code_of(spec.source)} is (generator, iterable or callable) is not visible here: ndd.ExternalSource "
+                               f"stacks a returned list into one array, so samples of different shapes fail; make "
+                               f"the source return ndd.as_batch(list) then")
+                    env.ctx.report(rules.EXTERNAL_SOURCE_MANUAL.id, message, statement if statement in
+                                   env.ctx.positions else env.current, fixed=False)
+                    setup = setup.with_changes(leading_lines=[cst.EmptyLine(comment=cst.Comment(
+                        marker_text(rules.EXTERNAL_SOURCE_MANUAL.id, message)))])
+                if setup is not None:
+                    desc.extra.setdefault("source_setup", []).append(setup)
+                how = {"generator": f"{spec.var} = {code_of(spec.source)}() is pulled with next() each step",
+                       "iterable": f"{spec.var} = iter({code_of(spec.source)}) is pulled with next() each step",
+                       "callable": f"{code_of(spec.source)} is called each step",
+                       "unknown": f"{spec.var} = ndd.ExternalSource(...) is called each step"}[spec.kind]
+            env.report(rules.EXTERNAL_SOURCE.id, f"fn.external_source -> {how}; each item becomes "
+                       f"ndd.as_batch(item)", statement)
+            continue
         found = parsed[i]
         if found is not None:
             target, call, fn_name, entry = found
@@ -224,48 +261,103 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
             continue
         visitor = _ContainsCall(imports)
         statement.visit(visitor)
-        names = _NamesUsed()
-        statement.visit(names)
-        if i < last_reader and not visitor.found and not (names.loads & per_step):
-            desc.pre.append(statement)  # plain Python before the reader: runs once, as at build time
+        reads, binds = _reads_and_binds(statement)
+        if not visitor.found and not reads & step_names and not binds & read_by_steps:
+            # plain Python that uses no pipeline data: the pipeline body ran it once, at definition
+            desc.pre.append(statement)
         else:
-            # A statement that reads a per-step value (a random op's output, say) is per-step too.
-            per_step |= names.stores
             desc.loop.append(statement.visit(fixer))
+            step_names.update(binds)
+            read_by_steps.update(reads)
     desc.outputs = [o.visit(fixer) for o in outputs]
 
 
-class _NamesUsed(cst.CSTVisitor):
-    """Names a statement reads and names it assigns (targets of =, +=, for, with ... as)."""
+class _Reads(cst.CSTVisitor):
+    def __init__(self):
+        self.names: set[str] = set()
+        self._skip: set[cst.CSTNode] = set()
 
-    def __init__(self) -> None:
-        self.loads: set[str] = set()
-        self.stores: set[str] = set()
+    def visit_Attribute(self, node):
+        self._skip.add(node.attr)
 
-    def visit_Name(self, node: cst.Name) -> None:
-        self.loads.add(node.value)
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._skip.add(node.keyword)
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self.stores |= _target_names(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.stores |= _target_names(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self.stores |= _target_names(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self.stores |= _target_names(node.target)
+    def visit_Name(self, node):
+        if node not in self._skip:
+            self.names.add(node.value)
 
 
-def _target_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return set().union(*(_target_names(e.value) for e in target.elements)) if target.elements else set()
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return set()
+def _reads_and_binds(statement) -> tuple[set[str], set[str]]:
+    """(names the statement mentions, names it assigns); a rough but safe split for ordering."""
+    reads, binds = _Reads(), _AssignedNames()
+    statement.visit(reads)
+    statement.visit(binds)
+    return reads.names, binds.names
+
+
+class _AssignedNames(cst.CSTVisitor):
+    def __init__(self):
+        self.names: set[str] = set()
+
+    def visit_AssignTarget(self, node):
+        self._add(node.target)
+
+    def visit_For(self, node):
+        self._add(node.target)
+
+    def _add(self, target):
+        if isinstance(target, cst.Name):
+            self.names.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for e in target.elements:
+                self._add(e.value)
+
+
+class _NestedSources(cst.CSTVisitor):
+    def __init__(self, imports, allowed):
+        self.imports = imports
+        self.allowed = allowed
+        self.found = None
+
+    def visit_Call(self, node):
+        if node is not self.allowed and self.found is None and sources.is_external_source(self.imports, node):
+            self.found = node
+
+
+def _external_sources(desc: PipelineDesc, statements, env: Env) -> dict[int, "sources.SourceSpec"]:
+    """statement index -> the external_source assigned there; SourceError for one that cannot be migrated."""
+    imports = env.ctx.imports
+    assigned = _AssignedNames()
+    for statement in statements:
+        statement.visit(assigned)
+    local_names = set(desc.params) | assigned.names
+    symbols = env.ctx.facts.get("module_symbols", {})
+    found = {}
+    for i, statement in enumerate(statements):
+        direct = sources.external_source_statement(statement, imports)
+        nested = _NestedSources(imports, direct[1] if direct else None)
+        statement.visit(nested)
+        if nested.found is not None:
+            raise sources.SourceError("external_source inside an expression: assign it to a name first", statement)
+        if direct is not None:
+            target, call = direct
+            found[i] = sources.describe_source(target, call, statement, len(found) + 1, symbols, local_names,
+                                               lambda rule_id, message, node: env.report(rule_id, message, node))
+    taken = local_names | set(symbols)
+    for n, spec in enumerate(found.values(), 1):
+        spec.var = _free_name("source" if len(found) == 1 else f"source_{n}", taken)
+        taken.add(spec.var)
+    return found
+
+
+def _free_name(base: str, taken: set[str]) -> str:
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    return name
 
 
 def output_elements(value: cst.BaseExpression | None) -> list[cst.BaseExpression]:
@@ -316,11 +408,18 @@ def loop_statements(desc: PipelineDesc, env: Env) -> list[cst.BaseStatement]:
     (libcst keeps continuation lines relative to their block, so moved statements stay aligned.)"""
     body = [*desc.loop, _yield_statement(desc.outputs)]
     out: list[cst.BaseStatement] = list(desc.pre)
-    if not desc.readers:
+    reader = desc.readers[0] if desc.readers else None
+    if reader is not None:
+        out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_target(reader.var))], reader.call)]))
+    out.extend(desc.extra.get("source_setup", []))
+    looped = desc.extra.get("source_loop")
+    if looped is not None:  # a reader-less pipeline fed by one generator or iterable: loop over it
+        loop = cst.For(target=looped.target, iter=sources.loop_iterable(looped), body=cst.IndentedBlock(body))
+        out.append(cst.While(test=cst.Name("True"), body=cst.IndentedBlock([loop])) if looped.cycles else loop)
+        return out
+    if reader is None:
         out.append(cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body)))
         return out
-    reader = desc.readers[0]
-    out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_target(reader.var))], reader.call)]))
     inner = cst.For(target=reader.target,
                     iter=expr(f"{reader.var}.next_epoch(batch_size={env.batch_size})"),
                     body=cst.IndentedBlock(body))

@@ -27,6 +27,8 @@ PIPELINE_CLS = "nvidia.dali.Pipeline"
 
 
 class CannotUnroll(Exception):
+    rule: str | None = None  # the marker's rule; None: DM212 (DM213 for conditionals)
+
     def __init__(self, reason: str, node: cst.CSTNode | None = None):
         super().__init__(reason)
         self.reason = reason

@@ -76,7 +76,9 @@ DEVICE_ID = rule(
     "A device_id other than None or 0 has no per-pipeline counterpart in dynamic mode.",
     "ndd runs GPU operators on the current CUDA device (0 unless the program selects another).",
     before="pipe = create(device_id=local_rank)",
-    after="# dali-migrate: DM207 ...\npipe = create(device_id=local_rank)",
+    after="# dali-migrate: DM207 device_id=local_rank: ndd runs GPU ops on the current CUDA device; select it at "
+          "start-up (torch.cuda.set_device) or pass device=ndd.Device('gpu', device_id) to the GPU ops\n"
+          "pipe = create(device_id=local_rank)",
     fix="manual",
     suggestion="Select the device once at start-up (torch.cuda.set_device(local_rank)) or pass "
                "device=ndd.Device('gpu', local_rank) to the GPU operators.",
@@ -120,7 +122,9 @@ CANNOT_UNROLL = rule(
     "Unrolling must not change what the code computes; shapes the tool does not understand are left "
     "for a person.",
     before="@pipeline_def\ndef pipe():\n    a = fn.readers.file(file_root=r1)\n    b = fn.readers.file(file_root=r2)",
-    after="# dali-migrate: DM212 two readers in one pipeline ...",
+    after="# dali-migrate: DM212 pipe stays in pipeline mode: several readers in one pipeline (their epochs differ; "
+          "write the loop by hand)\n@pipeline_def\ndef pipe():\n    a = fn.readers.file(file_root=r1)\n"
+          "    b = fn.readers.file(file_root=r2)",
     fix="manual",
     suggestion="Write the loop by hand: create each reader once and iterate next_epoch(batch_size=N).",
 )
@@ -130,7 +134,9 @@ CONDITIONALS = rule(
     "`if` on a Batch is always true in dynamic mode (Batch has no __bool__): a literal port silently "
     "takes one branch for every sample.",
     before="@pipeline_def(enable_conditionals=True)\ndef pipe():\n    if fn.random.coin_flip():\n        ...",
-    after="# dali-migrate: DM213 ...",
+    after="# dali-migrate: DM213 pipe stays in pipeline mode: enable_conditionals=True: `if` on a Batch is always "
+          "true in dynamic mode; rewrite the branches as per-sample arguments or arithmetic\n"
+          "@pipeline_def(enable_conditionals=True)\ndef pipe():\n    if fn.random.coin_flip():\n        ...",
     fix="manual",
     suggestion="Turn the branch into a per-sample argument (flip(horizontal=mask)) or arithmetic blend "
                "(mask * a + (1 - mask) * b), or loop over samples and branch on t.item().",
@@ -142,7 +148,8 @@ UNSUPPORTED_API = rule(
     "Dynamic mode has no serialized graph, no prefetch queue to feed or schedule, and no worker processes "
     "for external sources.",
     before="pipe.feed_input(\"data\", batch)",
-    after="# dali-migrate: DM214 ...\npipe.feed_input(\"data\", batch)",
+    after="# dali-migrate: DM214 feed_input has no dynamic-mode counterpart: pass the data straight to the ndd ops\n"
+          "pipe.feed_input(\"data\", batch)",
     fix="manual",
     suggestion="Pass the data straight to the ndd ops (ndd.as_batch(...)); run steps with next(pipe).",
 )
@@ -151,7 +158,8 @@ OTHER_FRAMEWORK = rule(
     "A TensorFlow, PaddlePaddle, MXNet or JAX DALI iterator has no dynamic-mode adapter; it is marked.",
     "Dynamic mode only converts to PyTorch (Batch.torch()) and through DLPack.",
     before="it = DALIIterator(pipe, ...)  # nvidia.dali.plugin.jax",
-    after="# dali-migrate: DM215 ...",
+    after="# dali-migrate: DM215 DALIIterator (jax) has no dynamic-mode adapter: iterate the generator and convert "
+          "batches via DLPack\nit = DALIIterator(pipe, ...)",
     fix="manual",
     suggestion="Iterate the migrated generator and convert each batch with DLPack "
                "(ndd.as_tensor(batch).__dlpack__()) for your framework.",
@@ -161,7 +169,8 @@ RANDOM_OUTSIDE = rule(
     "An input-less random or transform operator outside an unrolled pipeline has no batch_size; marked.",
     "Without batch_size the op returns one Tensor that is broadcast to the whole batch.",
     before="def augment(images):\n    return fn.flip(images, horizontal=fn.random.coin_flip())",
-    after="# dali-migrate: DM216 ...",
+    after="def augment(images):\n    # dali-migrate: DM216 ndd.random.coin_flip has no batch_size here: it returns one "
+          "value for the whole batch\n    return ndd.flip(images, horizontal=ndd.random.coin_flip())",
     fix="manual",
     suggestion="Pass the batch size in (or use images.batch_size) and call the op with batch_size=.",
 )
@@ -170,22 +179,132 @@ ITERATOR_DIFFERENCE = rule(
     "A DALI iterator option is emulated only approximately (sharded readers, several pipelines, size=-1).",
     "EpochIterator follows the plugin's counting for one unsharded reader; with shards the plugin "
     "moves between shards of different sizes.",
+    before="loader = DALIGenericIterator([pipe], [\"images\", \"labels\"])",
+    after="# dali-migrate: DM217 DALIGenericIterator without reader_name or size ran until the pipeline ended; the "
+          "migrated pipeline never ends: pass size=\n"
+          "loader = EpochIterator([pipe], [\"images\", \"labels\"], batch_size=4, size=-1)",
     fix="manual",
     suggestion="Check the number of batches per epoch against the original loader.",
 )
 EXTERNAL_SOURCE = rule(
     "DM218", "external-source", "info",
-    "fn.external_source fed by a generator, iterable or batch callable becomes ndd.ExternalSource "
-    "whose output is wrapped in ndd.as_batch.",
-    "ndd.ExternalSource treats a returned Python list as one Tensor, not as a batch.",
-    before="data = fn.external_source(source=gen)",
-    after="source = ndd.ExternalSource(lambda: ndd.as_batch(next(gen_iter)))\n...\ndata = source()",
+    "fn.external_source fed by a generator function, an iterable or a batch callable becomes the source "
+    "iterated or called by the migrated generator itself, each item wrapped in ndd.as_batch; a source whose kind "
+    "the code does not show goes through ndd.ExternalSource. An exhausted source ends the generator, as "
+    "pipe.run() raised StopIteration from then on.",
+    "Dynamic mode has no graph input to feed: data goes straight to the ops. ndd.as_batch reads a list of samples, "
+    "an array with the batch as its first dimension or a TensorList the way pipeline mode did; "
+    "ndd.ExternalSource would turn a returned list into one Tensor. dtype= checked the type in pipeline mode; "
+    "ndd.as_batch(dtype=) converts.",
+    before="@pipeline_def(batch_size=2)\ndef pipe():\n    jpegs = fn.external_source(source=read_batches)\n"
+           "    return fn.decoders.image(jpegs),",
+    after="def pipe(*, batch_size=2, num_threads=None, device_id=None, seed=None):\n"
+          "    ndd.set_num_threads(num_threads)\n    for jpegs in read_batches():\n"
+          "        jpegs = ndd.as_batch(jpegs)\n        yield (ndd.decoders.image(jpegs),)",
+)
+EXTERNAL_SOURCE_MANUAL = rule(
+    "DM220", "external-source-manual", "warning",
+    "An fn.external_source the tool cannot migrate faithfully (per-sample batch=False, parallel=True, a source "
+    "taking BatchInfo/SampleInfo, cycle=\"raise\", no source=) keeps its pipeline in pipeline mode; a source of "
+    "unknown kind is migrated through ndd.ExternalSource and marked.",
+    "ndd.ExternalSource rejects callables with a parameter and has no per-sample, parallel or feed_input mode; "
+    "cycle=\"raise\" needs pipe.reset() to restart, which a generator cannot do. ndd.ExternalSource stacks a "
+    "returned list into one array, so a list of differently shaped samples fails there.",
+    before="@pipeline_def(batch_size=2)\ndef pipe():\n    data = fn.external_source(source=read_sample, batch=False)\n"
+           "    return data,",
+    after="# dali-migrate: DM220 pipe stays in pipeline mode: a per-sample source (batch=False): ndd.ExternalSource "
+          "has no per-sample mode; build each batch with ndd.as_batch([sample, ...])\n@pipeline_def(batch_size=2)\n"
+          "def pipe():\n    data = fn.external_source(source=read_sample, batch=False)\n    return data,",
+    fix="manual",
+    suggestion="Loop over your data in Python, build each batch with ndd.as_batch([...]) and call the ops on it; "
+               "for a source of unknown kind, make it return ndd.as_batch(list) when samples differ in shape.",
+)
+CHECKPOINT = rule(
+    "DM219", "checkpoint", "warning",
+    "Pipeline checkpointing the tool does not migrate (a `with pipe:` or subclass pipeline, a checkpoint= that is "
+    "not a plain name, pipe.checkpoint() on a pipeline without enable_checkpointing) is marked.",
+    "Dynamic mode has no pipeline checkpoint; readers and RNGs carry their own state. Pipeline and ndd "
+    "checkpoints are not interchangeable.",
+    before="pipe = make_pipe(root)  # a Pipeline(..., enable_checkpointing=True) filled in `with pipe:`\n"
+           "state = pipe.checkpoint()",
+    after="pipe = make_pipe(root)\n# dali-migrate: DM219 pipe.checkpoint(): dynamic mode checkpoints readers and RNGs "
+          "through ndd.checkpoint.Checkpoint (collect/save); pipeline checkpoints do not load there\n"
+          "state = pipe.checkpoint()",
+    fix="manual",
+    suggestion="Register each reader and RNG by name before the first next_epoch; save at epoch boundaries.",
+)
+CHECKPOINT_MIGRATED = rule(
+    "DM221", "checkpoint-migrated", "info",
+    "enable_checkpointing=True on a @pipeline_def becomes a checkpoint= parameter taking an "
+    "ndd.checkpoint.Checkpoint: readers get enable_checkpointing=True and are registered by name with the RNGs "
+    "before the first next_epoch; pipe.checkpoint() becomes collect() + serialize(), checkpoint=saved a "
+    "Checkpoint loaded with deserialize(saved).",
+    "Dynamic mode checkpoints readers and RNGs one by one; registering into a loaded checkpoint restores them, "
+    "which must happen before the reader's first iteration.",
+    before="@pipeline_def(batch_size=4, enable_checkpointing=True)\ndef pipe(root):\n"
+           "    jpegs, labels = fn.readers.file(file_root=root, name=\"Reader\")\n    return jpegs, labels\n\n"
+           "p = pipe(root, checkpoint=saved)\np.build()\nout = p.run()\nstate = p.checkpoint()",
+    after="def pipe(root, *, batch_size=4, num_threads=None, device_id=None, seed=None, checkpoint=None):\n"
+          "    ndd.set_num_threads(num_threads)\n"
+          "    reader = ndd.readers.File(file_root=root, name=\"Reader\", enable_checkpointing=True)\n"
+          "    if checkpoint is not None:\n        checkpoint.register(reader, 'Reader')\n    while True:\n"
+          "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n            yield jpegs, labels\n\n"
+          "p_checkpoint = ndd.checkpoint.Checkpoint()\nif saved is not None:\n    p_checkpoint.deserialize(saved)\n"
+          "p = pipe(root, checkpoint=p_checkpoint)\nout = next(p)\np_checkpoint.collect()\n"
+          "state = p_checkpoint.serialize()",
+)
+CHECKPOINT_DIFFERENCE = rule(
+    "DM222", "checkpoint-difference", "warning",
+    "A migrated checkpoint differs from the pipeline's: the saved state is ndd JSON, not pipeline protobuf bytes "
+    "(old checkpoints do not load), and a restore in the middle of an epoch moves the epoch boundaries.",
+    "ndd-facts §8: Checkpoint.serialize() gives {\"version\": 2, \"states\": ...}; after a mid-epoch restore "
+    "next_epoch yields a whole epoch's count of batches from the restored position (the sample stream itself "
+    "continues as pipe.run() did).",
+    before="state = pipe.checkpoint()   # bytes; restored with pipe_fn(checkpoint=state)",
+    after="pipe_checkpoint.collect()\nstate = pipe_checkpoint.serialize()   # a JSON string; only ndd loads it",
+)
+EXTERNAL_SOURCE = rule(
+    "DM218", "external-source", "info",
+    "fn.external_source fed by a generator function, an iterable or a batch callable becomes the source "
+    "iterated or called by the migrated generator itself, each item wrapped in ndd.as_batch; a source whose kind "
+    "the code does not show goes through ndd.ExternalSource. An exhausted source ends the generator, as "
+    "pipe.run() raised StopIteration from then on.",
+    "Dynamic mode has no graph input to feed: data goes straight to the ops. ndd.as_batch reads a list of samples, "
+    "an array with the batch as its first dimension or a TensorList the way pipeline mode did; "
+    "ndd.ExternalSource would turn a returned list into one Tensor. dtype= checked the type in pipeline mode; "
+    "ndd.as_batch(dtype=) converts.",
+    before="@pipeline_def(batch_size=2)\ndef pipe():\n    jpegs = fn.external_source(source=read_batches)\n"
+           "    return fn.decoders.image(jpegs),",
+    after="def pipe(*, batch_size=2, num_threads=None, device_id=None, seed=None):\n"
+          "    ndd.set_num_threads(num_threads)\n    for jpegs in read_batches():\n"
+          "        jpegs = ndd.as_batch(jpegs)\n        yield (ndd.decoders.image(jpegs),)",
+)
+EXTERNAL_SOURCE_MANUAL = rule(
+    "DM220", "external-source-manual", "warning",
+    "An fn.external_source the tool cannot migrate faithfully (per-sample batch=False, parallel=True, a source "
+    "taking BatchInfo/SampleInfo, cycle=\"raise\", no source=) keeps its pipeline in pipeline mode; a source of "
+    "unknown kind is migrated through ndd.ExternalSource and marked.",
+    "ndd.ExternalSource rejects callables with a parameter and has no per-sample, parallel or feed_input mode; "
+    "cycle=\"raise\" needs pipe.reset() to restart, which a generator cannot do. ndd.ExternalSource stacks a "
+    "returned list into one array, so a list of differently shaped samples fails there.",
+    before="@pipeline_def(batch_size=2)\ndef pipe():\n    data = fn.external_source(source=read_sample, batch=False)\n"
+           "    return data,",
+    after="# dali-migrate: DM220 pipe stays in pipeline mode: a per-sample source (batch=False): ndd.ExternalSource "
+          "has no per-sample mode; build each batch with ndd.as_batch([sample, ...])\n@pipeline_def(batch_size=2)\n"
+          "def pipe():\n    data = fn.external_source(source=read_sample, batch=False)\n    return data,",
+    fix="manual",
+    suggestion="Loop over your data in Python, build each batch with ndd.as_batch([...]) and call the ops on it; "
+               "for a source of unknown kind, make it return ndd.as_batch(list) when samples differ in shape.",
 )
 CHECKPOINT = rule(
     "DM219", "checkpoint", "warning",
     "Pipeline checkpointing becomes ndd.checkpoint.Checkpoint with every reader and RNG registered by name.",
     "Dynamic mode has no pipeline checkpoint; readers and RNGs carry their own state. Pipeline and ndd "
     "checkpoints are not interchangeable.",
+    before="pipe = ckpt_pipe(root, checkpoint=saved)",
+    after="# dali-migrate: DM219 checkpoint= is not migrated: restore reader/RNG state with "
+          "ndd.checkpoint.Checkpoint().load(...) and register(reader, name) before the first next_epoch\n"
+          "pipe = ckpt_pipe(root, checkpoint=saved)",
     fix="manual",
     suggestion="Register each reader and RNG by name before the first next_epoch; save at epoch boundaries.",
 )

@@ -7,8 +7,8 @@ import libcst as cst
 from ... import optable
 from ...names import DALI, FN, OPS, dotted
 from ..base import MigrationTransformer
-from . import epoch_iterator, rules
-from .graph import Env, build_graph, fix_random_call, loop_statements, output_elements, seeding_statements
+from . import checkpoints, epoch_iterator, rules
+from .graph import _uses_name, Env, build_graph, fix_random_call, loop_statements, output_elements, seeding_statements
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
                     PipelineDesc, code_of, expr, fn_path, kwarg, literal_value, ndd_attr, ops_path, stmt,
                     with_kwarg, without_kwargs)
@@ -68,9 +68,19 @@ class Discovery(cst.CSTVisitor):
         self.with_blocks: dict[str, tuple[cst.With, cst.Call]] = {}  # "scope:pipe" -> (with, Pipeline call)
         self.factories: dict[str, str] = {}  # function name -> the with-pipeline key it returns
         self.scope: list[str] = []  # enclosing functions: the same name in two functions is two variables
+        self.checkpointed_calls: set[str] = set()  # pipeline functions called with enable_checkpointing/checkpoint
 
     def anything(self) -> bool:
-        return bool(self.defs or self.classes or self.with_names or self.uses_iterators or self.pipe_vars)
+        return bool(self.defs or self.classes or self.with_names or self.uses_iterators or self.pipe_vars
+                    or self.imported())
+
+    def imported(self) -> dict:
+        """Local name -> ProjectPipeline for the pipelines this module imports from the project."""
+        project = self.ctx.facts.get("project")
+        if not project:
+            return {}
+        return {local: found for local in self.ctx.imports.aliases
+                if (found := project.lookup(self.ctx.imports, local)) is not None}
 
     def visit_FunctionDef(self, node):
         for decorator in node.decorators:
@@ -112,6 +122,10 @@ class Discovery(cst.CSTVisitor):
                 self.meta_used = True
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("epoch_size", "reader_meta"):
             self.meta_used = True
+        if isinstance(node.func, cst.Name) and (kwarg(node, "checkpoint") is not None or (
+                kwarg(node, "enable_checkpointing") is not None
+                and literal_value(kwarg(node, "enable_checkpointing")) is not False)):
+            self.checkpointed_calls.add(node.func.value)
         if kwarg(node, "seed") is not None:
             path = fn_path(self.ctx.imports, node.func)
             if path is None:
@@ -179,6 +193,8 @@ class Unroller(MigrationTransformer):
         """("def"|"class"|"with", pipeline name) for a variable that holds a pipeline."""
         found = self.pipe_var(name)
         if found is None:
+            if name in getattr(self, "imported_objects", {}):
+                return ("object", name)  # a module-level `with pipe:` pipeline imported from the project
             return None
         kind, pipeline, _ = found
         if kind == "with":
@@ -223,11 +239,23 @@ class Unroller(MigrationTransformer):
                 self.descs[name] = self._describe_class(node)
             except CannotUnroll as e:
                 self._cannot(name, node, e)
+        self.imported_objects: dict[str, object] = {}
+        for local, pipeline in self.d.imported().items():
+            if local in self.descs or local in self.d.defs or local in self.d.classes:
+                continue  # a local definition shadows the import
+            if pipeline.style == "object":
+                self.imported_objects[local] = pipeline
+            elif pipeline.style == "factory":
+                self.d.factories.setdefault(local, f"<imported>:{local}")
+                self.with_ok.add(f"<imported>:{local}")
+            else:
+                self.descs[local] = _imported_desc(local, pipeline)
 
     def _cannot(self, name, node, error: CannotUnroll):
         self.keep.add(name)
         self._pending_marks.setdefault(node, []).append(
-            (rules.CONDITIONALS.id if error.reason.startswith("enable_conditionals") else rules.CANNOT_UNROLL.id,
+            (error.rule or (rules.CONDITIONALS.id if error.reason.startswith("enable_conditionals")
+                            else rules.CANNOT_UNROLL.id),
              f"{name} stays in pipeline mode: {error.reason}"))
 
     @property
@@ -266,6 +294,10 @@ class Unroller(MigrationTransformer):
         desc.param_defaults = {p.name.value: p.default for p in node.params.params if p.default is not None}
         build_graph(desc, statements[:-1], outputs, self._env())
         desc.pre = docstring + desc.pre  # the docstring stays first
+        if checkpoints.enabled(config) or desc.name in self.d.checkpointed_calls:
+            desc.extra["checkpoint"] = True
+            for reader in desc.readers:
+                reader.call = checkpoints.reader_call(reader.call)
         return desc
 
     def leave_FunctionDef(self, original_node, updated_node):
@@ -282,6 +314,11 @@ class Unroller(MigrationTransformer):
                     f"pipe.run()", original_node)
         self._report_config(desc, original_node)
         params = _add_core_params(updated_node.params, desc.config, desc.params)
+        if desc.extra.get("checkpoint"):
+            params = params.with_changes(kwonly_params=[*params.kwonly_params, cst.Param(
+                cst.Name(checkpoints.PARAM), default=cst.Name("None"),
+                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                      whitespace_after=cst.SimpleWhitespace("")))])
         env = self._env()
         body = []
         docstring = [s for s in desc.pre if _is_docstring(s)]
@@ -290,7 +327,11 @@ class Unroller(MigrationTransformer):
         body.append(stmt("ndd.set_num_threads(num_threads)\n"))
         body += seeding_statements(desc, env, desc.config.get("seed"))
         desc_copy = PipelineDesc(**{**desc.__dict__, "pre": pre})
-        body += loop_statements(desc_copy, env)
+        steps = loop_statements(desc_copy, env)
+        if desc.extra.get("checkpoint"):
+            objects = checkpoints.stateful_objects(desc, self.d.rng_mode, _uses_name(desc, "rng"))
+            steps[-1:-1] = checkpoints.registration(desc, objects)
+        body += steps
         return updated_node.with_changes(decorators=[], params=params,
                                          body=updated_node.body.with_changes(body=body))
 
@@ -309,7 +350,9 @@ class Unroller(MigrationTransformer):
             self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
                       f"CUDA device; select it at start-up (torch.cuda.set_device) or pass "
                       f"device=ndd.Device('gpu', device_id) to the GPU ops", node)
-        if "enable_checkpointing" in config and literal_value(config["enable_checkpointing"]) is not False:
+        if desc.extra.get("checkpoint") and desc.style == "def":
+            checkpoints.report_enabled(self.report, desc, node)
+        elif "enable_checkpointing" in config and literal_value(config["enable_checkpointing"]) is not False:
             self.mark(rules.CHECKPOINT.id, f"{desc.name}: enable_checkpointing has no pipeline-level counterpart: "
                       f"create the reader with enable_checkpointing=True and register it (and any RNG) by name "
                       f"in an ndd.checkpoint.Checkpoint before the first next_epoch", node)
@@ -342,14 +385,31 @@ class Unroller(MigrationTransformer):
         return updated_node.with_changes(body=body)
 
     def leave_IndentedBlock(self, original_node, updated_node):
-        body = self._unroll_with_blocks(list(updated_node.body), in_loop=False)
+        body = self._unroll_with_blocks(list(updated_node.body), in_loop=self._loop_depth > 0)
         if not body:
             body = [cst.SimpleStatementLine([cst.Pass()])]
         return updated_node.with_changes(body=body)
 
     def _unroll_with_blocks(self, body, in_loop):
         from .withstyle import unroll_with_blocks
-        return unroll_with_blocks(self, body)
+        return unroll_with_blocks(self, body, in_loop=in_loop)
+
+    # loops: a `with pipe:` inside one binds the values its names have now (see withstyle)
+    _loop_depth = 0
+
+    def visit_For(self, node):
+        self._loop_depth += 1
+
+    def leave_For(self, original_node, updated_node):
+        self._loop_depth -= 1
+        return updated_node
+
+    def visit_While(self, node):
+        self._loop_depth += 1
+
+    def leave_While(self, original_node, updated_node):
+        self._loop_depth -= 1
+        return updated_node
 
     # -- consumers -----------------------------------------------------------------------------
     def leave_Assign(self, original_node, updated_node):
@@ -371,7 +431,49 @@ class Unroller(MigrationTransformer):
                       f"object for metadata and iterate steps = iter({name}) with next(steps)", original_node)
         return updated_node
 
+    @property
+    def _prepend(self) -> list:
+        return self.__dict__.setdefault("_prepend_list", [])
+
+    def _checkpoint_owner(self, owner: str) -> bool:
+        """``owner`` holds a checkpointed @pipeline_def generator whose assignment gets a checkpoint object."""
+        found = self.pipe_var(owner)
+        if found is None or found[0] != "call":
+            return False
+        desc = self.descs.get(found[1])
+        return bool(desc is not None and desc.style == "def" and desc.extra.get("checkpoint"))
+
+    def _checkpointed_assign(self, statement):
+        """``(owner, call)`` when ``statement`` is ``owner = checkpointed_pipeline(...)`` needing a checkpoint."""
+        if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+                and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1
+                and isinstance(statement.body[0].value, cst.Call)):
+            return None
+        target = statement.body[0].targets[0].target
+        owner = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+        call = statement.body[0].value
+        if owner is None or not isinstance(call.func, cst.Name):
+            return None
+        desc = self.descs.get(call.func.value)
+        if desc is None or desc.style != "def" or not desc.extra.get("checkpoint"):
+            return None
+        saved = kwarg(call, "checkpoint")
+        if saved is not None and not isinstance(saved, (cst.Name, cst.Attribute)) and literal_value(saved) is not None:
+            return None  # evaluated twice otherwise: marked at the call
+        if saved is None and kwarg(call, "enable_checkpointing") is None and "checkpoint" not in self.var_methods(owner):
+            return None
+        return owner, call
+
     def leave_SimpleStatementLine(self, original_node, updated_node):
+        found = self._checkpointed_assign(original_node)
+        if found is not None:
+            owner, call = found
+            return cst.FlattenSentinel(checkpoints.consumer_statements(self, original_node, updated_node, owner,
+                                                                       kwarg(call, "checkpoint")))
+        if self._prepend:
+            prepend, self._prepend[:] = list(self._prepend), []
+            prepend[0] = prepend[0].with_changes(leading_lines=updated_node.leading_lines)
+            return cst.FlattenSentinel([*prepend, updated_node.with_changes(leading_lines=[])])
         if len(updated_node.body) == 1 and isinstance(updated_node.body[0], cst.Expr):
             call = updated_node.body[0].value
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and not call.args:
@@ -408,6 +510,11 @@ class Unroller(MigrationTransformer):
                 if method in ("epoch_size", "reader_meta"):
                     from .consumers import rewrite_reader_meta
                     return rewrite_reader_meta(self, original_node, updated_node, owner, kind)
+                if method == "checkpoint" and not updated_node.args and self._checkpoint_owner(owner):
+                    self._prepend.append(stmt(f"{checkpoints.checkpoint_var(owner)}.collect()\n"))
+                    self.report(rules.CHECKPOINT_MIGRATED.id, f"{owner}.checkpoint() -> "
+                                f"{checkpoints.checkpoint_var(owner)}.collect() + .serialize()", original_node)
+                    return expr(f"{checkpoints.checkpoint_var(owner)}.serialize()")
                 if method == "checkpoint":
                     self.mark(rules.CHECKPOINT.id, f"{owner}.checkpoint(): dynamic mode checkpoints readers and RNGs "
                               f"through ndd.checkpoint.Checkpoint (collect/save); pipeline checkpoints do not load "
@@ -433,11 +540,19 @@ class Unroller(MigrationTransformer):
                         original)
         if dropped:
             call = without_kwargs(call, set(dropped))
+        statement = self.current_statement()
+        handled = desc.extra.get("checkpoint") and self._checkpointed_assign(statement) is not None \
+            and statement.body[0].value is original
         for option in ("checkpoint", "enable_checkpointing"):
-            if kwarg(call, option) is not None:
-                self.mark(rules.CHECKPOINT.id, f"{option}= is not migrated: restore reader/RNG state with "
-                          f"ndd.checkpoint.Checkpoint().load(...) and register(reader, name) before the first "
-                          f"next_epoch", original)
+            if kwarg(call, option) is not None and not handled:
+                if desc.extra.get("checkpoint"):
+                    self.mark(rules.CHECKPOINT.id, f"{option}= is not migrated here: {desc.name}(checkpoint=...) now "
+                              f"takes an ndd.checkpoint.Checkpoint (create one, deserialize() the saved ndd state into "
+                              f"it, pass it); pipeline checkpoints do not load there", original)
+                else:
+                    self.mark(rules.CHECKPOINT.id, f"{option}= is not migrated: restore reader/RNG state with "
+                              f"ndd.checkpoint.Checkpoint().load(...) and register(reader, name) before the first "
+                              f"next_epoch", original)
         device_id = kwarg(call, "device_id")
         if device_id is not None and literal_value(device_id) not in (None, 0):
             self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
@@ -466,6 +581,15 @@ class Unroller(MigrationTransformer):
         self.ctx.facts["migrated"] = True
         self.ctx.facts["uses_ndd"] = True
         return module
+
+
+def _imported_desc(local: str, pipeline) -> PipelineDesc:
+    """A stand-in description of a pipeline defined in another module of the project: enough for the
+    consumers here (style, parameters, batch size, checkpointing); its readers are not known here."""
+    config = {"batch_size": expr(pipeline.batch_size)} if pipeline.batch_size else {}
+    desc = PipelineDesc(name=local, style=pipeline.style, node=None, config=config, params=list(pipeline.params))
+    desc.extra.update(imported=pipeline.qualname, checkpoint=pipeline.checkpoint)
+    return desc
 
 
 def _defines(module: cst.Module, name: str) -> bool:

@@ -45,7 +45,7 @@ def _set_outputs(statement, name):
     return None
 
 
-def unroll_with_blocks(unroller, body, module_level=False):
+def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
     out = list(body)
     if not any(isinstance(s, cst.With) for s in out):
         return out
@@ -63,10 +63,11 @@ def unroll_with_blocks(unroller, body, module_level=False):
             i += 1
             continue
         try:
-            replacement = _unroll_one(unroller, name, call, out[j], module_level)
+            replacement = _unroll_one(unroller, name, call, out[j], module_level, in_loop)
         except CannotUnroll as e:
-            out[j] = _marked(unroller, out[j], rules.CONDITIONALS.id if e.reason.startswith("enable_conditionals")
-                             else rules.CANNOT_UNROLL.id, f"{name} stays in pipeline mode: {e.reason}")
+            rule_id = e.rule or (rules.CONDITIONALS.id if e.reason.startswith("enable_conditionals")
+                                 else rules.CANNOT_UNROLL.id)
+            out[j] = _marked(unroller, out[j], rule_id, f"{name} stays in pipeline mode: {e.reason}")
             unroller.keep.add(name)
             i = j + 1
             continue
@@ -87,7 +88,29 @@ def _marked(unroller, statement, rule_id, message):
                                                  cst.EmptyLine(comment=cst.Comment(marker_text(rule_id, message)))])
 
 
-def _unroll_one(unroller, name, call, with_statement, module_level):
+def _bound_now(unroller, call, with_statement, name) -> list[str]:
+    """Names the pipeline reads from around it, in first-use order: the pipeline bound their values when
+    it was defined, a generator reads them at its first next(): passed as arguments, they are bound now."""
+    from .graph import _reads_and_binds
+
+    reads: list[str] = []
+    assigned: set[str] = set()
+    for node in [call, *with_statement.body.body]:
+        found, binds = _reads_and_binds(node) if not isinstance(node, cst.Call) else (
+            _reads_and_binds(cst.Expr(node))[0], set())
+        for n in sorted(found, key=lambda n: code_of(node).find(n)):
+            if n not in reads and n not in assigned:
+                reads.append(n)
+        assigned |= binds
+    imported = set(unroller.ctx.imports.aliases)
+    symbols = unroller.ctx.facts.get("module_symbols", {})
+    defined = {n for n, v in symbols.items() if isinstance(v, (cst.FunctionDef, cst.ClassDef))}
+    import builtins
+    return [n for n in reads if n not in imported and n not in defined and not hasattr(builtins, n)
+            and n != name.split(".")[0] and n not in assigned]
+
+
+def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=False):
     config = _pipeline_call_config(call)
     unroller._check_config(name, config, with_statement)
     statements = list(with_statement.body.body)
@@ -105,11 +128,15 @@ def _unroll_one(unroller, name, call, with_statement, module_level):
     unroller._report_config(desc, with_statement)
     body = [stmt("ndd.set_num_threads(num_threads)\n"), *seeding_statements(desc, env, config.get("seed")),
             *loop_statements(desc, env)]
-    params = _add_core_params(cst.Parameters(), config, [])
+    free = _bound_now(unroller, call, with_statement, name) if in_loop else []
+    params = _add_core_params(cst.Parameters(params=[cst.Param(cst.Name(n)) for n in free]), config, free)
+    if free:
+        unroller.report(rules.UNROLL.id, f"`with {name}:` inside a loop: {', '.join(free)} passed to {function_name}() "
+                        f"so that each generator keeps the values of this iteration, as the pipeline did", with_statement)
     blank = [cst.EmptyLine(), cst.EmptyLine()] if module_level else []
     function = cst.FunctionDef(name=cst.Name(function_name), params=params, body=cst.IndentedBlock(body),
                                leading_lines=blank)
-    bind = stmt(f"{name} = {function_name}()\n").with_changes(leading_lines=blank)
+    bind = stmt(f"{name} = {function_name}({', '.join(free)})\n").with_changes(leading_lines=blank)
     return [function, bind]
 
 

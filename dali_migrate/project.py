@@ -1,0 +1,135 @@
+"""The project pre-scan: which pipelines the files being migrated define, so that a module that imports
+one (``from loaders.decorated import train_pipe``) and builds or runs it is migrated too.
+
+``scan_project(paths)`` is a first pass over every file: files whose text cannot define a pipeline are
+skipped unread by libcst; the others are parsed and run through the unroll pass's own discovery (no
+rewriting), so the record says exactly what the migration of that file will do: which pipelines
+become generators or classes, and which stay in pipeline mode. The result is a small picklable
+``Project`` handed to ``migrate_source(..., project=...)``.
+
+Module names come from the file's place among packages: ``examples/repo/loaders/decorated.py`` is
+``loaders.decorated`` because ``loaders`` has an ``__init__.py`` and ``repo`` has none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from .files import SourceError, iter_source_files, read_source
+
+_DEFINES = ("pipeline_def", "Pipeline")
+
+
+@dataclass(frozen=True)
+class ProjectPipeline:
+    module: str  # dotted module name, "loaders.decorated"
+    name: str  # the name the module binds: a function, a class or a pipeline object
+    style: str  # "def" | "class" | "factory" (a function returning a `with pipe:` pipeline) | "object"
+    path: str
+    params: tuple[str, ...] = ()
+    batch_size: str | None = None  # the decorator's / constructor's batch_size, as code
+    checkpoint: bool = False  # a @pipeline_def migrated with a checkpoint= parameter
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.module}.{self.name}"
+
+
+@dataclass
+class Project:
+    pipelines: dict[str, ProjectPipeline] = field(default_factory=dict)  # qualname -> pipeline
+    kept: dict[str, str] = field(default_factory=dict)  # qualname -> why it stays in pipeline mode
+
+    def __bool__(self) -> bool:
+        return bool(self.pipelines or self.kept)
+
+    def mentioned_in(self, text: str) -> bool:
+        """Cheap text check: could this file import one of the project's pipelines?"""
+        return any(p.name in text for p in self.pipelines.values())
+
+    def mentioned_in_bytes(self, data: bytes) -> bool:
+        return any(p.name.encode() in data for p in self.pipelines.values())
+
+    def imported_by(self, imports) -> list[ProjectPipeline]:
+        """The project pipelines a module imports (through its import table)."""
+        return [self.pipelines[q] for q in set(imports.aliases.values()) if q in self.pipelines]
+
+    def lookup(self, imports, local_name: str) -> ProjectPipeline | None:
+        qualname = imports.aliases.get(local_name)
+        return self.pipelines.get(qualname) if qualname else None
+
+
+def module_name_of(path: Path) -> str:
+    """``a/b/pkg/sub/mod.py`` -> ``pkg.sub.mod`` (up to the first folder without ``__init__.py``)."""
+    path = Path(path).resolve()
+    parts = [] if path.stem == "__init__" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").exists():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts)
+
+
+def scan_source(text: str, path: str, project: Project) -> None:
+    """Add the pipelines ``text`` (the file at ``path``) defines to ``project``."""
+    if not any(word in text for word in _DEFINES):
+        return
+    try:
+        module = cst.parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError):
+        return  # the migration reports it
+    from .engine import MigrationContext
+    from .names import ImportTable
+    from .transforms.unroll import module_symbols
+    from .transforms.unroll.model import code_of
+    from .transforms.unroll.unroll import Discovery, Unroller
+
+    imports = ImportTable.from_module(module)
+    if not imports.uses_dali():
+        return
+    ctx = MigrationContext(path=path, source=text, imports=imports)
+    ctx.facts["module_symbols"] = module_symbols(module)
+    discovery = Discovery(ctx)
+    module.visit(discovery)
+    if not discovery.anything():
+        return
+    unroller = Unroller(ctx, discovery)  # describes every pipeline; nothing is rewritten
+    name = module_name_of(Path(path))
+    top_level = {s.name.value for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+    for pipeline, desc in unroller.descs.items():
+        if pipeline not in top_level:
+            continue
+        batch_size = desc.config.get("batch_size")
+        project.pipelines[f"{name}.{pipeline}"] = ProjectPipeline(
+            module=name, name=pipeline, style=desc.style, path=str(path), params=tuple(desc.params),
+            batch_size=code_of(batch_size) if batch_size is not None else None,
+            checkpoint=bool(desc.extra.get("checkpoint")))
+    for function, key in discovery.factories.items():
+        if function in top_level and key in unroller.with_ok:
+            project.pipelines[f"{name}.{function}"] = ProjectPipeline(module=name, name=function, style="factory",
+                                                                      path=str(path))
+    for key in unroller.with_ok:
+        scope, _, var = key.partition(":")
+        if scope == "" and "." not in var:
+            project.pipelines[f"{name}.{var}"] = ProjectPipeline(module=name, name=var, style="object",
+                                                                 path=str(path))
+    for pipeline in unroller.keep:
+        project.kept[f"{name}.{pipeline}"] = "stays in pipeline mode (marked in its module)"
+
+
+def scan_project(paths) -> Project:
+    """The pre-scan over every Python file under ``paths``."""
+    project = Project()
+    for path in iter_source_files(paths):
+        try:
+            text = read_source(path)
+        except (SourceError, OSError):
+            continue
+        scan_source(text, str(path), project)
+    return project
+
+
+__all__ = ["Project", "ProjectPipeline", "scan_project", "scan_source", "module_name_of"]

@@ -1,0 +1,257 @@
+"""``fn.external_source`` inside a pipeline -> the source iterated (or called) by the generator itself.
+
+Pipeline mode decides at run time what ``source`` is (``nvidia/dali/_utils/external_source_impl.py``
+``get_callback_from_source``): a generator function (called, then iterated), an iterable (``iter()``), or
+a callable (called once per step). Each item is one batch: a list of samples, an array whose first
+dimension is the batch, or a TensorList. ndd.ExternalSource shares that dispatch but turns a returned
+Python list into one Tensor (ndd-facts §6.1): ``ndd.as_batch`` of the item is the pipeline reading.
+
+What the source is, is decided here from the module's text:
+
+* a generator function or an iterable, the only input of a reader-less pipeline: the generator loops
+  over it (``for data in gen():`` ... ``data = ndd.as_batch(data)``); ``cycle=True/"quiet"`` adds
+  ``while True`` around (a new ``gen()`` / ``iter()`` per pass, as pipeline mode does);
+* otherwise one pull per step, created once before the loop (``source = gen()`` / ``iter(x)`` /
+  the callable) and ``try: data = next(source) except StopIteration: return``: an exhausted source
+  ends the generator, as pipe.run() raised StopIteration from then on (VERIFIED, docs/dali-facts.md);
+* a source whose kind the text does not show (a parameter, a call result): ``ndd.ExternalSource``
+  (same run-time dispatch and cycle handling) and ``ndd.as_batch`` of what it returns; that stacks a
+  list into one array first, so a list of differently shaped samples fails there: marked.
+
+Marked, pipeline left as it is: per-sample sources (``batch=False``), ``parallel=True``, a source that
+takes a BatchInfo/SampleInfo/iteration argument, ``batch_info=True``, ``repeat_last=True``,
+``cycle="raise"`` (pipeline mode needs pipe.reset() to restart; a generator cannot restart), no
+``source`` (fed by feed_input), and an external_source call nested in an expression.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from . import rules
+from .model import CannotUnroll, code_of, expr, fn_path, kwarg, literal_value, stmt
+
+# external_source(source=None, num_outputs=None, *, cycle=None, name=None, device="cpu", layout=None, dtype=None, ...)
+POSITIONAL = ("source", "num_outputs")
+TO_AS_BATCH = ("layout", "dtype", "device")
+DROPPED = ("name", "ndim", "no_copy", "prefetch_queue_depth", "use_copy_kernel", "cuda_stream", "blocking")
+ITERABLE_LITERALS = (cst.List, cst.Tuple, cst.ListComp)
+
+
+class SourceError(CannotUnroll):
+    rule = rules.EXTERNAL_SOURCE_MANUAL.id
+
+
+@dataclass
+class SourceSpec:
+    var: str  # the name of the pulled object before the loop ("source", "source_2")
+    kind: str  # "generator" | "iterable" | "callable" | "unknown"
+    source: cst.BaseExpression
+    target: cst.BaseAssignTargetExpression
+    call: cst.Call
+    cycle: object  # literal value of cycle=: None/False/"no", True/"quiet"
+    multi: bool  # num_outputs given (the target receives a sequence of batches)
+    batch_args: list[cst.Arg] = field(default_factory=list)
+    statement: cst.CSTNode | None = None
+
+    @property
+    def cycles(self) -> bool:
+        return self.cycle is True or self.cycle == "quiet"
+
+
+def is_external_source(imports, call: cst.Call) -> bool:
+    return fn_path(imports, call.func) == "external_source"
+
+
+def external_source_statement(statement, imports):
+    """(target, call) for ``target = fn.external_source(...)``, else None."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Call) \
+            and is_external_source(imports, small.value):
+        return small.targets[0].target, small.value
+    return None
+
+
+def _arg(call: cst.Call, name: str):
+    value = kwarg(call, name)
+    if value is not None:
+        return value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if name in POSITIONAL and POSITIONAL.index(name) < len(positional):
+        return positional[POSITIONAL.index(name)].value
+    return None
+
+
+def _truthy_or_unknown(value) -> bool:
+    if value is None:
+        return False
+    v = literal_value(value)
+    return v is not False and v is not None
+
+
+def _has_yield(node: cst.FunctionDef) -> bool:
+    class Finder(cst.CSTVisitor):
+        found = False
+
+        def visit_Yield(self, n):
+            self.found = True
+
+        def visit_FunctionDef(self, n):
+            return n is node  # nested functions have their own yields
+
+        def visit_Lambda(self, n):
+            return False
+
+    finder = Finder()
+    node.visit(finder)
+    return finder.found
+
+
+def _param_count(params: cst.Parameters) -> int:
+    return len(params.posonly_params) + len(params.params) + len(params.kwonly_params) + \
+        (1 if isinstance(params.star_arg, cst.Param) else 0) + (1 if params.star_kwarg else 0)
+
+
+def source_kind(source: cst.BaseExpression, symbols: dict, local_names: set[str]) -> str:
+    """What the text shows ``source`` to be; raises SourceError for a source that takes an argument."""
+    if isinstance(source, cst.Lambda):
+        if _param_count(source.params):
+            raise SourceError("the source takes an argument (BatchInfo or the iteration number); "
+                              "ndd has no such call: feed the ops from a loop that counts iterations")
+        return "callable"
+    if isinstance(source, ITERABLE_LITERALS):
+        return "iterable"
+    if isinstance(source, cst.GeneratorExp):
+        return "iterator"
+    if isinstance(source, cst.Name) and source.value not in local_names:
+        found = symbols.get(source.value)
+        if isinstance(found, cst.FunctionDef):
+            if _param_count(found.params):
+                raise SourceError(f"the source {source.value}() takes an argument (BatchInfo or the iteration "
+                                  f"number); ndd has no such call: feed the ops from a loop that counts iterations")
+            return "generator" if _has_yield(found) else "callable"
+        if isinstance(found, ITERABLE_LITERALS):
+            return "iterable"
+        if isinstance(found, cst.GeneratorExp):
+            return "iterator"
+    return "unknown"
+
+
+def describe_source(target, call: cst.Call, statement, index: int, symbols: dict, local_names: set[str],
+                    report) -> SourceSpec:
+    if any(a.star for a in call.args):
+        raise SourceError("external_source called with *args/**kwargs: its options are not known")
+    source = _arg(call, "source")
+    if source is None:
+        raise SourceError("external_source without source= is fed by feed_input; pass the data to the ndd ops "
+                          "instead")
+    batch = kwarg(call, "batch")
+    if batch is not None and literal_value(batch) is not True:
+        raise SourceError("a per-sample source (batch=False): ndd.ExternalSource has no per-sample mode; "
+                          "build each batch with ndd.as_batch([sample, ...])")
+    for option, why in (("parallel", "parallel=True runs the source in worker processes; ndd has no counterpart"),
+                        ("batch_info", "batch_info=True passes a BatchInfo to the source; ndd has no such call"),
+                        ("repeat_last", "repeat_last=True repeats the last fed batch; ndd has no counterpart")):
+        if _truthy_or_unknown(kwarg(call, option)):
+            raise SourceError(why)
+    cycle_node = kwarg(call, "cycle")
+    cycle = literal_value(cycle_node) if cycle_node is not None else None
+    if cycle_node is not None and cycle not in (None, False, True, "no", "quiet"):
+        raise SourceError(f"cycle={code_of(cycle_node)}: pipeline mode raises StopIteration at the end of the data "
+                          f"and restarts after pipe.reset(); a generator cannot be restarted")
+    kind = source_kind(source, symbols, local_names)
+    if kind == "iterator" and (cycle is True or cycle == "quiet"):
+        raise SourceError("cycle over a generator expression: pipeline mode rejects it (TypeError)")
+    if kind == "iterator":
+        kind = "iterable"
+    if kind == "callable" and (cycle is True or cycle == "quiet"):
+        raise SourceError("cycle with a callable source: pipeline mode rejects it (ValueError)")
+    num_outputs = _arg(call, "num_outputs")
+    multi = num_outputs is not None and literal_value(num_outputs) is not None
+    if isinstance(target, (cst.Tuple, cst.List)) and any(isinstance(e, cst.StarredElement) for e in target.elements):
+        raise SourceError("a starred target for external_source outputs")
+    batch_args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in call.args
+                  if a.keyword is not None and a.keyword.value in TO_AS_BATCH]
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value in DROPPED:
+            report(rules.EXTERNAL_SOURCE.id, f"external_source {a.keyword.value}={code_of(a.value)} has no "
+                   f"dynamic-mode counterpart and is dropped", statement)
+    if kwarg(call, "dtype") is not None:
+        report(rules.EXTERNAL_SOURCE.id, "external_source dtype= checked the data type in pipeline mode (an error "
+               "on a mismatch); ndd.as_batch(dtype=) converts to it", statement)
+    var = "source" if index == 1 else f"source_{index}"
+    return SourceSpec(var=var, kind=kind, source=source, target=target, call=call, cycle=cycle, multi=multi,
+                      batch_args=batch_args, statement=statement)
+
+
+def _as_batch(value: cst.BaseExpression, spec: SourceSpec) -> cst.Call:
+    args = [cst.Arg(value)] + spec.batch_args
+    return cst.Call(func=expr("ndd.as_batch"), args=[
+        a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) if i < len(args) - 1
+        else a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for i, a in enumerate(args)])
+
+
+def as_batch_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
+    """``data = ndd.as_batch(data)`` for each output the target names."""
+    target = spec.target
+    if isinstance(target, (cst.Tuple, cst.List)):
+        names = [e.value for e in target.elements]
+    elif spec.multi:
+        text = code_of(target)
+        batch = code_of(_as_batch(cst.Name("output"), spec))
+        return [stmt(f"{text} = tuple({batch} for output in {text})\n")]
+    else:
+        names = [target]
+    return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(n)], _as_batch(n, spec))]) for n in names]
+
+
+def loop_iterable(spec: SourceSpec) -> cst.BaseExpression:
+    """What a reader-less pipeline's generator loops over: ``gen()`` or the iterable itself."""
+    if spec.kind == "generator":
+        return cst.Call(func=spec.source)
+    return spec.source
+
+
+def can_loop(spec: SourceSpec) -> bool:
+    return spec.kind in ("generator", "iterable")
+
+
+def setup_statement(spec: SourceSpec) -> cst.BaseStatement | None:
+    """What is created once before the loop for the pull form."""
+    if spec.kind == "generator":
+        return stmt(f"{spec.var} = {code_of(spec.source)}()\n")
+    if spec.kind == "iterable":
+        return stmt(f"{spec.var} = iter({code_of(spec.source)})\n")
+    if spec.kind == "callable":
+        if isinstance(spec.source, cst.Name):
+            return None  # called by name in each step
+        return stmt(f"{spec.var} = {code_of(spec.source)}\n")
+    args = [code_of(spec.source)]
+    num_outputs = _arg(spec.call, "num_outputs")
+    if num_outputs is not None:
+        args.append(f"num_outputs={code_of(num_outputs)}")
+    cycle = kwarg(spec.call, "cycle")
+    if cycle is not None:
+        args.append(f"cycle={code_of(cycle)}")
+    return stmt(f"{spec.var} = ndd.ExternalSource({', '.join(args)})\n")
+
+
+def pull_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
+    """One step's pull: the data, StopIteration ending the generator, then the batches."""
+    if spec.kind in ("generator", "iterable"):
+        pull = f"next({spec.var})"
+    elif spec.kind == "callable" and isinstance(spec.source, cst.Name):
+        pull = f"{spec.source.value}()"
+    else:
+        pull = f"{spec.var}()"
+    target = code_of(spec.target)
+    if spec.kind == "unknown" and spec.cycles:
+        first = [stmt(f"{target} = {pull}\n")]
+    else:
+        first = [stmt(f"try:\n    {target} = {pull}\nexcept StopIteration:\n"
+                      f"    return  # the source is exhausted: pipe.run() raised StopIteration from here on\n")]
+    return first + as_batch_statements(spec)

@@ -1,0 +1,130 @@
+"""fn.external_source fed by a generator function, an iterable, a batch callable, a source of unknown
+kind, next to a reader; and the forms that stay in pipeline mode (marked)."""
+
+import numpy as np
+import nvidia.dali.fn as fn
+import nvidia.dali.types as types
+from nvidia.dali import pipeline_def
+import nvidia.dali.experimental.dynamic as ndd
+
+FILES = []
+BATCHES = [[np.full((2, 3), i * 10 + k, dtype=np.uint8) for k in range(2)] for i in range(3)]
+PAIRS = [(batch, [sample + 100 for sample in batch]) for batch in BATCHES]
+
+
+def encoded_batches():
+    """Ragged batches of encoded JPEG bytes, two files per batch."""
+    for start in range(0, len(FILES) - 1, 2):
+        yield [np.fromfile(path, dtype=np.uint8) for path in FILES[start:start + 2]]
+
+
+def labelled_batches():
+    for start in range(0, len(FILES) - 1, 2):
+        jpegs = [np.fromfile(path, dtype=np.uint8) for path in FILES[start:start + 2]]
+        labels = [np.array([start + k], dtype=np.int32) for k in range(2)]
+        yield jpegs, labels
+
+
+def decode_files(size, *, batch_size=2, num_threads=1, device_id=None, seed=None):
+    ndd.set_num_threads(num_threads)
+    for jpegs in encoded_batches():
+        jpegs = ndd.as_batch(jpegs)
+        images = ndd.decoders.image(jpegs, device="gpu")
+        yield (ndd.resize(images, resize_x=size, resize_y=size),)
+
+
+def decode_labelled(*, batch_size=2, num_threads=1, device_id=None, seed=None):
+    ndd.set_num_threads(num_threads)
+    for jpegs, labels in labelled_batches():
+        jpegs = ndd.as_batch(jpegs)
+        labels = ndd.as_batch(labels)
+        images = ndd.decoders.image(jpegs)
+        yield ndd.resize(images, resize_x=16, resize_y=16), labels
+
+
+def cycled_arrays(*, batch_size=2, num_threads=1, device_id=None, seed=None):
+    ndd.set_num_threads(num_threads)
+    while True:
+        for data in BATCHES:
+            data = ndd.as_batch(data, layout="HW")
+            yield (data * 2,)
+
+
+def called_each_step(batches, *, batch_size=2, num_threads=1, device_id=None, seed=None):
+    ndd.set_num_threads(num_threads)
+    pending = iter(batches)
+    source = lambda: next(pending)
+    while True:
+        try:
+            data = source()
+        except StopIteration:
+            return  # the source is exhausted: pipe.run() raised StopIteration from here on
+        data = ndd.as_batch(data, dtype=types.UINT8)
+        yield (data + 1,)
+
+
+def given_source(source, *, batch_size=2, num_threads=1, device_id=None, seed=None):
+    ndd.set_num_threads(num_threads)
+    # dali-migrate: DM220 what source=source is (generator, iterable or callable) is not visible here: ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; make the source return ndd.as_batch(list) then
+    source_2 = ndd.ExternalSource(source)
+    while True:
+        try:
+            data = source_2()
+        except StopIteration:
+            return  # the source is exhausted: pipe.run() raised StopIteration from here on
+        data = ndd.as_batch(data)
+        yield (data,)
+
+
+def reader_and_source(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
+    ndd.set_num_threads(num_threads)
+    reader = ndd.readers.File(file_root=root)
+    source = iter(PAIRS)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            try:
+                pair = next(source)
+            except StopIteration:
+                return  # the source is exhausted: pipe.run() raised StopIteration from here on
+            pair = tuple(ndd.as_batch(output) for output in pair)
+            images = ndd.decoders.image(jpegs)
+            yield ndd.resize(images, resize_x=8, resize_y=8), labels, pair[0] + pair[1]
+
+
+# dali-migrate: DM220 per_sample stays in pipeline mode: a per-sample source (batch=False): ndd.ExternalSource has no per-sample mode; build each batch with ndd.as_batch([sample, ...])
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def per_sample():
+    data = fn.external_source(source=lambda info: np.full((2,), info.idx_in_epoch), batch=False)
+    return data
+
+
+# dali-migrate: DM220 with_batch_info stays in pipeline mode: batch_info=True passes a BatchInfo to the source; ndd has no such call
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def with_batch_info():
+    data = fn.external_source(source=lambda info: BATCHES[info.iteration % 3], batch_info=True)
+    return data
+
+
+# dali-migrate: DM220 raise_at_end stays in pipeline mode: cycle="raise": pipeline mode raises StopIteration at the end of the data and restarts after pipe.reset(); a generator cannot be restarted
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def raise_at_end():
+    data = fn.external_source(source=BATCHES, cycle="raise")
+    return data
+
+
+def run_decode(files, steps):
+    FILES[:] = files
+    pipe = decode_files(16)
+    return [next(pipe) for _ in range(steps)]
+
+
+def count_steps(files):
+    FILES[:] = files
+    pipe = decode_labelled()
+    steps = 0
+    try:
+        while True:
+            next(pipe)
+            steps += 1
+    except StopIteration:
+        return steps
