@@ -72,7 +72,8 @@ STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 
 def create_train_pipe(data_dir, crop, shard_id=0, num_shards=1, *, batch_size, num_threads=None, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     if seed is not None:
         ndd.random.set_seed(seed)
     reader = ndd.readers.File(file_root=data_dir, shard_id=shard_id, num_shards=num_shards,
@@ -97,7 +98,8 @@ class ValPipe:
         self.res = lambda *inputs, **kwargs: ndd.resize(*inputs, device="gpu", resize_x=crop, resize_y=crop, **kwargs)
 
     def __iter__(self):
-        ndd.set_num_threads(self.num_threads)
+        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
         while True:
             for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
                 yield ndd.crop_mirror_normalize(self.res(ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)), device="gpu", dtype=types.FLOAT, output_layout="CHW",

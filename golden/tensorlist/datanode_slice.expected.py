@@ -5,7 +5,8 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def crop_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     if seed is not None:
         ndd.random.set_seed(seed)
     # dali-migrate: DM103 types.Constant has no dynamic-mode counterpart: use ndd.tensor(...) or ndd.Batch.broadcast(value, batch_size)
@@ -31,7 +32,8 @@ class LegacyPipe:
         self.seed = None
 
     def __iter__(self):
-        ndd.set_num_threads(self.num_threads)
+        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
         if self.seed is not None:
             ndd.random.set_seed(self.seed)
         while True:
@@ -40,7 +42,8 @@ class LegacyPipe:
 
 
 def external_pipe(source, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     # dali-migrate: DM220 what source=source is (generator, iterable or callable) is not visible here: ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; make the source return ndd.as_batch(list) then
     source_1 = ndd.ExternalSource(source, num_outputs=2)
     # dali-migrate: DM220 what source=source is (generator, iterable or callable) is not visible here: ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; make the source return ndd.as_batch(list) then

@@ -7,7 +7,8 @@ import nvidia.dali.experimental.dynamic as ndd
 # dali-migrate: DM219 pipe: enable_checkpointing has no pipeline-level counterpart: create the reader with enable_checkpointing=True and register it (and any RNG) by name in an ndd.checkpoint.Checkpoint before the first next_epoch
 def make_pipe(root):
     def pipe_steps(*, batch_size=4, num_threads=2, device_id=None, seed=None):
-        ndd.set_num_threads(num_threads)
+        if num_threads is not None and num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
         reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=3)
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=batch_size):
@@ -17,7 +18,8 @@ def make_pipe(root):
 
 
 def ckpt_pipe(root, *, batch_size=4, num_threads=2, device_id=None, seed=None, checkpoint=None):
-    ndd.set_num_threads(num_threads)
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, enable_checkpointing=True)
     # checkpointing: readers and RNGs registered by name before the first next_epoch (restored if loaded)
     if checkpoint is not None:

@@ -18,7 +18,8 @@ class HybridValPipe:
                                             std=[255.0, 255.0, 255.0], **kwargs)
 
     def __iter__(self):
-        ndd.set_num_threads(self.num_threads)
+        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
         ndd.random.set_seed(self.seed)
         while True:
             for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):

@@ -20,7 +20,8 @@ class TrainPipe:
         self.res = lambda *inputs, **kwargs: ndd.resize(*inputs, device="gpu", resize_x=crop, resize_y=crop, **kwargs)
 
     def __iter__(self):
-        ndd.set_num_threads(self.num_threads)
+        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
         rng_1 = ndd.random.RNG(seed=99)
         while True:
             for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):

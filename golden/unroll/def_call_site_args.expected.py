@@ -5,7 +5,8 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def augment_pipe(root, *, batch_size, num_threads=None, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     rng = ndd.random.RNG(seed=seed)
     rng_1 = ndd.random.RNG(seed=7)
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)

@@ -26,7 +26,8 @@ def labelled_batches():
 
 
 def decode_files(size, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     for jpegs in encoded_batches():
         jpegs = ndd.as_batch(jpegs)
         images = ndd.decoders.image(jpegs, device="gpu")
@@ -34,7 +35,8 @@ def decode_files(size, *, batch_size=2, num_threads=1, device_id=None, seed=None
 
 
 def decode_labelled(*, batch_size=2, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     for jpegs, labels in labelled_batches():
         jpegs = ndd.as_batch(jpegs)
         labels = ndd.as_batch(labels)
@@ -43,7 +45,8 @@ def decode_labelled(*, batch_size=2, num_threads=1, device_id=None, seed=None):
 
 
 def cycled_arrays(*, batch_size=2, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     while True:
         for data in BATCHES:
             data = ndd.as_batch(data, layout="HW")
@@ -51,7 +54,8 @@ def cycled_arrays(*, batch_size=2, num_threads=1, device_id=None, seed=None):
 
 
 def called_each_step(batches, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     pending = iter(batches)
     source = lambda: next(pending)
     while True:
@@ -64,7 +68,8 @@ def called_each_step(batches, *, batch_size=2, num_threads=1, device_id=None, se
 
 
 def given_source(source, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     # dali-migrate: DM220 what source=source is (generator, iterable or callable) is not visible here: ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; make the source return ndd.as_batch(list) then
     source_2 = ndd.ExternalSource(source)
     while True:
@@ -77,7 +82,8 @@ def given_source(source, *, batch_size=2, num_threads=1, device_id=None, seed=No
 
 
 def reader_and_source(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    ndd.set_num_threads(num_threads)
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     reader = ndd.readers.File(file_root=root)
     source = iter(PAIRS)
     while True:

@@ -8,7 +8,8 @@ def one_pipe_per_size(root, sizes):
     pipes = []
     for size in sizes:
         def pipe_steps(root, size, *, batch_size=2, num_threads=2, device_id=None, seed=None):
-            ndd.set_num_threads(num_threads)
+            if num_threads is not None and num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
             reader = ndd.readers.File(file_root=root)
             while True:
                 for jpegs, labels in reader.next_epoch(batch_size=batch_size):

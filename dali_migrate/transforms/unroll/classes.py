@@ -16,7 +16,7 @@ import libcst as cst
 from ... import optable
 from ...names import dotted
 from . import rules
-from .graph import Env, build_graph, loop_statements, output_elements, seeding_statements
+from .graph import Env, build_graph, loop_statements, output_elements, seeding_statements, thread_statement
 from .model import (PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, expr, kwarg, ops_path, stmt, with_kwarg,
                     without_kwargs, ndd_attr, literal_value)
 
@@ -367,7 +367,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
 
     env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
               rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
-    body = [stmt("ndd.set_num_threads(self.num_threads)\n"), *seeding_statements(desc, env, config.get("seed"))]
+    body = [thread_statement("self.num_threads"), *seeding_statements(desc, env, config.get("seed"))]
     steps = loop_statements(desc, env)
     if desc.readers and desc.extra["reader_attr"] is not None:
         steps = [s for s in steps if not _assigns(s, desc.readers[0].var)]

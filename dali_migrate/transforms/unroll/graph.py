@@ -378,6 +378,15 @@ def _yield_statement(outputs) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Expr(cst.Yield(value=value))])
 
 
+def thread_statement(num_threads: str) -> cst.BaseStatement:
+    """Grow the process-wide CPU pool to the pipeline's num_threads, never shrink it: in DALI 2.4.0 a
+    smaller set_num_threads after CPU work hangs the next CPU operator (docs/dali-facts.md), and a
+    program often runs a training pipeline and then a validation one with fewer threads. The thread
+    count changes speed only, never results."""
+    return stmt(f"if {num_threads} is not None and {num_threads} > ndd.get_num_threads():\n"
+                f"    ndd.set_num_threads({num_threads})  # grow only: shrinking it after use hangs DALI 2.4\n")
+
+
 def seeding_statements(desc: PipelineDesc, env: Env, seed_default) -> list[cst.BaseStatement]:
     """set_num_threads, the seed or RNGs, per-op RNGs: what runs once before any step."""
     out: list[cst.BaseStatement] = []

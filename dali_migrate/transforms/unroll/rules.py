@@ -66,10 +66,14 @@ OP_SEED = rule(
 )
 NUM_THREADS = rule(
     "DM206", "num-threads", "info",
-    "The pipeline's num_threads becomes ndd.set_num_threads(num_threads), called once.",
-    "Dynamic mode has one process-wide CPU thread pool.",
+    "The pipeline's num_threads grows the process-wide CPU pool (ndd.set_num_threads) when it is smaller; "
+    "it never shrinks it.",
+    "Dynamic mode has one process-wide CPU thread pool instead of one per pipeline. In DALI 2.4.0, lowering "
+    "it after CPU work hangs the next CPU operator, and programs run a training pipeline and then a "
+    "validation one with fewer threads; thread counts change speed, never results.",
     before="@pipeline_def(num_threads=4)",
-    after="ndd.set_num_threads(num_threads)",
+    after="if num_threads is not None and num_threads > ndd.get_num_threads():\n"
+          "    ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4",
 )
 DEVICE_ID = rule(
     "DM207", "device-id", "warning",

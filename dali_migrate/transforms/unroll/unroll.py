@@ -8,7 +8,7 @@ from ... import optable
 from ...names import DALI, FN, OPS, dotted
 from ..base import MigrationTransformer
 from . import checkpoints, epoch_iterator, rules
-from .graph import _uses_name, Env, build_graph, fix_random_call, loop_statements, output_elements, seeding_statements
+from .graph import _uses_name, Env, build_graph, fix_random_call, loop_statements, output_elements, seeding_statements, thread_statement
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
                     PipelineDesc, code_of, expr, fn_path, kwarg, literal_value, ndd_attr, ops_path, stmt,
                     with_kwarg, without_kwargs)
@@ -324,7 +324,7 @@ class Unroller(MigrationTransformer):
         docstring = [s for s in desc.pre if _is_docstring(s)]
         pre = [s for s in desc.pre if not _is_docstring(s)]
         body += docstring
-        body.append(stmt("ndd.set_num_threads(num_threads)\n"))
+        body.append(thread_statement("num_threads"))
         body += seeding_statements(desc, env, desc.config.get("seed"))
         desc_copy = PipelineDesc(**{**desc.__dict__, "pre": pre})
         steps = loop_statements(desc_copy, env)
@@ -339,7 +339,7 @@ class Unroller(MigrationTransformer):
         config = desc.config
         if "num_threads" in config:
             self.report(rules.NUM_THREADS.id, f"num_threads={code_of(config['num_threads'])} -> "
-                        f"ndd.set_num_threads(num_threads)", node)
+                        f"ndd.set_num_threads(num_threads) when the pool is smaller (grown, never shrunk)", node)
         if desc.has_random:
             how = "ndd.random.RNG objects (rng=)" if self.d.rng_mode else "ndd.random.set_seed(seed)"
             self.report(rules.RANDOM_VALUES.id, f"{desc.name}: the seed drives {how}; random values differ "

@@ -11,7 +11,7 @@ import libcst as cst
 from ...findings import marker_text
 from ..base import has_marker
 from . import rules
-from .graph import build_graph, loop_statements, seeding_statements
+from .graph import build_graph, loop_statements, seeding_statements, thread_statement
 from .model import CORE, PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
 from .unroll import _add_core_params, _pipeline_call_config
 
@@ -126,7 +126,7 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     unroller.report(rules.UNROLL.id, f"`with {name}:` -> generator {function_name}(); {name} = "
                     f"{function_name}() yields one step per {name}.run()", with_statement)
     unroller._report_config(desc, with_statement)
-    body = [stmt("ndd.set_num_threads(num_threads)\n"), *seeding_statements(desc, env, config.get("seed")),
+    body = [thread_statement("num_threads"), *seeding_statements(desc, env, config.get("seed")),
             *loop_statements(desc, env)]
     free = _bound_now(unroller, call, with_statement, name) if in_loop else []
     params = _add_core_params(cst.Parameters(params=[cst.Param(cst.Name(n)) for n in free]), config, free)

@@ -4,7 +4,8 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def train_pipe(root, size=16, *, batch_size=4, num_threads=2, device_id=None, seed=3):
-    ndd.set_num_threads(num_threads)
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=1, name="Reader")
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
@@ -21,7 +22,8 @@ class ValPipe:
         self.root = root
 
     def __iter__(self):
-        ndd.set_num_threads(self.num_threads)
+        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
         reader = ndd.readers.File(file_root=self.root, name="Reader")
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=self.batch_size):
@@ -31,7 +33,8 @@ class ValPipe:
 
 def make_padded_pipe(root):
     def pipe_steps(*, batch_size=3, num_threads=2, device_id=None, seed=None):
-        ndd.set_num_threads(num_threads)
+        if num_threads is not None and num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
         reader = ndd.readers.File(file_root=root, pad_last_batch=True)
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=batch_size):
@@ -41,7 +44,8 @@ def make_padded_pipe(root):
 
 
 def resumable_pipe(root, *, batch_size=4, num_threads=2, device_id=None, seed=None, checkpoint=None):
-    ndd.set_num_threads(num_threads)
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=9, enable_checkpointing=True)
     # checkpointing: readers and RNGs registered by name before the first next_epoch (restored if loaded)
     if checkpoint is not None:
