@@ -122,7 +122,9 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     run = RunResult()
     # Read every file once. Files that could define a pipeline are pre-scanned, so that a module
     # using a pipeline defined in another file is migrated on both sides (cross-module).
-    read: list[tuple[str, bytes | None, Exception | None]] = []
+    # The cheap text check is on the bytes, once per file: a file that never says "dali" (nor, below,
+    # names a project pipeline) is settled without decoding, parsing or a worker.
+    read: list[tuple[str, bytes | None, Exception | None, bool]] = []
     project = Project()
     for path in files:
         name = str(path)
@@ -130,10 +132,11 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
             with open(path, "rb") as f:
                 data = f.read()
         except (FileNotFoundError, OSError) as e:
-            read.append((name, None, e))
+            read.append((name, None, e, False))
             continue
-        read.append((name, data, None))
-        if b"dali" in data and (b"pipeline_def" in data or b"Pipeline" in data):
+        says_dali = b"dali" in data
+        read.append((name, data, None, says_dali))
+        if says_dali and (b"pipeline_def" in data or b"Pipeline" in data):
             try:
                 scan_source(decode_source(data), name, project)
             except SourceError:
@@ -141,7 +144,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     slots: list[MigrationResult | None] = []
     tasks: list[tuple] = []
     task_slots: list[int] = []
-    for name, data, error in read:
+    for name, data, error, says_dali in read:
         if isinstance(error, FileNotFoundError):
             result = MigrationResult(path=name, original="", migrated="")
             result.error = "no such file or directory"
@@ -151,9 +154,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
         if error is not None:
             slots.append(_unreadable(name, error))
             continue
-        # The cheap text check, on the bytes: a file that never says "dali" (nor names a project
-        # pipeline) is settled without decoding, parsing or a worker (its result carries no text).
-        if b"dali" not in data and not (project and project.mentioned_in_bytes(data)):
+        if not says_dali and not (project and project.mentioned_in_bytes(data)):
             slots.append(MigrationResult(path=name, original="", migrated=""))
             continue
         try:
