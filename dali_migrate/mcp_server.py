@@ -201,13 +201,48 @@ class Workspace:
 
 # -- the tool functions (plain Python, tested directly and through MCP) -------------------------
 
-def migrate_code(source: str, filename: str = "snippet.py") -> MigrateCodeResult:
+def _check_size(source: str) -> None:
     if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
         raise BadRequest(f"source is larger than {MAX_SOURCE_BYTES} bytes")
-    result = migrate_source(source, filename)
+
+
+def _refuse_error(result, filename: str) -> None:
+    """A snippet that does not parse is a bad request: say where."""
     if result.error:
         line = result.findings[0].line if result.findings else 0
         raise BadRequest(f"{filename}:{line}: {result.error}")
+
+
+def _workspace_sources(workspace: Workspace, paths: list[str]):
+    """``(path, relative path, too_big)`` for every source file under ``paths``, inside the root."""
+    for path in workspace.source_files(paths):
+        yield path, workspace.relative(path), path.stat().st_size > MAX_SOURCE_BYTES
+
+
+def _migrate_workspace_files(workspace: Workspace, paths: list[str]):
+    """``(path, MigrationResult)`` per file; pipelines defined in one file and used in another are
+    migrated on both sides (the same project pre-scan as the CLI)."""
+    from .project import scan_project
+
+    sources = list(_workspace_sources(workspace, paths))
+    project = scan_project([path for path, _, too_big in sources if not too_big])
+    for path, rel, too_big in sources:
+        yield path, _too_big_result(rel) if too_big else migrate_file(path, display=rel, project=project or None)
+
+
+TOO_BIG = f"larger than {MAX_SOURCE_BYTES} bytes; skipped"
+
+
+def _too_big_result(rel: str) -> MigrationResult:
+    result = MigrationResult(path=rel, original="", migrated="")
+    result.error = TOO_BIG
+    return result
+
+
+def migrate_code(source: str, filename: str = "snippet.py") -> MigrateCodeResult:
+    _check_size(source)
+    result = migrate_source(source, filename)
+    _refuse_error(result, filename)
     return MigrateCodeResult(status=result.status, changed=result.changed, migrated=result.migrated,
                              diff=result.diff(), findings=_findings(result))
 
@@ -217,13 +252,8 @@ def migrate_workspace_paths(workspace: Workspace, paths: list[str], write: bool 
 
     run = RunResult()
     files = []
-    for path in workspace.source_files(paths):
-        rel = workspace.relative(path)
-        if path.stat().st_size > MAX_SOURCE_BYTES:
-            result = MigrationResult(path=rel, original="", migrated="")
-            result.error = f"larger than {MAX_SOURCE_BYTES} bytes; skipped"
-        else:
-            result = migrate_file(path, display=rel)
+    for path, result in _migrate_workspace_files(workspace, paths):
+        rel = result.path
         written = False
         if write and result.changed:
             atomic_write(path, result.migrated)
@@ -241,12 +271,9 @@ def lint_code(source: str, filename: str = "snippet.py", fix: bool = False,
               unsafe_fixes: bool = False) -> LintCodeResult:
     from .lint import lint_source
 
-    if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
-        raise BadRequest(f"source is larger than {MAX_SOURCE_BYTES} bytes")
+    _check_size(source)
     result = lint_source(source, filename, fix=fix, unsafe_fixes=unsafe_fixes)
-    if result.error:
-        line = result.findings[0].line if result.findings else 0
-        raise BadRequest(f"{filename}:{line}: {result.error}")
+    _refuse_error(result, filename)
     return LintCodeResult(findings=_models(result.findings), fixed=_models(result.fixed),
                           fixed_source=result.fixed_source)
 
@@ -257,10 +284,9 @@ def lint_workspace_paths(workspace: Workspace, paths: list[str], fix: bool = Fal
 
     run = LintRun()
     files = []
-    for path in workspace.source_files(paths):
-        rel = workspace.relative(path)
-        if path.stat().st_size > MAX_SOURCE_BYTES:
-            result = LintResult(rel, "", error=f"larger than {MAX_SOURCE_BYTES} bytes; skipped")
+    for path, rel, too_big in _workspace_sources(workspace, paths):
+        if too_big:
+            result = LintResult(rel, "", error=TOO_BIG)
         else:
             try:
                 result = lint_source(read_source(path), rel, fix=fix)
@@ -280,15 +306,7 @@ def lint_workspace_paths(workspace: Workspace, paths: list[str], fix: bool = Fal
 def review_workspace_paths(workspace: Workspace, paths: list[str], html: bool = False) -> ReviewResult:
     from .review import build_review, to_html, to_markdown
 
-    results = []
-    for path in workspace.source_files(paths):
-        rel = workspace.relative(path)
-        if path.stat().st_size > MAX_SOURCE_BYTES:
-            result = MigrationResult(path=rel, original="", migrated="")
-            result.error = f"larger than {MAX_SOURCE_BYTES} bytes; skipped"
-            results.append(result)
-        else:
-            results.append(migrate_file(path, display=rel))
+    results = [result for _, result in _migrate_workspace_files(workspace, paths)]
     review = build_review(results)
     files = []
     for f in review.files:

@@ -286,3 +286,16 @@ def test_verify_tool_stops_at_its_time_limit(workspace):
     message = call_error(build_server(workspace), "verify", {"original": "slow.py", "pipeline": "p",
                                                              "timeout_s": 3})
     assert "did not finish within 3 s" in message
+
+
+def test_migrate_paths_migrates_a_consumer_in_another_file(workspace):
+    proj = workspace / "proj"
+    proj.mkdir()
+    (proj / "pipes.py").write_text(VERIFY_PIPE)
+    (proj / "train.py").write_text("from pipes import small\n\n\ndef first(root):\n"
+                                   "    pipe = small(root)\n    pipe.build()\n    return pipe.run()\n")
+    out = call(build_server(workspace), "migrate_paths", {"paths": ["proj"]}).structured_content
+    by_path = {f["path"]: f for f in out["files"]}
+    assert set(by_path) == {"proj/pipes.py", "proj/train.py"}
+    assert "+    return next(pipe)" in by_path["proj/train.py"]["diff"]
+    assert "-    pipe.build()" in by_path["proj/train.py"]["diff"]
