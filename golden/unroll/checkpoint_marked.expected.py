@@ -29,6 +29,25 @@ def ckpt_pipe(root, *, batch_size=4, num_threads=2, device_id=None, seed=None, c
             yield jpegs, labels
 
 
+# dali-migrate: DM219 LoadedPipe: enable_checkpointing has no pipeline-level counterpart: create the reader with enable_checkpointing=True and register it (and any RNG) by name in an ndd.checkpoint.Checkpoint before the first next_epoch (not migrated: Pipeline(checkpoint=open(path, "rb").read()) is not a parameter of __init__)
+class LoadedPipe:
+    """The checkpoint is read inside __init__: there is no parameter to pass an ndd checkpoint through."""
+
+    def __init__(self, root, path):
+        self.batch_size = 4
+        self.num_threads = 2
+        self.device_id = None
+        self.seed = None
+        self.input = ndd.readers.File(file_root=root, random_shuffle=True, seed=3)
+
+    def __iter__(self):
+        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+        while True:
+            for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
+                yield (labels,)
+
+
 def save(root):
     pipe = make_pipe(root)
     next(pipe)

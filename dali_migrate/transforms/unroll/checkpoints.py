@@ -18,7 +18,10 @@ each other. A restore in the middle of an epoch continues the sample stream (wha
 gives), but ``next_epoch`` then yields a whole epoch's count of batches from there, so epoch boundaries
 move (ndd-facts §8); both are reported.
 
-Only ``@pipeline_def`` pipelines are migrated this way; the other styles keep the DM219 marker.
+``Pipeline`` subclasses get the same shape: ``__init__`` takes ``checkpoint=None`` (or keeps the parameter
+it forwarded to ``Pipeline(checkpoint=...)``) into ``self.checkpoint``, and ``__iter__`` registers the
+readers and RNGs before its first ``next_epoch``. A ``with pipe:`` generator ``<pipe>_steps`` takes
+``checkpoint=``; a factory that returns it forwards its own ``checkpoint`` parameter (added when missing).
 """
 
 from __future__ import annotations
@@ -58,11 +61,13 @@ def stateful_objects(desc: PipelineDesc, rng_mode: bool, uses_rng) -> list[tuple
     return out
 
 
-def registration(desc: PipelineDesc, objects) -> list[cst.BaseStatement]:
+def registration(desc: PipelineDesc, objects, holder: str = PARAM) -> list[cst.BaseStatement]:
+    """``if checkpoint is not None: checkpoint.register(obj, "name")...``; ``holder`` is where the
+    checkpoint lives (``self.checkpoint`` in a migrated class)."""
     if not objects:
         return []
-    lines = "".join(f'    {PARAM}.register({value}, "{name}")\n' for name, value in objects)
-    block = stmt(f"if {PARAM} is not None:\n{lines}")
+    lines = "".join(f'    {holder}.register({value}, "{name}")\n' for name, value in objects)
+    block = stmt(f"if {holder} is not None:\n{lines}")
     comment = cst.EmptyLine(comment=cst.Comment(
         "# checkpointing: readers and RNGs registered by name before the first next_epoch (restored if loaded)"))
     return [block.with_changes(leading_lines=[comment])]
@@ -82,15 +87,24 @@ def checkpoint_var(owner: str) -> str:
 
 
 def consumer_statements(unroller, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine,
-                        owner: str, saved) -> list[cst.BaseStatement]:
-    """``owner = f(..., checkpoint=saved)`` -> create (and load) the ndd checkpoint, then pass it."""
+                        owner: str, saved, param: str = PARAM) -> list[cst.BaseStatement]:
+    """``owner = f(..., checkpoint=saved)`` -> create (and load) the ndd checkpoint, then pass it as
+    ``param=`` (the parameter that carries it: ``checkpoint`` unless a class forwards another name).
+    ``owner = iter(Cls(...))`` (a migrated class) passes it to ``Cls``."""
     var = checkpoint_var(owner)
     assign = updated.body[0]
-    call = assign.value
-    args = [a for a in call.args if not (a.keyword is not None and a.keyword.value in (PARAM, "enable_checkpointing"))]
+    call = outer = assign.value
+    wrapped = isinstance(call.func, cst.Name) and call.func.value == "iter" and len(call.args) == 1 \
+        and isinstance(call.args[0].value, cst.Call)
+    if wrapped:
+        call = call.args[0].value
+    args = [a for a in call.args
+            if not (a.keyword is not None and a.keyword.value in (param, "enable_checkpointing"))]
     if args and len(args) < len(call.args):
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    call = with_kwarg(call.with_changes(args=args), PARAM, expr(var))
+    call = with_kwarg(call.with_changes(args=args), param, expr(var))
+    if wrapped:
+        call = outer.with_changes(args=[outer.args[0].with_changes(value=call)])
     out = [stmt(f"{var} = ndd.checkpoint.Checkpoint()\n").with_changes(leading_lines=updated.leading_lines)]
     if saved is not None and literal_value(saved) is not None:
         out.append(stmt(f"if {code_of(saved)} is not None:\n    {var}.deserialize({code_of(saved)})\n"))

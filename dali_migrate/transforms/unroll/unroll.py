@@ -28,6 +28,7 @@ UNSUPPORTED_METHODS = {
     "release_outputs": "release_outputs has no dynamic-mode counterpart",
     "outputs": "pipe.outputs() has no dynamic-mode counterpart: use next(pipe)",
 }
+CHECKPOINT_STYLES = ("def", "class")  # whose consumers pass a checkpoint= to the pipeline's constructor
 RNG_OPS = {p for p, e in optable.table()["fn"].items() if e.get("random")}
 
 
@@ -350,14 +351,17 @@ class Unroller(MigrationTransformer):
             self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
                       f"CUDA device; select it at start-up (torch.cuda.set_device) or pass "
                       f"device=ndd.Device('gpu', device_id) to the GPU ops", node)
-        if desc.extra.get("checkpoint") and desc.style == "def":
+        if desc.extra.get("checkpoint"):
             checkpoints.report_enabled(self.report, desc, node)
         elif "enable_checkpointing" in config and literal_value(config["enable_checkpointing"]) is not False:
             self.mark(rules.CHECKPOINT.id, f"{desc.name}: enable_checkpointing has no pipeline-level counterpart: "
                       f"create the reader with enable_checkpointing=True and register it (and any RNG) by name "
-                      f"in an ndd.checkpoint.Checkpoint before the first next_epoch", node)
+                      f"in an ndd.checkpoint.Checkpoint before the first next_epoch" + (
+                          f" (not migrated: {desc.extra['checkpoint_unmigrated']})"
+                          if desc.extra.get("checkpoint_unmigrated") else ""), node)
         for option in config:
-            if option not in CORE and option not in HANDLED_ELSEWHERE:
+            if option not in CORE and option not in HANDLED_ELSEWHERE and not (
+                    option == "checkpoint" and desc.extra.get("checkpoint")):
                 self.report(rules.PIPELINE_OPTION.id, f"{option}={code_of(config[option])} has no "
                             f"dynamic-mode counterpart and is dropped", node)
 
@@ -441,7 +445,7 @@ class Unroller(MigrationTransformer):
         if found is None or found[0] != "call":
             return False
         desc = self.descs.get(found[1])
-        return bool(desc is not None and desc.style == "def" and desc.extra.get("checkpoint"))
+        return bool(desc is not None and desc.style in CHECKPOINT_STYLES and desc.extra.get("checkpoint"))
 
     def _checkpointed_assign(self, statement):
         """``(owner, call)`` when ``statement`` is ``owner = checkpointed_pipeline(...)`` needing a checkpoint."""
@@ -455,9 +459,14 @@ class Unroller(MigrationTransformer):
         if owner is None or not isinstance(call.func, cst.Name):
             return None
         desc = self.descs.get(call.func.value)
-        if desc is None or desc.style != "def" or not desc.extra.get("checkpoint"):
+        if desc is None or desc.style not in CHECKPOINT_STYLES or not desc.extra.get("checkpoint"):
             return None
-        saved = kwarg(call, "checkpoint")
+        param = desc.extra.get("checkpoint_param", checkpoints.PARAM)
+        if param in desc.params and sum(1 for a in call.args if a.keyword is None) > desc.params.index(param):
+            return None  # passed by position: marked at the call
+        if any(a.star for a in call.args):
+            return None
+        saved = kwarg(call, param)
         if saved is not None and not isinstance(saved, (cst.Name, cst.Attribute)) and literal_value(saved) is not None:
             return None  # evaluated twice otherwise: marked at the call
         if saved is None and kwarg(call, "enable_checkpointing") is None and "checkpoint" not in self.var_methods(owner):
@@ -468,8 +477,9 @@ class Unroller(MigrationTransformer):
         found = self._checkpointed_assign(original_node)
         if found is not None:
             owner, call = found
+            param = self.descs[call.func.value].extra.get("checkpoint_param", checkpoints.PARAM)
             return cst.FlattenSentinel(checkpoints.consumer_statements(self, original_node, updated_node, owner,
-                                                                       kwarg(call, "checkpoint")))
+                                                                       kwarg(call, param), param))
         if self._prepend:
             prepend, self._prepend[:] = list(self._prepend), []
             prepend[0] = prepend[0].with_changes(leading_lines=updated_node.leading_lines)
@@ -543,10 +553,15 @@ class Unroller(MigrationTransformer):
         statement = self.current_statement()
         handled = desc.extra.get("checkpoint") and self._checkpointed_assign(statement) is not None \
             and statement.body[0].value is original
-        for option in ("checkpoint", "enable_checkpointing"):
-            if kwarg(call, option) is not None and not handled:
+        param = desc.extra.get("checkpoint_param", checkpoints.PARAM)
+        passed = [o for o in dict.fromkeys((param, "enable_checkpointing")) if kwarg(call, o) is not None]
+        if not handled and desc.extra.get("checkpoint") and param in desc.params and not passed \
+                and sum(1 for a in call.args if a.keyword is None) > desc.params.index(param):
+            passed = [param]  # by position
+        for option in passed:
+            if not handled:
                 if desc.extra.get("checkpoint"):
-                    self.mark(rules.CHECKPOINT.id, f"{option}= is not migrated here: {desc.name}(checkpoint=...) now "
+                    self.mark(rules.CHECKPOINT.id, f"{option}= is not migrated here: {desc.name}({param}=...) now "
                               f"takes an ndd.checkpoint.Checkpoint (create one, deserialize() the saved ndd state into "
                               f"it, pass it); pipeline checkpoints do not load there", original)
                 else:
