@@ -1,11 +1,11 @@
-"""Checkpointing that is not migrated (a `with pipe:` pipeline, a computed checkpoint=): marked, never
-silently dropped."""
+"""Checkpointing that is not migrated (a `with pipe:` pipeline or a subclass whose checkpoint= is computed
+inside, a computed checkpoint= at a call): marked, never silently dropped."""
 
 import nvidia.dali.experimental.dynamic as ndd
 
 
-# dali-migrate: DM219 pipe: enable_checkpointing has no pipeline-level counterpart: create the reader with enable_checkpointing=True and register it (and any RNG) by name in an ndd.checkpoint.Checkpoint before the first next_epoch
-def make_pipe(root):
+# dali-migrate: DM219 pipe: enable_checkpointing has no pipeline-level counterpart: create the reader with enable_checkpointing=True and register it (and any RNG) by name in an ndd.checkpoint.Checkpoint before the first next_epoch (not migrated: Pipeline(checkpoint=open(path, "rb").read() if path else None) is not a parameter of make_pipe())
+def make_pipe(root, path=None):
     def pipe_steps(*, batch_size=4, num_threads=2, device_id=None, seed=None):
         if num_threads is not None and num_threads > ndd.get_num_threads():
             ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4

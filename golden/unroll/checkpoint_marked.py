@@ -1,13 +1,14 @@
-"""Checkpointing that is not migrated (a `with pipe:` pipeline, a computed checkpoint=): marked, never
-silently dropped."""
+"""Checkpointing that is not migrated (a `with pipe:` pipeline or a subclass whose checkpoint= is computed
+inside, a computed checkpoint= at a call): marked, never silently dropped."""
 
 import nvidia.dali.fn as fn
 import nvidia.dali.ops as ops
 from nvidia.dali import Pipeline, pipeline_def
 
 
-def make_pipe(root):
-    pipe = Pipeline(batch_size=4, num_threads=2, device_id=None, enable_checkpointing=True)
+def make_pipe(root, path=None):
+    pipe = Pipeline(batch_size=4, num_threads=2, device_id=None, enable_checkpointing=True,
+                    checkpoint=open(path, "rb").read() if path else None)
     with pipe:
         jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=3)
         pipe.set_outputs(jpegs, labels)

@@ -115,3 +115,44 @@ def consumer_statements(unroller, original: cst.SimpleStatementLine, updated: cs
     unroller.report(rules.CHECKPOINT_MIGRATED.id, f"{owner} gets {var} = ndd.checkpoint.Checkpoint()" +
                     (" loaded from the saved state" if len(out) == 3 else ""), original)
     return out
+
+
+def none_param(name: str = PARAM) -> cst.Param:
+    """``name=None``, as a keyword parameter."""
+    return cst.Param(cst.Name(name), default=cst.Name("None"),
+                     equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                           whitespace_after=cst.SimpleWhitespace("")))
+
+
+def with_plan(discovery, key: str, config) -> dict:
+    """How a checkpointing ``with pipe:`` pipeline (``key`` = "scope:name") gets its checkpoint.
+
+    In a factory that returns it: through the factory parameter forwarded as ``Pipeline(checkpoint=P)``
+    (``factory``, ``param``, ``default``), or a new ``checkpoint=None`` (``add_param``). Elsewhere the
+    binding ``pipe = pipe_steps(checkpoint=pipe_checkpoint)`` creates (and loads ``saved``) one.
+    ``reason`` when it is not migrated."""
+    scope = key.split(":", 1)[0]
+    saved = config.get("checkpoint")
+    factory = next((f for f, k in discovery.factories.items() if k == key), None)
+    if factory is not None:
+        params = discovery.function_params.get(scope, [])
+        if saved is None:
+            if PARAM in params:
+                return {"reason": f"{factory}() already has a {PARAM} parameter that the pipeline does not get"}
+            return {"factory": factory, "param": PARAM, "default": PARAM, "add_param": True}
+        if isinstance(saved, cst.Name) and saved.value in params:
+            return {"factory": factory, "param": saved.value, "default": saved.value}
+        return {"reason": f"Pipeline(checkpoint={code_of(saved)}) is not a parameter of {factory}()"}
+    if saved is not None and not isinstance(saved, (cst.Name, cst.Attribute)) and literal_value(saved) is not None:
+        return {"reason": f"checkpoint={code_of(saved)} is not a plain name"}
+    return {"saved": saved}
+
+
+def with_binding(name: str, call_code: str, saved) -> list[cst.BaseStatement]:
+    """``pipe = pipe_steps()`` -> create (and load) ``pipe_checkpoint``, then pass it."""
+    var = checkpoint_var(name)
+    out = [stmt(f"{var} = ndd.checkpoint.Checkpoint()\n")]
+    if saved is not None and literal_value(saved) is not None:
+        out.append(stmt(f"if {code_of(saved)} is not None:\n    {var}.deserialize({code_of(saved)})\n"))
+    out.append(stmt(f"{name} = {call_code}\n"))
+    return out
