@@ -15,8 +15,8 @@ import libcst as cst
 
 from ... import optable
 from ...names import dotted
-from . import rules
-from .graph import Env, build_graph, loop_statements, output_elements, seeding_statements, thread_statement
+from . import checkpoints, rules
+from .graph import _uses_name, Env, build_graph, loop_statements, output_elements, seeding_statements, thread_statement
 from .model import (PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, expr, kwarg, ops_path, stmt, with_kwarg,
                     without_kwargs, ndd_attr, literal_value)
 
@@ -302,7 +302,34 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
             # get_metadata() before the first epoch would otherwise freeze the batch size at 1
             desc.readers[0].call = with_kwarg(desc.readers[0].call, "max_batch_size", expr("self.batch_size"))
     desc.extra.update(objects=objects, super_statement=super_statement, reader_attr=reader_attr)
+    _checkpointing(desc, init, objects)
     return desc
+
+
+def _checkpointing(desc: PipelineDesc, init: cst.FunctionDef, objects) -> None:
+    """enable_checkpointing=True: the checkpoint travels through __init__ (the parameter forwarded to
+    Pipeline(checkpoint=...), else a new ``checkpoint=None``) into ``self.checkpoint``; the readers get
+    enable_checkpointing=True. Left marked when a stateful object cannot be registered by name."""
+    if not checkpoints.enabled(desc.config):
+        return
+    names = [p.name.value for p in [*init.params.params, *init.params.kwonly_params]]
+    saved = desc.config.get("checkpoint")
+    why = None
+    if saved is not None and not (isinstance(saved, cst.Name) and saved.value in names):
+        why = f"Pipeline(checkpoint={code_of(saved)}) is not a parameter of __init__"
+    elif saved is None and checkpoints.PARAM in names:
+        why = f"__init__ already has a {checkpoints.PARAM} parameter that the pipeline does not get"
+    for obj in objects.values():
+        if obj.entry.get("random") and not obj.inline and kwarg(obj.call, "seed") is not None:
+            why = f"self.{obj.attr} has its own seed inside a lambda: its RNG cannot be registered by name"
+    if why is not None:
+        desc.extra["checkpoint_unmigrated"] = why
+        return
+    desc.extra["checkpoint"] = True
+    desc.extra["checkpoint_param"] = saved.value if saved is not None else checkpoints.PARAM
+    desc.extra["checkpoint_added"] = saved is None
+    for reader in desc.readers:
+        reader.call = checkpoints.reader_call(reader.call)
 
 
 def _reader_call(statement, objects):
@@ -349,6 +376,8 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         if name == "seed" and value is not None and literal_value(value) == -1:
             value = None
         attributes.append(stmt(f"self.{name} = {code_of(value) if value is not None else 'None'}\n"))
+    if desc.extra.get("checkpoint"):
+        attributes.append(stmt(f"self.{checkpoints.PARAM} = {desc.extra['checkpoint_param']}\n"))
     replacements = {desc.extra["super_statement"]: attributes}
     for obj in objects.values():
         if obj.is_reader:
@@ -364,6 +393,14 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         unroller.report(rules.UNROLL.id, f"ops object self.{obj.attr} ({obj.fn_path}) -> an ndd call with the same "
                         f"arguments (a lambda: its arguments are computed in __init__)", obj.statement)
     init = methods["__init__"].visit(_InitRewrite(replacements))
+    if desc.extra.get("checkpoint_added"):
+        param = cst.Param(cst.Name(checkpoints.PARAM), default=cst.Name("None"),
+                          equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                whitespace_after=cst.SimpleWhitespace("")))
+        params = init.params
+        star = params.star_arg if isinstance(params.star_arg, (cst.Param, cst.ParamStar)) else cst.ParamStar()
+        init = init.with_changes(params=params.with_changes(star_arg=star,
+                                                            kwonly_params=[*params.kwonly_params, param]))
 
     env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
               rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
@@ -371,6 +408,9 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     steps = loop_statements(desc, env)
     if desc.readers and desc.extra["reader_attr"] is not None:
         steps = [s for s in steps if not _assigns(s, desc.readers[0].var)]
+    if desc.extra.get("checkpoint"):
+        objects = checkpoints.stateful_objects(desc, unroller.d.rng_mode, _uses_name(desc, "rng"))
+        steps[-1:-1] = checkpoints.registration(desc, objects, holder=f"self.{checkpoints.PARAM}")
     body += steps
     graph = methods["define_graph"]
     iterator = graph.with_changes(name=cst.Name("__iter__"), body=graph.body.with_changes(body=body))

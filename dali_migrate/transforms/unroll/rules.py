@@ -225,11 +225,12 @@ EXTERNAL_SOURCE_MANUAL = rule(
 )
 CHECKPOINT = rule(
     "DM219", "checkpoint", "warning",
-    "Pipeline checkpointing the tool does not migrate (a `with pipe:` or subclass pipeline, a checkpoint= that is "
-    "not a plain name, pipe.checkpoint() on a pipeline without enable_checkpointing) is marked.",
+    "Pipeline checkpointing the tool does not migrate faithfully (a checkpoint= that is not a plain name or is "
+    "passed by position, a subclass whose Pipeline(checkpoint=) is not an __init__ parameter or whose seeded ops "
+    "objects hide their RNGs in lambdas, pipe.checkpoint() on a pipeline without enable_checkpointing) is marked.",
     "Dynamic mode has no pipeline checkpoint; readers and RNGs carry their own state. Pipeline and ndd "
     "checkpoints are not interchangeable.",
-    before="pipe = make_pipe(root)  # a Pipeline(..., enable_checkpointing=True) filled in `with pipe:`\n"
+    before="pipe = make_pipe(root)  # a pipeline built without enable_checkpointing=True\n"
            "state = pipe.checkpoint()",
     after="pipe = make_pipe(root)\n# dali-migrate: DM219 pipe.checkpoint(): dynamic mode checkpoints readers and RNGs "
           "through ndd.checkpoint.Checkpoint (collect/save); pipeline checkpoints do not load there\n"
@@ -239,8 +240,9 @@ CHECKPOINT = rule(
 )
 CHECKPOINT_MIGRATED = rule(
     "DM221", "checkpoint-migrated", "info",
-    "enable_checkpointing=True on a @pipeline_def becomes a checkpoint= parameter taking an "
-    "ndd.checkpoint.Checkpoint: readers get enable_checkpointing=True and are registered by name with the RNGs "
+    "enable_checkpointing=True becomes a checkpoint= parameter taking an ndd.checkpoint.Checkpoint (on a "
+    "@pipeline_def generator, a Pipeline subclass's __init__ (kept in self.checkpoint), a `with pipe:` "
+    "generator <pipe>_steps and the factory returning it): readers get enable_checkpointing=True and are registered by name with the RNGs "
     "before the first next_epoch; pipe.checkpoint() becomes collect() + serialize(), checkpoint=saved a "
     "Checkpoint loaded with deserialize(saved).",
     "Dynamic mode checkpoints readers and RNGs one by one; registering into a loaded checkpoint restores them, "
@@ -299,16 +301,4 @@ EXTERNAL_SOURCE_MANUAL = rule(
     fix="manual",
     suggestion="Loop over your data in Python, build each batch with ndd.as_batch([...]) and call the ops on it; "
                "for a source of unknown kind, make it return ndd.as_batch(list) when samples differ in shape.",
-)
-CHECKPOINT = rule(
-    "DM219", "checkpoint", "warning",
-    "Pipeline checkpointing becomes ndd.checkpoint.Checkpoint with every reader and RNG registered by name.",
-    "Dynamic mode has no pipeline checkpoint; readers and RNGs carry their own state. Pipeline and ndd "
-    "checkpoints are not interchangeable.",
-    before="pipe = ckpt_pipe(root, checkpoint=saved)",
-    after="# dali-migrate: DM219 checkpoint= is not migrated: restore reader/RNG state with "
-          "ndd.checkpoint.Checkpoint().load(...) and register(reader, name) before the first next_epoch\n"
-          "pipe = ckpt_pipe(root, checkpoint=saved)",
-    fix="manual",
-    suggestion="Register each reader and RNG by name before the first next_epoch; save at epoch boundaries.",
 )

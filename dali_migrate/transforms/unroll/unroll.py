@@ -28,6 +28,7 @@ UNSUPPORTED_METHODS = {
     "release_outputs": "release_outputs has no dynamic-mode counterpart",
     "outputs": "pipe.outputs() has no dynamic-mode counterpart: use next(pipe)",
 }
+CHECKPOINT_STYLES = ("def", "class")  # whose consumers pass a checkpoint= to the pipeline's constructor
 RNG_OPS = {p for p, e in optable.table()["fn"].items() if e.get("random")}
 
 
@@ -69,6 +70,7 @@ class Discovery(cst.CSTVisitor):
         self.factories: dict[str, str] = {}  # function name -> the with-pipeline key it returns
         self.scope: list[str] = []  # enclosing functions: the same name in two functions is two variables
         self.checkpointed_calls: set[str] = set()  # pipeline functions called with enable_checkpointing/checkpoint
+        self.function_params: dict[str, list[str]] = {}  # "outer.f" -> f's parameter names
 
     def anything(self) -> bool:
         return bool(self.defs or self.classes or self.with_names or self.uses_iterators or self.pipe_vars
@@ -87,6 +89,8 @@ class Discovery(cst.CSTVisitor):
             if _is_pipeline_def(self.ctx.imports, decorator):
                 self.defs[node.name.value] = node
         self.scope.append(node.name.value)
+        self.function_params[".".join(self.scope)] = [
+            p.name.value for p in [*node.params.params, *node.params.kwonly_params]]
 
     def leave_FunctionDef(self, node):
         self.scope.pop()
@@ -205,6 +209,10 @@ class Unroller(MigrationTransformer):
             return (self.descs[pipeline].style, pipeline)
         return None
 
+    def _with_key(self, name):
+        scope = ".".join(self._scope)
+        return f"{scope}:{name}" if f"{scope}:{name}" in self.with_ok or "." in name else f":{name}"
+
     def _with_ok(self, name):
         scope = ".".join(self._scope)
         return f"{scope}:{name}" in self.with_ok or (f":{name}" in self.with_ok and "." not in name)
@@ -213,6 +221,7 @@ class Unroller(MigrationTransformer):
         # `with pipe:` blocks are unrolled when their enclosing block is left, after the code that
         # uses them was visited: decide now which ones will unroll, so consumers follow suit.
         self.with_ok = set()
+        self.with_checkpoint: dict[str, dict] = {}  # with key -> checkpoints.with_plan(...)
         quiet = Env(self.ctx, lambda *a: None, batch_size="batch_size", seed="seed", rng_mode=self.d.rng_mode)
         from .withstyle import _set_outputs
         for key, (with_node, call) in self.d.with_blocks.items():
@@ -227,8 +236,13 @@ class Unroller(MigrationTransformer):
                 build_graph(PipelineDesc(name=name, style="with", node=with_node, config=config),
                             statements[:-1], outputs, quiet)
                 self.with_ok.add(key)
+                if checkpoints.enabled(config):
+                    self.with_checkpoint[key] = checkpoints.with_plan(self.d, key, config)
             except CannotUnroll:
                 pass
+        # factory name -> the parameter that carries its pipeline's checkpoint
+        self.checkpoint_factories = {plan["factory"]: plan["param"] for plan in self.with_checkpoint.values()
+                                     if plan.get("factory")}
         for name, node in self.d.defs.items():
             try:
                 self.descs[name] = self._describe_def(node)
@@ -301,6 +315,13 @@ class Unroller(MigrationTransformer):
         return desc
 
     def leave_FunctionDef(self, original_node, updated_node):
+        key = self.d.factories.get(original_node.name.value)
+        plan = self.with_checkpoint.get(key) if key and key.split(":", 1)[0] == ".".join(self._scope) else None
+        if plan and plan.get("add_param"):
+            params = updated_node.params
+            star = params.star_arg if isinstance(params.star_arg, (cst.Param, cst.ParamStar)) else cst.ParamStar()
+            updated_node = updated_node.with_changes(params=params.with_changes(
+                star_arg=star, kwonly_params=[*params.kwonly_params, checkpoints.none_param(plan["param"])]))
         self._scope.pop()
         marks = self._pending_marks.get(original_node)
         if marks:
@@ -350,14 +371,17 @@ class Unroller(MigrationTransformer):
             self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
                       f"CUDA device; select it at start-up (torch.cuda.set_device) or pass "
                       f"device=ndd.Device('gpu', device_id) to the GPU ops", node)
-        if desc.extra.get("checkpoint") and desc.style == "def":
+        if desc.extra.get("checkpoint"):
             checkpoints.report_enabled(self.report, desc, node)
         elif "enable_checkpointing" in config and literal_value(config["enable_checkpointing"]) is not False:
             self.mark(rules.CHECKPOINT.id, f"{desc.name}: enable_checkpointing has no pipeline-level counterpart: "
                       f"create the reader with enable_checkpointing=True and register it (and any RNG) by name "
-                      f"in an ndd.checkpoint.Checkpoint before the first next_epoch", node)
+                      f"in an ndd.checkpoint.Checkpoint before the first next_epoch" + (
+                          f" (not migrated: {desc.extra['checkpoint_unmigrated']})"
+                          if desc.extra.get("checkpoint_unmigrated") else ""), node)
         for option in config:
-            if option not in CORE and option not in HANDLED_ELSEWHERE:
+            if option not in CORE and option not in HANDLED_ELSEWHERE and not (
+                    option == "checkpoint" and desc.extra.get("checkpoint")):
                 self.report(rules.PIPELINE_OPTION.id, f"{option}={code_of(config[option])} has no "
                             f"dynamic-mode counterpart and is dropped", node)
 
@@ -438,10 +462,26 @@ class Unroller(MigrationTransformer):
     def _checkpoint_owner(self, owner: str) -> bool:
         """``owner`` holds a checkpointed @pipeline_def generator whose assignment gets a checkpoint object."""
         found = self.pipe_var(owner)
+        if found is not None and found[0] == "with":
+            plan = self.with_checkpoint.get(self._with_key(owner))
+            return bool(plan and "reason" not in plan)
         if found is None or found[0] != "call":
             return False
+        if found[1] in self.checkpoint_factories:
+            return True
         desc = self.descs.get(found[1])
-        return bool(desc is not None and desc.style == "def" and desc.extra.get("checkpoint"))
+        return bool(desc is not None and desc.style in CHECKPOINT_STYLES and desc.extra.get("checkpoint"))
+
+    def _checkpoint_param(self, func: str):
+        """(parameter carrying the checkpoint, the callee's positional parameters) for a call of ``func``
+        that takes a migrated checkpoint, else (None, [])."""
+        if func in self.checkpoint_factories:
+            key = self.d.factories[func]
+            return self.checkpoint_factories[func], self.d.function_params.get(key.split(":", 1)[0], [])
+        desc = self.descs.get(func)
+        if desc is None or desc.style not in CHECKPOINT_STYLES or not desc.extra.get("checkpoint"):
+            return None, []
+        return desc.extra.get("checkpoint_param", checkpoints.PARAM), desc.params
 
     def _checkpointed_assign(self, statement):
         """``(owner, call)`` when ``statement`` is ``owner = checkpointed_pipeline(...)`` needing a checkpoint."""
@@ -454,10 +494,14 @@ class Unroller(MigrationTransformer):
         call = statement.body[0].value
         if owner is None or not isinstance(call.func, cst.Name):
             return None
-        desc = self.descs.get(call.func.value)
-        if desc is None or desc.style != "def" or not desc.extra.get("checkpoint"):
+        param, params = self._checkpoint_param(call.func.value)
+        if param is None:
             return None
-        saved = kwarg(call, "checkpoint")
+        if param in params and sum(1 for a in call.args if a.keyword is None) > params.index(param):
+            return None  # passed by position: marked at the call
+        if any(a.star for a in call.args):
+            return None
+        saved = kwarg(call, param)
         if saved is not None and not isinstance(saved, (cst.Name, cst.Attribute)) and literal_value(saved) is not None:
             return None  # evaluated twice otherwise: marked at the call
         if saved is None and kwarg(call, "enable_checkpointing") is None and "checkpoint" not in self.var_methods(owner):
@@ -468,8 +512,9 @@ class Unroller(MigrationTransformer):
         found = self._checkpointed_assign(original_node)
         if found is not None:
             owner, call = found
+            param = self._checkpoint_param(call.func.value)[0]
             return cst.FlattenSentinel(checkpoints.consumer_statements(self, original_node, updated_node, owner,
-                                                                       kwarg(call, "checkpoint")))
+                                                                       kwarg(call, param), param))
         if self._prepend:
             prepend, self._prepend[:] = list(self._prepend), []
             prepend[0] = prepend[0].with_changes(leading_lines=updated_node.leading_lines)
@@ -494,6 +539,16 @@ class Unroller(MigrationTransformer):
             self.mark(rules.OTHER_FRAMEWORK.id, f"{qualname.rsplit('.', 1)[-1]} ({qualname.rsplit('.', 2)[-2]}) "
                       f"has no dynamic-mode adapter: iterate the generator and convert batches via DLPack",
                       original_node)
+            return updated_node
+        if isinstance(func, cst.Name) and func.value in self.checkpoint_factories and func.value not in self.descs:
+            param = self.checkpoint_factories[func.value]
+            statement = self.current_statement()
+            found = self._checkpointed_assign(statement)
+            handled = found is not None and found[1] is original_node
+            if kwarg(updated_node, param) is not None and not handled:
+                self.mark(rules.CHECKPOINT.id, f"{param}= is not migrated here: {func.value}({param}=...) now takes "
+                          f"an ndd.checkpoint.Checkpoint (create one, deserialize() the saved ndd state into it, pass "
+                          f"it); pipeline checkpoints do not load there", original_node)
             return updated_node
         if isinstance(func, cst.Name) and func.value in self.descs and self.descs[func.value].style == "def":
             return self._fix_call_site(original_node, updated_node, self.descs[func.value])
@@ -543,10 +598,15 @@ class Unroller(MigrationTransformer):
         statement = self.current_statement()
         handled = desc.extra.get("checkpoint") and self._checkpointed_assign(statement) is not None \
             and statement.body[0].value is original
-        for option in ("checkpoint", "enable_checkpointing"):
-            if kwarg(call, option) is not None and not handled:
+        param = desc.extra.get("checkpoint_param", checkpoints.PARAM)
+        passed = [o for o in dict.fromkeys((param, "enable_checkpointing")) if kwarg(call, o) is not None]
+        if not handled and desc.extra.get("checkpoint") and param in desc.params and not passed \
+                and sum(1 for a in call.args if a.keyword is None) > desc.params.index(param):
+            passed = [param]  # by position
+        for option in passed:
+            if not handled:
                 if desc.extra.get("checkpoint"):
-                    self.mark(rules.CHECKPOINT.id, f"{option}= is not migrated here: {desc.name}(checkpoint=...) now "
+                    self.mark(rules.CHECKPOINT.id, f"{option}= is not migrated here: {desc.name}({param}=...) now "
                               f"takes an ndd.checkpoint.Checkpoint (create one, deserialize() the saved ndd state into "
                               f"it, pass it); pipeline checkpoints do not load there", original)
                 else:

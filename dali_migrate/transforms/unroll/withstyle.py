@@ -10,8 +10,8 @@ import libcst as cst
 
 from ...findings import marker_text
 from ..base import has_marker
-from . import rules
-from .graph import build_graph, loop_statements, seeding_statements, thread_statement
+from . import checkpoints, rules
+from .graph import _uses_name, build_graph, loop_statements, seeding_statements, thread_statement
 from .model import CORE, PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
 from .unroll import _add_core_params, _pipeline_call_config
 
@@ -121,21 +121,49 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     env = unroller._env()
     build_graph(desc, statements[:-1], outputs, env)
     unroller.descs[name] = desc
-    unroller.d.pipe_vars[".".join(unroller._scope) + ":" + name] = ("with", name, call)
+    key = ".".join(unroller._scope) + ":" + name
+    unroller.d.pipe_vars[key] = ("with", name, call)
+    plan = unroller.with_checkpoint.get(key)
+    if plan is not None and "reason" in plan:
+        desc.extra["checkpoint_unmigrated"] = plan["reason"]
+    elif plan is not None:
+        desc.extra["checkpoint"] = True
+        for reader in desc.readers:
+            reader.call = checkpoints.reader_call(reader.call)
     function_name = name.split(".")[-1] + "_steps"
     unroller.report(rules.UNROLL.id, f"`with {name}:` -> generator {function_name}(); {name} = "
                     f"{function_name}() yields one step per {name}.run()", with_statement)
     unroller._report_config(desc, with_statement)
-    body = [thread_statement("num_threads"), *seeding_statements(desc, env, config.get("seed")),
-            *loop_statements(desc, env)]
+    steps = loop_statements(desc, env)
+    if desc.extra.get("checkpoint"):
+        objects = checkpoints.stateful_objects(desc, unroller.d.rng_mode, _uses_name(desc, "rng"))
+        steps[-1:-1] = checkpoints.registration(desc, objects)
+    body = [thread_statement("num_threads"), *seeding_statements(desc, env, config.get("seed")), *steps]
     free = _bound_now(unroller, call, with_statement, name) if in_loop else []
     params = _add_core_params(cst.Parameters(params=[cst.Param(cst.Name(n)) for n in free]), config, free)
+    if desc.extra.get("checkpoint"):
+        param = checkpoints.none_param()
+        if plan.get("default"):  # a factory forwards its own parameter
+            param = param.with_changes(default=cst.Name(plan["default"]))
+        params = params.with_changes(kwonly_params=[*params.kwonly_params, param])
     if free:
         unroller.report(rules.UNROLL.id, f"`with {name}:` inside a loop: {', '.join(free)} passed to {function_name}() "
                         f"so that each generator keeps the values of this iteration, as the pipeline did", with_statement)
     blank = [cst.EmptyLine(), cst.EmptyLine()] if module_level else []
     function = cst.FunctionDef(name=cst.Name(function_name), params=params, body=cst.IndentedBlock(body),
                                leading_lines=blank)
+    if desc.extra.get("checkpoint") and not plan.get("factory"):
+        var = checkpoints.checkpoint_var(name)
+        binding = checkpoints.with_binding(name, f"{function_name}({', '.join([*free, f'checkpoint={var}'])})",
+                                           plan.get("saved"))
+        unroller.report(rules.CHECKPOINT_MIGRATED.id, f"{name} gets {var} = ndd.checkpoint.Checkpoint()" + (
+            " loaded from the saved state" if len(binding) == 3 else ""), with_statement)
+        if len(binding) == 3:
+            unroller.report(rules.CHECKPOINT_DIFFERENCE.id, f"{name}: checkpoint={code_of(plan['saved'])} must now "
+                            f"hold an ndd checkpoint (the JSON string {var}.serialize() returns); pipeline checkpoints "
+                            f"(protobuf bytes) do not load into ndd.checkpoint.Checkpoint", with_statement)
+        binding[0] = binding[0].with_changes(leading_lines=blank)
+        return [function, *binding]
     bind = stmt(f"{name} = {function_name}({', '.join(free)})\n").with_changes(leading_lines=blank)
     return [function, bind]
 
