@@ -9,7 +9,8 @@ per-sample variation (no broadcast value), distribution, and run-to-run reproduc
 import numpy as np
 import pytest
 
-from runtime import assert_bitwise_equal, make_images, output, pair, steps_as_arrays
+from dali_migrate import migrate_source
+from runtime import assert_bitwise_equal, load, make_images, output, pair, steps_as_arrays
 
 STEPS = 7  # 10 images, batch 4: 3 steps per epoch, so 7 steps cross two epoch boundaries
 
@@ -162,3 +163,34 @@ def test_with_pipe_in_a_loop_keeps_each_iterations_values(image_root):
     assert [step[0][0].shape[:2] for step in got] == [(8, 8), (12, 12), (16, 16)]
     for k in range(2):
         assert_bitwise_equal(output(want, k), output(got, k), f"output {k}")
+
+
+SEEDED_OPS_CLASS = '''
+import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+
+
+class SeededCoinPipe(Pipeline):
+    def __init__(self, probability, batch_size=8):
+        super().__init__(batch_size=batch_size, num_threads=1, device_id=None)
+        self.coin = ops.random.CoinFlip(probability=probability, seed=5)  # arguments from __init__
+
+    def define_graph(self):
+        return self.coin()
+'''
+
+
+def test_seeded_ops_object_draws_new_values_every_step():
+    """A seeded ops object built from __init__ values becomes a lambda over an ndd op; its RNG must be
+    created once (an RNG made inside the lambda restarts at every call: every step would repeat)."""
+    result = migrate_source(SEEDED_OPS_CLASS, "seeded.py")
+    assert result.error is None and not result.manual, result.findings
+    assert "self.coin_rng = ndd.random.RNG(seed=5)" in result.migrated
+    module = load(result.migrated, "seeded_migrated")
+    pipe = iter(module.SeededCoinPipe(0.5))
+    steps = [tuple(int(x.item()) for x in next(pipe)[0]) for _ in range(6)]
+    # 6 steps of 8 fair coins: all six identical has probability 2**-40.
+    assert len(set(steps)) > 1, steps
+    # The same seed gives the same stream in a fresh object (the RNG is per object, seeded once).
+    again = iter(module.SeededCoinPipe(0.5))
+    assert [tuple(int(x.item()) for x in next(again)[0]) for _ in range(6)] == steps

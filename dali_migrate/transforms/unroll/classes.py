@@ -389,7 +389,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
             replacements[obj.statement] = []
             continue
         for call, statement in [(obj.call, obj.statement), *obj.others]:
-            replacements[statement] = [_lambda_statement(unroller, obj, call, statement, desc)]
+            replacements[statement] = _lambda_statement(unroller, obj, call, statement, desc)
         unroller.report(rules.UNROLL.id, f"ops object self.{obj.attr} ({obj.fn_path}) -> an ndd call with the same "
                         f"arguments (a lambda: its arguments are computed in __init__)", obj.statement)
     init = methods["__init__"].visit(_InitRewrite(replacements))
@@ -436,17 +436,22 @@ def _lambda_statement(unroller, obj, call, statement, desc):
     ctor = cst.Call(func=ndd_attr(obj.entry["ndd"]),
                     args=[a for a in call.args if a.keyword is None or a.keyword.value not in NON_READER_DROPPED])
     seed = kwarg(ctor, "seed")
+    before = []
     if obj.entry.get("random") and seed is not None:
-        ctor = with_kwarg(without_kwargs(ctor, {"seed"}), "rng", expr(f"ndd.random.RNG(seed={code_of(seed)})"))
+        # The op's own random stream: one RNG, created here once (an RNG made inside the lambda would
+        # restart at every call and repeat the same values every step).
+        rng = f"self.{obj.attr}_rng"
+        before.append(stmt(f"{rng} = ndd.random.RNG(seed={code_of(seed)})\n"))
+        ctor = with_kwarg(without_kwargs(ctor, {"seed"}), "rng", expr(rng))
         unroller.report(rules.OP_SEED.id, f"self.{obj.attr}: seed={code_of(seed)} -> its own "
-                        f"ndd.random.RNG, created once", statement)
+                        f"ndd.random.RNG ({rng}), created once", statement)
     if obj.entry.get("random"):
         desc.has_random = True
     call = _normalise_commas(ctor.with_changes(args=[cst.Arg(cst.Name("inputs"), star="*"), *ctor.args,
                                                      cst.Arg(cst.Name("kwargs"), star="**")]))
     lam = cst.Lambda(params=cst.Parameters(star_arg=cst.Param(cst.Name("inputs"), star="*"),
                                            star_kwarg=cst.Param(cst.Name("kwargs"), star="**")), body=call)
-    return stmt(f"self.{obj.attr} = {code_of(lam)}\n")
+    return [*before, stmt(f"self.{obj.attr} = {code_of(lam)}\n")]
 
 
 def _assigns(statement, var):
