@@ -171,7 +171,9 @@ OTHER_FRAMEWORK = rule(
 RANDOM_OUTSIDE = rule(
     "DM216", "random-op-needs-batch-size", "warning",
     "An input-less random or transform operator outside an unrolled pipeline has no batch_size; marked.",
-    "Without batch_size the op returns one Tensor that is broadcast to the whole batch.",
+    "Without batch_size the op returns one Tensor that is broadcast to the whole batch. In a module "
+    "whose pipelines seed ndd.random.RNG objects (some op had seed=), an op without rng= draws from the "
+    "default RNG, which nothing seeds, so the values change from run to run.",
     before="def augment(images):\n    return fn.flip(images, horizontal=fn.random.coin_flip())",
     after="def augment(images):\n    # dali-migrate: DM216 ndd.random.coin_flip has no batch_size here: it returns one "
           "value for the whole batch\n    return ndd.flip(images, horizontal=ndd.random.coin_flip())",

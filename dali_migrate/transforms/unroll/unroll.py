@@ -191,7 +191,51 @@ class Unroller(MigrationTransformer):
 
     def visit_FunctionDef(self, node):
         self._scope.append(node.name.value)
+        if self.d.defs.get(node.name.value) is node:
+            self._pipeline_depth += 1
         return True
+
+    # -- random ops outside pipelines (helper functions the pipeline calls) ------------------------
+    _pipeline_depth = 0  # > 0 inside a @pipeline_def, a Pipeline subclass or a `with pipe:` block
+
+    def visit_ClassDef(self, node):
+        if self.d.classes.get(node.name.value) is node:
+            self._pipeline_depth += 1
+        return True
+
+    def visit_With(self, node):
+        if any(isinstance(i.item, (cst.Name, cst.Attribute)) and dotted(i.item) in self.d.with_names
+               for i in node.items):
+            self._pipeline_depth += 1
+        return True
+
+    def leave_With(self, original_node, updated_node):
+        if any(isinstance(i.item, (cst.Name, cst.Attribute)) and dotted(i.item) in self.d.with_names
+               for i in original_node.items):
+            self._pipeline_depth -= 1
+        return updated_node
+
+    def _mark_random_outside(self, call: cst.Call):
+        """An fn random op outside any pipeline (in a helper the pipeline calls) is not fixed by the
+        unroll: without batch_size it returns one value for the whole batch, and in a module that seeds
+        RNG objects it draws from the unseeded default RNG. Mark it rather than change it silently."""
+        path = fn_path(self.ctx.imports, call.func)
+        if path is None:
+            return
+        from .model import op_entry
+        current, entry = op_entry(path)
+        if not entry or not entry.get("random"):
+            return
+        problems = []
+        positional = [a for a in call.args if a.keyword is None]
+        if entry.get("input_less") and not positional and kwarg(call, "batch_size") is None:
+            problems.append("has no batch_size here: it returns one value for the whole batch, not one per "
+                            "sample; pass the batch size in and call it with batch_size=")
+        if self.d.rng_mode and kwarg(call, "seed") is None and kwarg(call, "rng") is None:
+            problems.append("gets no rng=: the migrated pipeline seeds RNG objects, so this op draws from the "
+                            "unseeded default RNG (values change from run to run); pass the pipeline's rng in")
+        if problems:
+            self.mark(rules.RANDOM_OUTSIDE.id, f"ndd.{current} " + "; it also ".join(problems), call)
 
     def _pipe_kind(self, name: str):
         """("def"|"class"|"with", pipeline name) for a variable that holds a pipeline."""
@@ -323,6 +367,8 @@ class Unroller(MigrationTransformer):
             updated_node = updated_node.with_changes(params=params.with_changes(
                 star_arg=star, kwonly_params=[*params.kwonly_params, checkpoints.none_param(plan["param"])]))
         self._scope.pop()
+        if self.d.defs.get(original_node.name.value) is original_node:
+            self._pipeline_depth -= 1
         marks = self._pending_marks.get(original_node)
         if marks:
             for rule_id, message in marks:
@@ -391,6 +437,8 @@ class Unroller(MigrationTransformer):
         return describe_class(self, node)
 
     def leave_ClassDef(self, original_node, updated_node):
+        if self.d.classes.get(original_node.name.value) is original_node:
+            self._pipeline_depth -= 1
         marks = self._pending_marks.get(original_node)
         if marks:
             for rule_id, message in marks:
@@ -530,6 +578,8 @@ class Unroller(MigrationTransformer):
         return updated_node
 
     def leave_Call(self, original_node, updated_node):
+        if self._pipeline_depth == 0:
+            self._mark_random_outside(original_node)
         func = updated_node.func
         qualname = self.ctx.imports.qualname(original_node.func)
         if qualname in TORCH_ITERATORS:
