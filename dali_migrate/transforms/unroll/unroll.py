@@ -567,15 +567,26 @@ class Unroller(MigrationTransformer):
             prepend, self._prepend[:] = list(self._prepend), []
             prepend[0] = prepend[0].with_changes(leading_lines=updated_node.leading_lines)
             return cst.FlattenSentinel([*prepend, updated_node.with_changes(leading_lines=[])])
-        if len(updated_node.body) == 1 and isinstance(updated_node.body[0], cst.Expr):
-            call = updated_node.body[0].value
-            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and not call.args:
-                owner = dotted(call.func.value) if isinstance(call.func.value, (cst.Name, cst.Attribute)) else None
-                if call.func.attr.value == "build" and owner and self._pipe_kind(owner):
-                    self.report(rules.BUILD_RUN.id, f"{owner}.build() is dropped: the generator needs no build",
-                                original_node)
-                    return cst.RemoveFromParent()
-        return updated_node
+        # `pipe.build()` statements are dropped, also several on one line (`p.build(); q.build()`).
+        kept = [small for small in updated_node.body if not self._drops_build(small, original_node)]
+        if len(kept) == len(updated_node.body):
+            return updated_node
+        if not kept:
+            return cst.RemoveFromParent()
+        kept[-1] = kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return updated_node.with_changes(body=kept)
+
+    def _drops_build(self, small, statement) -> bool:
+        if not isinstance(small, cst.Expr):
+            return False
+        call = small.value
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and not call.args):
+            return False
+        owner = dotted(call.func.value) if isinstance(call.func.value, (cst.Name, cst.Attribute)) else None
+        if call.func.attr.value == "build" and owner and self._pipe_kind(owner):
+            self.report(rules.BUILD_RUN.id, f"{owner}.build() is dropped: the generator needs no build", statement)
+            return True
+        return False
 
     def leave_Call(self, original_node, updated_node):
         if self._pipeline_depth == 0:
