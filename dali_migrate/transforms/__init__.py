@@ -7,11 +7,13 @@ Order and why:
                  batch_size on random ops; consumers; checkpoints.              (unroll)
 3. rename      — every remaining fn/math reference to ndd.
 4. arguments   — "mixed" -> "gpu", drop name=/preserve=/..., dtype fixes.    (foundation)
-5. imports     — last: add the ndd import, prune what is unused.
+5. leftovers   — pipeline-mode API nothing migrated or marked gets a marker (the contract's net).
+6. imports     — last: add the ndd import, prune what is unused.
 """
 
 from .arguments import ArgumentsPass
 from .imports import ImportsPass
+from .leftovers import LeftoversPass
 from .rename import RenamePass
 from .tensorlist import TensorListPass
 from .unroll import UnrollPass
@@ -21,5 +23,6 @@ PASSES = [
     UnrollPass(),
     RenamePass(),
     ArgumentsPass(),
+    LeftoversPass(),  # the marker contract's safety net
     ImportsPass(),  # last: prunes what the other passes left unused
 ]

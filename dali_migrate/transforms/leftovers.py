@@ -1,0 +1,101 @@
+"""Leftovers: the marker contract's safety net. Pipeline-mode API that no earlier pass migrated or
+marked gets a marker, so a file without a marker really is fully migrated.
+
+Before (a shape no pass knows, e.g. ops objects kept in a list)::
+
+    class Coins:
+        def __init__(self):
+            self.coins = [ops.random.CoinFlip(probability=0.5) for _ in range(2)]
+
+After::
+
+    class Coins:
+        def __init__(self):
+            # dali-migrate: DM105 ops.random.CoinFlip is pipeline-mode API that was not migrated here: ...
+            self.coins = [ops.random.CoinFlip(probability=0.5) for _ in range(2)]
+
+References inside a statement that already carries another rule's marker (a pipeline kept in
+pipeline mode, a python_function, ...) are that marker's business and are left alone.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..findings import MARKER_PREFIX, rule
+from ..names import dotted
+from .base import MigrationTransformer, Pass
+
+PIPELINE_MODE_LEFT = rule(
+    "DM105", "pipeline-mode-left", "warning",
+    "Pipeline-mode API (fn, ops, Pipeline, pipeline_def, the framework plugins) that no pass migrated or "
+    "marked is marked here.",
+    "Pipeline-mode objects do not run inside dynamic-mode code; the tool found a shape it does not "
+    "migrate, so a person must, and the file must not look finished.",
+    before="self.coins = [ops.random.CoinFlip(probability=0.5) for _ in range(2)]",
+    after="# dali-migrate: DM105 ops.random.CoinFlip is pipeline-mode API that was not migrated here: ...\n"
+          "self.coins = [ops.random.CoinFlip(probability=0.5) for _ in range(2)]",
+    fix="manual",
+    suggestion="Rewrite this part with ndd calls (ndd.random.coin_flip(batch_size=...) etc.), or move it into "
+               "a shape dali-migrate unrolls (one ops object per attribute, called in define_graph).",
+)
+
+PIPELINE_MODE = ("nvidia.dali.fn", "nvidia.dali.ops", "nvidia.dali.Pipeline", "nvidia.dali.pipeline_def",
+                 "nvidia.dali.pipeline", "nvidia.dali.plugin", "nvidia.dali.types.Constant")
+
+
+def is_pipeline_mode(qualname: str) -> bool:
+    return any(qualname == p or qualname.startswith(p + ".") for p in PIPELINE_MODE)
+
+
+def _marker_rules(statement) -> set[str]:
+    found = set()
+    for line in getattr(statement, "leading_lines", ()):
+        text = line.comment.value if line.comment is not None else ""
+        if text.startswith(MARKER_PREFIX) and len(text.split()) > 2:
+            found.add(text.split()[2])
+    return found
+
+
+def _may_reach_pipeline_mode(qualname: str) -> bool:
+    """The alias is pipeline-mode API, or a module a pipeline-mode name hangs from (``nvidia``, ``types``)."""
+    return is_pipeline_mode(qualname) or any(p.startswith(qualname + ".") for p in PIPELINE_MODE)
+
+
+class _Leftovers(MigrationTransformer):
+    def relevant_names(self):
+        # Not `ndd`: migrated code says it everywhere, and it is never pipeline-mode API.
+        return {local for local, q in self.ctx.imports.aliases.items() if _may_reach_pipeline_mode(q)}
+
+    def visit_Import(self, node):
+        return False
+
+    def visit_ImportFrom(self, node):
+        return False
+
+    def visit_Attribute(self, node):
+        return self._check(node)
+
+    def visit_Name(self, node):
+        return self._check(node)
+
+    def _covered(self) -> bool:
+        """Inside a statement that another rule's marker already hands to a person."""
+        return any(_marker_rules(statement) - {PIPELINE_MODE_LEFT.id} for statement, _ in self._statement_stack)
+
+    def _check(self, node) -> bool:
+        qualname = self.ctx.imports.qualname(node)
+        if qualname is None:
+            return True
+        if is_pipeline_mode(qualname) and not self._covered():
+            self.mark(PIPELINE_MODE_LEFT.id, f"{dotted(node)} is pipeline-mode API that was not migrated "
+                      f"here: rewrite it with dynamic-mode (ndd) code", node)
+        return False  # a resolved dotted name: its parts are not references of their own
+
+
+class LeftoversPass(Pass):
+    name = "leftovers"
+    transformer = _Leftovers
+
+    def applies(self, ctx):
+        return any(_may_reach_pipeline_mode(q) for q in ctx.imports.aliases.values())
