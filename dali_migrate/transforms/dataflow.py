@@ -24,6 +24,7 @@ from .walk import walk
 PIPELINE = "pipeline"  # a Pipeline object
 PIPELINE_FACTORY = "pipeline_factory"  # a @pipeline_def function or a Pipeline subclass
 OUTPUTS = "outputs"  # what pipe.run() returns: a tuple of TensorLists
+OUTPUTS_LIST = "outputs_list"  # [pipe.run() for ...]: a list of such tuples
 TENSORLIST = "tensorlist"  # one pipeline output (TensorListCPU/GPU)
 TENSOR = "tensor"  # tl[i]: one sample (TensorCPU/GPU)
 DATANODE = "datanode"  # a graph value inside a pipeline definition
@@ -206,6 +207,14 @@ class _Collector(cst.CSTVisitor):
         qualname = self.imports.qualname(node.func)
         if qualname is not None and qualname.startswith(_DALI_CALLS):
             self.calls_dali = True
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name) \
+                and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+            # `outs.append(pipe.run())` makes `outs` a list of outputs (every other binding must agree).
+            scope = self.scope
+            while scope.kind == "comprehension" and scope.parent is not None:
+                scope = scope.parent
+            scope.bind(func.value.value, ("append", node.args[0].value))
 
     # -- bindings -----------------------------------------------------------------------------
     def visit_Name(self, node):
@@ -406,6 +415,9 @@ class DataFlow:
             return self._element(self._eval(source[1]))
         if tag == "arith":
             return self._arith([self._eval(source[1]), self._eval(source[2])])
+        if tag == "append":
+            element = self._eval(source[1])
+            return OUTPUTS_LIST if element == OUTPUTS else (None if element is None else TOP)
         return TOP
 
     @staticmethod
@@ -414,6 +426,8 @@ class DataFlow:
             return None
         if kind == OUTPUTS:
             return TENSORLIST
+        if kind == OUTPUTS_LIST:
+            return OUTPUTS
         if kind == DATANODES:
             return DATANODE
         return TOP
@@ -485,6 +499,11 @@ class DataFlow:
             return self._arith([self._eval(expr.left), *(self._eval(c.comparator) for c in expr.comparisons)])
         if isinstance(expr, cst.IfExp):
             return _join(self._eval(expr.body), self._eval(expr.orelse))
+        if isinstance(expr, cst.List) and not expr.elements:
+            return None  # an empty list says nothing yet: what is appended to it decides
+        if isinstance(expr, cst.ListComp):
+            element = self._eval(expr.elt)
+            return OUTPUTS_LIST if element == OUTPUTS else (None if element is None else TOP)
         return TOP
 
     def _call(self, call: cst.Call):
@@ -547,6 +566,8 @@ class DataFlow:
             return TOP
         if owner == OUTPUTS:
             return OUTPUTS if is_slice else TENSORLIST
+        if owner == OUTPUTS_LIST:
+            return OUTPUTS_LIST if is_slice else OUTPUTS
         if owner == DATANODES and not is_slice:
             return DATANODE
         if owner == TENSORLIST and not is_slice:

@@ -1,0 +1,33 @@
+"""Outputs collected in a list (a comprehension, or append) are still followed; a list that also
+holds something else is not."""
+
+import numpy as np
+import nvidia.dali.experimental.dynamic as ndd
+
+
+def p_def(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            yield labels, jpegs
+
+
+def collected(root):
+    p = p_def(root)
+    res = [next(p) for _ in range(6)]
+    for labels, jpegs in res:
+        print(np.array(ndd.as_tensor(labels)), jpegs.batch_size)
+    outs = []
+    for _ in range(2):
+        outs.append(next(p))
+    return [np.array(o[0].select(0)) for o in outs], res[0][0].cpu()
+
+
+def mixed(root, frames):
+    p = p_def(root)
+    outs = []
+    outs.append(next(p))
+    outs.append(frames[0])  # not provably DALI any more: left alone
+    return [o.at(0) for o in outs]
