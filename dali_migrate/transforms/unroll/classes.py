@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..walk import walk
 from ... import optable
 from ...names import dotted
 from . import checkpoints, rules
@@ -240,7 +241,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     unroller._check_config(node.name.value, config, node)
 
     collector = _OpsCollector(imports)
-    init.visit(collector)
+    walk(init, collector)
     objects = collector.found
     init_names = collector.locals | {p.name.value for p in init.params.params} - {"self"}
     for obj in objects.values():
@@ -249,7 +250,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                 raise CannotUnroll(f"the reader self.{obj.attr} is created conditionally", obj.statement)
             continue
         free = _FreeNames()
-        obj.call.visit(free)
+        walk(obj.call, free)
         obj.inline = obj.top_level and not (free.names & (init_names | {"self"}))
 
     statements = list(graph.body.body)
@@ -257,7 +258,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                               and isinstance(statements[-1].body[0], cst.Return)):
         raise CannotUnroll("define_graph does not end with `return <outputs>`", graph)
     targets = _SelfTargets()
-    graph.visit(targets)
+    walk(graph, targets)
     local_attrs = targets.names - set(objects)
     env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
               rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)

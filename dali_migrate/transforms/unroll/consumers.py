@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..walk import walk
 from . import epoch_iterator, rules
 from .model import ReaderSpec, CannotUnroll, code_of, expr, kwarg, literal_value
 
@@ -106,7 +107,7 @@ def _binding(unroller, owner, kind):
             binding[name] = value if value is not None else cst.Name("None")
     for name, value in binding.items():
         visitor = _Names()
-        value.visit(visitor)
+        walk(value, visitor)
         if visitor.calls:
             raise CannotUnroll(f"the pipeline argument {name}={code_of(value)} is a call; evaluating it twice "
                                f"could differ")
@@ -132,9 +133,9 @@ def reader_meta_expr(unroller, owner, kind, reader_name) -> tuple[cst.BaseExpres
         raise CannotUnroll(f"no reader named {reader_name!r} in {desc.name}")
     assigned = _Assigned()
     for statement in [*desc.pre, *desc.loop]:
-        statement.visit(assigned)
+        walk(statement, assigned)
     names = _Names()
-    reader.call.visit(names)
+    walk(reader.call, names)
     for name in names.names:
         if name.value in assigned.names and name.value not in binding:
             raise CannotUnroll(f"the reader's arguments use {name.value}, computed inside the pipeline")

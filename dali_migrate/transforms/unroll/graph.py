@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..walk import walk
 from ...findings import marker_text
 from ...names import FN, NDD, OPS
 from . import rules, sources
@@ -189,7 +190,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
     imports = env.ctx.imports
     returns = _Returns()
     for statement in statements:
-        statement.visit(returns)
+        walk(statement, returns)
     if returns.found:
         raise CannotUnroll("a return before the end of the pipeline", returns.found[0])
 
@@ -202,7 +203,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
             reader_at.append(i)
         else:
             visitor = _ContainsCall(imports)
-            statement.visit(visitor)
+            walk(statement, visitor)
             if visitor.readers:
                 raise CannotUnroll("a reader that is not assigned directly in the pipeline body", statement)
     if len(reader_at) > 1:
@@ -260,7 +261,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
                          f"{var}.next_epoch(batch_size={env.batch_size})", statement)
             continue
         visitor = _ContainsCall(imports)
-        statement.visit(visitor)
+        walk(statement, visitor)
         reads, binds = _reads_and_binds(statement)
         if not visitor.found and not reads & step_names and not binds & read_by_steps:
             # plain Python that uses no pipeline data: the pipeline body ran it once, at definition
@@ -292,8 +293,8 @@ class _Reads(cst.CSTVisitor):
 def _reads_and_binds(statement) -> tuple[set[str], set[str]]:
     """(names the statement mentions, names it assigns); a rough but safe split for ordering."""
     reads, binds = _Reads(), _AssignedNames()
-    statement.visit(reads)
-    statement.visit(binds)
+    walk(statement, reads)
+    walk(statement, binds)
     return reads.names, binds.names
 
 
@@ -331,14 +332,14 @@ def _external_sources(desc: PipelineDesc, statements, env: Env) -> dict[int, "so
     imports = env.ctx.imports
     assigned = _AssignedNames()
     for statement in statements:
-        statement.visit(assigned)
+        walk(statement, assigned)
     local_names = set(desc.params) | assigned.names
     symbols = env.ctx.facts.get("module_symbols", {})
     found = {}
     for i, statement in enumerate(statements):
         direct = sources.external_source_statement(statement, imports)
         nested = _NestedSources(imports, direct[1] if direct else None)
-        statement.visit(nested)
+        walk(statement, nested)
         if nested.found is not None:
             raise sources.SourceError("external_source inside an expression: assign it to a name first", statement)
         if direct is not None:

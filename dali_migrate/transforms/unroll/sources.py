@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..walk import walk
 from . import rules
 from .model import CannotUnroll, code_of, expr, fn_path, kwarg, literal_value, stmt
 
@@ -107,7 +108,7 @@ def _has_yield(node: cst.FunctionDef) -> bool:
             return False
 
     finder = Finder()
-    node.visit(finder)
+    walk(node, finder)
     return finder.found
 
 
