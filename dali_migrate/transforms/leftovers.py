@@ -20,8 +20,6 @@ pipeline mode, a python_function, ...) are that marker's business and are left a
 
 from __future__ import annotations
 
-import libcst as cst
-
 from ..findings import MARKER_PREFIX, rule
 from ..names import dotted
 from .base import MigrationTransformer, Pass

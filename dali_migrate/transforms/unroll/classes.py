@@ -18,7 +18,7 @@ from ... import optable
 from ...names import dotted
 from . import checkpoints, rules
 from .graph import _uses_name, Env, build_graph, loop_statements, output_elements, seeding_statements, thread_statement
-from .model import (PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, expr, kwarg, ops_path, stmt, with_kwarg,
+from .model import (PIPELINE_CLS, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path, stmt, with_kwarg,
                     without_kwargs, ndd_attr, literal_value)
 
 PIPELINE_ONLY_METHODS = ("iter_setup", "feed_input")
@@ -127,23 +127,6 @@ class _OpsCollector(cst.CSTVisitor):
         self.found[attr] = _OpsObject(attr, fn_path, fn_entry, assign.value, node, self.depth == 1)
 
 
-class _FreeNames(cst.CSTVisitor):
-    def __init__(self):
-        self.names: set[str] = set()
-        self._skip: set[cst.CSTNode] = set()
-
-    def visit_Attribute(self, node):
-        self._skip.add(node.attr)
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._skip.add(node.keyword)
-
-    def visit_Name(self, node):
-        if node not in self._skip:
-            self.names.add(node.value)
-
-
 class _GraphCalls(cst.CSTTransformer):
     """In define_graph: ``self.op(...)`` -> the ndd call; ``self.x`` results -> locals."""
 
@@ -249,7 +232,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
             if not obj.top_level:
                 raise CannotUnroll(f"the reader self.{obj.attr} is created conditionally", obj.statement)
             continue
-        free = _FreeNames()
+        free = NameReads()
         walk(obj.call, free)
         obj.inline = obj.top_level and not (free.names & (init_names | {"self"}))
 

@@ -13,30 +13,9 @@ import libcst as cst
 
 from ..walk import walk
 from . import epoch_iterator, rules
-from .model import ReaderSpec, CannotUnroll, code_of, expr, kwarg, literal_value
+from .model import CannotUnroll, NameReads, ReaderSpec, code_of, expr, kwarg, literal_value
 
 _POLICIES = ("FILL", "DROP", "PARTIAL")
-
-
-class _Names(cst.CSTVisitor):
-    def __init__(self):
-        self.names: list[cst.Name] = []
-        self.calls = 0
-        self._skip: set[cst.CSTNode] = set()
-
-    def visit_Attribute(self, node):
-        self._skip.add(node.attr)
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._skip.add(node.keyword)
-
-    def visit_Name(self, node):
-        if node not in self._skip:
-            self.names.append(node)
-
-    def visit_Call(self, node):
-        self.calls += 1
 
 
 class _Substitute(cst.CSTTransformer):
@@ -106,7 +85,7 @@ def _binding(unroller, owner, kind):
                 value = None
             binding[name] = value if value is not None else cst.Name("None")
     for name, value in binding.items():
-        visitor = _Names()
+        visitor = NameReads()
         walk(value, visitor)
         if visitor.calls:
             raise CannotUnroll(f"the pipeline argument {name}={code_of(value)} is a call; evaluating it twice "
@@ -134,9 +113,9 @@ def reader_meta_expr(unroller, owner, kind, reader_name) -> tuple[cst.BaseExpres
     assigned = _Assigned()
     for statement in [*desc.pre, *desc.loop]:
         walk(statement, assigned)
-    names = _Names()
+    names = NameReads()
     walk(reader.call, names)
-    for name in names.names:
+    for name in names.nodes:
         if name.value in assigned.names and name.value not in binding:
             raise CannotUnroll(f"the reader's arguments use {name.value}, computed inside the pipeline")
     call = reader.call.visit(_Substitute(binding))

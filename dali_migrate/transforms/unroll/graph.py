@@ -14,7 +14,7 @@ from ..walk import walk
 from ...findings import marker_text
 from ...names import FN, NDD, OPS
 from . import rules, sources
-from .model import (CannotUnroll, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
+from .model import (CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
                     without_kwargs)
 
@@ -210,7 +210,6 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
         raise CannotUnroll("several readers in one pipeline (their epochs differ; write the loop by hand)",
                            statements[reader_at[1]])
 
-    last_reader = reader_at[-1] if reader_at else -1
     source_specs = _external_sources(desc, statements, env)
     if len(source_specs) == 1 and not reader_at and sources.can_loop(next(iter(source_specs.values()))):
         desc.extra["source_loop"] = next(iter(source_specs.values()))
@@ -273,26 +272,9 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
     desc.outputs = [o.visit(fixer) for o in outputs]
 
 
-class _Reads(cst.CSTVisitor):
-    def __init__(self):
-        self.names: set[str] = set()
-        self._skip: set[cst.CSTNode] = set()
-
-    def visit_Attribute(self, node):
-        self._skip.add(node.attr)
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._skip.add(node.keyword)
-
-    def visit_Name(self, node):
-        if node not in self._skip:
-            self.names.add(node.value)
-
-
 def _reads_and_binds(statement) -> tuple[set[str], set[str]]:
     """(names the statement mentions, names it assigns); a rough but safe split for ordering."""
-    reads, binds = _Reads(), _AssignedNames()
+    reads, binds = NameReads(), _AssignedNames()
     walk(statement, reads)
     walk(statement, binds)
     return reads.names, binds.names

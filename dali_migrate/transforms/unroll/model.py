@@ -208,3 +208,31 @@ def is_reader_path(path: str) -> bool:
 
 def dotted_or_none(node) -> str | None:
     return dotted(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+
+
+class NameReads(cst.CSTVisitor):
+    """The Name nodes of an expression or statement that are references (attribute names and
+    keyword-argument names are not), and how many calls it makes."""
+
+    def __init__(self):
+        self.nodes: list[cst.Name] = []
+        self.calls = 0
+        self._skip: set[cst.CSTNode] = set()
+
+    @property
+    def names(self) -> set[str]:
+        return {node.value for node in self.nodes}
+
+    def visit_Attribute(self, node):
+        self._skip.add(node.attr)
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._skip.add(node.keyword)
+
+    def visit_Name(self, node):
+        if node not in self._skip:
+            self.nodes.append(node)
+
+    def visit_Call(self, node):
+        self.calls += 1

@@ -5,13 +5,13 @@ from __future__ import annotations
 import libcst as cst
 
 from ... import optable
-from ...names import DALI, FN, OPS, dotted
+from ...names import dotted
 from ..base import MigrationTransformer
 from . import checkpoints, epoch_iterator, rules
-from .graph import _uses_name, Env, build_graph, fix_random_call, loop_statements, output_elements, seeding_statements, thread_statement
+from .graph import (Env, _uses_name, build_graph, loop_statements, output_elements, seeding_statements,
+                    thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
-                    PipelineDesc, code_of, expr, fn_path, kwarg, literal_value, ndd_attr, ops_path, stmt,
-                    with_kwarg, without_kwargs)
+                    PipelineDesc, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt, without_kwargs)
 
 TORCH_ITERATORS = {
     "nvidia.dali.plugin.pytorch.DALIGenericIterator": None,
