@@ -38,9 +38,11 @@ RULES: dict[str, Rule] = {}
 
 def rule(id: str, name: str, severity: str, summary: str, why: str, **kw) -> Rule:
     """Declare a rule; rule IDs are unique and stable."""
-    if id in RULES and RULES[id].name != name:
-        raise ValueError(f"rule id {id} declared twice ({RULES[id].name}, {name})")
     r = Rule(id, name, severity, summary, why, **kw)
+    if id in RULES and RULES[id] != r:
+        # Declared once, documented once: a second, different declaration is a bug (a later one would
+        # silently replace the docs of the first).
+        raise ValueError(f"rule id {id} declared twice, differently ({RULES[id].name}, {name})")
     RULES[id] = r
     return r
 

@@ -11,7 +11,9 @@ UNROLL = rule(
     before="@pipeline_def(batch_size=4)\ndef pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n"
            "    return fn.decoders.image(jpegs), labels",
     after="def pipe(root, *, batch_size=4, num_threads=None, device_id=None, seed=None):\n"
-          "    ndd.set_num_threads(num_threads)\n    reader = ndd.readers.File(file_root=root)\n"
+          "    if num_threads is not None and num_threads > ndd.get_num_threads():\n"
+          "        ndd.set_num_threads(num_threads)\n"
+          "    reader = ndd.readers.File(file_root=root)\n"
           "    while True:\n        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
           "            yield ndd.decoders.image(jpegs), labels",
 )
@@ -205,7 +207,9 @@ EXTERNAL_SOURCE = rule(
     before="@pipeline_def(batch_size=2)\ndef pipe():\n    jpegs = fn.external_source(source=read_batches)\n"
            "    return fn.decoders.image(jpegs),",
     after="def pipe(*, batch_size=2, num_threads=None, device_id=None, seed=None):\n"
-          "    ndd.set_num_threads(num_threads)\n    for jpegs in read_batches():\n"
+          "    if num_threads is not None and num_threads > ndd.get_num_threads():\n"
+          "        ndd.set_num_threads(num_threads)\n"
+          "    for jpegs in read_batches():\n"
           "        jpegs = ndd.as_batch(jpegs)\n        yield (ndd.decoders.image(jpegs),)",
 )
 EXTERNAL_SOURCE_MANUAL = rule(
@@ -253,7 +257,8 @@ CHECKPOINT_MIGRATED = rule(
            "    jpegs, labels = fn.readers.file(file_root=root, name=\"Reader\")\n    return jpegs, labels\n\n"
            "p = pipe(root, checkpoint=saved)\np.build()\nout = p.run()\nstate = p.checkpoint()",
     after="def pipe(root, *, batch_size=4, num_threads=None, device_id=None, seed=None, checkpoint=None):\n"
-          "    ndd.set_num_threads(num_threads)\n"
+          "    if num_threads is not None and num_threads > ndd.get_num_threads():\n"
+          "        ndd.set_num_threads(num_threads)\n"
           "    reader = ndd.readers.File(file_root=root, name=\"Reader\", enable_checkpointing=True)\n"
           "    if checkpoint is not None:\n        checkpoint.register(reader, 'Reader')\n    while True:\n"
           "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n            yield jpegs, labels\n\n"
@@ -270,37 +275,4 @@ CHECKPOINT_DIFFERENCE = rule(
     "continues as pipe.run() did).",
     before="state = pipe.checkpoint()   # bytes; restored with pipe_fn(checkpoint=state)",
     after="pipe_checkpoint.collect()\nstate = pipe_checkpoint.serialize()   # a JSON string; only ndd loads it",
-)
-EXTERNAL_SOURCE = rule(
-    "DM218", "external-source", "info",
-    "fn.external_source fed by a generator function, an iterable or a batch callable becomes the source "
-    "iterated or called by the migrated generator itself, each item wrapped in ndd.as_batch; a source whose kind "
-    "the code does not show goes through ndd.ExternalSource. An exhausted source ends the generator, as "
-    "pipe.run() raised StopIteration from then on.",
-    "Dynamic mode has no graph input to feed: data goes straight to the ops. ndd.as_batch reads a list of samples, "
-    "an array with the batch as its first dimension or a TensorList the way pipeline mode did; "
-    "ndd.ExternalSource would turn a returned list into one Tensor. dtype= checked the type in pipeline mode; "
-    "ndd.as_batch(dtype=) converts.",
-    before="@pipeline_def(batch_size=2)\ndef pipe():\n    jpegs = fn.external_source(source=read_batches)\n"
-           "    return fn.decoders.image(jpegs),",
-    after="def pipe(*, batch_size=2, num_threads=None, device_id=None, seed=None):\n"
-          "    ndd.set_num_threads(num_threads)\n    for jpegs in read_batches():\n"
-          "        jpegs = ndd.as_batch(jpegs)\n        yield (ndd.decoders.image(jpegs),)",
-)
-EXTERNAL_SOURCE_MANUAL = rule(
-    "DM220", "external-source-manual", "warning",
-    "An fn.external_source the tool cannot migrate faithfully (per-sample batch=False, parallel=True, a source "
-    "taking BatchInfo/SampleInfo, cycle=\"raise\", no source=) keeps its pipeline in pipeline mode; a source of "
-    "unknown kind is migrated through ndd.ExternalSource and marked.",
-    "ndd.ExternalSource rejects callables with a parameter and has no per-sample, parallel or feed_input mode; "
-    "cycle=\"raise\" needs pipe.reset() to restart, which a generator cannot do. ndd.ExternalSource stacks a "
-    "returned list into one array, so a list of differently shaped samples fails there.",
-    before="@pipeline_def(batch_size=2)\ndef pipe():\n    data = fn.external_source(source=read_sample, batch=False)\n"
-           "    return data,",
-    after="# dali-migrate: DM220 pipe stays in pipeline mode: a per-sample source (batch=False): ndd.ExternalSource "
-          "has no per-sample mode; build each batch with ndd.as_batch([sample, ...])\n@pipeline_def(batch_size=2)\n"
-          "def pipe():\n    data = fn.external_source(source=read_sample, batch=False)\n    return data,",
-    fix="manual",
-    suggestion="Loop over your data in Python, build each batch with ndd.as_batch([...]) and call the ops on it; "
-               "for a source of unknown kind, make it return ndd.as_batch(list) when samples differ in shape.",
 )
