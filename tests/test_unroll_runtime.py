@@ -194,3 +194,19 @@ def test_seeded_ops_object_draws_new_values_every_step():
     # The same seed gives the same stream in a fresh object (the RNG is per object, seeded once).
     again = iter(module.SeededCoinPipe(0.5))
     assert [tuple(int(x.item()) for x in next(again)[0]) for _ in range(6)] == steps
+
+
+@pytest.mark.parametrize("name", ["gallery", "named_tuple", "from_helper", "one"])
+def test_outputs_shapes_same_arity_and_values(image_root, name):
+    """pipe.run() gives one output per element of a returned tuple; the migrated generator must yield
+    tuples of the same arity (a `return tuple(...)` was once yielded as one nested output)."""
+    original, migrated, _ = pair("unroll/outputs_shapes.py")
+    pipe = getattr(original, name)(str(image_root))
+    pipe.build()
+    gen = getattr(migrated, name)(str(image_root))
+    for _ in range(3):
+        want, got = pipe.run(), next(gen)
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for w, g in zip(want, got):
+            for i in range(len(w)):
+                assert np.array_equal(np.asarray(w.as_cpu().at(i)), np.asarray(g.cpu().select(i)))

@@ -351,14 +351,70 @@ def output_elements(value: cst.BaseExpression | None) -> list[cst.BaseExpression
     return [value]
 
 
-def _yield_statement(outputs) -> cst.SimpleStatementLine:
+def _is_sequence(expr: cst.BaseExpression) -> bool:
+    """``tuple(...)``/``list(...)``, a comprehension or a tuple/list literal: several outputs."""
+    if isinstance(expr, (cst.Tuple, cst.List, cst.ListComp, cst.GeneratorExp)):
+        return True
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("tuple", "list")
+
+
+def _element_names(target) -> set[str]:
+    return {e.value.value for e in target.elements if isinstance(e.value, cst.Name)}
+
+
+def _single_output_kind(expr: cst.BaseExpression, statements, single_names=frozenset()) -> str:
+    """'sequence', 'single' or 'unknown' for a pipeline's one returned expression. pipe.run() gives one
+    output per element when the pipeline returns a tuple or list, one output otherwise."""
+    if _is_sequence(expr):
+        return "sequence"
+    if isinstance(expr, cst.Name):
+        if expr.value in single_names:
+            return "single"  # unpacked from a reader's or an op's outputs
+        values = []
+        for statement in statements:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if not isinstance(small, cst.Assign):
+                    continue
+                for t in small.targets:
+                    if isinstance(t.target, cst.Name) and t.target.value == expr.value:
+                        values.append(small.value)
+                    elif isinstance(t.target, (cst.Tuple, cst.List)) and expr.value in _element_names(t.target):
+                        return "single"  # one element of an unpacked multi-output op
+        if not values:
+            return "unknown"  # a parameter or a name bound elsewhere
+        if all(_is_sequence(v) for v in values):
+            return "sequence"
+        if any(_is_sequence(v) for v in values):
+            return "unknown"
+        return "single"
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+        return "unknown"  # a helper function: it may return several DataNodes
+    return "single"
+
+
+def _yield_statements(outputs, statements=(), single_names=frozenset()) -> list[cst.BaseStatement]:
     if len(outputs) == 1:
-        value: cst.BaseExpression = cst.Tuple([cst.Element(outputs[0])])
+        kind = _single_output_kind(outputs[0], statements, single_names)
+        if kind == "sequence":
+            value: cst.BaseExpression = outputs[0] if (isinstance(outputs[0], cst.Call) and outputs[0].func.value
+                                                       == "tuple") else cst.Call(cst.Name("tuple"),
+                                                                                 [cst.Arg(outputs[0])])
+        elif kind == "unknown":
+            # Decided when it runs, as pipeline mode did: a returned tuple is several outputs.
+            if isinstance(outputs[0], cst.Name):
+                out = outputs[0].value
+                return [stmt(f"yield tuple({out}) if isinstance({out}, tuple) else ({out},)\n")]
+            return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("outputs"))], outputs[0])]),
+                    stmt("yield tuple(outputs) if isinstance(outputs, tuple) else (outputs,)\n")]
+        else:
+            value = cst.Tuple([cst.Element(outputs[0])])
     else:
         value = cst.Tuple([cst.Element(o, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
                            if i < len(outputs) - 1 else cst.Element(o) for i, o in enumerate(outputs)],
                           lpar=[], rpar=[])
-    return cst.SimpleStatementLine([cst.Expr(cst.Yield(value=value))])
+    return [cst.SimpleStatementLine([cst.Expr(cst.Yield(value=value))])]
 
 
 def thread_statement(num_threads: str) -> cst.BaseStatement:
@@ -398,7 +454,13 @@ def loop_statements(desc: PipelineDesc, env: Env) -> list[cst.BaseStatement]:
     """The reader constructors and the endless step loop (``while True`` keeps pipe.run()'s stream).
 
     (libcst keeps continuation lines relative to their block, so moved statements stay aligned.)"""
-    body = [*desc.loop, _yield_statement(desc.outputs)]
+    reader_names = set()
+    for spec in desc.readers:
+        # Names unpacked from the reader's outputs are one output each; a single name holding all of
+        # them (`outs = fn.readers.file(...)`) is a list of outputs, decided when it runs.
+        if isinstance(spec.target, (cst.Tuple, cst.List)):
+            reader_names |= _element_names(spec.target)
+    body = [*desc.loop, *_yield_statements(desc.outputs, [*desc.pre, *desc.loop], reader_names)]
     out: list[cst.BaseStatement] = list(desc.pre)
     reader = desc.readers[0] if desc.readers else None
     if reader is not None:
