@@ -130,8 +130,7 @@ class MigrationResult:
     def diff(self, context: int = 3) -> str:
         if not self.changed:
             return ""
-        # git-style a/ b/ prefixes for the relative paths users pass; an absolute path stays as given.
-        old, new = (self.path, self.path) if os.path.isabs(self.path) else (f"a/{self.path}", f"b/{self.path}")
+        old, new = diff_headers(self.path)
         return "".join(difflib.unified_diff(
             self.original.splitlines(keepends=True), self.migrated.splitlines(keepends=True),
             fromfile=old, tofile=new, n=context))
@@ -148,6 +147,13 @@ class MigrationResult:
             d["migrated"] = self.migrated
             d["diff"] = self.diff()
         return d
+
+
+def diff_headers(path: str, suffix: str = "") -> tuple[str, str]:
+    """git-style a/ b/ prefixes for the relative paths users pass; an absolute path stays as given."""
+    if os.path.isabs(path):
+        return path + suffix, path + suffix
+    return f"a/{path}{suffix}", f"b/{path}{suffix}"
 
 
 def _positions(module: cst.Module) -> dict[cst.CSTNode, tuple[int, int]]:

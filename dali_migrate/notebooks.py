@@ -47,7 +47,7 @@ import tokenize
 import warnings
 from dataclasses import dataclass, field
 
-from .engine import MigrationResult, might_use_dali, migrate_source
+from .engine import MigrationResult, diff_headers, might_use_dali, migrate_source
 from .findings import Finding, marker_text, rule
 
 CELL_MAGIC_SKIPPED = rule(
@@ -157,9 +157,10 @@ class NotebookResult(MigrationResult):
             return ""
         out = []
         for number, old, new in self.cells:
+            fromfile, tofile = diff_headers(self.path, f":cell[{number}]")
             out.extend(difflib.unified_diff(
                 _with_final_newline(split_lines(old)), _with_final_newline(split_lines(new)),
-                fromfile=f"a/{self.path}:cell[{number}]", tofile=f"b/{self.path}:cell[{number}]", n=context))
+                fromfile=fromfile, tofile=tofile, n=context))
         return "".join(out)
 
     def to_dict(self, with_code: bool = False) -> dict:

@@ -223,7 +223,7 @@ def test_api_and_cli_take_notebooks(tmp_path, capsys):
     assert [f.path for f in run.files] == [str(path)] and run.files[0].changed
     assert main(["migrate", str(tmp_path)]) == 1
     out = capsys.readouterr().out
-    assert f"--- a/{path}:cell[2]" in out
+    assert f"--- {path}:cell[2]" in out  # an absolute path: no a/ prefix, as for .py files
     assert main(["migrate", "--write", str(tmp_path)]) == 0
     assert main(["migrate", "--check", str(tmp_path)]) == 0
     assert "ndd.flip" in path.read_text(encoding="utf-8")
