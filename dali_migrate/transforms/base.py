@@ -104,8 +104,13 @@ class MigrationTransformer(cst.CSTTransformer):
         return self._statement_stack[-1][0] if self._statement_stack else None
 
     def report(self, rule_id: str, message: str, node: cst.CSTNode | None = None, *, fixed: bool = True):
-        return self.ctx.report(rule_id, message, node if node is not None else self.current_statement(),
-                               fixed=fixed)
+        node = node if node is not None else self.current_statement()
+        if node not in self.ctx.positions:
+            # A node an earlier pass built has no original position: point at the innermost enclosing
+            # statement that still has one (better a line near it than line 0).
+            node = next((statement for statement, _ in reversed(self._statement_stack)
+                         if statement in self.ctx.positions), node)
+        return self.ctx.report(rule_id, message, node, fixed=fixed)
 
     def mark(self, rule_id: str, message: str, node: cst.CSTNode | None = None):
         """Leave the spot for a person: a finding plus a marker comment above the statement."""
