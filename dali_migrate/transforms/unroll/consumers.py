@@ -13,7 +13,7 @@ import libcst as cst
 
 from ..walk import walk
 from . import epoch_iterator, rules
-from .model import CannotUnroll, NameReads, ReaderSpec, code_of, expr, kwarg, literal_value
+from .model import AssignedNames, CannotUnroll, NameReads, ReaderSpec, code_of, expr, kwarg, literal_value
 
 _POLICIES = ("FILL", "DROP", "PARTIAL")
 
@@ -35,26 +35,6 @@ class _Substitute(cst.CSTTransformer):
         if original_node in self._skip or original_node.value not in self.binding:
             return updated_node
         return self.binding[original_node.value]
-
-
-class _Assigned(cst.CSTVisitor):
-    def __init__(self):
-        self.names: set[str] = set()
-
-    def visit_AssignTarget(self, node):
-        for name in _target_names(node.target):
-            self.names.add(name)
-
-    def visit_For(self, node):
-        self.names.update(_target_names(node.target))
-
-
-def _target_names(target):
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    return []
 
 
 def _binding(unroller, owner, kind):
@@ -110,7 +90,7 @@ def reader_meta_expr(unroller, owner, kind, reader_name) -> tuple[cst.BaseExpres
     reader = desc.reader_named(reader_name)
     if reader is None:
         raise CannotUnroll(f"no reader named {reader_name!r} in {desc.name}")
-    assigned = _Assigned()
+    assigned = AssignedNames()
     for statement in [*desc.pre, *desc.loop]:
         walk(statement, assigned)
     names = NameReads()

@@ -14,9 +14,9 @@ from ..walk import walk
 from ...findings import marker_text
 from ...names import FN, NDD, OPS
 from . import rules, sources
-from .model import (CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
+from .model import (AssignedNames, CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
-                    without_kwargs)
+                    target_names, without_kwargs)
 
 READER_DROPPED = ("bytes_per_sample_hint", "preserve")
 # Single-output readers: a name target unpacks the 1-tuple that next_epoch yields.
@@ -274,28 +274,10 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
 
 def _reads_and_binds(statement) -> tuple[set[str], set[str]]:
     """(names the statement mentions, names it assigns); a rough but safe split for ordering."""
-    reads, binds = NameReads(), _AssignedNames()
+    reads, binds = NameReads(), AssignedNames()
     walk(statement, reads)
     walk(statement, binds)
     return reads.names, binds.names
-
-
-class _AssignedNames(cst.CSTVisitor):
-    def __init__(self):
-        self.names: set[str] = set()
-
-    def visit_AssignTarget(self, node):
-        self._add(node.target)
-
-    def visit_For(self, node):
-        self._add(node.target)
-
-    def _add(self, target):
-        if isinstance(target, cst.Name):
-            self.names.add(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for e in target.elements:
-                self._add(e.value)
 
 
 class _NestedSources(cst.CSTVisitor):
@@ -312,7 +294,7 @@ class _NestedSources(cst.CSTVisitor):
 def _external_sources(desc: PipelineDesc, statements, env: Env) -> dict[int, "sources.SourceSpec"]:
     """statement index -> the external_source assigned there; SourceError for one that cannot be migrated."""
     imports = env.ctx.imports
-    assigned = _AssignedNames()
+    assigned = AssignedNames()
     for statement in statements:
         walk(statement, assigned)
     local_names = set(desc.params) | assigned.names
@@ -358,10 +340,6 @@ def _is_sequence(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("tuple", "list")
 
 
-def _element_names(target) -> set[str]:
-    return {e.value.value for e in target.elements if isinstance(e.value, cst.Name)}
-
-
 def _single_output_kind(expr: cst.BaseExpression, statements, single_names=frozenset()) -> str:
     """'sequence', 'single' or 'unknown' for a pipeline's one returned expression. pipe.run() gives one
     output per element when the pipeline returns a tuple or list, one output otherwise."""
@@ -380,7 +358,7 @@ def _single_output_kind(expr: cst.BaseExpression, statements, single_names=froze
                 for t in small.targets:
                     if isinstance(t.target, cst.Name) and t.target.value == expr.value:
                         values.append(small.value)
-                    elif isinstance(t.target, (cst.Tuple, cst.List)) and expr.value in _element_names(t.target):
+                    elif isinstance(t.target, (cst.Tuple, cst.List)) and expr.value in target_names(t.target):
                         return "single"  # one element of an unpacked multi-output op
         if not values:
             return "unknown"  # a parameter or a name bound elsewhere
@@ -459,7 +437,7 @@ def loop_statements(desc: PipelineDesc, env: Env) -> list[cst.BaseStatement]:
         # Names unpacked from the reader's outputs are one output each; a single name holding all of
         # them (`outs = fn.readers.file(...)`) is a list of outputs, decided when it runs.
         if isinstance(spec.target, (cst.Tuple, cst.List)):
-            reader_names |= _element_names(spec.target)
+            reader_names |= set(target_names(spec.target))
     body = [*desc.loop, *_yield_statements(desc.outputs, [*desc.pre, *desc.loop], reader_names)]
     out: list[cst.BaseStatement] = list(desc.pre)
     reader = desc.readers[0] if desc.readers else None

@@ -236,3 +236,25 @@ class NameReads(cst.CSTVisitor):
 
     def visit_Call(self, node):
         self.calls += 1
+
+
+def target_names(target) -> list[str]:
+    """The names an assignment or loop target binds (``a``, ``a, (b, c)``)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in target_names(e.value)]
+    return []
+
+
+class AssignedNames(cst.CSTVisitor):
+    """Names assigned by ``=`` targets and ``for`` targets."""
+
+    def __init__(self):
+        self.names: set[str] = set()
+
+    def visit_AssignTarget(self, node):
+        self.names.update(target_names(node.target))
+
+    def visit_For(self, node):
+        self.names.update(target_names(node.target))

@@ -369,13 +369,8 @@ class Unroller(MigrationTransformer):
         self._scope.pop()
         if self.d.defs.get(original_node.name.value) is original_node:
             self._pipeline_depth -= 1
-        marks = self._pending_marks.get(original_node)
-        if marks:
-            for rule_id, message in marks:
-                self.mark(rule_id, message, original_node)
-            return updated_node
-        desc = self.descs.get(original_node.name.value)
-        if desc is None or desc.node is not original_node:
+        desc = self._desc_to_emit(original_node)
+        if desc is None:
             return updated_node
         self.report(rules.UNROLL.id, f"@pipeline_def {desc.name} -> a generator yielding one step per "
                     f"pipe.run()", original_node)
@@ -431,6 +426,17 @@ class Unroller(MigrationTransformer):
                 self.report(rules.PIPELINE_OPTION.id, f"{option}={code_of(config[option])} has no "
                             f"dynamic-mode counterpart and is dropped", node)
 
+    def _desc_to_emit(self, original_node):
+        """The description to emit for this definition; None when there is none, or when the
+        definition stays in pipeline mode (its pending markers are attached here)."""
+        marks = self._pending_marks.get(original_node)
+        if marks:
+            for rule_id, message in marks:
+                self.mark(rule_id, message, original_node)
+            return None
+        desc = self.descs.get(original_node.name.value)
+        return desc if desc is not None and desc.node is original_node else None
+
     # -- Pipeline subclasses with define_graph -----------------------------------------------
     def _describe_class(self, node: cst.ClassDef) -> PipelineDesc:
         from .classes import describe_class
@@ -439,13 +445,8 @@ class Unroller(MigrationTransformer):
     def leave_ClassDef(self, original_node, updated_node):
         if self.d.classes.get(original_node.name.value) is original_node:
             self._pipeline_depth -= 1
-        marks = self._pending_marks.get(original_node)
-        if marks:
-            for rule_id, message in marks:
-                self.mark(rule_id, message, original_node)
-            return updated_node
-        desc = self.descs.get(original_node.name.value)
-        if desc is None or desc.node is not original_node:
+        desc = self._desc_to_emit(original_node)
+        if desc is None:
             return updated_node
         from .classes import emit_class
         return emit_class(self, desc, original_node, updated_node)
