@@ -23,7 +23,7 @@ from ..names import ImportTable
 from .core import LintResult, _ApplyFixes, run_checks
 from . import rules  # noqa: F401  (importing registers the DM3xx rules)
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+from ..api import EXIT_CLEAN, EXIT_ERROR, EXIT_PENDING as EXIT_FINDINGS  # one set of exit codes for every command
 _MAX_FIX_ROUNDS = 5
 
 
