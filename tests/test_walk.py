@@ -52,3 +52,82 @@ def test_walk_matches_visit(index, monkeypatch):
                 flow.graph_functions)
 
     assert kinds(walk_module.walk) == kinds(_visit)
+
+
+class _Recorder(cst.CSTTransformer):
+    """Records every hook libcst calls, renames ``fn`` to ``ndd``, drops ``pass`` statements and
+    splits ``del`` statements in two (FlattenSentinel), so removal and flattening are exercised."""
+
+    def __init__(self):
+        super().__init__()
+        self.events = []
+
+    def on_visit(self, node):
+        self.events.append(("visit", type(node).__name__))
+        return super().on_visit(node)
+
+    def on_leave(self, original, updated):
+        self.events.append(("leave", type(original).__name__))
+        return super().on_leave(original, updated)
+
+    def on_visit_attribute(self, node, attribute):
+        self.events.append(("enter", type(node).__name__, attribute))
+
+    def on_leave_attribute(self, node, attribute):
+        self.events.append(("exit", type(node).__name__, attribute))
+
+    def leave_Name(self, original, updated):
+        return updated.with_changes(value="ndd") if updated.value == "fn" else updated
+
+    def leave_Pass(self, original, updated):
+        return cst.RemoveFromParent()
+
+    def leave_Del(self, original, updated):
+        return cst.FlattenSentinel([updated, cst.Expr(cst.Name("deleted"))])
+
+
+EXTRA = '''
+from os import path, sep as separator
+from nvidia.dali import *
+def f(a, /, b: int = 1, *args, c, **kw) -> None:
+    pass
+    x = fn.resize(a) if b else [y async for y in z]
+    del x
+    try:
+        pass
+    except (A, B) as e:
+        raise
+    print(f"{x!r:>{w}} {fn}")
+class C(fn.Base, metaclass=M):
+    pass
+lambda q, *, r=fn: q[1:2, ::3]
+'''
+
+
+@pytest.mark.parametrize("index", range(len(SOURCES) + 1))
+def test_transform_matches_visit(index):
+    """Same hooks in the same order, same result; untouched subtrees keep their identity."""
+    source = SOURCES[index] if index < len(SOURCES) else EXTRA
+    module = cst.parse_module(source)
+    by_visit, by_transform = _Recorder(), _Recorder()
+    expected = module.visit(by_visit)
+    got = walk_module.transform(module, by_transform)
+    assert got.code == expected.code
+    assert by_transform.events == by_visit.events
+    if "fn" not in source and "pass" not in source and "del " not in source:
+        assert got is module
+    for old, new in zip(module.body, got.body):
+        text = module.code_for_node(old)
+        if "fn" not in text and "pass" not in text and "del " not in text:
+            assert new is old
+
+
+def test_visit_order_is_read_from_libcst():
+    """Plain field-by-field rebuilds are read in libcst's order (a call's parentheses and function
+    before its arguments; decorators before a function's body); the rest fall back to libcst."""
+    call = [name for name, _ in walk_module._visit_order(cst.Call)]
+    assert call.index("lpar") < call.index("func") < call.index("args") < call.index("rpar")
+    function = [name for name, _ in walk_module._visit_order(cst.FunctionDef)]
+    assert function.index("decorators") < function.index("params") < function.index("body")
+    names = dict(walk_module._visit_order(cst.ImportFrom))
+    assert names["names"] == walk_module._EITHER  # a sequence of aliases or one ImportStar

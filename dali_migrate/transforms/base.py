@@ -9,13 +9,11 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import libcst as cst
 
 from ..engine import MigrationContext
 from ..findings import MARKER_PREFIX, marker_text
-from .walk import walk  # noqa: F401  (re-exported: passes walk read-only visitors with it)
+from .walk import same_children, transform, walk  # noqa: F401  (re-exported: passes walk read-only visitors with it)
 
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
@@ -44,7 +42,7 @@ def run_transformer(module: cst.Module, transformer: "MigrationTransformer",
     names = transformer.relevant_names()
     transformer._relevant = frozenset(names) if names is not None else None
     transformer._cold = cold
-    new_module = module.visit(transformer)
+    new_module = transform(module, transformer)
     transformer.ctx.positions.update(transformer.moved_positions)
     return new_module
 
@@ -89,7 +87,7 @@ class MigrationTransformer(cst.CSTTransformer):
             if markers:
                 result = _attach_markers(result, markers)
         if result is not original_node and type(result) is type(original_node) \
-                and _same_children(result, original_node):
+                and same_children(result, original_node):
             # libcst rebuilt the node although nothing in it changed: keep the original, so that
             # it keeps its span and later passes can skip it.
             return original_node
@@ -227,26 +225,6 @@ def _bound_names(statement: cst.CSTNode, words: set[str]) -> set[str]:
     bindings = _Bindings()
     walk(statement, bindings)
     return bindings.names
-
-
-_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _same_children(new: cst.CSTNode, old: cst.CSTNode) -> bool:
-    """Every field of ``new`` is the very object in ``old`` (lists element by element)."""
-    cls = type(new)
-    names = _ALL_FIELDS.get(cls)
-    if names is None:
-        names = _ALL_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    for name in names:
-        a, b = getattr(new, name), getattr(old, name)
-        if a is b:
-            continue
-        if type(a) in (list, tuple) and type(b) in (list, tuple) and len(a) == len(b) \
-                and all(x is y for x, y in zip(a, b)):
-            continue
-        return False
-    return True
 
 
 def _first_node(result):

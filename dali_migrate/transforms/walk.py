@@ -1,8 +1,13 @@
-"""A read-only walk over a libcst tree that does not rebuild it."""
+"""Walking libcst trees without rebuilding what does not change: a read-only ``walk`` and a
+``transform`` that rebuilds only the nodes whose children changed."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
+import re
+import textwrap
 
 import libcst as cst
 
@@ -40,3 +45,183 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
                     if isinstance(item, cst.CSTNode):
                         walk(item, visitor)
     visitor.on_leave(node)
+
+
+# -- a transform that rebuilds only what changed --------------------------------------------------
+# libcst's ``node.visit(transformer)`` builds a new copy of every node it enters (constructor and
+# validation included), changed or not. ``transform`` calls the same hooks in the same order and
+# with the same sentinel rules, but a node whose children all come back as the very same objects is
+# passed on as itself, so a transformer that rewrites a few names rebuilds only their ancestors.
+# The order of a node's fields, and how each is visited, is read from libcst's own
+# ``_visit_and_replace_children`` of that node class (derived, not transcribed); the few classes
+# whose method is not a plain field-by-field rebuild use libcst's method itself.
+_REQUIRED, _OPTIONAL, _SENTINEL, _SEQUENCE, _BODY, _EITHER, _COPY = range(7)
+_KINDS = {"visit_required": _REQUIRED, "visit_optional": _OPTIONAL, "visit_sentinel": _SENTINEL,
+          "visit_sequence": _SEQUENCE, "visit_body_sequence": _BODY}
+_VISIT_ORDER: dict[type, tuple[tuple[str, int], ...] | None] = {}
+
+
+def _constructor_call(body: list) -> ast.AST | None:
+    """The ``Cls(...)`` call a ``_visit_and_replace_children`` returns: ``return Cls(...)``, or
+    ``ret = Cls(...); return ret``, after any ``name = self.field`` lines and the docstring."""
+    body = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+            and not (isinstance(s, ast.Assign) and isinstance(s.value, ast.Attribute))]
+    if len(body) == 1 and isinstance(body[0], ast.Return):
+        return body[0].value
+    if len(body) == 2 and isinstance(body[0], ast.Assign) and isinstance(body[1], ast.Return) \
+            and isinstance(body[1].value, ast.Name) and len(body[0].targets) == 1 \
+            and isinstance(body[0].targets[0], ast.Name) and body[0].targets[0].id == body[1].value.id:
+        return body[0].value
+    return None
+
+
+def _field_kind(name: str, value: ast.AST) -> int | None:
+    """How libcst visits one field: ``visit_*(self, "name", ...)``, a plain copy of ``self.name``
+    or of a local holding it, or ``visit_a(...) if ... else visit_b(...)`` (the field's value then
+    decides at run time: a node is visited, a sequence is visited item by item, None is kept)."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _KINDS \
+            and len(value.args) >= 2 and isinstance(value.args[1], ast.Constant) and value.args[1].value == name:
+        return _KINDS[value.func.id]
+    if isinstance(value, ast.Attribute) and value.attr == name:
+        return _COPY
+    if isinstance(value, ast.IfExp):
+        branches = [_field_kind(name, value.body), _field_kind(name, value.orelse)]
+        if all(kind in (_REQUIRED, _SEQUENCE) or (kind is None and isinstance(branch, ast.Name))
+               for kind, branch in zip(branches, (value.body, value.orelse))):
+            return _EITHER
+    return None
+
+
+def _visit_order(cls: type) -> tuple[tuple[str, int], ...] | None:
+    """``((field, kind), ...)`` in the order libcst visits ``cls``'s children, or None when its
+    ``_visit_and_replace_children`` is not a plain ``return Cls(field=visit_*(self, "field", ...))``."""
+    if cls in _VISIT_ORDER:
+        return _VISIT_ORDER[cls]
+    order = None
+    method = next((klass.__dict__["_visit_and_replace_children"] for klass in cls.__mro__
+                   if "_visit_and_replace_children" in klass.__dict__), None)
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(method)))
+        call = _constructor_call(tree.body[0].body)
+        if isinstance(call, ast.Call) and not call.args and (
+                (isinstance(call.func, ast.Name) and call.func.id == cls.__name__)
+                or ast.unparse(call.func) == "self.__class__"):
+            fields = [(keyword.arg, _field_kind(keyword.arg, keyword.value)) for keyword in call.keywords]
+            if all(kind is not None for _, kind in fields):
+                order = tuple((name, kind) for name, kind in fields if kind != _COPY)
+    except (OSError, TypeError, SyntaxError, IndexError):
+        order = None
+    _VISIT_ORDER[cls] = order
+    return order
+
+
+_ATTRIBUTE_HOOKS: dict[type, bool] = {}
+
+
+def _has_attribute_hooks(transformer: cst.CSTTransformer) -> bool:
+    """Whether the transformer defines any ``visit_<Node>_<field>``/``leave_<Node>_<field>`` hook or its own
+    ``on_visit_attribute``/``on_leave_attribute`` (if not, those calls are skipped: they would do nothing)."""
+    cls = type(transformer)
+    found = _ATTRIBUTE_HOOKS.get(cls)
+    if found is None:
+        found = _ATTRIBUTE_HOOKS[cls] = any(
+            _ATTRIBUTE_HOOK.match(name) for klass in cls.__mro__ if klass not in _LIBCST_BASES
+            for name in klass.__dict__)
+    return found
+
+
+_ATTRIBUTE_HOOK = re.compile(r"(visit|leave)_[A-Z][A-Za-z]*_[a-z_]+$|on_(visit|leave)_attribute$")
+_LIBCST_BASES = {cst.CSTTransformer, cst.CSTVisitor, object, *cst.CSTTransformer.__mro__}
+
+
+def transform(node: cst.CSTNode, transformer: cst.CSTTransformer):
+    """``node.visit(transformer)``, rebuilding only the nodes whose children changed."""
+    return _transform(node, transformer, _has_attribute_hooks(transformer))
+
+
+def _transform(node, transformer, hooks):
+    if not transformer.on_visit(node):
+        updated = node
+    else:
+        order = _VISIT_ORDER[type(node)] if type(node) in _VISIT_ORDER else _visit_order(type(node))
+        if order is None:
+            updated = node._visit_and_replace_children(transformer)
+            if same_children(updated, node):
+                updated = node
+        else:
+            changes = None
+            for name, kind in order:
+                old = getattr(node, name)
+                if hooks:
+                    transformer.on_visit_attribute(node, name)
+                if kind == _EITHER:
+                    kind = _SEQUENCE if type(old) in (list, tuple) else _OPTIONAL if old is None else _REQUIRED
+                if kind == _SEQUENCE or kind == _BODY:
+                    new = _transform_sequence(old, transformer, hooks, kind == _BODY)
+                elif kind == _REQUIRED:
+                    new = _transform(old, transformer, hooks)
+                    if isinstance(new, (cst.RemovalSentinel, cst.FlattenSentinel)):
+                        raise TypeError(f"We got a {type(new).__name__} while visiting a {type(old).__name__}. "
+                                        "This node's parent does not allow it to be removed or flattened.")
+                elif old is None or isinstance(old, cst.MaybeSentinel):
+                    new = old
+                else:
+                    new = _transform(old, transformer, hooks)
+                    if isinstance(new, cst.FlattenSentinel):
+                        raise TypeError(f"We got a FlattenSentinel while visiting a {type(old).__name__}. "
+                                        "This node's parent does not allow for it to be flattened.")
+                    if isinstance(new, cst.RemovalSentinel):
+                        new = None if kind == _OPTIONAL else cst.MaybeSentinel.DEFAULT
+                if hooks:
+                    transformer.on_leave_attribute(node, name)
+                if new is not old:
+                    if changes is None:
+                        changes = {}
+                    changes[name] = new
+            updated = node if changes is None else node.with_changes(**changes)
+    result = transformer.on_leave(node, updated)
+    if not isinstance(result, (cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel)):
+        raise cst.CSTValidationError("Expected a node of type CSTNode or a RemovalSentinel, "
+                                     f"but got a return value of {type(result).__name__}")
+    return result
+
+
+def _transform_sequence(children, transformer, hooks, body: bool):
+    """libcst's ``visit_sequence``/``visit_body_sequence``; ``children`` itself when nothing changed."""
+    new_children, changed = [], False
+    for child in children:
+        new = _transform(child, transformer, hooks)
+        if new is child:
+            new_children.append(child)
+            continue
+        changed = True
+        if isinstance(new, cst.RemovalSentinel):
+            continue
+        for item in (new if isinstance(new, cst.FlattenSentinel) else (new,)):
+            # A statement line emptied by removals is dropped (libcst's visit_body_sequence).
+            if body and not child._is_removable() and item._is_removable():
+                continue
+            new_children.append(item)
+    return tuple(new_children) if changed else children
+
+
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def same_children(new: cst.CSTNode, old: cst.CSTNode) -> bool:
+    """Every field of ``new`` is the very object in ``old`` (lists element by element)."""
+    cls = type(new)
+    if cls is not type(old):
+        return False
+    names = _ALL_FIELDS.get(cls)
+    if names is None:
+        names = _ALL_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    for name in names:
+        a, b = getattr(new, name), getattr(old, name)
+        if a is b:
+            continue
+        if type(a) in (list, tuple) and type(b) in (list, tuple) and len(a) == len(b) \
+                and all(x is y for x, y in zip(a, b)):
+            continue
+        return False
+    return True
