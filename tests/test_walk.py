@@ -131,3 +131,21 @@ def test_visit_order_is_read_from_libcst():
     assert function.index("decorators") < function.index("params") < function.index("body")
     names = dict(walk_module._visit_order(cst.ImportFrom))
     assert names["names"] == walk_module._EITHER  # a sequence of aliases or one ImportStar
+
+
+def test_pass_transformers_have_no_layout_hooks():
+    """run_transformer does not enter layout; a hook on a layout node would silently never run."""
+    import dali_migrate.transforms  # noqa: F401  (imports every pass module)
+    from dali_migrate.transforms.base import MigrationTransformer
+
+    layout = {"EmptyLine", "Comment", "TrailingWhitespace", "Newline", "SimpleWhitespace",
+              "ParenthesizedWhitespace", "Comma", "Semicolon", "LeftParen", "RightParen"}
+    pending, seen = [MigrationTransformer], []
+    while pending:
+        cls = pending.pop()
+        seen.append(cls)
+        pending.extend(cls.__subclasses__())
+    assert len(seen) >= 6
+    hooks = {(cls.__name__, name) for cls in seen for name in vars(cls)
+             if name.split("_", 1)[0] in ("visit", "leave") and name.split("_", 1)[-1] in layout}
+    assert hooks == set()

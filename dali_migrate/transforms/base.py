@@ -42,7 +42,7 @@ def run_transformer(module: cst.Module, transformer: "MigrationTransformer",
     names = transformer.relevant_names()
     transformer._relevant = frozenset(names) if names is not None else None
     transformer._cold = cold
-    new_module = transform(module, transformer)
+    new_module = transform(module, transformer, layout=False)
     transformer.ctx.positions.update(transformer.moved_positions)
     return new_module
 
@@ -75,19 +75,22 @@ class MigrationTransformer(cst.CSTTransformer):
             return False
         if isinstance(node, _STATEMENTS):
             self._statement_stack.append((node, []))
-        return super().on_visit(node)
+        hook = _hook(type(self), "visit_", type(node))
+        return hook is None or hook(self, node) is not False
 
     def on_leave(self, original_node, updated_node):
         if original_node is self._skipped:
             self._skipped = None
             return original_node
-        result = super().on_leave(original_node, updated_node)
+        hook = _hook(type(self), "leave_", type(original_node))
+        result = updated_node if hook is None else hook(self, original_node, updated_node)
         if isinstance(original_node, _STATEMENTS):
             _, markers = self._statement_stack.pop()
             if markers:
                 result = _attach_markers(result, markers)
-        if result is not original_node and type(result) is type(original_node) \
-                and same_children(result, original_node):
+        if result is original_node:
+            return result
+        if type(result) is type(original_node) and same_children(result, original_node):
             # libcst rebuilt the node although nothing in it changed: keep the original, so that
             # it keeps its span and later passes can skip it.
             return original_node
@@ -116,6 +119,20 @@ class MigrationTransformer(cst.CSTTransformer):
         if self._statement_stack:
             self._statement_stack[-1][1].append(marker_text(rule_id, message))
         return finding
+
+
+_HOOKS: dict[tuple[type, str, type], object] = {}
+
+
+def _hook(cls: type, prefix: str, node_type: type):
+    """``cls``'s ``visit_<Node>``/``leave_<Node>`` function for ``node_type``, or None (looked up once
+    per class and node type: libcst formats the name and calls getattr for every node)."""
+    key = (cls, prefix, node_type)
+    try:
+        return _HOOKS[key]
+    except KeyError:
+        found = _HOOKS[key] = getattr(cls, prefix + node_type.__name__, None)
+        return found
 
 
 def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str]) -> set[cst.CSTNode]:
