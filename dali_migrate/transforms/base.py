@@ -73,7 +73,7 @@ class MigrationTransformer(cst.CSTTransformer):
         if node in self._cold or (self._relevant is not None and not self.ctx.may_mention(node, self._relevant)):
             self._skipped = node  # libcst calls on_leave(node, node) next, without visiting children
             return False
-        if isinstance(node, _STATEMENTS):
+        if _is_statement(type(node)):
             self._statement_stack.append((node, []))
         hook = _hook(type(self), "visit_", type(node))
         return hook is None or hook(self, node) is not False
@@ -84,7 +84,7 @@ class MigrationTransformer(cst.CSTTransformer):
             return original_node
         hook = _hook(type(self), "leave_", type(original_node))
         result = updated_node if hook is None else hook(self, original_node, updated_node)
-        if isinstance(original_node, _STATEMENTS):
+        if _is_statement(type(original_node)):
             _, markers = self._statement_stack.pop()
             if markers:
                 result = _attach_markers(result, markers)
@@ -122,6 +122,14 @@ class MigrationTransformer(cst.CSTTransformer):
 
 
 _HOOKS: dict[tuple[type, str, type], object] = {}
+_STATEMENT_TYPES: dict[type, bool] = {}
+
+
+def _is_statement(node_type: type) -> bool:
+    found = _STATEMENT_TYPES.get(node_type)
+    if found is None:
+        found = _STATEMENT_TYPES[node_type] = issubclass(node_type, _STATEMENTS)
+    return found
 
 
 def _hook(cls: type, prefix: str, node_type: type):

@@ -35,16 +35,64 @@ def _child_fields(cls: type) -> tuple[str, ...]:
 
 def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     """``node.visit(visitor)`` for a read-only visitor, without rebuilding the tree."""
+    cls = type(visitor)
+    if cls.on_visit is _BASE_ON_VISIT and cls.on_leave is _BASE_ON_LEAVE:
+        _walk_hooks(node, visitor, cls)  # the usual case: only visit_<Node>/leave_<Node> methods
+    else:
+        _walk(node, visitor)
+
+
+_BASE_ON_VISIT, _BASE_ON_LEAVE = cst.CSTVisitor.on_visit, cst.CSTVisitor.on_leave
+_NODE, _SEQ = 1, 2
+_VALUE_KIND: dict[type, int] = {list: _SEQ, tuple: _SEQ}
+
+
+def _value_kind(value) -> int:
+    """1 for a node, 2 for a list or tuple, 0 for anything else (cached by type: ``isinstance``
+    against libcst's abstract node classes is slow)."""
+    cls = type(value)
+    kind = _VALUE_KIND.get(cls)
+    if kind is None:
+        kind = _VALUE_KIND[cls] = _NODE if issubclass(cls, cst.CSTNode) else 0
+    return kind
+
+
+def _walk(node, visitor):
     if visitor.on_visit(node):
         for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
             value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                walk(value, visitor)
-            elif type(value) in (list, tuple):
+            kind = _VALUE_KIND.get(type(value)) or _value_kind(value)
+            if kind == _NODE:
+                _walk(value, visitor)
+            elif kind == _SEQ:
                 for item in value:
-                    if isinstance(item, cst.CSTNode):
-                        walk(item, visitor)
+                    if (_VALUE_KIND.get(type(item)) or _value_kind(item)) == _NODE:
+                        _walk(item, visitor)
     visitor.on_leave(node)
+
+
+_VISITOR_HOOKS: dict[tuple[type, type], tuple] = {}
+
+
+def _walk_hooks(node, visitor, cls):
+    """``_walk`` for a visitor with libcst's own on_visit/on_leave: its hooks looked up once per type."""
+    key = (cls, type(node))
+    hooks = _VISITOR_HOOKS.get(key)
+    if hooks is None:
+        name = type(node).__name__
+        hooks = _VISITOR_HOOKS[key] = (getattr(cls, "visit_" + name, None), getattr(cls, "leave_" + name, None))
+    if hooks[0] is None or hooks[0](visitor, node) is not False:
+        for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
+            value = getattr(node, name)
+            kind = _VALUE_KIND.get(type(value)) or _value_kind(value)
+            if kind == _NODE:
+                _walk_hooks(value, visitor, cls)
+            elif kind == _SEQ:
+                for item in value:
+                    if (_VALUE_KIND.get(type(item)) or _value_kind(item)) == _NODE:
+                        _walk_hooks(item, visitor, cls)
+    if hooks[1] is not None:
+        hooks[1](visitor, node)
 
 
 # -- a transform that rebuilds only what changed --------------------------------------------------
@@ -198,7 +246,8 @@ def _transform(node, transformer, hooks, orders):
                     changes[name] = new
             updated = node if changes is None else node.with_changes(**changes)
     result = transformer.on_leave(node, updated)
-    if not isinstance(result, (cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel)):
+    if result is not node and result is not updated \
+            and not isinstance(result, (cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel)):
         raise cst.CSTValidationError("Expected a node of type CSTNode or a RemovalSentinel, "
                                      f"but got a return value of {type(result).__name__}")
     return result

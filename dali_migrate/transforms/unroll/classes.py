@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..walk import walk
+from ..walk import transform, walk
 from ... import optable
 from ...names import dotted
 from . import checkpoints, rules
@@ -260,14 +260,14 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                               args=[*reader_obj.call.args, *[a for a in call.args if a.keyword is not None]])
             merged = _normalise_commas(merged)
             assign = statement.body[0]
-            new_target = assign.targets[0].target.visit(rewriter)
+            new_target = transform(assign.targets[0].target, rewriter)
             statement = statement.with_changes(body=[assign.with_changes(
                 targets=[assign.targets[0].with_changes(target=new_target)], value=merged)])
             if original_statement in unroller.ctx.positions:
                 unroller.ctx.positions.setdefault(statement, unroller.ctx.positions[original_statement])
             converted.append(statement)
             continue
-        new = statement.visit(rewriter)
+        new = transform(statement, rewriter)
         if statement in unroller.ctx.positions:
             unroller.ctx.positions.setdefault(new, unroller.ctx.positions[statement])
         converted.append(new)
@@ -376,7 +376,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
             replacements[statement] = _lambda_statement(unroller, obj, call, statement, desc)
         unroller.report(rules.UNROLL.id, f"ops object self.{obj.attr} ({obj.fn_path}) -> an ndd call with the same "
                         f"arguments (a lambda: its arguments are computed in __init__)", obj.statement)
-    init = methods["__init__"].visit(_InitRewrite(replacements))
+    init = transform(methods["__init__"], _InitRewrite(replacements))
     if desc.extra.get("checkpoint_added"):
         param = cst.Param(cst.Name(checkpoints.PARAM), default=cst.Name("None"),
                           equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),

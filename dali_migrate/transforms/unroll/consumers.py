@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..walk import walk
+from ..walk import transform, walk
 from . import epoch_iterator, rules
 from .model import AssignedNames, CannotUnroll, NameReads, ReaderSpec, code_of, expr, kwarg, literal_value
 
@@ -98,7 +98,7 @@ def reader_meta_expr(unroller, owner, kind, reader_name) -> tuple[cst.BaseExpres
     for name in names.nodes:
         if name.value in assigned.names and name.value not in binding:
             raise CannotUnroll(f"the reader's arguments use {name.value}, computed inside the pipeline")
-    call = reader.call.visit(_Substitute(binding))
+    call = transform(reader.call, _Substitute(binding))
     bound = ReaderSpec(**{**reader.__dict__, "call": call})
     return cst.Call(func=cst.Attribute(value=call, attr=cst.Name("get_metadata"))), bound
 

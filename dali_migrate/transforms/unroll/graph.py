@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..walk import walk
+from ..walk import transform, walk
 from ...findings import marker_text
 from ...names import FN, NDD, OPS
 from . import rules, sources
@@ -266,10 +266,10 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
             # plain Python that uses no pipeline data: the pipeline body ran it once, at definition
             desc.pre.append(statement)
         else:
-            desc.loop.append(statement.visit(fixer))
+            desc.loop.append(transform(statement, fixer))
             step_names.update(binds)
             read_by_steps.update(reads)
-    desc.outputs = [o.visit(fixer) for o in outputs]
+    desc.outputs = [transform(o, fixer) for o in outputs]
 
 
 def _reads_and_binds(statement) -> tuple[set[str], set[str]]:

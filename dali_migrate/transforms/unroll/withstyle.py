@@ -15,11 +15,13 @@ from .graph import _uses_name, build_graph, loop_statements, seeding_statements,
 from .model import CORE, PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
 from .unroll import _add_core_params, _pipeline_call_config
 
-import libcst.matchers as m
-
 
 def _pipeline_assign(unroller, statement):
-    if not m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget()], value=m.Call())])):
+    # `target = Call(...)`, one statement on the line (plain checks: importing libcst.matchers costs
+    # half a second at start-up)
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1
+            and isinstance(statement.body[0].value, cst.Call)):
         return None
     assign = statement.body[0]
     target = assign.targets[0].target
@@ -38,7 +40,10 @@ def _with_of(statement, name):
 
 
 def _set_outputs(statement, name):
-    if m.matches(statement, m.SimpleStatementLine(body=[m.Expr(value=m.Call(func=m.Attribute(attr=m.Name("set_outputs"))))])):
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call) \
+            and isinstance(statement.body[0].value.func, cst.Attribute) \
+            and statement.body[0].value.func.attr.value == "set_outputs":
         call = statement.body[0].value
         if code_of(call.func.value) == name:
             return [a.value for a in call.args]
