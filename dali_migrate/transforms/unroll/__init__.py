@@ -60,12 +60,19 @@ class UnrollPass(Pass):
     def run(self, module, ctx):
         ctx.facts["module_symbols"] = module_symbols(module)
         discovery = Discovery(ctx)
-        walk(module, discovery)  # read-only: no rebuild
+        # Cold top-level statements cannot define, hold or use a pipeline (``cold_statements``):
+        # discovery reads the others only, as the unroller rewrites the others only.
+        cold = cold_statements(module, ctx, UNROLL_WORDS)
+        discovery.on_visit(module)
+        for statement in module.body:
+            if statement not in cold:
+                walk(statement, discovery)  # read-only: no rebuild
+        discovery.on_leave(module)
         if not discovery.anything():
             return module
         ctx.imports.aliases.setdefault("ndd", NDD)
         unroller = Unroller(ctx, discovery)
-        module = run_transformer(module, unroller, cold_statements(module, ctx, UNROLL_WORDS))
+        module = run_transformer(module, unroller, cold)
         module = unroller.finish(module)
         return module
 
