@@ -13,7 +13,7 @@ MIGRATABLE = 'import nvidia.dali.fn as fn\n\n\ndef f(x):\n    return fn.flip(x, 
 MIGRATED = 'import nvidia.dali.experimental.dynamic as ndd\n\n\ndef f(x):\n    return ndd.flip(x)\n'
 # libcst 1.9 prints `except (A, B) :` back as `except (A, B):` (checked in test_round_trip_case_is_real).
 NOT_ROUND_TRIP = "import nvidia.dali.fn as fn\ntry:\n    fn.flip(1)\nexcept (ValueError, TypeError) :\n    pass\n"
-DEEP_CONCAT = "import nvidia.dali.fn as fn\nx = (" + " ".join(['"a"'] * 1000) + ")\n"
+DEEP_CONCAT = "import nvidia.dali.fn as fn\nx = fn.flip((" + " ".join(['"a"'] * 1000) + "))\n"
 
 
 def _write(path, text):
@@ -37,6 +37,22 @@ def test_unsafe_input_is_reported_and_left_alone(source, reason, line):
     assert result.migrated == source and not result.changed
     [finding] = result.findings
     assert finding.rule == "DM001" and not finding.fixed and finding.line == line
+
+
+def test_code_libcst_cannot_handle_outside_dali_statements_is_kept_byte_for_byte():
+    """Top-level statements no pass can concern never reach libcst (``elision``): a file whose only
+    libcst trouble lies in such a statement is migrated, and that statement comes back unchanged."""
+    cold_trouble = ("try:\n    pass\nexcept (ValueError, TypeError) :\n    pass\n\n"
+                    "x = (" + " ".join(['"a"'] * 1000) + ")\n")
+    result = migrate_source(MIGRATABLE + "\n" + cold_trouble, "mixed.py")
+    assert result.error is None and result.changed
+    assert result.migrated == MIGRATED + "\n" + cold_trouble
+
+
+def test_a_file_without_a_trailing_newline_is_migrated():
+    result = migrate_source(MIGRATABLE.rstrip("\n"), "no_newline.py")
+    assert result.error is None
+    assert result.migrated == MIGRATED.rstrip("\n")
 
 
 def test_round_trip_case_is_real():

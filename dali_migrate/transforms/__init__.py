@@ -16,7 +16,8 @@ from .imports import ImportsPass
 from .leftovers import LeftoversPass
 from .rename import RenamePass
 from .tensorlist import TensorListPass
-from .unroll import UnrollPass
+from .unroll import UNROLL_WORDS, UnrollPass
+from .unroll.epoch_iterator import CLASS_NAME as _EPOCH_ITERATOR
 
 PASSES = [
     TensorListPass(),
@@ -26,3 +27,9 @@ PASSES = [
     LeftoversPass(),  # the marker contract's safety net
     ImportsPass(),  # last: prunes what the other passes left unused
 ]
+
+# Words that make a top-level statement matter to some pass besides the names imports bind to DALI
+# (``elision``): the methods unroll reacts to on any object, the class it writes into modules (a
+# module that defines it already keeps its own) and ``ndd``, which later passes resolve even where
+# it is not imported.
+ELISION_WORDS = frozenset(UNROLL_WORDS | {_EPOCH_ITERATOR, "ndd"})

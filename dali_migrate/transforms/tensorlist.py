@@ -308,7 +308,8 @@ def _numpy_name(ctx, names_in_use: set[str]) -> str:
     for local, qualified in ctx.imports.aliases.items():
         if qualified == "numpy":
             return local
-    return "np" if "np" not in names_in_use else "numpy"
+    elided = ctx.elision.names() if ctx.elision is not None else set()
+    return "np" if "np" not in names_in_use and "np" not in elided else "numpy"
 
 
 class TensorListPass(Pass):

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...elision import ModuleSymbols
+
 from ...names import FN, OPS, NDD
 from ..base import Pass, cold_statements, run_transformer, walk
 from . import rules  # noqa: F401  (declares the DM2xx rules)
@@ -58,7 +60,7 @@ class UnrollPass(Pass):
             bool(project and project.imported_by(ctx.imports))
 
     def run(self, module, ctx):
-        ctx.facts["module_symbols"] = module_symbols(module)
+        ctx.facts["module_symbols"] = module_symbols(module, ctx.elision)
         discovery = Discovery(ctx)
         # Cold top-level statements cannot define, hold or use a pipeline (``cold_statements``):
         # discovery reads the others only, as the unroller rewrites the others only.
@@ -77,18 +79,30 @@ class UnrollPass(Pass):
         return module
 
 
-def module_symbols(module: cst.Module) -> dict[str, cst.CSTNode]:
-    """Module-level ``def``s and ``name = <value>`` assignments, by name (the last binding wins)."""
-    symbols: dict[str, cst.CSTNode] = {}
+def module_symbols(module: cst.Module, elision=None) -> ModuleSymbols:
+    """Module-level ``def``s and ``name = <value>`` assignments, by name (the last binding wins),
+    those of statements left out of the parse (``elision``) included."""
+    symbols = ModuleSymbols()
     for statement in module.body:
-        if isinstance(statement, cst.FunctionDef):
-            symbols[statement.name.value] = statement
+        unit = _elided_unit(statement, elision)
+        if unit is not None:
+            symbols.add_elided(unit)
+        elif isinstance(statement, cst.FunctionDef):
+            symbols.add(statement.name.value, statement)
         elif isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Assign) and len(small.targets) == 1 \
                         and isinstance(small.targets[0].target, cst.Name):
-                    symbols[small.targets[0].target.value] = small.value
+                    symbols.add(small.targets[0].target.value, small.value)
     return symbols
+
+
+def _elided_unit(statement, elision):
+    if elision is None or not isinstance(statement, cst.SimpleStatementLine) \
+            or not isinstance(statement.body[0], cst.Assign):
+        return None
+    target = statement.body[0].targets[0].target
+    return elision.units.get(target.value) if isinstance(target, cst.Name) else None
 
 
 __all__ = ["UnrollPass", "FN", "OPS", "module_symbols"]

@@ -108,8 +108,8 @@ def _bound_now(unroller, call, with_statement, name) -> list[str]:
                 reads.append(n)
         assigned |= binds
     imported = set(unroller.ctx.imports.aliases)
-    symbols = unroller.ctx.facts.get("module_symbols", {})
-    defined = {n for n, v in symbols.items() if isinstance(v, (cst.FunctionDef, cst.ClassDef))}
+    symbols = unroller.ctx.facts.get("module_symbols")
+    defined = symbols.functions() if symbols is not None else set()
     import builtins
     return [n for n in reads if n not in imported and n not in defined and not hasattr(builtins, n)
             and n != name.split(".")[0] and n not in assigned]

@@ -1,0 +1,316 @@
+"""Leave out of the libcst parse the top-level statements that no pass can concern.
+
+libcst's parser is the largest cost of a migration, and in a training script most top-level
+statements (a model, a schedule, metrics, I/O helpers) have nothing to do with DALI. Python's own
+parser (``ast``, about a fifth of libcst's cost) finds the top-level statements and their lines;
+those that are *cold* are replaced, line for line, by a one-line placeholder before libcst sees the
+text, and put back, byte for byte, after the passes ran.
+
+Cold is decided as ``transforms.base.cold_statements`` decides it for the unroll pass, from the
+words of each statement's text (code, strings and comments alike, so a superset of the references):
+a statement is hot when it holds an import, mentions a name an import binds to DALI (or to a
+pipeline of the project), a word a pass reacts to on any object (``UNROLL_WORDS``), or a name that a
+hot statement binds at module level; the module docstring is hot. The rest is cold.
+
+A placeholder keeps what the passes may ask of the module around it: it binds, at module level,
+the names its statements bind (``_dali_migrate_elided_3 = MEAN = helper = ...``), so that the
+data flow still knows them as module names and not as builtins, and a name the passes add never
+collides with one of them; ``ModuleSymbols`` gives the unroll pass the definitions behind them
+(parsed on demand). The text between statements (blank lines, comments) is kept in the parsed text.
+
+Whatever does not go to plan (the file does not parse with ``ast``, a statement does not start
+a line, a placeholder does not come back exactly once and unchanged) means: no elision, the file is
+migrated whole, as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+PREFIX = "_dali_migrate_elided_"
+_NEWLINE = re.compile(r"\r\n?|\n")
+_WORD = re.compile(r"[^\W\d]\w*")
+# Words that make every word of a statement a possible module-level binding.
+_REBINDING_WORDS = {"global", "nonlocal", "match"}
+
+
+@dataclass
+class Unit:
+    """One or more top-level statements on lines ``first``..``last`` (1-based, inclusive)."""
+
+    first: int
+    last: int
+    statements: list[ast.stmt]
+    text: str = ""
+    words: set[str] = field(default_factory=set)
+    bound: set[str] | None = None
+    placeholder: str = ""
+
+
+@dataclass
+class Elision:
+    """The text libcst parses, and how to map it back to the file."""
+
+    source: str  # the original text
+    text: str  # what libcst parses: cold units replaced by placeholder lines
+    units: dict[str, Unit]  # placeholder name -> the cold unit it stands for
+    line_map: list[int]  # line of ``text`` (1-based, index 0 unused) -> line of ``source``
+    _names: set[str] | None = None
+
+    def original_line(self, line: int) -> int:
+        return self.line_map[line] if 0 < line < len(self.line_map) else line
+
+    def restore(self, printed: str) -> str | None:
+        """The migrated file: ``printed`` with each placeholder line replaced by the unit's text.
+        None when a placeholder is missing, repeated or was changed by a pass."""
+        out, seen = [], set()
+        position = 0
+        for match in _PLACEHOLDER_LINE.finditer(printed):
+            name = match.group(1)
+            unit = self.units.get(name)
+            if unit is None or name in seen or match.group(0).rstrip("\r\n") != unit.placeholder:
+                return None
+            seen.add(name)
+            newline = printed[match.end(2):match.end()]
+            body = unit.text[:len(unit.text) - len(_trailing_newline(unit.text))]
+            out.append(printed[position:match.start()])
+            out.append(body + newline)
+            position = match.end()
+        if len(seen) != len(self.units):
+            return None
+        out.append(printed[position:])
+        return "".join(out)
+
+    def names(self) -> set[str]:
+        """Every name the cold units read or bind (from ``ast``; computed when first asked)."""
+        if self._names is None:
+            self._names = {node.id for unit in self.units.values() for statement in unit.statements
+                           for node in ast.walk(statement) if isinstance(node, ast.Name)}
+            self._names |= {name for unit in self.units.values() for name in unit.bound or ()}
+        return self._names
+
+
+_PLACEHOLDER_LINE = re.compile(rf"^({PREFIX}\d+)\b([^\r\n]*)(\r\n|\r|\n|$)", re.M)
+
+
+def _trailing_newline(text: str) -> str:
+    for ending in ("\r\n", "\n", "\r"):
+        if text.endswith(ending):
+            return ending
+    return ""
+
+
+def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
+    """Split ``source`` into hot and cold top-level statements; None when nothing is cold or the
+    split is not safe to make (then the whole file is parsed, as before)."""
+    if PREFIX in source:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None  # the whole-file path reports it, with libcst's and Python's words
+    if len(tree.body) < 2:
+        return None
+    starts = [0, *(m.end() for m in _NEWLINE.finditer(source))]  # offset of each line, 0-based
+    units = _units(tree.body)
+    for unit in units:
+        begin = starts[unit.first - 1]
+        end = starts[unit.last] if unit.last < len(starts) else len(source)
+        if source[begin:begin + 1] in (" ", "\t", "\f", "\\"):
+            return None  # a top-level statement must start its line
+        unit.text = source[begin:end]
+        unit.words = set(_WORD.findall(unit.text))
+
+    hot_words = set(dali_words)
+    for unit in units:
+        if "import" in unit.words:
+            names = _import_locals(unit.statements, project)
+            if names is None:
+                return None  # a star import from DALI or the project: any word could be one of its names
+            hot_words |= names
+    # Fixpoint: a unit that mentions a hot word is hot, and the names it binds become hot words.
+    active = []
+    cold = list(units)
+    changed = True
+    while changed:
+        changed = False
+        for unit in list(cold):
+            if unit.words & hot_words:
+                cold.remove(unit)
+                active.append(unit)
+                hot_words |= _bound(unit)
+                changed = True
+    # Imports stay in the parsed text whatever they import (the import table and the imports pass
+    # read them; they do not make the names of other modules hot), and so does the docstring.
+    first = units[0].statements[0]
+    docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+        and isinstance(first.value.value, str)
+    cold = [unit for unit in cold if "import" not in unit.words and not (docstring and unit is units[0])]
+    if not cold:
+        return None
+
+    cold_ids = {id(unit) for unit in cold}
+    pieces, line_map, elided = [], [0], {}
+    line = 1  # next line of the source to copy
+    for unit in units:
+        if id(unit) not in cold_ids:
+            continue
+        pieces.append(source[starts[line - 1]:starts[unit.first - 1]])
+        line_map.extend(range(line, unit.first))
+        name = f"{PREFIX}{len(elided) + 1}"
+        bound = sorted(_bound(unit) - {name})
+        unit.placeholder = " = ".join([name, *bound, "..."])
+        pieces.append(unit.placeholder + _trailing_newline(unit.text))
+        line_map.append(unit.first)
+        elided[name] = unit
+        line = unit.last + 1
+    pieces.append(source[starts[line - 1]:] if line - 1 < len(starts) else "")
+    line_map.extend(range(line, len(starts) + 1))
+    return Elision(source=source, text="".join(pieces), units=elided, line_map=line_map)
+
+
+def _units(body: list[ast.stmt]) -> list[Unit]:
+    """Top-level statements grouped by lines: statements sharing a line (``a = 1; b = 2``) are one."""
+    units: list[Unit] = []
+    for statement in body:
+        first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+        last = statement.end_lineno or statement.lineno
+        if units and first <= units[-1].last:
+            units[-1].last = max(units[-1].last, last)
+            units[-1].statements.append(statement)
+        else:
+            units.append(Unit(first=first, last=last, statements=[statement]))
+    return units
+
+
+def _import_locals(statements: list[ast.stmt], project) -> set[str] | None:
+    """Names the imports in ``statements`` (at any depth) bind to DALI or to a project pipeline."""
+    names = set()
+    project_words = set()
+    if project:
+        project_words = {p.name for p in project.pipelines.values()} | {p.module for p in project.pipelines.values()}
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    local = alias.asname or alias.name.split(".")[0]
+                    if alias.name == "nvidia" or alias.name.startswith("nvidia.") \
+                            or alias.name in project_words or local in project_words:
+                        names.add(local)
+            elif isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                dali = node.level == 0 and (module == "nvidia" or module.startswith("nvidia."))
+                ours = bool(project_words) and (module in project_words or module.split(".")[-1] in project_words
+                                                or any(a.name in project_words for a in node.names))
+                if any(alias.name == "*" for alias in node.names) and (dali or project_words):
+                    return None
+                if dali or ours:
+                    names |= {alias.asname or alias.name for alias in node.names}
+    return names
+
+
+def _bound(unit: Unit) -> set[str]:
+    """Names a unit binds at module level (a superset)."""
+    if unit.bound is None:
+        if unit.words & _REBINDING_WORDS or ":=" in unit.text:
+            unit.bound = set(unit.words)
+        else:
+            unit.bound = set()
+            for statement in unit.statements:
+                _bindings(statement, unit.bound)
+    return unit.bound
+
+
+def _bindings(statement: ast.stmt, names: set[str]) -> None:
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        names.add(statement.name)
+        return
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        for alias in statement.names:
+            names.add(alias.asname or alias.name.split(".")[0])
+        return
+    targets = []
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        targets = [statement.target]
+    elif isinstance(statement, ast.Delete):
+        targets = statement.targets
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        targets = [item.optional_vars for item in statement.items if item.optional_vars is not None]
+    for target in targets:
+        names |= {node.id for node in ast.walk(target) if isinstance(node, ast.Name)}
+    for field_name in ("body", "orelse", "finalbody"):
+        for child in getattr(statement, field_name, ()):
+            _bindings(child, names)
+    for handler in getattr(statement, "handlers", ()):
+        if handler.name:
+            names.add(handler.name)
+        for child in handler.body:
+            _bindings(child, names)
+
+
+class ModuleSymbols:
+    """Module-level ``def``s and ``name = <value>`` assignments by name (the last binding wins), as
+    ``unroll.module_symbols`` finds them, with the definitions in elided statements parsed only when
+    asked for."""
+
+    def __init__(self):
+        self._found: dict[str, object] = {}  # name -> node, or (unit, name) still to parse
+        self._functions: set[str] = set()
+        self._parsed: dict[int, dict[str, cst.CSTNode]] = {}
+
+    def add(self, name: str, node: cst.CSTNode) -> None:
+        self._found[name] = node
+        self._functions.discard(name)
+        if isinstance(node, cst.FunctionDef):
+            self._functions.add(name)
+
+    def add_elided(self, unit: Unit) -> None:
+        for statement in unit.statements:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._found[statement.name] = unit
+                self._functions.add(statement.name)
+            elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                    and isinstance(statement.targets[0], ast.Name):
+                self._found[statement.targets[0].id] = unit
+                self._functions.discard(statement.targets[0].id)
+
+    def get(self, name: str, default=None):
+        found = self._found.get(name, default)
+        if isinstance(found, Unit):
+            parsed = self._parsed.get(id(found))
+            if parsed is None:
+                parsed = self._parsed[id(found)] = _symbols_of(cst.parse_module(found.text).body)
+            found = self._found[name] = parsed.get(name, default)
+        return found
+
+    def functions(self) -> set[str]:
+        """Names bound to a ``def``."""
+        return set(self._functions)
+
+    def __iter__(self):
+        return iter(self._found)
+
+    def __contains__(self, name) -> bool:
+        return name in self._found
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+
+def _symbols_of(body) -> dict[str, cst.CSTNode]:
+    symbols: dict[str, cst.CSTNode] = {}
+    for statement in body:
+        if isinstance(statement, cst.FunctionDef):
+            symbols[statement.name.value] = statement
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                        and isinstance(small.targets[0].target, cst.Name):
+                    symbols[small.targets[0].target.value] = small.value
+    return symbols

@@ -1,0 +1,163 @@
+"""Top-level statements that no pass can concern are left out of the libcst parse and put back byte
+for byte; the migration is exactly the one of the whole file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from dali_migrate import elision, engine
+from dali_migrate.transforms import ELISION_WORDS, PASSES
+from dali_migrate.transforms.base import Pass
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from speed_corpus import generate_scripts  # noqa: E402
+
+LAYOUT = (
+    '"""Docstring."""\r\n'
+    "import nvidia.dali.fn as fn\r\n"
+    "from nvidia.dali import pipeline_def\r\n"
+    "\r\n"
+    "# a comment before a cold statement\r\n"
+    "MEAN = [0.5,\r\n"
+    "        0.25]  # trailing comment\r\n"
+    "a = 1; b = 2\r\n"
+    "\f\r\n"
+    "@decorator(\r\n"
+    "    1)\r\n"
+    "# between the decorator and the def\r\n"
+    "def helper(x):\r\n"
+    "    '''multi\r\n"
+    "line'''\r\n"
+    "    return x \\\r\n"
+    "        + 1\r\n"
+    "    # indented trailing comment\r\n"
+    "\r\n"
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\r\n"
+    "def pipe():\r\n"
+    "    data = fn.random.uniform(range=[0, 1], shape=[2])\r\n"
+    "    return fn.cast(data, dtype=MEAN)\r\n"
+    "if a:\r\n"
+    "    pass\r\n"
+    "# at column 0 inside the if\r\n"
+    "else:\r\n"
+    "    b = helper(a)\r\n"
+    "z = 3"
+)
+
+EXTERNAL_SOURCE = '''\
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+def batches():
+    """A generator far from DALI: its kind is read from its definition."""
+    while True:
+        yield [1, 2]
+
+
+def len(x):
+    return 0
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe():
+    data = fn.external_source(source=batches)
+    return data
+
+
+p = pipe()
+p.build()
+out, = p.run()
+print(len(out), out.at(0))
+'''
+
+SOURCES = {p.name: p.read_text() for p in sorted(ROOT.glob("golden/*/*.py")) if not p.name.endswith(".expected.py")}
+SOURCES.update({f"script{i}": s for i, s in enumerate(generate_scripts(10, seed=5))})
+SOURCES.update({"layout": LAYOUT, "external_source": EXTERNAL_SOURCE})
+
+
+def _whole(source, name, passes=None):
+    original = elision.elide
+    elision.elide = lambda *args, **kwargs: None
+    try:
+        return engine.migrate_source(source, name, passes)
+    finally:
+        elision.elide = original
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_elision_changes_nothing(name):
+    """Same text and the same findings (lines and columns included) as parsing the whole file."""
+    elided = engine.migrate_source(SOURCES[name], name)
+    whole = _whole(SOURCES[name], name)
+    assert elided.error == whole.error
+    assert elided.migrated == whole.migrated
+    assert [f.to_dict() for f in elided.findings] == [f.to_dict() for f in whole.findings]
+
+
+def test_most_of_a_training_script_is_left_out():
+    sources = generate_scripts(10, seed=5)
+    left_out = total = 0
+    for source in sources:
+        split = elision.elide(source, set(ELISION_WORDS))
+        assert split is not None
+        left_out += sum(unit.last - unit.first + 1 for unit in split.units.values())
+        total += source.count("\n")
+    assert left_out / total > 0.3
+
+
+def test_layout_comes_back_byte_for_byte():
+    split = elision.elide(LAYOUT, set(ELISION_WORDS))
+    names = {unit.text.split("\r\n")[0] for unit in split.units.values()}
+    # Cold: everything but the docstring, the imports and the pipeline. MEAN is read by the pipeline,
+    # but reading a name does not heat its definition (its placeholder binds MEAN).
+    assert names == {"MEAN = [0.5,", "a = 1; b = 2", "@decorator(", "if a:", "z = 3"}
+    assert f"{elision.PREFIX}1 = MEAN = ...\r\n" in split.text
+    assert split.restore(split.text) == LAYOUT
+    # Every line of the parsed text maps back to its line in the file.
+    lines, parsed = LAYOUT.split("\r\n"), split.text.split("\r\n")
+    for number, line in enumerate(parsed, start=1):
+        if not line.startswith(elision.PREFIX):
+            assert lines[split.original_line(number) - 1] == line
+    result = engine.migrate_source(LAYOUT, "layout.py")
+    assert result.migrated.endswith("    b = helper(a)\r\nz = 3")
+
+
+def test_a_placeholder_that_does_not_come_back_means_the_whole_file():
+    class DropPlaceholders(Pass):
+        name = "drop"
+
+        def run(self, module, ctx):
+            return module.with_changes(body=[s for s in module.body
+                                             if elision.PREFIX not in module.code_for_node(s)])
+
+    source = SOURCES["script0"]
+    split = elision.elide(source, set(ELISION_WORDS))
+    assert split.restore(split.text.replace(f"{elision.PREFIX}1 ", f"{elision.PREFIX}1  ")) is None
+    assert split.restore(split.text + split.units[f"{elision.PREFIX}1"].placeholder + "\n") is None
+    dropped = engine.migrate_source(source, "x.py", passes=[*PASSES, DropPlaceholders()])
+    # The fallback parses the whole file: the pass sees no placeholder and drops nothing.
+    assert dropped.migrated == engine.migrate_source(source, "x.py").migrated
+
+
+def test_no_elision_where_it_is_not_safe_or_useless():
+    assert elision.elide("import nvidia.dali.fn as fn\nx = (\n", set()) is None  # does not parse
+    star = "from nvidia.dali.fn import *\nimport json\nx = json.dumps(1)\n"
+    assert elision.elide(star, set()) is None  # any word could be a DALI name
+    assert elision.elide(f"import nvidia.dali.fn as fn\n{elision.PREFIX}1 = 2\ny = 1\n", set()) is None
+    assert elision.elide("import nvidia.dali.fn as fn\nx = fn.flip(1)\n", set()) is None  # all hot
+
+
+def test_names_in_elided_statements_still_count():
+    """The data flow sees a cold module-level `def len` through its placeholder (so `len(out)` is not the
+    builtin), and the external_source generator is found behind its placeholder."""
+    result = engine.migrate_source(EXTERNAL_SOURCE, "es.py")
+    split = elision.elide(EXTERNAL_SOURCE, set(ELISION_WORDS))
+    assert {unit.placeholder for unit in split.units.values()} == {
+        f"{elision.PREFIX}1 = batches = ...", f"{elision.PREFIX}2 = len = ..."}
+    assert "print(len(out)" in result.migrated  # not rewritten to out.batch_size
+    assert "for data in batches():" in result.migrated  # a generator, read from its elided def
