@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .engine import MigrationResult, migrate_source
-from .files import SourceError, atomic_write, decode_source
+from .files import SourceError, atomic_write, decode_source, read_bytes
 from .findings import Finding
 from .project import Project, scan_source
 
@@ -60,6 +60,15 @@ def migrate_file(path: Path, display: str | None = None, project=None) -> Migrat
     except (SourceError, OSError) as e:
         return _unreadable(name, e)
     return _migrate_text(source, name, Path(path).suffix, project)
+
+
+def _read_error(name: str, e: OSError) -> MigrationResult:
+    if isinstance(e, FileNotFoundError):
+        result = MigrationResult(path=name, original="", migrated="")
+        result.error = "no such file or directory"
+        result.findings = [Finding(rule="DM001", message=result.error, path=name, fixed=False)]
+        return result
+    return _unreadable(name, e)
 
 
 def _unreadable(name: str, e: Exception) -> MigrationResult:
@@ -124,37 +133,18 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     # using a pipeline defined in another file is migrated on both sides (cross-module).
     # The cheap text check is on the bytes, once per file: a file that never says "dali" (nor, below,
     # names a project pipeline) is settled without decoding, parsing or a worker.
-    read: list[tuple[str, bytes | None, Exception | None, bool]] = []
     project = Project()
-    for path in files:
-        name = str(path)
+    slots: list[MigrationResult | None] = []  # one per file, in order; None: a task (below)
+    sources: dict[int, tuple[str, str]] = {}  # slot -> (name, text) of the files to migrate
+    quiet: list[tuple[int, bytes]] = []  # (slot, bytes) of the files that never say "dali"
+    for name in files:
         try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except (FileNotFoundError, OSError) as e:
-            read.append((name, None, e, False))
+            data = read_bytes(name)
+        except OSError as e:
+            slots.append(_read_error(name, e))
             continue
-        says_dali = b"dali" in data
-        read.append((name, data, None, says_dali))
-        if says_dali and (b"pipeline_def" in data or b"Pipeline" in data):
-            try:
-                scan_source(decode_source(data), name, project)
-            except SourceError:
-                pass  # reported below
-    slots: list[MigrationResult | None] = []
-    tasks: list[tuple] = []
-    task_slots: list[int] = []
-    for name, data, error, says_dali in read:
-        if isinstance(error, FileNotFoundError):
-            result = MigrationResult(path=name, original="", migrated="")
-            result.error = "no such file or directory"
-            result.findings = [Finding(rule="DM001", message=result.error, path=name, fixed=False)]
-            slots.append(result)
-            continue
-        if error is not None:
-            slots.append(_unreadable(name, error))
-            continue
-        if not says_dali and not (project and project.mentioned_in_bytes(data)):
+        if b"dali" not in data:
+            quiet.append((len(slots), data))
             slots.append(MigrationResult(path=name, original="", migrated=""))
             continue
         try:
@@ -162,9 +152,22 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
         except SourceError as e:
             slots.append(_unreadable(name, e))
             continue
-        task_slots.append(len(slots))
+        if b"pipeline_def" in data or b"Pipeline" in data:
+            scan_source(source, name, project)
+        sources[len(slots)] = (name, source)
         slots.append(None)
-        tasks.append((name, source, write, project if project else None))
+    if project:  # files that never say "dali" but name a project pipeline are migrated too
+        for slot, data in quiet:
+            if project.mentioned_in_bytes(data):
+                name = slots[slot].path
+                try:
+                    sources[slot] = (name, decode_source(data))
+                    slots[slot] = None
+                except SourceError as e:
+                    slots[slot] = _unreadable(name, e)
+    del quiet
+    task_slots = sorted(sources)
+    tasks = [(*sources[slot], write, project if project else None) for slot in task_slots]
     bar = Progress(len(tasks), enabled=Progress.wanted(progress) and len(tasks) >= 20)
     try:
         done = run_ordered(_migrate_task, tasks, jobs=jobs if jobs is not None else config.jobs, progress=bar)

@@ -1,4 +1,4 @@
-"""The fast paths of discovery select exactly what the general ones do.
+"""The fast paths of discovery and reading select exactly what the general ones do.
 
 discovery narrows each folder's glob lines (.gitignore, include, exclude) to the lines that can match
 there, as name tests where it can (``_Lines``/``_Rules``); these tests hold it to the plain rule
@@ -17,6 +17,7 @@ import pytest
 
 from dali_migrate.discovery import (SKIP_DIRS, Pattern, _git_candidates, _Lines, _prefix, _Rules, discover,
                                     matches_any, parse_patterns)
+from dali_migrate.files import read_bytes
 
 NAMES = ["a", "b", "ab", "a.py", "b.py", "x.gen.py", "m.ipynb", "n.txt", "#h.py", "!x.py", "d-1", "build",
          "src", "a*b", "[x]", "q?", "a\\b", "keep.py", "lib", "é.py", " s.py", "a.py ", ".hid", "venv"]
@@ -204,3 +205,20 @@ def test_git_list_selects_what_the_plain_matcher_selects(tmp_path, seed, monkeyp
     expected = reference_git(Path("."), names, "", include, exclude)
     assert _git_candidates(Path("."), names, "", _Lines(include), _Lines(exclude)) == expected
     assert expected and not any(path.startswith(("./", "a/")) for path in expected)
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+def test_read_bytes_reads_what_open_reads(tmp_path):
+    for name, data in [("empty.py", b""), ("small.py", b"import os\r\n"), ("big.py", os.urandom(3_000_001))]:
+        (tmp_path / name).write_bytes(data)
+        assert read_bytes(str(tmp_path / name)) == data
+    if os.path.exists("/proc/self/cmdline"):  # stat says 0 bytes: read to the end all the same
+        with open("/proc/self/cmdline", "rb") as f:
+            assert read_bytes("/proc/self/cmdline") == f.read()
+    for missing, error in [(tmp_path / "nope.py", FileNotFoundError), (tmp_path, IsADirectoryError)]:
+        with pytest.raises(error) as by_open:
+            open(missing, "rb").read()
+        with pytest.raises(error) as by_read:
+            read_bytes(str(missing))
+        assert by_read.value.strerror == by_open.value.strerror
