@@ -222,3 +222,13 @@ def test_read_bytes_reads_what_open_reads(tmp_path):
         with pytest.raises(error) as by_read:
             read_bytes(str(missing))
         assert by_read.value.strerror == by_open.value.strerror
+
+
+def test_the_dali_check_is_bytes_containment():
+    from dali_migrate.api import _says_dali
+
+    rng = random.Random(8)
+    samples = [b"", b"dali", b"dal", b"xdal", b"DALI", b"d\nali", b"nvidia.dali", b"\xff\xfedali\x00", b"ddalli"]
+    samples += [bytes(rng.choice(b"dali\n.\xff") for _ in range(rng.randint(0, 40))) for _ in range(2000)]
+    for data in samples:
+        assert (_says_dali(data) is not None) == (b"dali" in data), data
