@@ -142,7 +142,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     project = Project()
     slots: list[MigrationResult | None] = []  # one per file, in order; None: a task (below)
     sources: dict[int, tuple[str, str]] = {}  # slot -> (name, text) of the files to migrate
-    quiet: list[tuple[int, bytes]] = []  # (slot, bytes) of the files that never say "dali"
+    quiet: list[int] = []  # slots of the files that never say "dali" (their bytes are not kept)
     for name in files:
         try:
             data = read_bytes(name)
@@ -150,7 +150,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
             slots.append(_read_error(name, e))
             continue
         if _says_dali(data) is None:
-            quiet.append((len(slots), data))
+            quiet.append(len(slots))
             slots.append(MigrationResult(path=name, original="", migrated=""))
             continue
         try:
@@ -162,16 +162,21 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
             scan_source(source, name, project)
         sources[len(slots)] = (name, source)
         slots.append(None)
-    if project:  # files that never say "dali" but name a project pipeline are migrated too
-        for slot, data in quiet:
-            if project.mentioned_in_bytes(data):
-                name = slots[slot].path
-                try:
+    if project:
+        # Files that never say "dali" but name a project pipeline are migrated too. Known only now,
+        # so they are read again: holding every file of a tree in memory until here costs more (in
+        # memory, and in time even where no DALI pipeline is defined) than a second read where one is.
+        for slot in quiet:
+            name = slots[slot].path
+            try:
+                data = read_bytes(name)
+                if project.mentioned_in_bytes(data):
                     sources[slot] = (name, decode_source(data))
                     slots[slot] = None
-                except SourceError as e:
-                    slots[slot] = _unreadable(name, e)
-    del quiet
+            except OSError as e:
+                slots[slot] = _read_error(name, e)
+            except SourceError as e:
+                slots[slot] = _unreadable(name, e)
     task_slots = sorted(sources)
     tasks = [(*sources[slot], write, project if project else None) for slot in task_slots]
     bar = Progress(len(tasks), enabled=Progress.wanted(progress) and len(tasks) >= 20)
