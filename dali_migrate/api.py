@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .engine import MigrationResult, migrate_source
-from .files import SourceError, atomic_write, decode_source
+from .files import SourceError, atomic_write, decode_source, read_bytes
 from .findings import Finding
 from .project import Project, scan_source
 
@@ -62,6 +63,15 @@ def migrate_file(path: Path, display: str | None = None, project=None) -> Migrat
     return _migrate_text(source, name, Path(path).suffix, project)
 
 
+def _read_error(name: str, e: OSError) -> MigrationResult:
+    if isinstance(e, FileNotFoundError):
+        result = MigrationResult(path=name, original="", migrated="")
+        result.error = "no such file or directory"
+        result.findings = [Finding(rule="DM001", message=result.error, path=name, fixed=False)]
+        return result
+    return _unreadable(name, e)
+
+
 def _unreadable(name: str, e: Exception) -> MigrationResult:
     result = MigrationResult(path=name, original="", migrated="")
     reason = str(e) if isinstance(e, SourceError) else f"cannot read: {e.strerror or e}"
@@ -80,6 +90,11 @@ def _migrate_text(source: str, name: str, suffix: str, project=None) -> Migratio
 
 
 # -- many files: discovery, the cheap text check, a process pool (issue 8) ------------------------
+
+# ``b"dali" in data``, a third faster (CPython 3.11, the standard library's 31 MB: 17 ms against 24):
+# sre scans for the "d" in a tight loop, where bytes.__contains__ pays a branchy skip per step. A
+# scan of a tree without DALI spends as long in this check as in reading the files.
+_says_dali = re.compile(b"dali").search
 
 def _migrate_task(task: tuple) -> tuple[MigrationResult, bool]:
     """One file, in a worker process: migrate its text and, when asked, write it. (result, written)"""
@@ -124,37 +139,18 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     # using a pipeline defined in another file is migrated on both sides (cross-module).
     # The cheap text check is on the bytes, once per file: a file that never says "dali" (nor, below,
     # names a project pipeline) is settled without decoding, parsing or a worker.
-    read: list[tuple[str, bytes | None, Exception | None, bool]] = []
     project = Project()
-    for path in files:
-        name = str(path)
+    slots: list[MigrationResult | None] = []  # one per file, in order; None: a task (below)
+    sources: dict[int, tuple[str, str]] = {}  # slot -> (name, text) of the files to migrate
+    quiet: list[int] = []  # slots of the files that never say "dali" (their bytes are not kept)
+    for name in files:
         try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except (FileNotFoundError, OSError) as e:
-            read.append((name, None, e, False))
+            data = read_bytes(name)
+        except OSError as e:
+            slots.append(_read_error(name, e))
             continue
-        says_dali = b"dali" in data
-        read.append((name, data, None, says_dali))
-        if says_dali and (b"pipeline_def" in data or b"Pipeline" in data):
-            try:
-                scan_source(decode_source(data), name, project)
-            except SourceError:
-                pass  # reported below
-    slots: list[MigrationResult | None] = []
-    tasks: list[tuple] = []
-    task_slots: list[int] = []
-    for name, data, error, says_dali in read:
-        if isinstance(error, FileNotFoundError):
-            result = MigrationResult(path=name, original="", migrated="")
-            result.error = "no such file or directory"
-            result.findings = [Finding(rule="DM001", message=result.error, path=name, fixed=False)]
-            slots.append(result)
-            continue
-        if error is not None:
-            slots.append(_unreadable(name, error))
-            continue
-        if not says_dali and not (project and project.mentioned_in_bytes(data)):
+        if _says_dali(data) is None:
+            quiet.append(len(slots))
             slots.append(MigrationResult(path=name, original="", migrated=""))
             continue
         try:
@@ -162,9 +158,27 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
         except SourceError as e:
             slots.append(_unreadable(name, e))
             continue
-        task_slots.append(len(slots))
+        if b"pipeline_def" in data or b"Pipeline" in data:
+            scan_source(source, name, project)
+        sources[len(slots)] = (name, source)
         slots.append(None)
-        tasks.append((name, source, write, project if project else None))
+    if project:
+        # Files that never say "dali" but name a project pipeline are migrated too. Known only now,
+        # so they are read again: holding every file of a tree in memory until here costs more (in
+        # memory, and in time even where no DALI pipeline is defined) than a second read where one is.
+        for slot in quiet:
+            name = slots[slot].path
+            try:
+                data = read_bytes(name)
+                if project.mentioned_in_bytes(data):
+                    sources[slot] = (name, decode_source(data))
+                    slots[slot] = None
+            except OSError as e:
+                slots[slot] = _read_error(name, e)
+            except SourceError as e:
+                slots[slot] = _unreadable(name, e)
+    task_slots = sorted(sources)
+    tasks = [(*sources[slot], write, project if project else None) for slot in task_slots]
     bar = Progress(len(tasks), enabled=Progress.wanted(progress) and len(tasks) >= 20)
     try:
         done = run_ordered(_migrate_task, tasks, jobs=jobs if jobs is not None else config.jobs, progress=bar)
