@@ -50,16 +50,18 @@ class MigrationContext:
     path: str
     source: str
     imports: ImportTable
-    positions: dict[cst.CSTNode, tuple[int, int]] = field(default_factory=dict)
+    # Where each node of the parsed module starts, as a token index of ``layout`` (``position`` turns
+    # it into a line and column of the file). Passes carry these to the nodes they build.
+    positions: dict[cst.CSTNode, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     # Pipelines found by discovery, by name; unrolling and later passes read and extend them.
     pipelines: dict[str, Any] = field(default_factory=dict)
     # Free-form facts one pass leaves for a later one (documented where they are written).
     facts: dict[str, Any] = field(default_factory=dict)
-    # (start, end) offsets in ``source`` of every node of the parsed module, by node identity. A pass
-    # leaves a subtree it has nothing to do in untouched (``MigrationTransformer``), so nodes keep
-    # their identity, and their text, from pass to pass; rebuilt nodes are not in here.
-    spans: dict[cst.CSTNode, tuple[int, int]] = field(default_factory=dict)
+    # The printed parsed module: where each of its nodes is (``span``). A pass leaves a subtree it has
+    # nothing to do in untouched (``MigrationTransformer``), so nodes keep their identity, and their
+    # text, from pass to pass; rebuilt nodes have no span.
+    layout: "Layout | None" = None
     # The top-level statements left out of the parse (``elision``), or None when the whole file was parsed.
     elision: Any = None
     _identifiers: dict[str, list[int]] | None = field(default=None, repr=False)
@@ -81,17 +83,27 @@ class MigrationContext:
     def may_mention(self, node: cst.CSTNode, names: frozenset) -> bool:
         """False only when ``node`` is an unchanged node of the parsed module whose text contains none
         of ``names``; True for anything a pass built (no span) or whose text has one of them."""
-        span = self.spans.get(node)
-        if span is None:
+        layout = self.layout
+        extent = layout.extents.get(node) if layout is not None else None
+        if extent is None:
             return True
         offsets = self.mention_offsets(names)
-        index = bisect_left(offsets, span[0])
-        return index < len(offsets) and offsets[index] < span[1]
+        start = layout.offsets[extent[0]]
+        index = bisect_left(offsets, start)
+        return index < len(offsets) and offsets[index] < layout.offsets[extent[1]]
+
+    def span(self, node: cst.CSTNode) -> tuple[int, int] | None:
+        """``(start, end)`` offsets in ``source`` of an unchanged node of the parsed module, else None."""
+        return self.layout.span(node) if self.layout is not None else None
 
     def position(self, node: cst.CSTNode | None) -> tuple[int, int]:
-        if node is None:
+        """(line, column) in the file of a node of the parsed module, or of the one a pass built it
+        from; (0, 0) when it has none."""
+        token = self.positions.get(node) if node is not None else None
+        if token is None or self.layout is None:
             return (0, 0)
-        return self.positions.get(node, (0, 0))
+        line, column = self.layout.line_column(token)
+        return (self.elision.original_line(line) if self.elision is not None else line), column
 
     def report(self, rule_id: str, message: str, node: cst.CSTNode | None = None, *, fixed: bool = True,
                line: int | None = None) -> Finding:
@@ -179,8 +191,7 @@ class _StartTokenState(CodegenState):
 
     def after_codegen(self, node) -> None:
         start = self.stack.pop()
-        if node not in self.starts:
-            self.starts[node] = start
+        self.starts.setdefault(node, start)
         self.extents[node] = (start, len(self.tokens))
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
@@ -226,30 +237,45 @@ _NEWLINE = re.compile(r"\r\n?|\n")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 
+class Layout:
+    """Where the nodes of a printed module are: token extents, turned into offsets and lines on demand
+    (a migration asks for a few of them; working all of them out costs a tenth of a parse)."""
+
+    def __init__(self, code: str, tokens: list[str], starts: dict, extents: dict):
+        self.code = code
+        self.starts = starts  # node -> index of its first token (its syntactic start)
+        self.extents = extents  # node -> (first token, token after the last)
+        offsets = list(accumulate(map(len, tokens), initial=0))
+        # A module without a trailing newline pops its last token after the nodes were recorded.
+        offsets.extend([offsets[-1]] * 2)
+        self.offsets = offsets
+        self._line_starts: list[int] | None = None
+
+    def span(self, node) -> tuple[int, int] | None:
+        extent = self.extents.get(node)
+        return None if extent is None else (self.offsets[extent[0]], self.offsets[extent[1]])
+
+    def line_column(self, token: int) -> tuple[int, int]:
+        if self._line_starts is None:
+            self._line_starts = [0, *(m.end() for m in _NEWLINE.finditer(self.code))]
+        offset = self.offsets[token]
+        line = bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1]
+
+
 def print_with_positions(module: cst.Module) -> tuple[str, dict[cst.CSTNode, tuple[int, int]]]:
     """``(module.code, {node: (line, column)})`` from a single codegen walk."""
-    code, positions, _ = print_with_spans(module)
-    return code, positions
+    code, layout = print_with_spans(module)
+    return code, {node: layout.line_column(token) for node, token in layout.starts.items()}
 
 
-def print_with_spans(module: cst.Module):
-    """``(module.code, {node: (line, column)}, {node: (start offset, end offset)})``, one codegen
-    walk. A node's span is the text its own codegen wrote (leading blank lines and comments too)."""
+def print_with_spans(module: cst.Module) -> tuple[str, Layout]:
+    """``(module.code, layout)`` from one codegen walk. A node's span is the text its own codegen
+    wrote (leading blank lines and comments too)."""
     state = _StartTokenState(default_indent=module.default_indent, default_newline=module.default_newline)
     module._codegen(state)
-    tokens = state.tokens
-    code = "".join(tokens)
-    offsets = list(accumulate(map(len, tokens), initial=0))
-    # A module without a trailing newline pops its last token after the nodes were recorded.
-    offsets.extend([offsets[-1]] * 2)
-    line_starts = [0, *(m.end() for m in _NEWLINE.finditer(code))]
-    positions = {}
-    for node, token in state.starts.items():
-        offset = offsets[token]
-        line = bisect_right(line_starts, offset)
-        positions[node] = (line, offset - line_starts[line - 1])
-    spans = {node: (offsets[first], offsets[end]) for node, (first, end) in state.extents.items()}
-    return code, positions, spans
+    code = "".join(state.tokens)
+    return code, Layout(code, state.tokens, state.starts, state.extents)
 
 
 def migrate_source(source: str, path: str = "<string>", passes=None, project=None, *,
@@ -304,7 +330,7 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
         return _fail(result, PARSE_ERROR.id, f"libcst cannot parse this file: {e.message}", e.raw_line,
                      e.raw_column)
     # One codegen walk gives both the round-trip check and every node's position.
-    printed, positions, spans = print_with_spans(module)
+    printed, layout = print_with_spans(module)
     if printed != text:
         if elision:
             return whole_file()
@@ -314,14 +340,11 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
     if not imports.uses_dali() and not force and not (project and project.imported_by(imports)):
         return result
     result.uses_dali = True
-    if elision:
-        positions = {node: (elision.original_line(line), column) for node, (line, column) in positions.items()}
-    ctx = MigrationContext(path=path, source=text, imports=imports, elision=elision)
+    ctx = MigrationContext(path=path, source=text, imports=imports, elision=elision, layout=layout,
+                           positions=layout.starts)
     if project:
         ctx.facts["project"] = project
     try:
-        ctx.positions = positions
-        ctx.spans = spans
         for migration_pass in passes if passes is not None else PASSES:
             if force or migration_pass.applies(ctx):
                 module = migration_pass.run(module, ctx)

@@ -160,7 +160,7 @@ def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str]) 
         hot_words |= {local for local, q in ctx.imports.aliases.items() if q in project.pipelines}
     body, words_of = [], {}
     for statement in module.body:
-        span = ctx.spans.get(statement)
+        span = ctx.span(statement)
         if span is None:  # built or changed by an earlier pass: hot, and every name in it counts
             names = _NameCollector()
             walk(statement, names)
