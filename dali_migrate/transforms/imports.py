@@ -297,7 +297,10 @@ class ImportsPass(Pass):
 
     def run(self, module, ctx):
         uses = _Uses()  # one walk for both: each full-tree visit costs about a parse
-        walk(module, uses)
+        # Only some names matter here: DALI aliases (kept or pruned), ndd, and the names other passes
+        # asked imports for. Unchanged subtrees whose text has none of them are skipped.
+        wanted = frozenset(ctx.imports.dali_locals() | {"ndd", "nvidia"} | set(ctx.facts.get("add_imports") or ()))
+        walk(module, uses, keep=lambda node: ctx.may_mention(node, wanted))
         used = uses.names
         ctx.facts["dotted_uses"] = uses.uses
         pruner = _PruneImports(ctx, used)

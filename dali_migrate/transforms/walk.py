@@ -33,10 +33,15 @@ def _child_fields(cls: type) -> tuple[str, ...]:
     return names
 
 
-def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
-    """``node.visit(visitor)`` for a read-only visitor, without rebuilding the tree."""
+def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, keep=None) -> None:
+    """``node.visit(visitor)`` for a read-only visitor, without rebuilding the tree.
+
+    ``keep(node) -> bool``, when given, is asked before each node: a node it turns down is skipped
+    with its whole subtree, as if it were not there (no hooks run for it)."""
     cls = type(visitor)
-    if cls.on_visit is _BASE_ON_VISIT and cls.on_leave is _BASE_ON_LEAVE:
+    if keep is not None:
+        _walk_kept(node, visitor, keep)
+    elif cls.on_visit is _BASE_ON_VISIT and cls.on_leave is _BASE_ON_LEAVE:
         _walk_hooks(node, visitor, cls)  # the usual case: only visit_<Node>/leave_<Node> methods
     else:
         _walk(node, visitor)
@@ -68,6 +73,22 @@ def _walk(node, visitor):
                 for item in value:
                     if (_VALUE_KIND.get(type(item)) or _value_kind(item)) == _NODE:
                         _walk(item, visitor)
+    visitor.on_leave(node)
+
+
+def _walk_kept(node, visitor, keep):
+    if not keep(node):
+        return
+    if visitor.on_visit(node):
+        for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
+            value = getattr(node, name)
+            kind = _VALUE_KIND.get(type(value)) or _value_kind(value)
+            if kind == _NODE:
+                _walk_kept(value, visitor, keep)
+            elif kind == _SEQ:
+                for item in value:
+                    if (_VALUE_KIND.get(type(item)) or _value_kind(item)) == _NODE:
+                        _walk_kept(item, visitor, keep)
     visitor.on_leave(node)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
 from ... import optable
@@ -685,8 +687,7 @@ class Unroller(MigrationTransformer):
     def finish(self, module: cst.Module) -> cst.Module:
         if self.need_epoch_iterator and not _defines(module, epoch_iterator.CLASS_NAME):
             index = _after_imports(module)
-            cls = cst.parse_statement(epoch_iterator.SOURCE)
-            cls = cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+            cls = _epoch_iterator_class()
             body = list(module.body)
             body.insert(index, cls)
             if index + 1 < len(body):  # two blank lines after the class, as before any top-level code
@@ -703,6 +704,14 @@ class Unroller(MigrationTransformer):
         self.ctx.facts["migrated"] = True
         self.ctx.facts["uses_ndd"] = True
         return module
+
+
+@functools.lru_cache(maxsize=1)
+def _epoch_iterator_class() -> cst.ClassDef:
+    """The EpochIterator class, parsed once per process (nodes are immutable: every module that needs
+    it can hold the same one)."""
+    cls = cst.parse_statement(epoch_iterator.SOURCE)
+    return cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
 
 
 def _imported_desc(local: str, pipeline) -> PipelineDesc:
