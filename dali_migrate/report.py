@@ -252,6 +252,9 @@ class Report:
     verifier_used: bool  # a verifier (the harness) ran the pipelines
     total_seconds: float
     not_run_reason: str = NOT_RUN_NO_HARNESS  # why nothing was verified when no verifier was used
+    # The tool's own speed on these files (issue 8's measure): seconds to migrate the DALI files vs a
+    # bare libcst parse-and-print of the same files, measured in this run.
+    speed: dict | None = None
 
     # -- counts ----------------------------------------------------------------------------
     def file_counts(self) -> dict[str, int]:
@@ -304,6 +307,7 @@ class Report:
             },
             MEASURED_KEY: {
                 "total_seconds": round(self.total_seconds, 4),
+                "tool_speed": self.speed,
                 "migration_seconds": {f.result.path: round(f.seconds, 4) for f in self.files},
                 "throughput": [{"path": p.info.path, "name": p.info.name,
                                 "original_samples_per_s": p.verification.throughput_original,
@@ -381,7 +385,28 @@ def build_report(paths, verify_args: dict[str, dict] | None = None, progress: bo
     total = time.perf_counter() - started
     pipe_meter.done()
     return Report([display_path(Path(p)) for p in paths], files, entries, all_rules(), verifier is not None, total,
-                  not_run_reason)
+                  not_run_reason, speed=_tool_speed(files))
+
+
+def _tool_speed(files: list[FileEntry]) -> dict | None:
+    """Migration seconds of the DALI files next to a bare libcst round trip of the same text."""
+    import libcst as cst
+
+    dali, bare = [], 0.0
+    for f in files:
+        if f.result.uses_dali and not f.result.error and f.result.path.endswith(".py"):
+            started = time.perf_counter()
+            try:
+                cst.parse_module(f.result.original).code
+            except (cst.ParserSyntaxError, RecursionError):
+                continue  # libcst fails on a statement the migration left out of its parse: not comparable
+            bare += time.perf_counter() - started
+            dali.append(f)
+    if not dali:
+        return None
+    migrate = sum(f.seconds for f in dali)
+    return {"dali_files": len(dali), "migrate_seconds": round(migrate, 4), "bare_roundtrip_seconds": round(bare, 4),
+            "ratio": round(migrate / bare, 3) if bare > 0 else None}
 
 
 # ----------------------------------------------------------------------------------- Markdown
@@ -465,8 +490,13 @@ def to_markdown(report: Report) -> str:
     else:
         out += ["No throughput was measured" + (f" ({report.not_run_reason})." if not report.verifier_used
                                                  else "."), ""]
-    out += ["### Migration time", "", f"Total: {report.total_seconds:.3f} s for {len(report.files)} files.", "",
-            "| File | Seconds |", "|---|---:|"]
+    out += ["### Migration time", "", f"Total: {report.total_seconds:.3f} s for {len(report.files)} files.", ""]
+    if report.speed:
+        sp = report.speed
+        out += [f"Tool speed: migrating the {sp['dali_files']} DALI files took {sp['migrate_seconds']:.3f} s, "
+                f"a bare libcst parse-and-print of them {sp['bare_roundtrip_seconds']:.3f} s: "
+                f"**{sp['ratio']:.2f}×** (`benchmarks/speed.py` measures this on a larger corpus).", ""]
+    out += ["| File | Seconds |", "|---|---:|"]
     for f in sorted(report.files, key=lambda f: -f.seconds):
         out.append(f"| `{f.result.path}` | {f.seconds:.4f} |")
     return "\n".join(out).rstrip("\n") + "\n"
