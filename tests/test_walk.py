@@ -149,3 +149,17 @@ def test_pass_transformers_have_no_layout_hooks():
     hooks = {(cls.__name__, name) for cls in seen for name in vars(cls)
              if name.split("_", 1)[0] in ("visit", "leave") and name.split("_", 1)[-1] in layout}
     assert hooks == set()
+
+
+@pytest.mark.parametrize("index", range(len(SOURCES)))
+def test_inline_pass_walk_matches_the_generic_one(index, monkeypatch):
+    """run_transformer's inlined walk gives the same migration and findings as transform() with the
+    transformer's own on_visit/on_leave."""
+    from dali_migrate import engine
+    from dali_migrate.transforms import base
+
+    inline = engine.migrate_source(SOURCES[index], "x.py")
+    monkeypatch.setattr(base, "_run_inline", lambda module, t: walk_module.transform(module, t, layout=False))
+    generic = engine.migrate_source(SOURCES[index], "x.py")
+    assert inline.migrated == generic.migrated
+    assert [f.to_dict() for f in inline.findings] == [f.to_dict() for f in generic.findings]

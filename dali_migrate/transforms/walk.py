@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import inspect
 import re
 import textwrap
@@ -187,7 +188,7 @@ def _visit_order(cls: type) -> tuple[tuple[str, int], ...] | None:
 _ATTRIBUTE_HOOKS: dict[type, bool] = {}
 
 
-def _has_attribute_hooks(transformer: cst.CSTTransformer) -> bool:
+def has_attribute_hooks(transformer: cst.CSTTransformer) -> bool:
     """Whether the transformer defines any ``visit_<Node>_<field>``/``leave_<Node>_<field>`` hook or its own
     ``on_visit_attribute``/``on_leave_attribute`` (if not, those calls are skipped: they would do nothing)."""
     cls = type(transformer)
@@ -210,7 +211,7 @@ def transform(node: cst.CSTNode, transformer: cst.CSTTransformer, *, layout: boo
     lines, parentheses, commas, semicolons), for transformers with no hook on such nodes: a third of
     the nodes of a typical module, never changed by such a transformer, so never worth visiting."""
     orders = _VISIT_ORDER if layout else _CODE_ORDER
-    return _transform(node, transformer, _has_attribute_hooks(transformer), orders)
+    return _transform(node, transformer, has_attribute_hooks(transformer), orders)
 
 
 _CODE_ORDER: dict[type, tuple[tuple[str, int], ...] | None] = {}
@@ -225,47 +226,27 @@ def _code_order(cls: type) -> tuple[tuple[str, int], ...] | None:
     return order
 
 
+def child_order(cls: type, layout: bool) -> tuple[tuple[str, int], ...] | None:
+    """The fields ``transform`` enters for a node class (None: use libcst's own method)."""
+    orders = _VISIT_ORDER if layout else _CODE_ORDER
+    if cls in orders:
+        return orders[cls]
+    return _visit_order(cls) if layout else _code_order(cls)
+
+
 def _transform(node, transformer, hooks, orders):
     if not transformer.on_visit(node):
         updated = node
     else:
         cls = type(node)
-        order = orders[cls] if cls in orders else (_visit_order(cls) if orders is _VISIT_ORDER else _code_order(cls))
+        order = orders[cls] if cls in orders else child_order(cls, orders is _VISIT_ORDER)
         if order is None:
             updated = node._visit_and_replace_children(transformer)
             if same_children(updated, node):
                 updated = node
         else:
-            changes = None
-            for name, kind in order:
-                old = getattr(node, name)
-                if hooks:
-                    transformer.on_visit_attribute(node, name)
-                if kind == _EITHER:
-                    kind = _SEQUENCE if type(old) in (list, tuple) else _OPTIONAL if old is None else _REQUIRED
-                if kind == _SEQUENCE or kind == _BODY:
-                    new = _transform_sequence(old, transformer, hooks, orders, kind == _BODY)
-                elif kind == _REQUIRED:
-                    new = _transform(old, transformer, hooks, orders)
-                    if isinstance(new, (cst.RemovalSentinel, cst.FlattenSentinel)):
-                        raise TypeError(f"We got a {type(new).__name__} while visiting a {type(old).__name__}. "
-                                        "This node's parent does not allow it to be removed or flattened.")
-                elif old is None or isinstance(old, cst.MaybeSentinel):
-                    new = old
-                else:
-                    new = _transform(old, transformer, hooks, orders)
-                    if isinstance(new, cst.FlattenSentinel):
-                        raise TypeError(f"We got a FlattenSentinel while visiting a {type(old).__name__}. "
-                                        "This node's parent does not allow for it to be flattened.")
-                    if isinstance(new, cst.RemovalSentinel):
-                        new = None if kind == _OPTIONAL else cst.MaybeSentinel.DEFAULT
-                if hooks:
-                    transformer.on_leave_attribute(node, name)
-                if new is not old:
-                    if changes is None:
-                        changes = {}
-                    changes[name] = new
-            updated = node if changes is None else node.with_changes(**changes)
+            recurse = functools.partial(_transform, transformer=transformer, hooks=hooks, orders=orders)
+            updated = rebuild_children(node, order, recurse, transformer if hooks else None)
     result = transformer.on_leave(node, updated)
     if result is not node and result is not updated \
             and not isinstance(result, (cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel)):
@@ -274,11 +255,47 @@ def _transform(node, transformer, hooks, orders):
     return result
 
 
-def _transform_sequence(children, transformer, hooks, orders, body: bool):
+def rebuild_children(node, order, recurse, attribute_hooks=None):
+    """``node`` with each child in ``order`` replaced by ``recurse(child)``, following libcst's rules
+    for removal and flattening; ``node`` itself when every child came back as itself.
+    ``attribute_hooks``: a transformer whose ``on_visit_attribute``/``on_leave_attribute`` to call."""
+    changes = None
+    for name, kind in order:
+        old = getattr(node, name)
+        if attribute_hooks is not None:
+            attribute_hooks.on_visit_attribute(node, name)
+        if kind == _EITHER:
+            kind = _SEQUENCE if type(old) in (list, tuple) else _OPTIONAL if old is None else _REQUIRED
+        if kind == _SEQUENCE or kind == _BODY:
+            new = _rebuild_sequence(old, recurse, kind == _BODY)
+        elif kind == _REQUIRED:
+            new = recurse(old)
+            if isinstance(new, (cst.RemovalSentinel, cst.FlattenSentinel)):
+                raise TypeError(f"We got a {type(new).__name__} while visiting a {type(old).__name__}. "
+                                "This node's parent does not allow it to be removed or flattened.")
+        elif old is None or isinstance(old, cst.MaybeSentinel):
+            new = old
+        else:
+            new = recurse(old)
+            if isinstance(new, cst.FlattenSentinel):
+                raise TypeError(f"We got a FlattenSentinel while visiting a {type(old).__name__}. "
+                                "This node's parent does not allow for it to be flattened.")
+            if isinstance(new, cst.RemovalSentinel):
+                new = None if kind == _OPTIONAL else cst.MaybeSentinel.DEFAULT
+        if attribute_hooks is not None:
+            attribute_hooks.on_leave_attribute(node, name)
+        if new is not old:
+            if changes is None:
+                changes = {}
+            changes[name] = new
+    return node if changes is None else node.with_changes(**changes)
+
+
+def _rebuild_sequence(children, recurse, body: bool):
     """libcst's ``visit_sequence``/``visit_body_sequence``; ``children`` itself when nothing changed."""
     new_children, changed = [], False
     for child in children:
-        new = _transform(child, transformer, hooks, orders)
+        new = recurse(child)
         if new is child:
             new_children.append(child)
             continue
