@@ -9,7 +9,7 @@ from pathlib import Path
 from .engine import MigrationResult, migrate_source
 from .files import SourceError, atomic_write, decode_source, read_bytes
 from .findings import Finding
-from .project import Project, scan_source
+from .project import Project, module_name_of, scan_source
 
 # Exit codes (the CLI contract in DESIGN.md).
 EXIT_CLEAN = 0  # nothing left to do
@@ -96,6 +96,46 @@ def _migrate_text(source: str, name: str, suffix: str, project=None) -> Migratio
 # scan of a tree without DALI spends as long in this check as in reading the files.
 _says_dali = re.compile(b"dali").search
 
+def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[str, str]],
+                         quiet: list[str]) -> list[tuple[str, str]]:
+    """The ``(name, text)`` candidates for the pre-scan whose module another file of the run mentions.
+
+    A module's pipelines can only be imported through its name (``from loaders.decorated import p``,
+    ``from . import decorated``, ``import loaders.decorated``): where no other file says the module's
+    last name, nobody can import its pipelines, and its own migration needs no pre-scan. ``texts``:
+    ``(name, text)`` of the files read; ``quiet``: files not kept in memory (read again here)."""
+    if not candidates:
+        return candidates
+    words = {name: module_name_of(Path(name)).rpartition(".")[2] for name, _ in candidates}
+    if not all(word.isascii() and word.isidentifier() for word in words.values()):
+        return candidates  # a name the byte pattern below cannot spell: scan them all
+    alternatives = "|".join(sorted({re.escape(w) for w in words.values()}, key=len, reverse=True))
+    pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+    mentioned: dict[str, set[str]] = {}  # module word -> files that say it
+
+    def note(name, found):
+        for word in set(found):
+            mentioned.setdefault(word, set()).add(name)
+
+    for name, text in texts:
+        note(name, pattern.findall(text))
+    byte_pattern = re.compile(pattern.pattern.encode())
+    for name in quiet:
+        try:
+            note(name, (m.decode() for m in byte_pattern.findall(read_bytes(name))))
+        except OSError:
+            continue  # reported where the file is needed
+    return [(name, text) for name, text in candidates if mentioned.get(words[name], set()) - {name}]
+
+
+def _scan_task(task: tuple[str, str]) -> tuple[dict, dict]:
+    """One file's part of the project pre-scan, in a worker process: (pipelines, kept) it defines."""
+    name, source = task
+    found = Project()
+    scan_source(source, name, found)
+    return found.pipelines, found.kept
+
+
 def _migrate_task(task: tuple) -> tuple[MigrationResult, bool]:
     """One file, in a worker process: migrate its text and, when asked, write it. (result, written)"""
     path, source, write, project = task
@@ -143,6 +183,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     slots: list[MigrationResult | None] = []  # one per file, in order; None: a task (below)
     sources: dict[int, tuple[str, str]] = {}  # slot -> (name, text) of the files to migrate
     quiet: list[int] = []  # slots of the files that never say "dali" (their bytes are not kept)
+    to_scan: list[tuple[str, str]] = []  # (name, text) of the files that could define a pipeline
     for name in files:
         try:
             data = read_bytes(name)
@@ -159,9 +200,16 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
             slots.append(_unreadable(name, e))
             continue
         if b"pipeline_def" in data or b"Pipeline" in data:
-            scan_source(source, name, project)
+            to_scan.append((name, source))
         sources[len(slots)] = (name, source)
         slots.append(None)
+    # The pre-scan parses each file that could define a pipeline that another file imports: over the
+    # workers, like the migration.
+    jobs = jobs if jobs is not None else config.jobs
+    to_scan = _imported_candidates(to_scan, [text for text in sources.values()], [slots[i].path for i in quiet])
+    for pipelines, kept in run_ordered(_scan_task, to_scan, jobs=jobs if len(to_scan) >= 8 else 1):
+        project.pipelines.update(pipelines)
+        project.kept.update(kept)
     if project:
         # Files that never say "dali" but name a project pipeline are migrated too. Known only now,
         # so they are read again: holding every file of a tree in memory until here costs more (in
@@ -181,7 +229,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     tasks = [(*sources[slot], write, project if project else None) for slot in task_slots]
     bar = Progress(len(tasks), enabled=Progress.wanted(progress) and len(tasks) >= 20)
     try:
-        done = run_ordered(_migrate_task, tasks, jobs=jobs if jobs is not None else config.jobs, progress=bar)
+        done = run_ordered(_migrate_task, tasks, jobs=jobs, progress=bar)
     finally:
         bar.close()
     for slot, (result, written) in zip(task_slots, done):

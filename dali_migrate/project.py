@@ -77,23 +77,28 @@ def scan_source(text: str, path: str, project: Project) -> None:
     """Add the pipelines ``text`` (the file at ``path``) defines to ``project``."""
     if not any(word in text for word in _DEFINES):
         return
-    try:
-        module = cst.parse_module(text)
-    except (cst.ParserSyntaxError, RecursionError):
-        return  # the migration reports it
+    from .elision import elide
     from .engine import MigrationContext
     from .names import ImportTable
+    from .transforms import ELISION_WORDS
     from .transforms.unroll import module_symbols
     from .transforms.unroll.model import code_of
     from .transforms.unroll.unroll import Discovery, Unroller
+    from .transforms.walk import walk
 
+    # As in the migration, top-level statements that cannot concern a pipeline are not parsed.
+    elision = elide(text, ELISION_WORDS)
+    try:
+        module = cst.parse_module(elision.text if elision else text)
+    except (cst.ParserSyntaxError, RecursionError):
+        return  # the migration reports it
     imports = ImportTable.from_module(module)
     if not imports.uses_dali():
         return
-    ctx = MigrationContext(path=path, source=text, imports=imports)
-    ctx.facts["module_symbols"] = module_symbols(module)
+    ctx = MigrationContext(path=path, source=elision.text if elision else text, imports=imports, elision=elision)
+    ctx.facts["module_symbols"] = module_symbols(module, elision)
     discovery = Discovery(ctx)
-    module.visit(discovery)
+    walk(module, discovery)  # read-only: no rebuild
     if not discovery.anything():
         return
     unroller = Unroller(ctx, discovery)  # describes every pipeline; nothing is rewritten

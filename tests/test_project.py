@@ -91,3 +91,45 @@ def test_migrated_project_computes_the_same(tmp_path):
                                                         migrated.save_and_resume(images, 4))
     assert_bitwise_equal(output(steps_as_arrays(want_first + want_again), 0),
                          output(steps_as_arrays(got_first + got_again), 0), "resumed labels")
+
+
+PIPES = '''\
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def my_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    return fn.decoders.image(jpegs), labels
+'''
+
+
+def test_only_imported_modules_are_pre_scanned(tmp_path):
+    """A module's pipelines can only be imported through its name: a file that defines a pipeline no
+    other file names is not pre-scanned, and every file migrates exactly as with a full pre-scan."""
+    from dali_migrate import api, migrate_source
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "pipes.py").write_text(PIPES)
+    (tmp_path / "pkg" / "alone.py").write_text(PIPES.replace("my_pipe", "alone_pipe"))
+    (tmp_path / "pkg" / "relative.py").write_text(PIPES.replace("my_pipe", "rel_pipe"))
+    # No DALI here (a quiet file, read again for the check), one absolute and one relative import.
+    (tmp_path / "consumer.py").write_text("from pkg.pipes import my_pipe\n\np = my_pipe('/data')\np.build()\n")
+    (tmp_path / "pkg" / "user.py").write_text("from . import relative\n\nq = relative.rel_pipe('/x')\n")
+    files = sorted(str(p) for p in tmp_path.rglob("*.py"))
+    texts = [(name, Path(name).read_text()) for name in files if "dali" in Path(name).read_text()]
+    quiet = [name for name in files if "dali" not in Path(name).read_text()]
+    kept = api._imported_candidates(texts, texts, quiet)
+    assert sorted(Path(name).name for name, _ in kept) == ["pipes.py", "relative.py"]
+
+    run = migrate_paths([tmp_path])
+    full = scan_project([tmp_path])
+    assert set(full.pipelines) == {"pkg.pipes.my_pipe", "pkg.alone.alone_pipe", "pkg.relative.rel_pipe"}
+    for result in run.files:
+        expected = migrate_source(Path(result.path).read_text(), result.path, project=full)
+        assert result.migrated == expected.migrated, result.path
+        assert [f.to_dict() for f in result.findings] == [f.to_dict() for f in expected.findings]
+    consumer = next(f for f in run.files if f.path.endswith("consumer.py"))
+    assert "p = my_pipe('/data')\n" in consumer.migrated and "p.build()" not in consumer.migrated
