@@ -2,6 +2,11 @@
 
 Safety rules live here: a file that does not parse, or that libcst does not print back
 byte-identical, is reported and left untouched; so is a file on which a pass fails.
+
+Speed: top-level statements no pass can concern are left out of the parse and put back byte for
+byte (``elision``); the passes skip subtrees that cannot concern them and rebuild only what they
+change (``transforms.walk``); one codegen walk gives the round-trip check and every node's place
+(``Layout``), turned into lines only for the nodes a finding points at.
 """
 
 from __future__ import annotations
