@@ -270,6 +270,16 @@ class ModuleSymbols:
         if isinstance(node, cst.FunctionDef):
             self._functions.add(name)
 
+    def add_statement(self, statement: cst.CSTNode) -> None:
+        """What a parsed top-level statement defines: a ``def``, or ``name = value`` assignments."""
+        if isinstance(statement, cst.FunctionDef):
+            self.add(statement.name.value, statement)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                        and isinstance(small.targets[0].target, cst.Name):
+                    self.add(small.targets[0].target.value, small.value)
+
     def add_elided(self, unit: Unit) -> None:
         for statement in unit.statements:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -285,7 +295,14 @@ class ModuleSymbols:
         if isinstance(found, Unit):
             parsed = self._parsed.get(id(found))
             if parsed is None:
-                parsed = self._parsed[id(found)] = _symbols_of(cst.parse_module(found.text).body)
+                symbols = ModuleSymbols()
+                try:
+                    body = cst.parse_module(found.text).body
+                except (cst.ParserSyntaxError, RecursionError):
+                    body = ()  # libcst cannot read it: what it defines stays unknown, as for any name
+                for statement in body:
+                    symbols.add_statement(statement)
+                parsed = self._parsed[id(found)] = symbols._found
             found = self._found[name] = parsed.get(name, default)
         return found
 
@@ -301,16 +318,3 @@ class ModuleSymbols:
 
     def __len__(self) -> int:
         return len(self._found)
-
-
-def _symbols_of(body) -> dict[str, cst.CSTNode]:
-    symbols: dict[str, cst.CSTNode] = {}
-    for statement in body:
-        if isinstance(statement, cst.FunctionDef):
-            symbols[statement.name.value] = statement
-        elif isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
-                        and isinstance(small.targets[0].target, cst.Name):
-                    symbols[small.targets[0].target.value] = small.value
-    return symbols

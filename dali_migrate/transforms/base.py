@@ -58,8 +58,8 @@ def run_transformer(module: cst.Module, transformer: "MigrationTransformer",
 def _run_inline(module: cst.Module, t: "MigrationTransformer") -> cst.Module:
     """``transform(module, t, layout=False)`` with ``MigrationTransformer.on_visit``/``on_leave``
     written into the walk: the same steps in the same order, without two method calls, a hook lookup
-    and a span lookup through the context per node (the walk's own cost halves; tested equal to the
-    generic walk in tests/test_walk.py)."""
+    and a span lookup through the context per node (10-25 % less per pass, measured on the speed
+    corpora; tested equal to the generic walk in tests/test_walk.py)."""
     ctx, cls, cold, stack = t.ctx, type(t), t._cold, t._statement_stack
     layout = ctx.layout
     extents = layout.extents if layout is not None else {}

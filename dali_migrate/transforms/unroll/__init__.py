@@ -87,13 +87,8 @@ def module_symbols(module: cst.Module, elision=None) -> ModuleSymbols:
         unit = _elided_unit(statement, elision)
         if unit is not None:
             symbols.add_elided(unit)
-        elif isinstance(statement, cst.FunctionDef):
-            symbols.add(statement.name.value, statement)
-        elif isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
-                        and isinstance(small.targets[0].target, cst.Name):
-                    symbols.add(small.targets[0].target.value, small.value)
+        else:
+            symbols.add_statement(statement)
     return symbols
 
 
