@@ -162,7 +162,7 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
         pieces.append(source[starts[line - 1]:starts[unit.first - 1]])
         line_map.extend(range(line, unit.first))
         name = f"{PREFIX}{len(elided) + 1}"
-        bound = sorted(_bound(unit) - {name})
+        bound = sorted(_placeholder_names(unit))
         unit.placeholder = " = ".join([name, *bound, "..."])
         pieces.append(unit.placeholder + _trailing_newline(unit.text))
         line_map.append(unit.first)
@@ -225,6 +225,26 @@ def _bound(unit: Unit) -> set[str]:
     return unit.bound
 
 
+def _placeholder_names(unit: Unit) -> set[str]:
+    """The module names a cold unit may bind, for its placeholder to bind: what ``_bindings`` finds,
+    plus ``:=`` targets, names declared ``global`` and ``match`` captures anywhere in it. Not the
+    word superset ``_bound`` uses for heat: binding ``len`` or ``print`` in the placeholder would
+    tell the data flow they are not the builtins."""
+    names: set[str] = set()
+    for statement in unit.statements:
+        _bindings(statement, names)
+        for node in ast.walk(statement):
+            if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+                names.add(node.target.id)
+            elif isinstance(node, ast.Global):
+                names.update(node.names)
+            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                names.add(node.name)
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                names.add(node.rest)
+    return names
+
+
 def _bindings(statement: ast.stmt, names: set[str]) -> None:
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         names.add(statement.name)
@@ -246,6 +266,9 @@ def _bindings(statement: ast.stmt, names: set[str]) -> None:
         names |= {node.id for node in ast.walk(target) if isinstance(node, ast.Name)}
     for field_name in ("body", "orelse", "finalbody"):
         for child in getattr(statement, field_name, ()):
+            _bindings(child, names)
+    for case in getattr(statement, "cases", ()):  # match
+        for child in case.body:
             _bindings(child, names)
     for handler in getattr(statement, "handlers", ()):
         if handler.name:

@@ -75,9 +75,32 @@ out, = p.run()
 print(len(out), out.at(0))
 '''
 
+WALRUS = '''\
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+def sizes(xs):
+    """A walrus makes every word of this statement count as bound for heat, not for its placeholder."""
+    if (n := len(xs)) > 3:
+        print(n)
+    return n
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe():
+    return fn.random.uniform(range=[0, 1], shape=[2])
+
+
+p = pipe()
+p.build()
+out, = p.run()
+print(len(out))
+'''
+
 SOURCES = {p.name: p.read_text() for p in sorted(ROOT.glob("golden/*/*.py")) if not p.name.endswith(".expected.py")}
 SOURCES.update({f"script{i}": s for i, s in enumerate(generate_scripts(10, seed=5))})
-SOURCES.update({"layout": LAYOUT, "external_source": EXTERNAL_SOURCE})
+SOURCES.update({"layout": LAYOUT, "external_source": EXTERNAL_SOURCE, "walrus": WALRUS})
 
 
 def _whole(source, name, passes=None):
@@ -161,3 +184,9 @@ def test_names_in_elided_statements_still_count():
         f"{elision.PREFIX}1 = batches = ...", f"{elision.PREFIX}2 = len = ..."}
     assert "print(len(out)" in result.migrated  # not rewritten to out.batch_size
     assert "for data in batches():" in result.migrated  # a generator, read from its elided def
+
+
+def test_a_placeholder_binds_what_its_statement_binds_not_every_word():
+    split = elision.elide(WALRUS, set(ELISION_WORDS))
+    assert [unit.placeholder for unit in split.units.values()] == [f"{elision.PREFIX}1 = n = sizes = ..."]
+    assert "print(out.batch_size)" in engine.migrate_source(WALRUS, "w.py").migrated  # len is the builtin
