@@ -401,6 +401,8 @@ def discover(paths, include=DEFAULT_INCLUDE, exclude=(), respect_gitignore: bool
                 add(path)
             continue
         prefix = _prefix(path, root)
+        if prefix and exclude_patterns and matches_any(exclude_patterns, prefix[:-1], True):
+            continue  # a folder named explicitly is excluded like a file named explicitly (both paths)
         names = _git_files(path) if respect_gitignore else None
         if names is not None:
             files = _git_candidates(path, names, prefix, include_lines, exclude_lines)

@@ -88,6 +88,12 @@ def test_globs_and_explicit_files(tmp_path):
     assert relative(discover([root / "x.gen.py"], root=root), root) == ["x.gen.py"]
     assert discover([root / "x.gen.py"], exclude=["*.gen.py"], root=root) == []
     assert discover([root / "a.py", root / "a.py", root], include=["a.py"], root=root) == [str(root / "a.py")]
+    # So does a folder named explicitly, inside a git work tree and outside one alike.
+    assert discover([root / "sub"], exclude=["sub/"], root=root) == []
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        assert discover([root / "sub"], exclude=["sub/"], root=root) == []
+        assert relative(discover([root / "sub"], root=root), root) != []
 
 
 def test_config_nearest_table_and_errors(tmp_path, capsys):
