@@ -327,7 +327,7 @@ def _walk(folder: Path, gitignore: bool, include: _Lines, exclude: _Lines, prefi
                 continue
             if is_dir:
                 visit(entry.path, os.path.join(real, name), f"{relative}{name}/")
-            elif entry.is_file():
+            elif _entry_is_file(entry):
                 out.append(entry.path)
         del ignore.levels[depth:]
 
@@ -456,8 +456,18 @@ def _folder_rules(parent: str, prefix: str, include: _Lines, exclude: _Lines, ca
     return _Rules.of(include.narrow(relative), cache), _Rules.of(exclude.narrow(relative), cache)
 
 
+def _entry_is_file(entry) -> bool:
+    """``entry.is_file()``, but a listed entry that cannot be looked at is taken (reported when read)."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return True
+
+
 def _is_file(path: str) -> bool:
-    """``Path(path).is_file()`` without the Path object: False for the errors pathlib ignores."""
+    """``Path(path).is_file()`` without the Path object: False for the errors pathlib ignores. A file
+    git lists but that cannot be looked at (permission denied) is taken: reading it then fails, and
+    the run reports that file with its reason instead of stopping."""
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
     except ValueError:
@@ -466,4 +476,4 @@ def _is_file(path: str) -> bool:
         if e.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP) or \
                 getattr(e, "winerror", None) in (21, 123, 1921):
             return False
-        raise
+        return True

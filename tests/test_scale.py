@@ -2,6 +2,7 @@
 check, the progress bar and the pre-commit hook definitions."""
 
 import io
+import os
 import re
 import shutil
 import subprocess
@@ -261,3 +262,31 @@ def test_an_ignored_folder_named_explicitly_is_still_searched(tmp_path):
     assert discover([repo], root=repo) == []  # git's semantics below the repo root
     folder = repo / "versions"
     assert relative(discover([folder], root=folder), folder) == ["lib/m.py"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_a_listed_file_that_cannot_be_looked_at_is_reported_not_fatal(tmp_path, monkeypatch):
+    """git lists a file whose stat fails (permission denied on a folder on its way): the run goes on
+    and reports that file; it used to stop with a traceback in discovery."""
+    from dali_migrate import discovery
+
+    root = tmp_path / "repo"
+    (root / "locked").mkdir(parents=True)
+    (root / "ok.py").write_text("import nvidia.dali.fn as fn\nx = fn.flip(1)\n")
+    (root / "locked" / "pipe.py").write_text("import nvidia.dali.fn as fn\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):
+        if "locked" in str(path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(discovery.os, "stat", stat)
+    monkeypatch.setattr(api, "read_bytes", lambda name: (_ for _ in ()).throw(PermissionError(
+        13, "Permission denied", name)) if "locked" in name else open(name, "rb").read())
+    run = api.migrate_paths([root], jobs=1)
+    by_name = {Path(f.path).name: f for f in run.files}
+    assert by_name["ok.py"].changed
+    assert by_name["pipe.py"].error and "ermission denied" in by_name["pipe.py"].error
+    assert run.exit_code() == 2
