@@ -68,11 +68,18 @@ def _run_inline(module: cst.Module, t: "MigrationTransformer") -> cst.Module:
     count = len(mentions) if mentions is not None else 0
     positions, moved = ctx.positions, t.moved_positions
     hooks = _HOOKS
+    skipped_types = {} if cls.skips is not MigrationTransformer.skips else None
 
     def visit(node):
         ntype = type(node)
         if cold and node in cold:
             return node
+        if skipped_types is not None:
+            skip = skipped_types.get(ntype)
+            if skip is None:
+                skip = skipped_types[ntype] = t.skips(ntype)
+            if skip:
+                return node
         if mentions is not None:
             extent = extents.get(node)
             if extent is not None:
@@ -137,8 +144,13 @@ class MigrationTransformer(cst.CSTTransformer):
         return None
 
     # -- position tracking and markers ------------------------------------------------------
+    def skips(self, node_type: type) -> bool:
+        """True for node types whose subtrees can never concern this transformer (not visited)."""
+        return False
+
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if node in self._cold or (self._relevant is not None and not self.ctx.may_mention(node, self._relevant)):
+        if node in self._cold or self.skips(type(node)) or \
+                (self._relevant is not None and not self.ctx.may_mention(node, self._relevant)):
             self._skipped = node  # libcst calls on_leave(node, node) next, without visiting children
             return False
         if _is_statement(type(node)):

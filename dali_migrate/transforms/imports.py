@@ -91,11 +91,10 @@ class _PruneImports(MigrationTransformer):
         self.emptied: set[int] = set()
         self._keep_alive: list[cst.CSTNode] = []  # ids in `emptied` must stay unique
 
-    def on_visit(self, node):
-        # Only import statements change: skip every expression subtree (most of the tree).
-        if isinstance(node, cst.BaseExpression):
-            return False
-        return super().on_visit(node)
+    def skips(self, node_type: type) -> bool:
+        # Only import statements change: expressions and the other small statements cannot hold one.
+        return issubclass(node_type, cst.BaseExpression) or (
+            issubclass(node_type, cst.BaseSmallStatement) and not issubclass(node_type, (cst.Import, cst.ImportFrom)))
 
     def relevant_names(self):
         # Only import statements change (and the blocks that hold them).

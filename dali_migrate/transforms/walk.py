@@ -40,8 +40,8 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, keep=None) -> None:
     ``keep(node) -> bool``, when given, is asked before each node: a node it turns down is skipped
     with its whole subtree, as if it were not there (no hooks run for it)."""
     cls = type(visitor)
-    if keep is None and cls.on_visit is _BASE_ON_VISIT and cls.on_leave is _BASE_ON_LEAVE:
-        _walk_hooks(node, visitor, cls)  # the usual case: only visit_<Node>/leave_<Node> methods
+    if cls.on_visit is _BASE_ON_VISIT and cls.on_leave is _BASE_ON_LEAVE:
+        _walk_hooks(node, visitor, cls, keep)  # the usual case: only visit_<Node>/leave_<Node> methods
     else:
         _walk(node, visitor, keep)
 
@@ -86,8 +86,10 @@ def _walk(node, visitor, keep=None):
 _VISITOR_HOOKS: dict[tuple[type, type], tuple] = {}
 
 
-def _walk_hooks(node, visitor, cls):
+def _walk_hooks(node, visitor, cls, keep=None):
     """``_walk`` for a visitor with libcst's own on_visit/on_leave: its hooks looked up once per type."""
+    if keep is not None and not keep(node):
+        return
     key = (cls, type(node))
     hooks = _VISITOR_HOOKS.get(key)
     if hooks is None:
@@ -100,11 +102,11 @@ def _walk_hooks(node, visitor, cls):
             value = getattr(node, name)
             kind = _VALUE_KIND.get(type(value)) or _value_kind(value)
             if kind == _NODE:
-                _walk_hooks(value, visitor, cls)
+                _walk_hooks(value, visitor, cls, keep)
             elif kind == _SEQ:
                 for item in value:
                     if (_VALUE_KIND.get(type(item)) or _value_kind(item)) == _NODE:
-                        _walk_hooks(item, visitor, cls)
+                        _walk_hooks(item, visitor, cls, keep)
     if hooks[1] is not None:
         hooks[1](visitor, node)
 
