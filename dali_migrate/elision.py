@@ -85,6 +85,10 @@ class Elision:
         out.append(printed[position:])
         return "".join(out)
 
+    def uses_name(self, name: str) -> bool:
+        """Whether a cold unit reads or binds ``name`` (its words first: the ``ast`` walk is rarely needed)."""
+        return any(name in unit.words for unit in self.units.values()) and name in self.names()
+
     def names(self) -> set[str]:
         """Every name the cold units read or bind (from ``ast``; computed when first asked)."""
         if self._names is None:

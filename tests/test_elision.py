@@ -98,9 +98,27 @@ out, = p.run()
 print(len(out))
 '''
 
+NP_TAKEN = '''\
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+np = "a module-level name that is not numpy"
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe():
+    return fn.random.uniform(range=[0, 1], shape=[2])
+
+
+p = pipe()
+p.build()
+out, = p.run()
+first = out.at(0)
+'''
+
 SOURCES = {p.name: p.read_text() for p in sorted(ROOT.glob("golden/*/*.py")) if not p.name.endswith(".expected.py")}
 SOURCES.update({f"script{i}": s for i, s in enumerate(generate_scripts(10, seed=5))})
-SOURCES.update({"layout": LAYOUT, "external_source": EXTERNAL_SOURCE, "walrus": WALRUS})
+SOURCES.update({"layout": LAYOUT, "external_source": EXTERNAL_SOURCE, "walrus": WALRUS, "np_taken": NP_TAKEN})
 
 
 def _whole(source, name, passes=None):
@@ -190,3 +208,11 @@ def test_a_placeholder_binds_what_its_statement_binds_not_every_word():
     split = elision.elide(WALRUS, set(ELISION_WORDS))
     assert [unit.placeholder for unit in split.units.values()] == [f"{elision.PREFIX}1 = n = sizes = ..."]
     assert "print(out.batch_size)" in engine.migrate_source(WALRUS, "w.py").migrated  # len is the builtin
+
+
+def test_a_name_taken_in_an_elided_statement_is_not_reused():
+    """TensorList.at(i) needs numpy; `np` is taken by an elided statement, so `import numpy` is used."""
+    split = elision.elide(NP_TAKEN, set(ELISION_WORDS))
+    assert split.uses_name("np") and not split.uses_name("numpy")
+    migrated = engine.migrate_source(NP_TAKEN, "np.py").migrated
+    assert "import numpy\n" in migrated and "first = numpy.array(out.select(0))" in migrated

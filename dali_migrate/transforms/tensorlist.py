@@ -308,8 +308,8 @@ def _numpy_name(ctx, names_in_use: set[str]) -> str:
     for local, qualified in ctx.imports.aliases.items():
         if qualified == "numpy":
             return local
-    elided = ctx.elision.names() if ctx.elision is not None else set()
-    return "np" if "np" not in names_in_use and "np" not in elided else "numpy"
+    elided = ctx.elision is not None and ctx.elision.uses_name("np")
+    return "np" if "np" not in names_in_use and not elided else "numpy"
 
 
 class TensorListPass(Pass):
