@@ -15,7 +15,7 @@ import libcst as cst
 
 from ..engine import MigrationContext
 from ..findings import MARKER_PREFIX, marker_text
-from .walk import child_order, has_attribute_hooks, rebuild_children, same_children, transform
+from .walk import child_order, has_attribute_hooks, hooks_for, rebuild_children, same_children, transform
 from .walk import walk  # noqa: F401  (re-exported: passes walk read-only visitors with it)
 
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
@@ -66,8 +66,6 @@ def _run_inline(module: cst.Module, t: "MigrationTransformer") -> cst.Module:
     offsets = layout.offsets if layout is not None else []
     mentions = ctx.mention_offsets(t._relevant) if t._relevant is not None else None
     count = len(mentions) if mentions is not None else 0
-    positions, moved = ctx.positions, t.moved_positions
-    hooks = _HOOKS
     skipped_types = {} if cls.skips is not MigrationTransformer.skips else None
 
     def visit(node):
@@ -89,9 +87,8 @@ def _run_inline(module: cst.Module, t: "MigrationTransformer") -> cst.Module:
         statement = _is_statement(ntype)
         if statement:
             stack.append((node, []))
-        key = (cls, "visit_", ntype)
-        hook = hooks[key] if key in hooks else _hook(cls, "visit_", ntype)
-        if hook is None or hook(t, node) is not False:
+        visit_hook, leave_hook = hooks_for(cls, ntype)
+        if visit_hook is None or visit_hook(t, node) is not False:
             order = child_order(ntype, False)
             if order is None:
                 updated = node._visit_and_replace_children(t)
@@ -101,23 +98,10 @@ def _run_inline(module: cst.Module, t: "MigrationTransformer") -> cst.Module:
                 updated = rebuild_children(node, order, visit)
         else:
             updated = node
-        key = (cls, "leave_", ntype)
-        hook = hooks[key] if key in hooks else _hook(cls, "leave_", ntype)
-        result = updated if hook is None else hook(t, node, updated)
-        if statement:
-            _, markers = stack.pop()
-            if markers:
-                result = _attach_markers(result, markers)
-        if result is node:
-            return result
-        if type(result) is ntype and same_children(result, node):
-            return node
-        position = positions.get(node)
-        if position is not None:
-            first = _first_node(result)
-            if first is not None:
-                moved[first] = position
-        return result
+        result = updated if leave_hook is None else leave_hook(t, node, updated)
+        if result is node and not statement:
+            return node  # the usual case, without a call
+        return t._settle(node, result, statement)
 
     return visit(module)
 
@@ -155,24 +139,29 @@ class MigrationTransformer(cst.CSTTransformer):
             return False
         if _is_statement(type(node)):
             self._statement_stack.append((node, []))
-        hook = _hook(type(self), "visit_", type(node))
-        return hook is None or hook(self, node) is not False
+        visit_hook = hooks_for(type(self), type(node))[0]
+        return visit_hook is None or visit_hook(self, node) is not False
 
     def on_leave(self, original_node, updated_node):
         if original_node is self._skipped:
             self._skipped = None
             return original_node
-        hook = _hook(type(self), "leave_", type(original_node))
-        result = updated_node if hook is None else hook(self, original_node, updated_node)
-        if _is_statement(type(original_node)):
+        leave_hook = hooks_for(type(self), type(original_node))[1]
+        result = updated_node if leave_hook is None else leave_hook(self, original_node, updated_node)
+        return self._settle(original_node, result, _is_statement(type(original_node)))
+
+    def _settle(self, original_node, result, statement: bool):
+        """After the leave hook: a statement's markers attached, an unchanged rebuild swapped back for
+        the original, the original's position carried to what replaces it."""
+        if statement:
             _, markers = self._statement_stack.pop()
             if markers:
                 result = _attach_markers(result, markers)
         if result is original_node:
             return result
-        if type(result) is type(original_node) and same_children(result, original_node):
-            # libcst rebuilt the node although nothing in it changed: keep the original, so that
-            # it keeps its span and later passes can skip it.
+        if same_children(result, original_node):
+            # Rebuilt although nothing in it changed: keep the original, so that it keeps its span
+            # and later passes can skip it.
             return original_node
         position = self.ctx.positions.get(original_node)
         if position is not None:
@@ -201,7 +190,6 @@ class MigrationTransformer(cst.CSTTransformer):
         return finding
 
 
-_HOOKS: dict[tuple[type, str, type], object] = {}
 _STATEMENT_TYPES: dict[type, bool] = {}
 
 
@@ -210,17 +198,6 @@ def _is_statement(node_type: type) -> bool:
     if found is None:
         found = _STATEMENT_TYPES[node_type] = issubclass(node_type, _STATEMENTS)
     return found
-
-
-def _hook(cls: type, prefix: str, node_type: type):
-    """``cls``'s ``visit_<Node>``/``leave_<Node>`` function for ``node_type``, or None (looked up once
-    per class and node type: libcst formats the name and calls getattr for every node)."""
-    key = (cls, prefix, node_type)
-    try:
-        return _HOOKS[key]
-    except KeyError:
-        found = _HOOKS[key] = getattr(cls, prefix + node_type.__name__, None)
-        return found
 
 
 def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str]) -> set[cst.CSTNode]:

@@ -83,18 +83,25 @@ def _walk(node, visitor, keep=None):
     visitor.on_leave(node)
 
 
-_VISITOR_HOOKS: dict[tuple[type, type], tuple] = {}
+_HOOKS: dict[tuple[type, type], tuple] = {}
+
+
+def hooks_for(cls: type, node_type: type) -> tuple:
+    """``(visit_<Node>, leave_<Node>)`` functions of a visitor or transformer class for ``node_type``,
+    None where it has none (looked up once per class and node type: libcst's on_visit/on_leave format
+    the name and call getattr for every node)."""
+    found = _HOOKS.get((cls, node_type))
+    if found is None:
+        name = node_type.__name__
+        found = _HOOKS[cls, node_type] = (getattr(cls, "visit_" + name, None), getattr(cls, "leave_" + name, None))
+    return found
 
 
 def _walk_hooks(node, visitor, cls, keep=None):
-    """``_walk`` for a visitor with libcst's own on_visit/on_leave: its hooks looked up once per type."""
+    """``_walk`` for a visitor with libcst's own on_visit/on_leave, dispatching through ``hooks_for``."""
     if keep is not None and not keep(node):
         return
-    key = (cls, type(node))
-    hooks = _VISITOR_HOOKS.get(key)
-    if hooks is None:
-        name = type(node).__name__
-        hooks = _VISITOR_HOOKS[key] = (getattr(cls, "visit_" + name, None), getattr(cls, "leave_" + name, None))
+    hooks = _HOOKS.get((cls, type(node))) or hooks_for(cls, type(node))
     if hooks[0] is None or hooks[0](visitor, node) is not False:
         # ``_children`` inlined: this is the walk every pass's read-only visitor takes, and building
         # a list per node cost 0.05-0.08x of a bare round trip on the speed corpus.
@@ -204,8 +211,7 @@ def transform(node: cst.CSTNode, transformer: cst.CSTTransformer, *, layout: boo
     ``layout=False`` does not enter layout (the fields ``walk`` leaves out: whitespace, comments, empty
     lines, parentheses, commas, semicolons), for transformers with no hook on such nodes: a third of
     the nodes of a typical module, never changed by such a transformer, so never worth visiting."""
-    orders = _VISIT_ORDER if layout else _CODE_ORDER
-    return _transform(node, transformer, has_attribute_hooks(transformer), orders)
+    return _transform(node, transformer, has_attribute_hooks(transformer), layout)
 
 
 _CODE_ORDER: dict[type, tuple[tuple[str, int], ...] | None] = {}
@@ -228,18 +234,17 @@ def child_order(cls: type, layout: bool) -> tuple[tuple[str, int], ...] | None:
     return _visit_order(cls) if layout else _code_order(cls)
 
 
-def _transform(node, transformer, hooks, orders):
+def _transform(node, transformer, hooks, layout):
     if not transformer.on_visit(node):
         updated = node
     else:
-        cls = type(node)
-        order = orders[cls] if cls in orders else child_order(cls, orders is _VISIT_ORDER)
+        order = child_order(type(node), layout)
         if order is None:
             updated = node._visit_and_replace_children(transformer)
             if same_children(updated, node):
                 updated = node
         else:
-            recurse = functools.partial(_transform, transformer=transformer, hooks=hooks, orders=orders)
+            recurse = functools.partial(_transform, transformer=transformer, hooks=hooks, layout=layout)
             updated = rebuild_children(node, order, recurse, transformer if hooks else None)
     result = transformer.on_leave(node, updated)
     if result is not node and result is not updated \
