@@ -55,7 +55,6 @@ class Unit:
 class Elision:
     """The text libcst parses, and how to map it back to the file."""
 
-    source: str  # the original text
     text: str  # what libcst parses: cold units replaced by placeholder lines
     units: dict[str, Unit]  # placeholder name -> the cold unit it stands for
     line_map: list[int]  # line of ``text`` (1-based, index 0 unused) -> line of ``source``
@@ -94,7 +93,7 @@ class Elision:
         if self._names is None:
             self._names = {node.id for unit in self.units.values() for statement in unit.statements
                            for node in ast.walk(statement) if isinstance(node, ast.Name)}
-            self._names |= {name for unit in self.units.values() for name in unit.bound or ()}
+            self._names |= {name for unit in self.units.values() for name in _placeholder_names(unit)}
         return self._names
 
 
@@ -174,7 +173,7 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
         line = unit.last + 1
     pieces.append(source[starts[line - 1]:] if line - 1 < len(starts) else "")
     line_map.extend(range(line, len(starts) + 1))
-    return Elision(source=source, text="".join(pieces), units=elided, line_map=line_map)
+    return Elision(text="".join(pieces), units=elided, line_map=line_map)
 
 
 def _units(body: list[ast.stmt]) -> list[Unit]:
