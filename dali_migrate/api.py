@@ -97,18 +97,21 @@ def _migrate_text(source: str, name: str, suffix: str, project=None) -> Migratio
 _says_dali = re.compile(b"dali").search
 
 def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[str, str]],
-                         quiet: list[str]) -> list[tuple[str, str]]:
-    """The ``(name, text)`` candidates for the pre-scan whose module another file of the run mentions.
+                         quiet: list[str]) -> tuple[list[tuple[str, str]], dict | None]:
+    """The ``(name, text)`` candidates for the pre-scan whose module another file of the run mentions,
+    and what reading the ``quiet`` files again gave: bytes (or the OSError) of those that say one of
+    the candidates' module names; None when they were not read.
 
     A module's pipelines can only be imported through its name (``from loaders.decorated import p``,
     ``from . import decorated``, ``import loaders.decorated``): where no other file says the module's
-    last name, nobody can import its pipelines, and its own migration needs no pre-scan. ``texts``:
-    ``(name, text)`` of the files read; ``quiet``: files not kept in memory (read again here)."""
+    last name, nobody can import its pipelines, and its own migration needs no pre-scan; a quiet file
+    that says none of them cannot import a pipeline either. ``texts``: ``(name, text)`` of the files
+    read; ``quiet``: files not kept in memory (read again here)."""
     if not candidates:
-        return candidates
+        return candidates, {}
     words = {name: module_name_of(Path(name)).rpartition(".")[2] for name, _ in candidates}
     if not all(word.isascii() and word.isidentifier() for word in words.values()):
-        return candidates  # a name the byte pattern below cannot spell: scan them all
+        return candidates, None  # a name the byte pattern below cannot spell: scan them all
     alternatives = "|".join(sorted({re.escape(w) for w in words.values()}, key=len, reverse=True))
     pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
     mentioned: dict[str, set[str]] = {}  # module word -> files that say it
@@ -120,12 +123,18 @@ def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[st
     for name, text in texts:
         note(name, pattern.findall(text))
     byte_pattern = re.compile(pattern.pattern.encode())
+    quiet_reads: dict[str, bytes | OSError] = {}
     for name in quiet:
         try:
-            note(name, (m.decode() for m in byte_pattern.findall(read_bytes(name))))
-        except OSError:
-            continue  # reported where the file is needed
-    return [(name, text) for name, text in candidates if mentioned.get(words[name], set()) - {name}]
+            data = read_bytes(name)
+        except OSError as e:
+            quiet_reads[name] = e  # reported if a pipeline turns out to be importable
+            continue
+        found = byte_pattern.findall(data)
+        if found:
+            quiet_reads[name] = data
+            note(name, (m.decode() for m in found))
+    return [(name, text) for name, text in candidates if mentioned.get(words[name], set()) - {name}], quiet_reads
 
 
 def _scan_task(task: tuple[str, str]) -> tuple[dict, dict]:
@@ -206,19 +215,22 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     # The pre-scan parses each file that could define a pipeline that another file imports: over the
     # workers, like the migration.
     jobs = jobs if jobs is not None else config.jobs
-    to_scan = _imported_candidates(to_scan, [text for text in sources.values()], [slots[i].path for i in quiet])
+    to_scan, quiet_reads = _imported_candidates(to_scan, list(sources.values()), [slots[i].path for i in quiet])
     for pipelines, kept in run_ordered(_scan_task, to_scan, jobs=jobs if len(to_scan) >= 8 else 1):
         project.pipelines.update(pipelines)
         project.kept.update(kept)
     if project:
         # Files that never say "dali" but name a project pipeline are migrated too. Known only now,
-        # so they are read again: holding every file of a tree in memory until here costs more (in
-        # memory, and in time even where no DALI pipeline is defined) than a second read where one is.
+        # so they were read again above (``quiet_reads``: only those that name a candidate module are
+        # kept): holding every file of a tree in memory until here costs more (in memory, and in time
+        # even where no DALI pipeline is defined) than a second read where one is.
         for slot in quiet:
             name = slots[slot].path
             try:
-                data = read_bytes(name)
-                if project.mentioned_in_bytes(data):
+                data = read_bytes(name) if quiet_reads is None else quiet_reads.get(name)
+                if isinstance(data, OSError):
+                    raise data
+                if data is not None and project.mentioned_in_bytes(data):
                     sources[slot] = (name, decode_source(data))
                     slots[slot] = None
             except OSError as e:

@@ -121,8 +121,10 @@ def test_only_imported_modules_are_pre_scanned(tmp_path):
     files = sorted(str(p) for p in tmp_path.rglob("*.py"))
     texts = [(name, Path(name).read_text()) for name in files if "dali" in Path(name).read_text()]
     quiet = [name for name in files if "dali" not in Path(name).read_text()]
-    kept = api._imported_candidates(texts, texts, quiet)
+    kept, quiet_reads = api._imported_candidates(texts, texts, quiet)
     assert sorted(Path(name).name for name, _ in kept) == ["pipes.py", "relative.py"]
+    # Of the quiet files, only those that name a candidate module are kept for the second look.
+    assert sorted(Path(name).name for name in quiet_reads) == ["consumer.py", "user.py"]
 
     run = migrate_paths([tmp_path])
     full = scan_project([tmp_path])
