@@ -135,18 +135,7 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
             if names is None:
                 return None  # a star import from DALI or the project: any word could be one of its names
             hot_words |= names
-    # Fixpoint: a unit that mentions a hot word is hot, and the names it binds become hot words.
-    active = []
-    cold = list(units)
-    changed = True
-    while changed:
-        changed = False
-        for unit in list(cold):
-            if unit.words & hot_words:
-                cold.remove(unit)
-                active.append(unit)
-                hot_words |= _bound(unit)
-                changed = True
+    cold = cold_by_fixpoint(units, lambda unit: unit.words, _bound, hot_words)
     # Imports stay in the parsed text whatever they import (the import table and the imports pass
     # read them; they do not make the names of other modules hot), and so does the docstring.
     first = units[0].statements[0]
@@ -174,6 +163,23 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
     pieces.append(source[starts[line - 1]:] if line - 1 < len(starts) else "")
     line_map.extend(range(line, len(starts) + 1))
     return Elision(text="".join(pieces), units=elided, line_map=line_map)
+
+
+def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str]) -> list:
+    """The items (top-level statements) that stay cold: an item that mentions a hot word is hot, and
+    the names it binds (``bound_of``) become hot words, until nothing changes. Order is kept.
+    Shared by elision (before libcst parses) and ``transforms.base.cold_statements`` (after)."""
+    hot_words = set(hot_words)
+    cold = list(items)
+    changed = True
+    while changed:
+        changed = False
+        for item in list(cold):
+            if words_of(item) & hot_words:
+                cold.remove(item)
+                hot_words |= bound_of(item)
+                changed = True
+    return cold
 
 
 def _units(body: list[ast.stmt]) -> list[Unit]:

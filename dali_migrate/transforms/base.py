@@ -13,6 +13,7 @@ from bisect import bisect_left
 
 import libcst as cst
 
+from ..elision import cold_by_fixpoint
 from ..engine import MigrationContext
 from ..findings import MARKER_PREFIX, marker_text
 from .walk import child_order, has_attribute_hooks, hooks_for, rebuild_children, same_children, transform
@@ -228,16 +229,8 @@ def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str]) 
         if ":=" in ctx.source[span[0]:span[1]]:
             found.add("global")  # a walrus may bind a module name from anywhere: count every word
         words_of[statement] = found
-    cold = set(body)
-    changed = True
-    while changed:
-        changed = False
-        for statement in list(cold):
-            if words_of[statement] & hot_words:
-                cold.discard(statement)
-                hot_words |= _bound_names(statement, words_of[statement])
-                changed = True
-    return cold
+    return set(cold_by_fixpoint(body, words_of.__getitem__,
+                                lambda statement: _bound_names(statement, words_of[statement]), hot_words))
 
 
 _WORD = __import__("re").compile(r"[^\W\d]\w*")
