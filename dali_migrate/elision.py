@@ -240,8 +240,12 @@ def _placeholder_names(unit: Unit) -> set[str]:
     word superset ``_bound`` uses for heat: binding ``len`` or ``print`` in the placeholder would
     tell the data flow they are not the builtins."""
     names: set[str] = set()
+    # Those three need ``:=``, ``global`` or ``match`` in the text: without them, skip the deep walk.
+    deep = bool(unit.words & _REBINDING_WORDS) or ":=" in unit.text
     for statement in unit.statements:
         _bindings(statement, names)
+        if not deep:
+            continue
         for node in ast.walk(statement):
             if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
                 names.add(node.target.id)

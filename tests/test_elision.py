@@ -216,3 +216,18 @@ def test_a_name_taken_in_an_elided_statement_is_not_reused():
     assert split.uses_name("np") and not split.uses_name("numpy")
     migrated = engine.migrate_source(NP_TAKEN, "np.py").migrated
     assert "import numpy\n" in migrated and "first = numpy.array(out.select(0))" in migrated
+
+
+def test_a_placeholder_binds_names_bound_from_inside_functions_and_match_captures():
+    """`global`, `:=` and `match` captures bind module names from deep inside a statement; the deep
+    walk that finds them runs only when one of those words is there, and must still run then."""
+    source = (
+        "import nvidia.dali.fn as fn\n"
+        "def reset():\n    global counter\n    counter = 0\n"
+        "def grow(items):\n    return [total := item for item in items]\n"
+        "match sys_argv:\n    case [first, *rest]:\n        pass\n    case {'k': v, **others}:\n        pass\n"
+        "def plain(a):\n    b = a\n    return b\n"
+        "y = fn.flip(1)\n")
+    split = elision.elide(source, set(ELISION_WORDS))
+    assert [unit.placeholder.split(" = ", 1)[1] for unit in split.units.values()] == [
+        "counter = reset = ...", "grow = total = ...", "first = others = rest = v = ...", "plain = ..."]
