@@ -18,6 +18,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from .engine import parse_module
 from .files import SourceError, iter_source_files, read_source
 
 _DEFINES = ("pipeline_def", "Pipeline")
@@ -89,7 +90,7 @@ def scan_source(text: str, path: str, project: Project) -> None:
     # As in the migration, top-level statements that cannot concern a pipeline are not parsed.
     elision = elide(text, ELISION_WORDS)
     try:
-        module = cst.parse_module(elision.text if elision else text)
+        module = parse_module(elision.text if elision else text)
     except (cst.ParserSyntaxError, RecursionError):
         return  # the migration reports it
     imports = ImportTable.from_module(module)

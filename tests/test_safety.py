@@ -149,3 +149,26 @@ def test_non_utf8_is_reported_with_its_line_unless_it_cannot_be_dali(tmp_path):
     assert by_name["other_latin1.py"].status == "no-dali"
     [finding] = by_name["dali_latin1.py"].findings
     assert finding.rule == "DM001" and finding.line == 2 and "not UTF-8" in finding.message
+
+
+def test_the_engine_parse_skips_validation_only_while_parsing(tmp_path):
+    """engine.parse_module builds the same tree as libcst's own parse (without per-node validation, which
+    parsed text cannot fail), and node validation is back on after it, after a syntax error too."""
+    import sys
+    from pathlib import Path
+
+    from dali_migrate.engine import parse_module
+
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "benchmarks"))
+    from speed_corpus import generate_scripts
+
+    sources = [p.read_text(encoding="utf-8") for p in sorted((root / "golden").rglob("*.py"))]
+    sources += generate_scripts(10)
+    assert len(sources) > 50
+    for source in sources:
+        assert parse_module(source).deep_equals(cst.parse_module(source))
+    with pytest.raises(cst.ParserSyntaxError):
+        parse_module("x = (\n")
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("")  # validated again
