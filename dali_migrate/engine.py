@@ -256,12 +256,34 @@ def parse_module(text: str) -> cst.Module:
     text it has just parsed holds those by construction (libcst's own PERF note on ``__post_init__``
     says as much). Nodes built anywhere else, passes included, are validated as usual. The round-trip
     check that follows every parse compares the printed tree with the text byte for byte."""
+    return _without_validation(cst.parse_module, text)
+
+
+def parse_statement(text: str) -> cst.BaseStatement:
+    """``cst.parse_statement(text)`` without per-node validation (see ``parse_module``): passes build
+    new statements from text."""
+    return _without_validation(cst.parse_statement, text)
+
+
+def parse_expression(text: str) -> cst.BaseExpression:
+    """``cst.parse_expression(text)`` without per-node validation (see ``parse_module``)."""
+    return _without_validation(cst.parse_expression, text)
+
+
+def _without_validation(parse, text: str):
     with _PARSING:  # one parse at a time: the switch is process-wide
         CSTNode.__post_init__ = _no_validation
         try:
-            return cst.parse_module(text)
+            return parse(text)
         finally:
             CSTNode.__post_init__ = _VALIDATE
+
+
+def code_for_node(node: cst.CSTNode) -> str:
+    """``cst.Module([]).code_for_node(node)`` with ``print_code``'s lighter codegen state."""
+    state = _PlainState(default_indent="    ", default_newline="\n")
+    node._codegen(state)
+    return "".join(state.tokens)
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")

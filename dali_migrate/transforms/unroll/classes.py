@@ -332,6 +332,9 @@ class _InitRewrite(cst.CSTTransformer):
         super().__init__()
         self.replacements = replacements  # original statement -> list of statements
 
+    def visit_SimpleStatementLine(self, node):
+        return False  # replaced whole or kept whole: nothing inside a simple statement is looked at
+
     def leave_SimpleStatementLine(self, original_node, updated_node):
         if original_node in self.replacements:
             new = self.replacements[original_node]

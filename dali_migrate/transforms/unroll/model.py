@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ... import optable
+from ...engine import code_for_node, parse_expression, parse_statement
 from ...names import FN, NDD, OPS, dotted
 
 # Pipeline(...) positional parameters, in order (nvidia.dali.Pipeline.__init__).
@@ -144,11 +145,11 @@ def _comma_has_newline(comma: cst.Comma) -> bool:
 
 
 def expr(code: str) -> cst.BaseExpression:
-    return cst.parse_expression(code)
+    return parse_expression(code)
 
 
 def stmt(code: str) -> cst.BaseStatement:
-    return cst.parse_statement(code)
+    return parse_statement(code)
 
 
 def ndd_attr(path: str) -> cst.BaseExpression:
@@ -159,7 +160,7 @@ def ndd_attr(path: str) -> cst.BaseExpression:
 
 
 def code_of(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
+    return code_for_node(node)
 
 
 # -- operator lookup ---------------------------------------------------------------------------
