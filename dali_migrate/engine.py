@@ -71,6 +71,9 @@ class MigrationContext:
     layout: "Layout | None" = None
     # The top-level statements left out of the parse (``elision``), or None when the whole file was parsed.
     elision: Any = None
+    # Subtrees a pass built whole from a fixed text (the EpochIterator class), with every name in them:
+    # later passes skip such a subtree when it has none of their words, as they skip unchanged text.
+    built_words: dict[cst.CSTNode, frozenset] = field(default_factory=dict)
     _identifiers: dict[str, list[int]] | None = field(default=None, repr=False)
     _mention_cache: dict[frozenset, list[int]] = field(default_factory=dict, repr=False)
 
@@ -89,11 +92,13 @@ class MigrationContext:
 
     def may_mention(self, node: cst.CSTNode, names: frozenset) -> bool:
         """False only when ``node`` is an unchanged node of the parsed module whose text contains none
-        of ``names``; True for anything a pass built (no span) or whose text has one of them."""
+        of ``names``, or a subtree in ``built_words`` without them; True for anything else a pass built
+        (no span) or whose text has one of them."""
         layout = self.layout
         extent = layout.extents.get(node) if layout is not None else None
         if extent is None:
-            return True
+            words = self.built_words.get(node)
+            return words is None or not words.isdisjoint(names)
         offsets = self.mention_offsets(names)
         start = layout.offsets[extent[0]]
         index = bisect_left(offsets, start)

@@ -67,6 +67,7 @@ def _run_inline(module: cst.Module, t: "MigrationTransformer") -> cst.Module:
     offsets = layout.offsets if layout is not None else []
     mentions = ctx.mention_offsets(t._relevant) if t._relevant is not None else None
     count = len(mentions) if mentions is not None else 0
+    relevant, built_words = t._relevant, ctx.built_words
     skipped_types = {} if cls.skips is not MigrationTransformer.skips else None
 
     def visit(node):
@@ -85,6 +86,10 @@ def _run_inline(module: cst.Module, t: "MigrationTransformer") -> cst.Module:
                 index = bisect_left(mentions, offsets[extent[0]])
                 if index >= count or mentions[index] >= offsets[extent[1]]:
                     return node  # an unchanged subtree that mentions none of the relevant names
+            elif built_words:
+                words = built_words.get(node)
+                if words is not None and words.isdisjoint(relevant):
+                    return node  # a subtree built from a fixed text without the relevant names
         statement = _is_statement(ntype)
         if statement:
             stack.append((node, []))

@@ -8,7 +8,7 @@ import libcst as cst
 
 from ... import optable
 from ...names import dotted
-from ..base import MigrationTransformer
+from ..base import MigrationTransformer, walk
 from . import checkpoints, epoch_iterator, rules
 from .graph import (Env, _uses_name, build_graph, loop_statements, output_elements, seeding_statements,
                     thread_statement)
@@ -688,6 +688,7 @@ class Unroller(MigrationTransformer):
         if self.need_epoch_iterator and not _defines(module, epoch_iterator.CLASS_NAME):
             index = _after_imports(module)
             cls = _epoch_iterator_class()
+            self.ctx.built_words[cls] = _epoch_iterator_words()
             body = list(module.body)
             body.insert(index, cls)
             if index + 1 < len(body):  # two blank lines after the class, as before any top-level code
@@ -712,6 +713,23 @@ def _epoch_iterator_class() -> cst.ClassDef:
     it can hold the same one)."""
     cls = cst.parse_statement(epoch_iterator.SOURCE)
     return cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+
+
+@functools.lru_cache(maxsize=1)
+def _epoch_iterator_words() -> frozenset:
+    """Every name in the EpochIterator class (attributes and keywords too): what later passes could
+    react to in it (``MigrationContext.built_words``)."""
+    names = _AllNames()
+    walk(_epoch_iterator_class(), names)
+    return frozenset(names.found)
+
+
+class _AllNames(cst.CSTVisitor):
+    def __init__(self):
+        self.found: set[str] = set()
+
+    def visit_Name(self, node):
+        self.found.add(node.value)
 
 
 def _imported_desc(local: str, pipeline) -> PipelineDesc:
