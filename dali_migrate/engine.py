@@ -17,6 +17,7 @@ import re
 import threading
 from bisect import bisect_left, bisect_right
 from contextlib import nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
@@ -71,8 +72,9 @@ class MigrationContext:
     layout: "Layout | None" = None
     # The top-level statements left out of the parse (``elision``), or None when the whole file was parsed.
     elision: Any = None
-    # Subtrees a pass built whole from a fixed text (the EpochIterator class), with every name in them:
-    # later passes skip such a subtree when it has none of their words, as they skip unchanged text.
+    # Subtrees a pass built whole from a text (templates parsed with ``parse_statement``, the EpochIterator
+    # class), with the words in them: later passes skip such a subtree when it has none of their words,
+    # as they skip unchanged text.
     built_words: dict[cst.CSTNode, frozenset] = field(default_factory=dict)
     _identifiers: dict[str, list[int]] | None = field(default=None, repr=False)
     _mention_cache: dict[frozenset, list[int]] = field(default_factory=dict, repr=False)
@@ -266,13 +268,26 @@ def parse_module(text: str) -> cst.Module:
 
 def parse_statement(text: str) -> cst.BaseStatement:
     """``cst.parse_statement(text)`` without per-node validation (see ``parse_module``): passes build
-    new statements from text."""
-    return _without_validation(cst.parse_statement, text)
+    new statements from text. During a migration the node goes into ``built_words`` with the words of
+    ``text``, so that later passes skip it unless it has one of theirs."""
+    return _built(_without_validation(cst.parse_statement, text), text)
 
 
 def parse_expression(text: str) -> cst.BaseExpression:
-    """``cst.parse_expression(text)`` without per-node validation (see ``parse_module``)."""
-    return _without_validation(cst.parse_expression, text)
+    """``cst.parse_expression(text)``, as ``parse_statement``."""
+    return _built(_without_validation(cst.parse_expression, text), text)
+
+
+# The running migration's ``MigrationContext.built_words`` (None outside one).
+_BUILT_WORDS: ContextVar[dict | None] = ContextVar("built_words", default=None)
+
+
+def _built(node: cst.CSTNode, text: str) -> cst.CSTNode:
+    registry = _BUILT_WORDS.get()
+    if registry is not None:
+        # Words of the text (strings and comments too): a superset of the names, the safe side.
+        registry[node] = frozenset(_IDENTIFIER.findall(text))
+    return node
 
 
 def _without_validation(parse, text: str):
@@ -402,6 +417,7 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
                            positions=layout.starts)
     if project:
         ctx.facts["project"] = project
+    built = _BUILT_WORDS.set(ctx.built_words)
     try:
         for migration_pass in passes if passes is not None else PASSES:
             if force or migration_pass.applies(ctx):
@@ -411,6 +427,8 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
         return _fail(result, INTERNAL_ERROR.id, "too deeply nested to transform (RecursionError)", 0)
     except Exception as e:  # a pass bug must not lose or half-write user code
         return _fail(result, INTERNAL_ERROR.id, f"internal error: {type(e).__name__}: {e}", 0)
+    finally:
+        _BUILT_WORDS.reset(built)
     if elision:
         migrated = elision.restore(migrated)
         if migrated is None:  # a pass moved, repeated or changed a placeholder: do the file whole
