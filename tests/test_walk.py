@@ -163,3 +163,46 @@ def test_inline_pass_walk_matches_the_generic_one(index, monkeypatch):
     generic = engine.migrate_source(SOURCES[index], "x.py")
     assert inline.migrated == generic.migrated
     assert [f.to_dict() for f in inline.findings] == [f.to_dict() for f in generic.findings]
+
+
+def _hook_recorder(pruned_type: str):
+    """A read-only visitor class with visit_/leave_ hooks for every node type that records its calls
+    and does not enter nodes of ``pruned_type``."""
+    def visit(self, node):
+        self.events.append(("visit", node))
+        return type(node).__name__ != pruned_type
+
+    def leave(self, node):
+        self.events.append(("leave", node))
+
+    hooks = {}
+    for name in dir(cst):
+        cls = getattr(cst, name)
+        if isinstance(cls, type) and issubclass(cls, cst.CSTNode) and hasattr(cst.CSTVisitor, f"visit_{name}"):
+            hooks[f"visit_{name}"], hooks[f"leave_{name}"] = visit, leave
+    recorder = type(f"Prunes{pruned_type}", (cst.CSTVisitor,), hooks)
+    original_init = recorder.__init__
+
+    def __init__(self):
+        original_init(self)
+        self.events = []
+
+    recorder.__init__ = __init__
+    return recorder
+
+
+@pytest.mark.parametrize("index", range(0, len(SOURCES), 5))
+def test_walk_many_gives_each_visitor_its_own_walk(index):
+    """One traversal for several visitors: each gets the calls its own walk gives, its pruning included,
+    whatever the others prune."""
+    module = cst.parse_module(SOURCES[index])
+    classes = [_hook_recorder(t) for t in ("Call", "FunctionDef", "Attribute", "Nothing")]
+    alone = []
+    for cls in classes:
+        visitor = cls()
+        walk_module.walk(module, visitor)
+        alone.append(visitor.events)
+    together = [cls() for cls in classes]
+    walk_module.walk_many(module, together)
+    assert [v.events for v in together] == alone
+    assert len({len(events) for events in alone}) == len(alone)  # the prunings really differ

@@ -118,6 +118,43 @@ def _walk_hooks(node, visitor, cls, keep=None):
         hooks[1](visitor, node)
 
 
+def walk_many(node: cst.CSTNode, visitors) -> None:
+    """``walk(node, v)`` for each read-only visitor in ``visitors``, in one traversal: each visitor
+    gets exactly the hook calls, in the order, that its own walk would give it (a visitor whose
+    ``visit_<Node>`` returns False misses that subtree; the others go on into it). Visitors must keep
+    libcst's own on_visit/on_leave, and must not depend on each other."""
+    active = []
+    for visitor in visitors:
+        cls = type(visitor)
+        if cls.on_visit is not _BASE_ON_VISIT or cls.on_leave is not _BASE_ON_LEAVE:
+            raise TypeError(f"walk_many: {cls.__name__} overrides on_visit/on_leave")
+        active.append((visitor, cls))
+    _walk_many(node, active)
+
+
+def _walk_many(node, active):
+    ntype = type(node)
+    entered = []
+    for visitor, cls in active:
+        visit_hook = (_HOOKS.get((cls, ntype)) or hooks_for(cls, ntype))[0]
+        if visit_hook is None or visit_hook(visitor, node) is not False:
+            entered.append((visitor, cls))
+    if entered:
+        for name in _CHILD_FIELDS.get(ntype) or _child_fields(ntype):
+            value = getattr(node, name)
+            kind = _VALUE_KIND.get(type(value)) or _value_kind(value)
+            if kind == _NODE:
+                _walk_many(value, entered)
+            elif kind == _SEQ:
+                for item in value:
+                    if (_VALUE_KIND.get(type(item)) or _value_kind(item)) == _NODE:
+                        _walk_many(item, entered)
+    for visitor, cls in active:
+        leave_hook = _HOOKS[cls, ntype][1]
+        if leave_hook is not None:
+            leave_hook(visitor, node)
+
+
 # -- a transform that rebuilds only what changed --------------------------------------------------
 # libcst's ``node.visit(transformer)`` builds a new copy of every node it enters (constructor and
 # validation included), changed or not. ``transform`` calls the same hooks in the same order and

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..walk import transform, walk
+from ..walk import transform, walk, walk_many
 from ...findings import marker_text
 from ...names import FN, NDD, OPS
 from . import rules, sources
@@ -185,14 +185,26 @@ def make_reader(call: cst.Call, fn_name: str, entry: dict, target, env: Env, des
                       name=name_value if isinstance(name_value, str) else None, kwargs=kwargs)
 
 
+class _StatementFacts:
+    """What ``build_graph`` asks of one statement of a pipeline body, gathered in one traversal."""
+
+    def __init__(self, statement, imports):
+        self.direct_source = sources.external_source_statement(statement, imports)
+        self.returns = _Returns()
+        self.calls = _ContainsCall(imports)
+        self.reads = NameReads()
+        self.binds = AssignedNames()
+        self.nested_sources = _NestedSources(imports, self.direct_source[1] if self.direct_source else None)
+        walk_many(statement, [self.returns, self.calls, self.reads, self.binds, self.nested_sources])
+
+
 def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
     """Fill desc.readers / pre / loop / outputs from the body of one pipeline."""
     imports = env.ctx.imports
-    returns = _Returns()
-    for statement in statements:
-        walk(statement, returns)
-    if returns.found:
-        raise CannotUnroll("a return before the end of the pipeline", returns.found[0])
+    facts = [_StatementFacts(statement, imports) for statement in statements]
+    returns = [found for fact in facts for found in fact.returns.found]
+    if returns:
+        raise CannotUnroll("a return before the end of the pipeline", returns[0])
 
     reader_at: list[int] = []
     parsed = []
@@ -201,16 +213,13 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
         parsed.append(found)
         if found is not None:
             reader_at.append(i)
-        else:
-            visitor = _ContainsCall(imports)
-            walk(statement, visitor)
-            if visitor.readers:
-                raise CannotUnroll("a reader that is not assigned directly in the pipeline body", statement)
+        elif facts[i].calls.readers:
+            raise CannotUnroll("a reader that is not assigned directly in the pipeline body", statement)
     if len(reader_at) > 1:
         raise CannotUnroll("several readers in one pipeline (their epochs differ; write the loop by hand)",
                            statements[reader_at[1]])
 
-    source_specs = _external_sources(desc, statements, env)
+    source_specs = _external_sources(desc, statements, facts, env)
     if len(source_specs) == 1 and not reader_at and sources.can_loop(next(iter(source_specs.values()))):
         desc.extra["source_loop"] = next(iter(source_specs.values()))
     fixer = _RandomFixer(env, desc)
@@ -219,8 +228,8 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
     for i, statement in enumerate(statements):
         env.current = statement
         spec = source_specs.get(i)
+        reads, binds = facts[i].reads.names, facts[i].binds.names
         if spec is not None or parsed[i] is not None:
-            reads, binds = _reads_and_binds(statement)
             step_names.update(binds)
             read_by_steps.update(reads)
         if spec is not None:
@@ -259,10 +268,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
                          f"ndd.{entry['ndd']} is created once and iterated with "
                          f"{var}.next_epoch(batch_size={env.batch_size})", statement)
             continue
-        visitor = _ContainsCall(imports)
-        walk(statement, visitor)
-        reads, binds = _reads_and_binds(statement)
-        if not visitor.found and not reads & step_names and not binds & read_by_steps:
+        if not facts[i].calls.found and not reads & step_names and not binds & read_by_steps:
             # plain Python that uses no pipeline data: the pipeline body ran it once, at definition
             desc.pre.append(statement)
         else:
@@ -291,20 +297,15 @@ class _NestedSources(cst.CSTVisitor):
             self.found = node
 
 
-def _external_sources(desc: PipelineDesc, statements, env: Env) -> dict[int, "sources.SourceSpec"]:
+def _external_sources(desc: PipelineDesc, statements, facts: list[_StatementFacts],
+                      env: Env) -> dict[int, "sources.SourceSpec"]:
     """statement index -> the external_source assigned there; SourceError for one that cannot be migrated."""
-    imports = env.ctx.imports
-    assigned = AssignedNames()
-    for statement in statements:
-        walk(statement, assigned)
-    local_names = set(desc.params) | assigned.names
+    local_names = set(desc.params).union(*(fact.binds.names for fact in facts))
     symbols = env.ctx.facts.get("module_symbols", {})
     found = {}
     for i, statement in enumerate(statements):
-        direct = sources.external_source_statement(statement, imports)
-        nested = _NestedSources(imports, direct[1] if direct else None)
-        walk(statement, nested)
-        if nested.found is not None:
+        direct = facts[i].direct_source
+        if facts[i].nested_sources.found is not None:
             raise sources.SourceError("external_source inside an expression: assign it to a name first", statement)
         if direct is not None:
             target, call = direct
