@@ -206,3 +206,58 @@ def test_walk_many_gives_each_visitor_its_own_walk(index):
     walk_module.walk_many(module, together)
     assert [v.events for v in together] == alone
     assert len({len(events) for events in alone}) == len(alone)  # the prunings really differ
+
+
+def _all_subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _all_subclasses(sub)
+
+
+PRUNING_SOURCES = [p.read_text() for p in sorted(ROOT.glob("golden/**/*.py")) if not p.name.endswith(".expected.py")]
+PRUNING_SOURCES += [p.read_text() for p in sorted(ROOT.glob("examples/**/*.py"))]
+PRUNING_SOURCES += generate_scripts(30, seed=11)
+
+
+def test_pruning_by_words_changes_nothing(monkeypatch):
+    """Passes skip subtrees without their words (``relevant_names``: unchanged text, templates and the
+    EpochIterator in ``built_words``). With every pass walking every subtree instead, each file
+    migrates to the same text with the same findings."""
+    from dali_migrate import engine
+    from dali_migrate.transforms import base
+
+    pruned = [engine.migrate_source(source, "x.py") for source in PRUNING_SOURCES]
+    for cls in [base.MigrationTransformer, *_all_subclasses(base.MigrationTransformer)]:
+        monkeypatch.setattr(cls, "relevant_names", lambda self: None)
+    assert len(PRUNING_SOURCES) > 80
+    for source, fast in zip(PRUNING_SOURCES, pruned):
+        full = engine.migrate_source(source, "x.py")
+        assert fast.migrated == full.migrated
+        assert [f.to_dict() for f in fast.findings] == [f.to_dict() for f in full.findings]
+    assert sum(result.changed for result in pruned) > 60
+
+
+FEEDER = '''import nvidia.dali.fn as fn
+from nvidia.dali import Pipeline
+
+
+class Feeder(Pipeline):
+    def __init__(self):
+        super().__init__(batch_size=2, num_threads=1, device_id=None)
+
+    def define_graph(self):
+        return fn.external_source(name="x")
+
+    def push(self, data):
+        self.feed_input("x", data)
+'''
+
+
+def test_a_method_name_alone_keeps_a_subtree_in_the_unroll():
+    """`self.feed_input(...)` in a helper method mentions no DALI alias and no pipeline variable: only
+    the method name tells the unroll to mark it."""
+    from dali_migrate import engine
+
+    result = engine.migrate_source(FEEDER, "feeder.py")
+    assert [(f.rule, f.line) for f in result.findings if f.rule == "DM214"] == [("DM214", 13)]
+    assert "# dali-migrate: DM214 feed_input" in result.migrated

@@ -163,6 +163,11 @@ class Discovery(cst.CSTVisitor):
             self.pipe_vars[self.key(name)] = ("call", func.value, node.value)
 
 
+# Methods the Unroller rewrites or marks on the objects that hold pipelines (and on `self`).
+_METHOD_WORDS = frozenset({*UNSUPPORTED_METHODS, "run", "build", "epoch_size", "reader_meta", "checkpoint",
+                           "set_outputs"})
+
+
 class Unroller(MigrationTransformer):
     def __init__(self, ctx, discovery: Discovery):
         super().__init__(ctx)
@@ -175,6 +180,25 @@ class Unroller(MigrationTransformer):
         self._scope: list[str] = []
         # Unroll definitions first (the transformer sees calls before or after the defs).
         self._prepare()
+
+    def relevant_names(self):
+        """Every word through which this transformer changes or marks code: DALI aliases (pipelines,
+        ops, iterators, ``Pipeline.deserialize``), the pipelines, factories and checkpointed callables
+        of this module and the project, the variables that hold one (``with pipe:``, ``pipe.run()``),
+        and the method names it reacts to on any object (``self.feed_input()``). ``with pipe:`` blocks
+        are unrolled from the block that holds them, which mentions the Pipeline alias."""
+        d = self.d
+        pipelines = {*d.defs, *d.classes, *d.factories, *d.imported(), *self.descs, *self.checkpoint_factories,
+                     *self.imported_objects}
+        words = set(self.ctx.imports.dali_locals()) | _METHOD_WORDS | pipelines | d.checkpointed_calls
+        for key, (kind, pipeline, _) in d.pipe_vars.items():
+            if kind == "with" or pipeline in pipelines:
+                words.update(key.split(":", 1)[1].split("."))
+        for key in d.with_blocks:
+            words.update(key.split(":", 1)[1].split("."))
+        for name in d.with_names:
+            words.update(name.split("."))
+        return words
 
     # -- helpers ----------------------------------------------------------------------------
     def _reporter(self, rule_id, message, node):
