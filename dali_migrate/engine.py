@@ -72,9 +72,9 @@ class MigrationContext:
     layout: "Layout | None" = None
     # The top-level statements left out of the parse (``elision``), or None when the whole file was parsed.
     elision: Any = None
-    # Subtrees a pass built whole from a text (templates parsed with ``parse_statement``, the EpochIterator
-    # class), with the words in them: later passes skip such a subtree when it has none of their words,
-    # as they skip unchanged text.
+    # Nodes of what a pass built whole from a text (templates parsed with ``parse_statement``, the
+    # EpochIterator class), each with the names in its subtree: later passes skip such a subtree when it
+    # has none of their words, as they skip unchanged text.
     built_words: dict[cst.CSTNode, frozenset] = field(default_factory=dict)
     _identifiers: dict[str, list[int]] | None = field(default=None, repr=False)
     _mention_cache: dict[frozenset, list[int]] = field(default_factory=dict, repr=False)
@@ -268,8 +268,8 @@ def parse_module(text: str) -> cst.Module:
 
 def parse_statement(text: str) -> cst.BaseStatement:
     """``cst.parse_statement(text)`` without per-node validation (see ``parse_module``): passes build
-    new statements from text. During a migration the node goes into ``built_words`` with the words of
-    ``text``, so that later passes skip it unless it has one of theirs."""
+    new statements from text. During a migration the node and its parts go into ``built_words`` with
+    the names in them, so that later passes skip those without one of theirs."""
     return _built(_without_validation(cst.parse_statement, text), text)
 
 
@@ -285,9 +285,19 @@ _BUILT_WORDS: ContextVar[dict | None] = ContextVar("built_words", default=None)
 def _built(node: cst.CSTNode, text: str) -> cst.CSTNode:
     registry = _BUILT_WORDS.get()
     if registry is not None:
-        # Words of the text (strings and comments too): a superset of the names, the safe side.
-        registry[node] = frozenset(_IDENTIFIER.findall(text))
+        from .transforms.walk import node_children
+        register_names(node, registry, node_children)
     return node
+
+
+def register_names(node: cst.CSTNode, registry: dict, children) -> frozenset:
+    """Every node of a freshly parsed template into ``registry`` with the names in its subtree (names
+    are what passes follow: a template without a pass's names cannot concern it, nor can its parts)."""
+    names = {node.value} if type(node) is cst.Name else set()
+    for child in children(node):
+        names |= register_names(child, registry, children)
+    found = registry[node] = frozenset(names)
+    return found
 
 
 def _without_validation(parse, text: str):

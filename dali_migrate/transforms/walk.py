@@ -74,6 +74,9 @@ def _children(node) -> list:
     return found
 
 
+node_children = _children
+
+
 def _walk(node, visitor, keep=None):
     if keep is not None and not keep(node):
         return

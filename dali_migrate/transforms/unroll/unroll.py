@@ -8,7 +8,9 @@ import libcst as cst
 
 from ... import optable
 from ...names import dotted
-from ..base import MigrationTransformer, walk
+from ...engine import register_names
+from ..base import MigrationTransformer
+from ..walk import node_children
 from . import checkpoints, epoch_iterator, rules
 from .graph import (Env, _uses_name, build_graph, loop_statements, output_elements, seeding_statements,
                     thread_statement)
@@ -712,7 +714,7 @@ class Unroller(MigrationTransformer):
         if self.need_epoch_iterator and not _defines(module, epoch_iterator.CLASS_NAME):
             index = _after_imports(module)
             cls = _epoch_iterator_class()
-            self.ctx.built_words[cls] = _epoch_iterator_words()
+            self.ctx.built_words.update(_epoch_iterator_words())
             body = list(module.body)
             body.insert(index, cls)
             if index + 1 < len(body):  # two blank lines after the class, as before any top-level code
@@ -740,20 +742,12 @@ def _epoch_iterator_class() -> cst.ClassDef:
 
 
 @functools.lru_cache(maxsize=1)
-def _epoch_iterator_words() -> frozenset:
-    """Every name in the EpochIterator class (attributes and keywords too): what later passes could
-    react to in it (``MigrationContext.built_words``)."""
-    names = _AllNames()
-    walk(_epoch_iterator_class(), names)
-    return frozenset(names.found)
-
-
-class _AllNames(cst.CSTVisitor):
-    def __init__(self):
-        self.found: set[str] = set()
-
-    def visit_Name(self, node):
-        self.found.add(node.value)
+def _epoch_iterator_words() -> dict:
+    """Each node of the EpochIterator class with the names in it (attributes and keywords too): what
+    later passes could react to there (``MigrationContext.built_words``)."""
+    found: dict = {}
+    register_names(_epoch_iterator_class(), found, node_children)
+    return found
 
 
 def _imported_desc(local: str, pipeline) -> PipelineDesc:
