@@ -12,6 +12,7 @@ change (``transforms.walk``); one codegen walk gives the round-trip check and ev
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import re
 import threading
@@ -270,24 +271,42 @@ def parse_statement(text: str) -> cst.BaseStatement:
     """``cst.parse_statement(text)`` without per-node validation (see ``parse_module``): passes build
     new statements from text. During a migration the node and its parts go into ``built_words`` with
     the names in them, so that later passes skip those without one of theirs."""
-    return _built(_without_validation(cst.parse_statement, text), text)
+    return _template(cst.parse_statement, text)
 
 
 def parse_expression(text: str) -> cst.BaseExpression:
     """``cst.parse_expression(text)``, as ``parse_statement``."""
-    return _built(_without_validation(cst.parse_expression, text), text)
+    return _template(cst.parse_expression, text)
 
 
 # The running migration's ``MigrationContext.built_words`` (None outside one).
 _BUILT_WORDS: ContextVar[dict | None] = ContextVar("built_words", default=None)
 
 
-def _built(node: cst.CSTNode, text: str) -> cst.CSTNode:
+def _template(parse, text: str) -> cst.CSTNode:
+    """A parsed template. Nodes are immutable, so modules may share one: the parse is kept per process
+    (most templates are the same text in every file), but a node is never handed out twice in one
+    migration (positions and findings belong to one place in a module): a second use is parsed anew."""
     registry = _BUILT_WORDS.get()
-    if registry is not None:
+    if registry is None:
+        return _without_validation(parse, text)
+    node, names = _parsed_template(parse, text)
+    if node in registry:
         from .transforms.walk import node_children
+        node = _without_validation(parse, text)
         register_names(node, registry, node_children)
+        return node
+    registry.update(names)
     return node
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_template(parse, text: str) -> tuple[cst.CSTNode, dict]:
+    from .transforms.walk import node_children
+    node = _without_validation(parse, text)
+    names: dict = {}
+    register_names(node, names, node_children)
+    return node, names
 
 
 def register_names(node: cst.CSTNode, registry: dict, children) -> frozenset:

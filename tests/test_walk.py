@@ -261,3 +261,43 @@ def test_a_method_name_alone_keeps_a_subtree_in_the_unroll():
     result = engine.migrate_source(FEEDER, "feeder.py")
     assert [(f.rule, f.line) for f in result.findings if f.rule == "DM214"] == [("DM214", 13)]
     assert "# dali-migrate: DM214 feed_input" in result.migrated
+
+
+TWIN_CLASSES = "import nvidia.dali.ops as ops\nimport nvidia.dali.types as types\nfrom nvidia.dali import Pipeline\n" + "".join(
+    f'''
+
+class {name}(Pipeline):
+    def __init__(self, root):
+        super().__init__(batch_size=2, num_threads=1, device_id=None, seed=1)
+        self.input = ops.readers.File(file_root=root)
+        self.decode = ops.decoders.Image(device="mixed", output_type=types.RGB)
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        return self.decode(jpegs), labels
+''' for name in ("TrainPipe", "ValPipe"))
+
+
+def test_a_template_is_parsed_once_per_process_but_used_once_per_module():
+    """Templates are kept per process (the same text in every file); inside one module each use is its
+    own node, so that the findings of two identical pipelines point at their own lines."""
+    from dali_migrate import engine
+
+    result = engine.migrate_source(TWIN_CLASSES, "twins.py")
+    assert [f.line for f in result.findings if f.rule == "DM110"] == [10, 21]  # device="mixed", twice
+    assert result.migrated.count('ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)') == 2
+
+    ctx = engine.MigrationContext(path="x.py", source="", imports=None)
+    token = engine._BUILT_WORDS.set(ctx.built_words)
+    try:
+        first = engine.parse_statement("ndd.set_num_threads(4)\n")
+        second = engine.parse_statement("ndd.set_num_threads(4)\n")
+    finally:
+        engine._BUILT_WORDS.reset(token)
+    assert first is not second and first.deep_equals(second)
+    assert ctx.built_words[first] == ctx.built_words[second] == frozenset({"ndd", "set_num_threads"})
+    token = engine._BUILT_WORDS.set({})
+    try:
+        assert engine.parse_statement("ndd.set_num_threads(4)\n") is first  # the next module reuses it
+    finally:
+        engine._BUILT_WORDS.reset(token)
