@@ -191,6 +191,12 @@ def _positions(module: cst.Module) -> dict[cst.CSTNode, tuple[int, int]]:
     return {node: (r.start.line, r.start.column) for node, r in wrapper.resolve(PositionProvider).items()}
 
 
+# Whitespace, comments and punctuation: passes never enter them (``transforms.walk``'s layout fields),
+# and findings never point at them, so their places are not recorded (an eighth of the printing walk).
+_LAYOUT_NODES = frozenset({cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.Newline,
+                           cst.EmptyLine, cst.Comment, cst.LeftParen, cst.RightParen, cst.Comma, cst.Semicolon})
+
+
 @dataclass
 class _StartTokenState(CodegenState):
     """Codegen that notes, per node, the index of its first token (syntactic start, as
@@ -202,15 +208,17 @@ class _StartTokenState(CodegenState):
     extents: dict = field(default_factory=dict)  # node -> (first token, token after the last)
 
     def before_codegen(self, node) -> None:
-        self.stack.append(len(self.tokens))
+        if type(node) not in _LAYOUT_NODES:
+            self.stack.append(len(self.tokens))
 
     def after_codegen(self, node) -> None:
-        start = self.stack.pop()
-        self.starts.setdefault(node, start)
-        self.extents[node] = (start, len(self.tokens))
+        if type(node) not in _LAYOUT_NODES:
+            start = self.stack.pop()
+            self.starts.setdefault(node, start)
+            self.extents[node] = (start, len(self.tokens))
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        return _RecordStart(self, node, start_node)
+        return _NO_RECORD if type(node) in _LAYOUT_NODES else _RecordStart(self, node, start_node)
 
 
 class _RecordStart:

@@ -231,11 +231,17 @@ else:
 def test_fast_positions_equal_libcst_position_provider():
     import libcst as cst
 
+    compared = 0
     for source in (OPT_SOURCE, (ROOT / "dali_migrate" / "notebooks.py").read_text(), DALI_FILE):
         module = cst.parse_module(source)
         code, positions = engine.print_with_positions(module)
         assert code == source
-        assert positions == engine._positions(module)
+        # Every node but whitespace, comments and punctuation, which passes never point at.
+        expected = {node: place for node, place in engine._positions(module).items()
+                    if type(node) not in engine._LAYOUT_NODES}
+        assert positions == expected
+        compared += len(positions)
+    assert compared > 1000
 
 
 def test_import_walk_equals_the_import_visitor():
