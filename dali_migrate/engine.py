@@ -249,13 +249,51 @@ class _PlainState(CodegenState):
 _NO_RECORD = nullcontext()
 
 
-def print_code(module: cst.Module) -> str:
-    """``module.code``, about a quarter faster."""
+def print_code(module: cst.Module, layout: "Layout | None" = None) -> str:
+    """``module.code``, about a quarter faster; with the ``layout`` of the parsed module, the parts a pass
+    left unchanged are copied from its text instead of being printed again (a quarter of the print).
+
+    A node of the parsed module prints as its old text when nothing around it can change that text:
+    it is called without the arguments (commas, separators) a parent passes, and either it is a
+    statement whose line starts with the same indentation as before, or its text holds no line
+    break (a one-line expression prints the same at any depth)."""
     state = _PlainState(default_indent=module.default_indent, default_newline=module.default_newline)
-    module._codegen(state)
-    return "".join(state.tokens)
+    if layout is None:
+        module._codegen(state)
+        return "".join(state.tokens)
+    code, offsets, extents, starts, tokens = layout.code, layout.offsets, layout.extents, layout.starts, state.tokens
+
+    def reusing_codegen(node, state, **kwargs):
+        extent = None if kwargs else extents.get(node)
+        if extent is not None:
+            begin, end = offsets[extent[0]], offsets[extent[1]]
+            if isinstance(node, _STATEMENTS):
+                start = offsets[starts[node]]
+                line_start = max(code.rfind("\n", 0, start), code.rfind("\r", 0, start)) + 1
+                if code[end - 1:end] in ("\n", "\r") and code[line_start:start] == "".join(state.indent_tokens):
+                    # The line break as a token of its own: a module without a final one pops it.
+                    cut = end - 2 if code[end - 2:end] == "\r\n" else end - 1
+                    tokens.append(code[begin:cut])
+                    tokens.append(code[cut:end])
+                    return
+            else:
+                text = code[begin:end]
+                if "\n" not in text and "\r" not in text:
+                    tokens.append(text)
+                    return
+        node._codegen_impl(state, **kwargs)  # _PlainState's before/after_codegen do nothing
+
+    with _PARSING:  # the switch is process-wide, as for parse_module
+        CSTNode._codegen = reusing_codegen
+        try:
+            module._codegen(state)
+        finally:
+            CSTNode._codegen = _CODEGEN
+    return "".join(tokens)
 
 
+_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+_CODEGEN = CSTNode._codegen
 _VALIDATE = CSTNode.__post_init__
 _PARSING = threading.Lock()
 
@@ -459,7 +497,7 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
         for migration_pass in passes if passes is not None else PASSES:
             if force or migration_pass.applies(ctx):
                 module = migration_pass.run(module, ctx)
-        migrated = print_code(module)
+        migrated = print_code(module, layout)
     except RecursionError:
         return _fail(result, INTERNAL_ERROR.id, "too deeply nested to transform (RecursionError)", 0)
     except Exception as e:  # a pass bug must not lose or half-write user code

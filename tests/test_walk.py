@@ -301,3 +301,21 @@ def test_a_template_is_parsed_once_per_process_but_used_once_per_module():
         assert engine.parse_statement("ndd.set_num_threads(4)\n") is first  # the next module reuses it
     finally:
         engine._BUILT_WORDS.reset(token)
+
+
+def test_the_final_print_that_copies_unchanged_text_prints_what_libcst_prints(monkeypatch):
+    """print_code(module, layout) copies the text of statements and one-line expressions a pass left
+    unchanged; every migrated file comes out as libcst's own print of the migrated tree. The corpus has
+    CRLF line endings, files without a final line break, and statements that unroll moved deeper."""
+    import speed
+
+    from dali_migrate import engine
+
+    sources = PRUNING_SOURCES + speed.generate(20) + [
+        s.replace("\n", "\r\n") for s in PRUNING_SOURCES[:10]] + [s.rstrip("\n") for s in PRUNING_SOURCES[:10]]
+    fast = [engine.migrate_source(source, "x.py") for source in sources]
+    monkeypatch.setattr(engine, "print_code", lambda module, layout=None: module.code)
+    slow = [engine.migrate_source(source, "x.py") for source in sources]
+    assert all(a.migrated == b.migrated for a, b in zip(fast, slow))
+    assert sum(a.changed for a in fast) > 80
+    assert sum(a.migrated.endswith("\n") for a in fast) <= len(sources) - 10
