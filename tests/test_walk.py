@@ -134,13 +134,16 @@ def test_visit_order_is_read_from_libcst():
 
 
 def test_pass_transformers_have_no_layout_hooks():
-    """run_transformer does not enter layout; a hook on a layout node would silently never run."""
+    """run_transformer does not enter layout, nor do the unroll's helper transforms (layout=False); a hook
+    on a layout node would silently never run."""
     import dali_migrate.transforms  # noqa: F401  (imports every pass module)
     from dali_migrate.transforms.base import MigrationTransformer
+    from dali_migrate.transforms.unroll import classes, consumers, graph
 
     layout = {"EmptyLine", "Comment", "TrailingWhitespace", "Newline", "SimpleWhitespace",
               "ParenthesizedWhitespace", "Comma", "Semicolon", "LeftParen", "RightParen"}
-    pending, seen = [MigrationTransformer], []
+    pending, seen = [MigrationTransformer, graph._RandomFixer, classes._InitRewrite, classes._GraphCalls,
+                     consumers._Substitute], []
     while pending:
         cls = pending.pop()
         seen.append(cls)

@@ -260,14 +260,14 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                               args=[*reader_obj.call.args, *[a for a in call.args if a.keyword is not None]])
             merged = _normalise_commas(merged)
             assign = statement.body[0]
-            new_target = transform(assign.targets[0].target, rewriter)
+            new_target = transform(assign.targets[0].target, rewriter, layout=False)
             statement = statement.with_changes(body=[assign.with_changes(
                 targets=[assign.targets[0].with_changes(target=new_target)], value=merged)])
             if original_statement in unroller.ctx.positions:
                 unroller.ctx.positions.setdefault(statement, unroller.ctx.positions[original_statement])
             converted.append(statement)
             continue
-        new = transform(statement, rewriter)
+        new = transform(statement, rewriter, layout=False)
         if statement in unroller.ctx.positions:
             unroller.ctx.positions.setdefault(new, unroller.ctx.positions[statement])
         converted.append(new)
@@ -379,7 +379,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
             replacements[statement] = _lambda_statement(unroller, obj, call, statement, desc)
         unroller.report(rules.UNROLL.id, f"ops object self.{obj.attr} ({obj.fn_path}) -> an ndd call with the same "
                         f"arguments (a lambda: its arguments are computed in __init__)", obj.statement)
-    init = transform(methods["__init__"], _InitRewrite(replacements))
+    init = transform(methods["__init__"], _InitRewrite(replacements), layout=False)
     if desc.extra.get("checkpoint_added"):
         param = cst.Param(cst.Name(checkpoints.PARAM), default=cst.Name("None"),
                           equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),

@@ -98,7 +98,7 @@ def reader_meta_expr(unroller, owner, kind, reader_name) -> tuple[cst.BaseExpres
     for name in names.nodes:
         if name.value in assigned.names and name.value not in binding:
             raise CannotUnroll(f"the reader's arguments use {name.value}, computed inside the pipeline")
-    call = transform(reader.call, _Substitute(binding))
+    call = transform(reader.call, _Substitute(binding), layout=False)
     bound = ReaderSpec(**{**reader.__dict__, "call": call})
     return cst.Call(func=cst.Attribute(value=call, attr=cst.Name("get_metadata"))), bound
 

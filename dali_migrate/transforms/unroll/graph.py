@@ -272,10 +272,10 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
             # plain Python that uses no pipeline data: the pipeline body ran it once, at definition
             desc.pre.append(statement)
         else:
-            desc.loop.append(transform(statement, fixer))
+            desc.loop.append(transform(statement, fixer, layout=False))
             step_names.update(binds)
             read_by_steps.update(reads)
-    desc.outputs = [transform(o, fixer) for o in outputs]
+    desc.outputs = [transform(o, fixer, layout=False) for o in outputs]
 
 
 def _reads_and_binds(statement) -> tuple[set[str], set[str]]:
