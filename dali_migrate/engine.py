@@ -337,10 +337,10 @@ def _template(parse, text: str) -> cst.CSTNode:
     if registry is None:
         return _without_validation(parse, text)
     node, names = _parsed_template(parse, text)
-    if node in registry:
+    if node in registry:  # the root is always there once handed out, even a leaf
         from .transforms.walk import node_children
         node = _without_validation(parse, text)
-        register_names(node, registry, node_children)
+        registry[node] = register_names(node, registry, node_children)
         return node
     registry.update(names)
     return node
@@ -351,18 +351,25 @@ def _parsed_template(parse, text: str) -> tuple[cst.CSTNode, dict]:
     from .transforms.walk import node_children
     node = _without_validation(parse, text)
     names: dict = {}
-    register_names(node, names, node_children)
+    names[node] = register_names(node, names, node_children)
     return node, names
 
 
 def register_names(node: cst.CSTNode, registry: dict, children) -> frozenset:
-    """Every node of a freshly parsed template into ``registry`` with the names in its subtree (names
-    are what passes follow: a template without a pass's names cannot concern it, nor can its parts)."""
-    names = {node.value} if type(node) is cst.Name else set()
-    for child in children(node):
+    """Every node of a freshly parsed template (leaves aside) into ``registry`` with the names in its
+    subtree (names are what passes follow: a template without a pass's names cannot concern it, nor can
+    its parts)."""
+    below = children(node)
+    if not below:  # a leaf: skipping it saves nothing, so it is not registered
+        return frozenset((node.value,)) if type(node) is cst.Name else _NO_NAMES
+    names = set()
+    for child in below:
         names |= register_names(child, registry, children)
     found = registry[node] = frozenset(names)
     return found
+
+
+_NO_NAMES = frozenset()
 
 
 def _without_validation(parse, text: str):

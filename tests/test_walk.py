@@ -295,10 +295,12 @@ def test_a_template_is_parsed_once_per_process_but_used_once_per_module():
     try:
         first = engine.parse_statement("ndd.set_num_threads(4)\n")
         second = engine.parse_statement("ndd.set_num_threads(4)\n")
+        leaf = [engine.parse_expression("batch_size") for _ in range(2)]
     finally:
         engine._BUILT_WORDS.reset(token)
     assert first is not second and first.deep_equals(second)
     assert ctx.built_words[first] == ctx.built_words[second] == frozenset({"ndd", "set_num_threads"})
+    assert leaf[0] is not leaf[1]  # a one-name template too
     token = engine._BUILT_WORDS.set({})
     try:
         assert engine.parse_statement("ndd.set_num_threads(4)\n") is first  # the next module reuses it
