@@ -218,7 +218,27 @@ class _StartTokenState(CodegenState):
             self.extents[node] = (start, len(self.tokens))
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        return _NO_RECORD if type(node) in _LAYOUT_NODES else _RecordStart(self, node, start_node)
+        kind = _RECORDED.get(type(node))
+        if kind is None:
+            kind = _RECORDED[type(node)] = _recorded(type(node))
+        if kind == _NEVER or (kind == _IF_PARENTHESIZED and not node.lpar):
+            # Layout, or an expression without parentheses: it starts where its codegen starts (after_codegen).
+            return _NO_RECORD
+        return _RecordStart(self, node, start_node)
+
+
+_NEVER, _IF_PARENTHESIZED, _ALWAYS = range(3)
+_RECORDED: dict[type, int] = {}
+
+
+def _recorded(node_type: type) -> int:
+    """Whether a node's syntactic start can differ from its first token: never for layout; for an
+    expression, only after its parentheses (libcst records it inside ``_parenthesize``)."""
+    if node_type in _LAYOUT_NODES:
+        return _NEVER
+    if issubclass(node_type, cst.BaseExpression):
+        return _IF_PARENTHESIZED
+    return _ALWAYS
 
 
 class _RecordStart:
