@@ -38,7 +38,7 @@ _WORD = re.compile(r"[^\W\d]\w*")
 _REBINDING_WORDS = {"global", "nonlocal", "match"}
 
 
-@dataclass
+@dataclass(eq=False)  # units are compared by identity (a field-by-field == made the fixpoint slow)
 class Unit:
     """One or more top-level statements on lines ``first``..``last`` (1-based, inclusive)."""
 
@@ -118,7 +118,8 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
         return None  # the whole-file path reports it, with libcst's and Python's words
     if len(tree.body) < 2:
         return None
-    starts = [0, *(m.end() for m in _NEWLINE.finditer(source))]  # offset of each line, 0-based
+    starts = [0]  # offset of each line, 0-based
+    starts += [m.end() for m in _NEWLINE.finditer(source)]
     units = _units(tree.body)
     for unit in units:
         begin = starts[unit.first - 1]
@@ -174,11 +175,14 @@ def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str]) -> li
     changed = True
     while changed:
         changed = False
-        for item in list(cold):
+        still_cold = []
+        for item in cold:
             if words_of(item) & hot_words:
-                cold.remove(item)
-                hot_words |= bound_of(item)
+                hot_words |= bound_of(item)  # seen by the items after it in this same sweep
                 changed = True
+            else:
+                still_cold.append(item)
+        cold = still_cold
     return cold
 
 

@@ -83,6 +83,7 @@ class _Collector(cst.CSTVisitor):
         self.imports = imports
         self.module_scope: Scope | None = None
         self.stack: list[Scope] = []
+        self.scope: Scope | None = None
         self.scopes: list[Scope] = []
         self.name_scope: dict[cst.Name, Scope] = {}
         self.pipeline_classes: set[str] = set()
@@ -90,14 +91,15 @@ class _Collector(cst.CSTVisitor):
         self.calls_dali = False  # any call of fn/ops/math/Pipeline/a @pipeline_def function
 
     # -- scopes -------------------------------------------------------------------------------
-    @property
-    def scope(self) -> Scope:
-        return self.stack[-1]
-
     def _push(self, scope: Scope) -> Scope:
         self.scopes.append(scope)
         self.stack.append(scope)
+        self.scope = scope  # the innermost scope (an attribute: visit_Name reads it for every name)
         return scope
+
+    def _pop(self) -> None:
+        self.stack.pop()
+        self.scope = self.stack[-1] if self.stack else None
 
     def visit_Module(self, node):
         self.module_scope = self._push(Scope(node, None, "module"))
@@ -118,7 +120,7 @@ class _Collector(cst.CSTVisitor):
             walk(base, self)
         self._push(Scope(node, self.scope, "class"))
         walk(node.body, self)
-        self.stack.pop()
+        self._pop()
         return False
 
     def visit_FunctionDef(self, node):
@@ -142,7 +144,7 @@ class _Collector(cst.CSTVisitor):
         self._push(scope)
         self._bind_params(node.params)
         walk(node.body, self)
-        self.stack.pop()
+        self._pop()
         return False
 
     @staticmethod
@@ -169,7 +171,7 @@ class _Collector(cst.CSTVisitor):
         self._push(Scope(node, self.scope, "lambda"))
         self._bind_params(node.params)
         walk(node.body, self)
-        self.stack.pop()
+        self._pop()
         return False
 
     def _visit_comprehension(self, node, elements):
@@ -188,7 +190,7 @@ class _Collector(cst.CSTVisitor):
             comp = comp.inner_for_in
         for element in elements:
             walk(element, self)
-        self.stack.pop()
+        self._pop()
         return False
 
     def visit_ListComp(self, node):
