@@ -47,17 +47,17 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, keep=None) -> None:
 
 
 _BASE_ON_VISIT, _BASE_ON_LEAVE = cst.CSTVisitor.on_visit, cst.CSTVisitor.on_leave
-_NODE, _SEQ = 1, 2
+_NODE, _SEQ, _OTHER = 1, 2, 3  # all true: ``_VALUE_KIND.get(t) or _value_kind(v)`` misses only unseen types
 _VALUE_KIND: dict[type, int] = {list: _SEQ, tuple: _SEQ}
 
 
 def _value_kind(value) -> int:
-    """1 for a node, 2 for a list or tuple, 0 for anything else (cached by type: ``isinstance``
+    """_NODE for a node, _SEQ for a list or tuple, _OTHER for anything else (cached by type: ``isinstance``
     against libcst's abstract node classes is slow)."""
     cls = type(value)
     kind = _VALUE_KIND.get(cls)
     if kind is None:
-        kind = _VALUE_KIND[cls] = _NODE if issubclass(cls, cst.CSTNode) else 0
+        kind = _VALUE_KIND[cls] = _NODE if issubclass(cls, cst.CSTNode) else _OTHER
     return kind
 
 
