@@ -172,3 +172,21 @@ def test_the_engine_parse_skips_validation_only_while_parsing(tmp_path):
         parse_module("x = (\n")
     with pytest.raises(cst.CSTValidationError):
         cst.Name("")  # validated again
+
+
+def test_migrating_leaves_garbage_collection_as_the_caller_had_it():
+    """migrate_source pauses the cyclic collector for the length of one file, then restores it, also
+    when a pass fails and when the caller had it off."""
+    import gc
+
+    assert gc.isenabled()
+    migrate_source(MIGRATABLE)
+    assert gc.isenabled()
+    migrate_source(NOT_ROUND_TRIP)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        migrate_source(MIGRATABLE)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
