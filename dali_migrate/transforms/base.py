@@ -109,7 +109,10 @@ def _run_inline(module: cst.Module, t: "MigrationTransformer") -> cst.Module:
             return node  # the usual case, without a call
         return t._settle(node, result, statement)
 
-    return visit(module)
+    try:
+        return visit(module)
+    finally:
+        del visit  # the recursive closure refers to itself: a cycle that would keep the tree for the collector
 
 
 class MigrationTransformer(cst.CSTTransformer):

@@ -303,7 +303,9 @@ class _Collector(cst.CSTVisitor):
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             method = self._method_scope()
             if method is not None and target.value.value == method.self_name:
-                method.class_scope.attr_bindings.setdefault(target.attr.value, []).append((source, method))
+                # The source only: holding the method's scope here made a class <-> method cycle, which kept
+                # the whole tree alive until the cyclic collector ran.
+                method.class_scope.attr_bindings.setdefault(target.attr.value, []).append(source)
         # Subscript and other targets bind no name.
 
     def _method_scope(self) -> Scope | None:
@@ -373,7 +375,7 @@ class DataFlow:
                 for attr, sources in scope.attr_bindings.items():
                     key = (id(scope), attr)
                     kind = self._attr_kinds.get(key)
-                    for source, _method in sources:
+                    for source in sources:
                         kind = _join(kind, self._source_kind(source))
                     if kind != self._attr_kinds.get(key):
                         self._attr_kinds[key] = kind
