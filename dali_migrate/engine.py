@@ -287,7 +287,11 @@ def print_code(module: cst.Module, layout: "Layout | None" = None) -> str:
         return "".join(state.tokens)
     code, offsets, extents, starts, tokens = layout.code, layout.offsets, layout.extents, layout.starts, state.tokens
 
+    own_state = state
+
     def reusing_codegen(node, state, **kwargs):
+        if state is not own_state:  # a print of something else (another thread) while switched: as usual
+            return _CODEGEN(node, state, **kwargs)
         extent = None if kwargs else extents.get(node)
         if extent is not None:
             begin, end = offsets[extent[0]], offsets[extent[1]]
