@@ -61,7 +61,7 @@ def _value_kind(value) -> int:
     return kind
 
 
-def _children(node) -> list:
+def node_children(node) -> list:
     """The child nodes a walk enters, in field order (layout left out)."""
     found = []
     for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
@@ -74,14 +74,11 @@ def _children(node) -> list:
     return found
 
 
-node_children = _children
-
-
 def _walk(node, visitor, keep=None):
     if keep is not None and not keep(node):
         return
     if visitor.on_visit(node):
-        for child in _children(node):
+        for child in node_children(node):
             _walk(child, visitor, keep)
     visitor.on_leave(node)
 
@@ -106,7 +103,7 @@ def _walk_hooks(node, visitor, cls, keep=None):
         return
     hooks = _HOOKS.get((cls, type(node))) or hooks_for(cls, type(node))
     if hooks[0] is None or hooks[0](visitor, node) is not False:
-        # ``_children`` inlined: this is the walk every pass's read-only visitor takes, and building
+        # ``node_children`` inlined: this is the walk every pass's read-only visitor takes, and building
         # a list per node cost 0.05-0.08x of a bare round trip on the speed corpus.
         for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
             value = getattr(node, name)
