@@ -90,8 +90,10 @@ class _Rename(MigrationTransformer):
         self._not_loads: set[cst.Name] = set()  # names that are not references (attr, keyword, def...)
 
     def relevant_names(self):
-        # Only references through DALI imports are renamed or marked.
-        return self.ctx.imports.dali_locals()
+        # Only references that resolve into fn, math or types are renamed or marked: the aliases that can
+        # reach them (`fn`, `dmath`, `types`, or `nvidia`/`dali` above them), not `ndd`, `ops` or `Pipeline`.
+        return {local for local, q in self.ctx.imports.aliases.items()
+                if any(q == p or q.startswith(p + ".") or p.startswith(q + ".") for p in (FN, MATH, TYPES))}
 
     def visit_Import(self, node):
         return False
