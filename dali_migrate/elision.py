@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .engine import WORD, line_starts
+
 PREFIX = "_dali_migrate_elided_"
-_NEWLINE = re.compile(r"\r\n?|\n")
-_WORD = re.compile(r"[^\W\d]\w*")
 # Words that make every word of a statement a possible module-level binding.
 _REBINDING_WORDS = {"global", "nonlocal", "match"}
 
@@ -118,8 +118,7 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
         return None  # the whole-file path reports it, with libcst's and Python's words
     if len(tree.body) < 2:
         return None
-    starts = [0]  # offset of each line, 0-based
-    starts += [m.end() for m in _NEWLINE.finditer(source)]
+    starts = line_starts(source)  # offset of each line, 0-based
     units = _units(tree.body)
     for unit in units:
         begin = starts[unit.first - 1]
@@ -127,7 +126,7 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
         if source[begin:begin + 1] in (" ", "\t", "\f", "\\"):
             return None  # a top-level statement must start its line
         unit.text = source[begin:end]
-        unit.words = set(_WORD.findall(unit.text))
+        unit.words = set(WORD.findall(unit.text))
 
     hot_words = set(dali_words)
     for unit in units:

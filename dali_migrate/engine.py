@@ -91,7 +91,7 @@ class MigrationContext:
         if found is None:
             if self._identifiers is None:
                 self._identifiers = {}
-                for match in _IDENTIFIER.finditer(self.source):
+                for match in WORD.finditer(self.source):
                     self._identifiers.setdefault(match.group(), []).append(match.start())
             found = sorted(offset for name in names for offset in self._identifiers.get(name, ()))
             self._mention_cache[names] = found
@@ -417,7 +417,18 @@ def code_for_node(node: cst.CSTNode) -> str:
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")
-_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset where each line of ``text`` starts (line breaks as Python counts them: CRLF, CR, LF)."""
+    starts = [0]
+    starts += [match.end() for match in _NEWLINE.finditer(text)]
+    return starts
+
+
+# An identifier-like word, wherever it stands (code, strings, comments): what mention checks, elision
+# and unroll's cold statements count as a word of a text.
+WORD = re.compile(r"[^\W\d]\w*")
 
 
 class Layout:
@@ -440,7 +451,7 @@ class Layout:
 
     def line_column(self, token: int) -> tuple[int, int]:
         if self._line_starts is None:
-            self._line_starts = [0, *(m.end() for m in _NEWLINE.finditer(self.code))]
+            self._line_starts = line_starts(self.code)
         offset = self.offsets[token]
         line = bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1]

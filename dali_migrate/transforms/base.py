@@ -14,7 +14,7 @@ from bisect import bisect_left
 import libcst as cst
 
 from ..elision import cold_by_fixpoint
-from ..engine import MigrationContext
+from ..engine import WORD, MigrationContext
 from ..findings import MARKER_PREFIX, marker_text
 from .walk import child_order, has_attribute_hooks, hooks_for, rebuild_children, same_children, transform
 from .walk import walk  # noqa: F401  (re-exported: passes walk read-only visitors with it)
@@ -233,7 +233,7 @@ def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str]) 
             hot_words |= names.names
             continue
         body.append(statement)
-        found = set(_WORD.findall(ctx.source, span[0], span[1]))
+        found = set(WORD.findall(ctx.source, span[0], span[1]))
         if ":=" in ctx.source[span[0]:span[1]]:
             found.add("global")  # a walrus may bind a module name from anywhere: count every word
         words_of[statement] = found
@@ -241,7 +241,6 @@ def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str]) 
                                 lambda statement: _bound_names(statement, words_of[statement]), hot_words))
 
 
-_WORD = __import__("re").compile(r"[^\W\d]\w*")
 
 
 class _Bindings(cst.CSTVisitor):
