@@ -52,8 +52,8 @@ class RunResult:
 def migrate_file(path: Path, display: str | None = None, project=None) -> MigrationResult:
     name = display or str(path)
     try:
-        data = Path(path).read_bytes()
-        if b"dali" not in data and not (project and project.mentioned_in_bytes(data)):
+        data = read_bytes(str(path))
+        if _says_dali(data) is None and not (project and project.mentioned_in_bytes(data)):
             # Cannot use DALI in any encoding we would touch: skip without decoding, so a
             # Latin-1 file elsewhere in a repository is not an error.
             return MigrationResult(path=name, original="", migrated="")
@@ -63,13 +63,16 @@ def migrate_file(path: Path, display: str | None = None, project=None) -> Migrat
     return _migrate_text(source, name, Path(path).suffix, project)
 
 
+def missing_file(name: str) -> MigrationResult:
+    """The result for a named file that does not exist (DM001, nothing migrated)."""
+    result = MigrationResult(path=name, original="", migrated="")
+    result.error = "no such file or directory"
+    result.findings = [Finding(rule="DM001", message=result.error, path=name, fixed=False)]
+    return result
+
+
 def _read_error(name: str, e: OSError) -> MigrationResult:
-    if isinstance(e, FileNotFoundError):
-        result = MigrationResult(path=name, original="", migrated="")
-        result.error = "no such file or directory"
-        result.findings = [Finding(rule="DM001", message=result.error, path=name, fixed=False)]
-        return result
-    return _unreadable(name, e)
+    return missing_file(name) if isinstance(e, FileNotFoundError) else _unreadable(name, e)
 
 
 def _unreadable(name: str, e: Exception) -> MigrationResult:

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 
 from . import __version__
-from .api import migrate_file
+from .api import migrate_file, missing_file
 from .engine import MigrationResult
 from .files import iter_source_files
 from .findings import Finding, Rule, all_rules
@@ -364,12 +364,7 @@ def build_report(paths, verify_args: dict[str, dict] | None = None, progress: bo
         name = display_path(path)
         meter.step(i, f"migrating {name}")
         t0 = time.perf_counter()
-        if path.exists():
-            result = migrate_file(path, name)
-        else:
-            result = MigrationResult(path=name, original="", migrated="")
-            result.error = "no such file or directory"
-            result.findings = [Finding(rule="DM001", message=result.error, path=name, fixed=False)]
+        result = migrate_file(path, name) if path.exists() else missing_file(name)
         seconds = time.perf_counter() - t0
         pipelines = find_pipelines(result.original, name) if result.uses_dali or result.error else []
         files.append(FileEntry(result, seconds, pipelines))

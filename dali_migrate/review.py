@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .api import migrate_file
+from .api import migrate_file, missing_file
 from .engine import MigrationResult
 from .files import iter_source_files
 from .findings import MARKER_PREFIX, Finding, Rule, all_rules
@@ -204,10 +204,7 @@ def migrate_for_review(paths) -> list[MigrationResult]:
     results = []
     for path in iter_source_files(paths):
         if not path.exists():
-            result = MigrationResult(path=display_path(path), original="", migrated="")
-            result.error = "no such file or directory"
-            result.findings = [Finding(rule="DM001", message=result.error, path=result.path, fixed=False)]
-            results.append(result)
+            results.append(missing_file(display_path(path)))
             continue
         results.append(migrate_file(path, display_path(path)))
     return results
