@@ -21,7 +21,7 @@ import os
 import re
 import threading
 from bisect import bisect_left, bisect_right
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -291,11 +291,11 @@ def print_code(module: cst.Module, layout: "Layout | None" = None) -> str:
 
     def reusing_codegen(node, state, **kwargs):
         if state is not own_state:  # a print of something else (another thread) while switched: as usual
-            return _CODEGEN(node, state, **kwargs)
+            return _ORIGINAL["_codegen"](node, state, **kwargs)
         extent = None if kwargs else extents.get(node)
         if extent is not None:
             begin, end = offsets[extent[0]], offsets[extent[1]]
-            if isinstance(node, _STATEMENTS):
+            if isinstance(node, STATEMENTS):
                 start = offsets[starts[node]]
                 line_start = max(code.rfind("\n", 0, start), code.rfind("\r", 0, start)) + 1
                 if code[end - 1:end] in ("\n", "\r") and code[line_start:start] == "".join(state.indent_tokens):
@@ -311,19 +311,26 @@ def print_code(module: cst.Module, layout: "Layout | None" = None) -> str:
                     return
         node._codegen_impl(state, **kwargs)  # _PlainState's before/after_codegen do nothing
 
-    with _SWITCH_LOCK:  # the switch is process-wide, as for parse_module
-        CSTNode._codegen = reusing_codegen
-        try:
-            module._codegen(state)
-        finally:
-            CSTNode._codegen = _CODEGEN
+    with _switched("_codegen", reusing_codegen):
+        module._codegen(state)
     return "".join(tokens)
 
 
-_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
-_CODEGEN = CSTNode._codegen
-_VALIDATE = CSTNode.__post_init__
+STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)  # what holds a line (markers, indentation)
+_ORIGINAL = {"_codegen": CSTNode._codegen, "__post_init__": CSTNode.__post_init__}
 _SWITCH_LOCK = threading.Lock()
+
+
+@contextmanager
+def _switched(attribute: str, replacement):
+    """``CSTNode.<attribute>`` replaced for the length of the block, then libcst's own again. The switch is
+    process-wide: one at a time, under a lock."""
+    with _SWITCH_LOCK:
+        setattr(CSTNode, attribute, replacement)
+        try:
+            yield
+        finally:
+            setattr(CSTNode, attribute, _ORIGINAL[attribute])
 
 
 def _no_validation(self) -> None:
@@ -401,12 +408,8 @@ _NO_NAMES = frozenset()
 
 
 def _without_validation(parse, text: str):
-    with _SWITCH_LOCK:  # one parse at a time: the switch is process-wide
-        CSTNode.__post_init__ = _no_validation
-        try:
-            return parse(text)
-        finally:
-            CSTNode.__post_init__ = _VALIDATE
+    with _switched("__post_init__", _no_validation):
+        return parse(text)
 
 
 def code_for_node(node: cst.CSTNode) -> str:

@@ -14,12 +14,10 @@ from bisect import bisect_left
 import libcst as cst
 
 from ..elision import cold_by_fixpoint
-from ..engine import WORD, MigrationContext
+from ..engine import STATEMENTS, WORD, MigrationContext
 from ..findings import MARKER_PREFIX, marker_text
 from .walk import child_order, has_attribute_hooks, hooks_for, rebuild_children, same_children, transform
 from .walk import walk  # noqa: F401  (re-exported: passes walk read-only visitors with it)
-
-_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
 
 class Pass:
@@ -205,7 +203,7 @@ _STATEMENT_TYPES: dict[type, bool] = {}
 def _is_statement(node_type: type) -> bool:
     found = _STATEMENT_TYPES.get(node_type)
     if found is None:
-        found = _STATEMENT_TYPES[node_type] = issubclass(node_type, _STATEMENTS)
+        found = _STATEMENT_TYPES[node_type] = issubclass(node_type, STATEMENTS)
     return found
 
 
@@ -331,7 +329,7 @@ def _attach_markers(result, markers: list[str]):
             return result
         first = _attach_markers(result.nodes[0], markers)
         return cst.FlattenSentinel([first, *result.nodes[1:]])
-    if not isinstance(result, _STATEMENTS):
+    if not isinstance(result, STATEMENTS):
         return result
     existing = {line.comment.value.split(" ")[2] for line in result.leading_lines
                 if line.comment is not None and line.comment.value.startswith(MARKER_PREFIX)

@@ -140,15 +140,8 @@ def _walk_many(node, active):
         if visit_hook is None or visit_hook(visitor, node) is not False:
             entered.append((visitor, cls))
     if entered:
-        for name in _CHILD_FIELDS.get(ntype) or _child_fields(ntype):
-            value = getattr(node, name)
-            kind = _VALUE_KIND.get(type(value)) or _value_kind(value)
-            if kind == _NODE:
-                _walk_many(value, entered)
-            elif kind == _SEQ:
-                for item in value:
-                    if (_VALUE_KIND.get(type(item)) or _value_kind(item)) == _NODE:
-                        _walk_many(item, entered)
+        for child in node_children(node):
+            _walk_many(child, entered)
     for visitor, cls in active:
         leave_hook = _HOOKS[cls, ntype][1]
         if leave_hook is not None:
