@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .engine import WORD, line_starts
+from .engine import WORD, line_starts, parse_module
 
 PREFIX = "_dali_migrate_elided_"
 # Words that make every word of a statement a possible module-level binding.
@@ -336,7 +336,7 @@ class ModuleSymbols:
             if parsed is None:
                 symbols = ModuleSymbols()
                 try:
-                    body = cst.parse_module(found.text).body
+                    body = parse_module(found.text).body
                 except (cst.ParserSyntaxError, RecursionError):
                     body = ()  # libcst cannot read it: what it defines stays unknown, as for any name
                 for statement in body:
