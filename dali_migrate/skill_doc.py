@@ -11,9 +11,9 @@ written so that a machine can check it against the installed DALI:
   subclass, whose message contains ``text``); a trailing ``# -> expr`` on a top-level expression
   (its value must equal ``expr``, NumPy values compared as lists). Either may end with two spaces
   and a parenthesised remark, which is not part of the claim.
-* A python block with a leading comment line ``# device: gpu`` shows GPU code. Without a GPU the runner
-  rewrites the string ``"gpu"`` to ``"cpu"`` and ``.gpu()`` to ``.cpu()`` before running it, and
-  reports that it did.
+* A python block with a leading comment line ``# device: gpu`` shows GPU code. Without a GPU the
+  runner rewrites the string ``"gpu"`` to ``"cpu"`` and ``.gpu()`` to ``.cpu()`` before running it,
+  and reports that it did.
 * A python block whose leading comment lines include ``# requires: MODULE`` needs an optional
   package (``torchdata``). Where it cannot be imported the block is not run and the result says so
   (:attr:`SectionResult.skipped`); the section's other blocks still run.
