@@ -222,6 +222,12 @@ def test_a_file_that_breaks_the_pre_scan_or_a_worker_is_one_error_and_the_run_go
         return real_migrate(source, name, suffix, project)
 
     monkeypatch.setattr(api, "_migrate_text", broken_migrate)
+    # Workers must inherit the broken functions: fork them (the pool picks forkserver when threads run).
+    import multiprocessing
+
+    import dali_migrate.parallel as parallel
+
+    monkeypatch.setattr(parallel, "_context", lambda: multiprocessing.get_context("fork"))
     run = migrate_paths([str(tmp_path)], jobs=jobs)
     by_name = {os.path.basename(r.path): r for r in run.files}
     assert by_name["c.py"].status == "error" and "KeyError: 'bang'" in by_name["c.py"].error
