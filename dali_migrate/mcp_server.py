@@ -448,7 +448,7 @@ def build_server(root: str | Path):
     def lint_code_tool(source: str, filename: str = "snippet.py", fix: bool = False,
                        unsafe_fixes: bool = False) -> LintCodeResult:
         """Lint dynamic-mode (ndd) code given as a string for the mistakes people and agents make
-        (rules DM301-DM319). fix=true returns the source with the safe fixes applied."""
+        (rules DM301-DM320). fix=true returns the source with the safe fixes applied."""
         return _guard(lambda: lint_code(source, filename, fix, unsafe_fixes))
 
     @server.tool(name="lint_paths")

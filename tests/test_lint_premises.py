@@ -197,3 +197,13 @@ def test_dm319_metadata_before_epoch(run):
     with pytest.raises(ValueError, match="max_batch_size"):
         run("DM319", "before")
     assert run("DM319", "after")["size"] == 10
+
+
+def test_dm320_pipeline_api_is_not_on_dynamic_values(run):
+    with pytest.raises(AttributeError, match="run"):
+        run("DM320", "before")
+    images = run("DM320", "after")["images"]
+    for method in ("at", "as_cpu", "as_array", "as_tensor", "is_dense_tensor"):
+        assert not hasattr(images, method), method
+    with pytest.raises(TypeError, match="not callable"):
+        images.shape()

@@ -14,7 +14,7 @@ EXPECTED = {
     "DM309": "reader-batch-size", "DM310": "lowercase-reader", "DM311": "break-next-epoch",
     "DM312": "random-without-batch-size", "DM313": "seed-and-rng", "DM314": "evaluate-every-op",
     "DM315": "cpu-before-torch", "DM316": "checkpoint-register-late", "DM317": "restore-without-checkpointing",
-    "DM318": "compile-vs-capture", "DM319": "metadata-before-epoch",
+    "DM318": "compile-vs-capture", "DM319": "metadata-before-epoch", "DM320": "pipeline-api-on-dynamic-value",
 }
 LINT_RULES = sorted(r for r in RULES if r.startswith("DM3"))
 

@@ -5,7 +5,7 @@ Public API (the CLI and the MCP server call these):
 * ``lint_source(text, path="<string>", fix=False, unsafe_fixes=False) -> LintResult``
 * ``lint_paths(paths, fix=False, unsafe_fixes=False) -> LintRun`` (``fix`` writes files atomically)
 
-Rules DM301–DM319 are declared in the modules of ``dali_migrate/lint/rules/`` with their docs and
+Rules DM301–DM320 are declared in the modules of ``dali_migrate/lint/rules/`` with their docs and
 before/after examples; those examples are their tests (``tests/test_lint_rules.py``).
 """
 
