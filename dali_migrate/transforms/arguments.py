@@ -124,9 +124,9 @@ class _Arguments(MigrationTransformer):
                 if index == len(original_node.args) - 1:
                     removed_last = arg
                 continue
-            elif keyword == _DEVICE_ARG and _is_string(arg.value, "mixed"):
+            elif keyword == _DEVICE_ARG and _without_mixed(arg.value) is not None:
                 self.report(MIXED_TO_GPU.id, f'device="mixed" -> device="gpu" on ndd.{ndd_path}', original_arg)
-                arg = arg.with_changes(value=_same_quotes(arg.value, "gpu"))
+                arg = arg.with_changes(value=_without_mixed(arg.value))
                 changed = True
             elif keyword in type_args:
                 value = self._dali_type(arg.value, ndd_path, keyword)
@@ -162,6 +162,19 @@ class _Arguments(MigrationTransformer):
                     f"{self._types_name}.{dali_name} on ndd.{ndd_path}", value)
         return cst.Attribute(value=cst.Name(self._types_name), attr=cst.Name(dali_name)).with_changes(
             lpar=value.lpar, rpar=value.rpar)
+
+
+def _without_mixed(expr):
+    """The device expression with every "mixed" it can evaluate to spelled "gpu" (a literal, or a branch
+    of a conditional expression: ``"cpu" if c else "mixed"``), or None when it has none."""
+    if _is_string(expr, "mixed"):
+        return _same_quotes(expr, "gpu")
+    if isinstance(expr, cst.IfExp):
+        body, orelse = _without_mixed(expr.body), _without_mixed(expr.orelse)
+        if body is None and orelse is None:
+            return None
+        return expr.with_changes(body=body or expr.body, orelse=orelse or expr.orelse)
+    return None
 
 
 def _is_string(expr, text: str) -> bool:
