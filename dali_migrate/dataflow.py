@@ -275,6 +275,16 @@ def _fn_outputs(qualname: str):
     return TOP
 
 
+def _several_outputs(qualname: str, call: cst.Call) -> bool:
+    """Whether an fn op whose output count the table leaves open may return several outputs here."""
+    from .lint import derive
+
+    ndd_path, _, entry = optable.resolve_fn(qualname[len(FN) + 1:])
+    if not entry or not ndd_path:
+        return True
+    return derive.may_have_several_outputs(ndd_path, {a.keyword.value for a in call.args if a.keyword})
+
+
 def _ops_outputs(ops_name: str):
     entry = optable.ops_class(ops_name)
     if entry and entry.get("fn"):
@@ -380,6 +390,7 @@ class _Collector(cst.CSTVisitor):
         self.pipeline_calls: dict[cst.Call, str] = {}  # Pipeline(...) call -> its origin key
         self.graph_origin: dict[cst.CSTNode, str] = {}  # call inside a pipeline definition -> that pipeline
         self.graph_stack: list[str] = []
+        self.with_origin: dict[cst.With, str] = {}  # `with pipe:` -> the pipeline its body defines
         self.function_names: list[str] = []  # enclosing defs, for `with pipe:` origin keys
         self.calls_dali = False
         self.pipeline_classes: set[str] = set()
@@ -431,10 +442,10 @@ class _Collector(cst.CSTVisitor):
         methods = {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
         self.classes[node] = (name, [b.value for b in node.bases], methods, is_pipeline)
         origin = self.extra_pipelines.get(name)
-        if is_pipeline or origin:
-            self.scope.bind(name, ("value", value(PIPELINE_FACTORY, frozenset((origin or name,)))))
-        else:
-            self.scope.bind(name, ("value", value(("class", node))))
+        if is_pipeline:
+            self.scope.bind(name, ("value", value(PIPELINE_FACTORY, frozenset((name,)))))
+        else:  # a migrated pipeline class is a plain class whose instances carry the pipeline's origin
+            self.scope.bind(name, ("value", value(("class", node), frozenset((origin,)) if origin else _NO_ORIGINS)))
         for decorator in node.decorators:
             walk(decorator, self)
         for base in (*node.bases, *node.keywords):
@@ -619,6 +630,7 @@ class _Collector(cst.CSTVisitor):
                 continue
             key = self._with_key(target)
             if key in self.pipeline_calls.values():
+                self.with_origin[node] = key
                 for inner in node.items:
                     walk(inner, self)
                 self.graph_stack.append(key)
@@ -819,6 +831,7 @@ class DataFlow:
         self.classes = collector.classes
         self.pipeline_calls = collector.pipeline_calls
         self.graph_origin = collector.graph_origin
+        self.with_origin = collector.with_origin
         self.calls = collector.calls
         self.calls_dali = collector.calls_dali  # False: no value in this module can be pipeline-mode DALI
         self._class_attrs = collector.class_attrs
@@ -1040,6 +1053,8 @@ class DataFlow:
     def _iterated(self, found: Value) -> Value | None:
         """What iterating over a value gives (an instance's ``__iter__``/``__next__`` are followed)."""
         kind, origins = found
+        if kind == DALI_ITERATOR:
+            return UNKNOWN  # framework tensors, the same after migration
         if isinstance(kind, tuple) and kind[0] == "instance":
             method = self._method_of(kind[1], "__iter__")
             if method is None or method not in self.functions:
@@ -1118,6 +1133,14 @@ class DataFlow:
 
     def function_of(self, node) -> Function | None:
         return self.functions.get(node)
+
+    def has_attribute(self, class_node, attr: str) -> bool:
+        """The class (or one of the module's classes it derives from) defines or sets ``attr``."""
+        for node in (class_node, *self._bases(class_node)):
+            info = self.classes.get(node)
+            if info is not None and attr in info[2] or (node, attr) in self._class_attrs:
+                return True
+        return attr in self._stored_attrs
 
     # -- evaluation ---------------------------------------------------------------------------------
     def _eval(self, expr) -> Value | None:
@@ -1332,6 +1355,8 @@ class DataFlow:
             return value(PIPELINE, frozenset((key,)) if key else _NO_ORIGINS)
         if qualname.startswith(FN + "."):
             kind = _num_outputs_kwarg(call) or _fn_outputs(qualname)
+            if kind == TOP and not _several_outputs(qualname, call):
+                kind = DATANODE  # an op whose extra outputs come only with an argument not given here
             return (kind, self._graph_origins(call) | self._argument_origins(call))
         if qualname.startswith(MATH + ".") or qualname == f"{TYPES}.Constant":
             return (DATANODE, self._graph_origins(call) | self._argument_origins(call))
@@ -1344,7 +1369,7 @@ class DataFlow:
         return UNKNOWN
 
     def _ndd_call(self, path: str, call: cst.Call):
-        origins = self._argument_origins(call)
+        origins = self._argument_origins(call) | self._graph_origins(call)
         if path in _BATCH_MAKERS:
             return value("batch", origins)
         if path in _TENSOR_MAKERS:
@@ -1387,6 +1412,8 @@ class DataFlow:
             return None
         kind, origins = found
         if name == "next":
+            if kind == DALI_ITERATOR:
+                return UNKNOWN
             if isinstance(kind, tuple) and kind[0] == "instance":
                 method = self._method_of(kind[1], "__next__")
                 if method is None or method not in self.functions:

@@ -135,7 +135,7 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
             if names is None:
                 return None  # a star import from DALI or the project: any word could be one of its names
             hot_words |= names
-    cold = cold_by_fixpoint(units, lambda unit: unit.words, _bound, hot_words)
+    cold = cold_by_fixpoint(units, lambda unit: unit.words, _bound, hot_words, defines=_defined)
     # Imports stay in the parsed text whatever they import (the import table and the imports pass
     # read them; they do not make the names of other modules hot), and so does the docstring.
     first = units[0].statements[0]
@@ -165,24 +165,36 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
     return Elision(text="".join(pieces), units=elided, line_map=line_map)
 
 
-def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str]) -> list:
+def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], defines=None) -> list:
     """The items (top-level statements) that stay cold: an item that mentions a hot word is hot, and
     the names it binds (``bound_of``) become hot words, until nothing changes. Order is kept.
-    Shared by elision (before libcst parses) and ``transforms.base.cold_statements`` (after)."""
+    With ``defines`` (item -> the function and class names it defines), a definition whose name a hot
+    item mentions is hot too: the flow model follows values into the helpers and classes they are
+    passed to, so those must be parsed. Shared by elision (before libcst parses) and
+    ``transforms.base.cold_statements`` (after)."""
     hot_words = set(hot_words)
+    mentioned: set[str] = set()
     cold = list(items)
     changed = True
     while changed:
         changed = False
         still_cold = []
         for item in cold:
-            if words_of(item) & hot_words:
+            words = words_of(item)
+            if words & hot_words or (defines is not None and defines(item) & mentioned):
                 hot_words |= bound_of(item)  # seen by the items after it in this same sweep
+                if defines is not None:
+                    mentioned |= words
                 changed = True
             else:
                 still_cold.append(item)
         cold = still_cold
     return cold
+
+
+def _defined(unit) -> set[str]:
+    """The functions and classes a unit defines (the flow model follows values into them)."""
+    return {s.name for s in unit.statements if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
 
 def _units(body: list[ast.stmt]) -> list[Unit]:

@@ -81,6 +81,10 @@ class MigrationContext:
     # EpochIterator class), each with the names in its subtree: later passes skip such a subtree when it
     # has none of their words, as they skip unchanged text.
     built_words: dict[cst.CSTNode, frozenset] = field(default_factory=dict)
+    # Migration units that stay in pipeline mode (their origins), and their statements in the parsed
+    # module, which no pass enters (``units.py``; set by ``_migrate_units``).
+    kept: frozenset = frozenset()
+    kept_statements: set = field(default_factory=set)
     _identifiers: dict[str, list[int]] | None = field(default=None, repr=False)
     _mention_cache: dict[frozenset, list[int]] = field(default_factory=dict, repr=False)
 
@@ -552,10 +556,11 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
         ctx.facts["project"] = project
     built = _BUILT_WORDS.set(ctx.built_words)
     try:
-        for migration_pass in passes if passes is not None else PASSES:
-            if force or migration_pass.applies(ctx):
-                module = migration_pass.run(module, ctx)
+        module, ctx = _migrate_units(module, ctx, passes, force)
         migrated = print_code(module, layout)
+    except _Unwritable as e:
+        return _fail(result, INTERNAL_ERROR.id, f"the migrated code failed its check and no unit could be kept "
+                                                f"in pipeline mode instead: {e}", e.line)
     except RecursionError:
         return _fail(result, INTERNAL_ERROR.id, "too deeply nested to transform (RecursionError)", 0)
     except Exception as e:  # a pass bug must not lose or half-write user code
@@ -572,6 +577,175 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
 
 
 BOM = "\ufeff"
+
+
+class _Unwritable(Exception):
+    def __init__(self, message: str, line: int):
+        super().__init__(message)
+        self.line = line
+
+
+def _run_passes(module: cst.Module, ctx: MigrationContext, passes, force: bool) -> cst.Module:
+    from .transforms import PASSES
+
+    for migration_pass in passes if passes is not None else PASSES:
+        if force or migration_pass.applies(ctx):
+            module = migration_pass.run(module, ctx)
+    return module
+
+
+def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: bool):
+    """Run the passes over whole migration units (``units.py``): a unit with an escape, a marker, or a
+    failed post-check (``postcheck.py``) stays in pipeline mode, untouched, and the passes run again from
+    the original module (trees are immutable: nothing is parsed twice) until every migrated unit is
+    clean. The kept units are marked. Returns the migrated module and the context of the last run."""
+    from . import postcheck
+    from .dataflow import DataFlow
+    from .units import CHECK_FAILED, VALUE_ESCAPES, Kept, Reason, Units
+
+    original = module
+    start_aliases = dict(ctx.imports.aliases)  # passes add to the table: each run starts from this
+    flow = DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx))
+    units = Units(flow, module, ctx.position)
+    kept = Kept(units)
+    for escape in units.escapes:
+        kept.keep(escape.origins, Reason(ctx.position(escape.node)[0], VALUE_ESCAPES.id, escape.message))
+    for statement, rule_id, message in units.existing_markers:
+        # A marker still in the file (from an earlier run) keeps its unit as it was until a person removes it.
+        origins = units.statement_origins.get(statement, frozenset())
+        if origins:
+            kept.keep(origins, Reason(ctx.position(statement)[0], rule_id, message))
+    undefined_before: set[str] | None = None
+    first = ctx
+    for attempt in range(len(units.all_origins()) + 2):
+        if attempt:
+            ctx = _fresh_context(first, start_aliases)
+        ctx.facts["flow"] = flow
+        ctx.kept = kept.origins
+        ctx.kept_statements = units.kept_statements(kept.origins)
+        module = _run_passes(original, ctx, passes, force)
+        grew = False
+        before = kept.origins
+        for finding in ctx.findings:
+            if finding.fixed or not finding.line:
+                continue
+            origins = units.origins_at(finding.line)
+            if origins - before:  # every marker of a unit found in this run is one of its reasons
+                grew |= kept.keep(origins, Reason(finding.line, finding.rule, finding.message))
+        if not grew and ctx.facts.get("migrated_origins") is not None and passes is None:
+            if undefined_before is None:
+                undefined_before = set(postcheck.undefined_names(original, flow))
+            for violation in postcheck.check(module, ctx.facts["migrated_origins"], kept.origins,
+                                             known_undefined=undefined_before, positioned=ctx.positions):
+                line = ctx.position(violation.statement)[0] if violation.statement is not None else 0
+                origins = (violation.origins or units.origins_at(line)) - kept.origins
+                if not origins and not violation.origins & kept.origins:
+                    origins = units.all_origins() - kept.origins  # nothing to pin it on: keep them all
+                    if not origins:
+                        raise _Unwritable(violation.message, line)
+                if origins:
+                    grew |= kept.keep(origins, Reason(line, CHECK_FAILED.id, violation.message))
+        if not grew:
+            break
+    if kept.origins:
+        module = _annotate_kept(module, ctx, units, kept)
+    return module, ctx
+
+
+def _imported_pipelines(ctx: MigrationContext) -> dict[str, str]:
+    """Local names of the pipelines this module imports from the project (their origins here)."""
+    project = ctx.facts.get("project")
+    if not project:
+        return {}
+    return {local: local for local in ctx.imports.aliases if project.lookup(ctx.imports, local) is not None}
+
+
+def _fresh_context(first: MigrationContext, aliases: dict) -> MigrationContext:
+    imports = ImportTable()
+    imports.aliases = dict(aliases)
+    imports.plain_imports = set(first.imports.plain_imports)
+    ctx = MigrationContext(path=first.path, source=first.source, imports=imports, elision=first.elision,
+                           layout=first.layout, positions=first.positions, built_words=first.built_words)
+    if "project" in first.facts:
+        ctx.facts["project"] = first.facts["project"]
+    return ctx
+
+
+def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept) -> cst.Module:
+    """Markers on the kept units: each pipeline's definition says that it stays in pipeline mode and why,
+    and each place that decided it carries its own marker. Kept statements are the original nodes (no pass
+    touched them), found again by identity."""
+    from .findings import marker_text
+    from .units import UNIT_KEPT
+
+    markers: dict[cst.CSTNode, list[str]] = {}
+
+    def add(statement, rule_id: str, message: str, line: int) -> None:
+        markers.setdefault(statement, []).append(marker_text(rule_id, message))
+        ctx.findings.append(Finding(rule=rule_id, message=" ".join(message.split()), path=ctx.path, line=line,
+                                    column=ctx.position(statement)[1], fixed=False))
+
+    for origins, reasons in kept.groups():
+        definitions = {units.definitions[o]: o for o in origins if o in units.definitions}
+        names = sorted(_origin_name(o) for o in origins)
+        elsewhere = [r for r in sorted(reasons, key=lambda r: r.line) if r.rule != UNIT_KEPT.id
+                     and units.statement_at(r.line) not in definitions]
+        summary = "; ".join(f"line {r.line}: {r.message}" for r in elsewhere[:3])
+        if len(elsewhere) > 3:
+            summary += f"; and {len(elsewhere) - 3} more"
+        for reason in sorted(reasons, key=lambda r: r.line):
+            statement = units.statement_at(reason.line)
+            if statement is None or reason.rule == UNIT_KEPT.id:  # unit markers are written anew below
+                continue
+            if any(text.split(" ", 3)[2] == reason.rule for text in markers.get(statement, ())):
+                continue
+            add(statement, reason.rule, reason.message, reason.line)
+        for helper, helped in units.helpers.items():
+            if helped & origins and helper not in definitions:
+                pipelines = ", ".join(sorted(_origin_name(o) for o in helped))
+                add(helper, UNIT_KEPT.id, f"{helper.name.value} builds part of {pipelines}, which stays in pipeline "
+                                          f"mode with everything that uses it: {summary or 'see its definition'}",
+                    ctx.position(helper)[0])
+        for statement, origin in sorted(definitions.items(), key=lambda item: item[1]):
+            own = [r for r in reasons if units.statement_at(r.line) is statement and r.rule != UNIT_KEPT.id]
+            if own and not elsewhere and len(definitions) == 1:
+                continue  # its own marker says it all
+            earlier = [r for r in reasons if r.rule == UNIT_KEPT.id and units.statement_at(r.line) is statement]
+            if earlier and not elsewhere and not own:  # only the marker an earlier run wrote: keep its words
+                add(statement, UNIT_KEPT.id, earlier[0].message, ctx.position(statement)[0])
+                continue
+            others = [n for n in names if n != _origin_name(origin)]
+            together = f" (one unit with {', '.join(others)})" if others else ""
+            why = summary or "; ".join(f"line {r.line}: {r.message}" for r in reasons[:3] if r.rule != UNIT_KEPT.id)
+            add(statement, UNIT_KEPT.id, f"{_origin_name(origin)} stays in pipeline mode with everything that "
+                                         f"uses it{together}: {why}", ctx.position(statement)[0])
+    if not markers:
+        return module
+    from .transforms.walk import transform
+
+    return transform(module, _AttachMarkers(markers), layout=False)
+
+
+class _AttachMarkers(cst.CSTTransformer):
+    """Marker comments onto given statements (by identity), wherever they are."""
+
+    def __init__(self, markers: dict):
+        super().__init__()
+        self.markers = markers
+
+    def on_visit(self, node):
+        return not isinstance(node, (cst.SimpleStatementLine, cst.BaseExpression))
+
+    def on_leave(self, original_node, updated_node):
+        from .transforms.base import _attach_markers
+
+        texts = self.markers.get(original_node)
+        return _attach_markers(updated_node, texts) if texts else updated_node
+
+
+def _origin_name(origin: str) -> str:
+    """``pipe`` for a @pipeline_def or class, ``pipe`` for a ``with pipe:`` pipeline (``scope:pipe``)."""
+    return origin.rpartition(":")[2]
 
 
 def _first_difference(a: str, b: str) -> int:

@@ -85,7 +85,7 @@ def marker_text(rule_id: str, message: str) -> str:
 
 
 # Modules that declare rules; importing them registers their rules.
-RULE_MODULES = ("dali_migrate.engine", "dali_migrate.transforms", "dali_migrate.lint", "dali_migrate.harness",
+RULE_MODULES = ("dali_migrate.engine", "dali_migrate.units", "dali_migrate.transforms", "dali_migrate.lint", "dali_migrate.harness",
                 "dali_migrate.notebooks")
 
 

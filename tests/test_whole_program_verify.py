@@ -24,7 +24,8 @@ def image_root(tmp_path_factory):
 T2 = {"num_threads": 2}
 BATCHES = "batches"  # stands for a list of uint8 batches, built in the test
 
-# (file, pipeline, args, kwargs, outputs fed with random states). Not here: golden/unroll/class_legacy_ops.py
+# (file, pipeline, args, kwargs, outputs fed with random states). Not here: given_source (its source's kind is
+# not visible, DM220: it stays in pipeline mode, see test_external_source_runtime.py), golden/unroll/class_legacy_ops.py
 # (ops.nvJPEGDecoder no longer exists in DALI 2.4.0, so the original cannot run) and the external_source
 # cases that read module globals set by their callers (tests/test_external_source_runtime.py runs those).
 CASES = [
@@ -45,7 +46,6 @@ CASES = [
     ("golden/unroll/checkpoint_def.py", "ckpt_pipe", ["ROOT"], {}, {"output0", "angle"}),
     ("golden/unroll/external_source.py", "cycled_arrays", [], T2, set()),
     ("golden/unroll/external_source.py", "called_each_step", [BATCHES], T2, set()),
-    ("golden/unroll/external_source.py", "given_source", [BATCHES], T2, set()),
 ]
 
 
@@ -69,8 +69,9 @@ def test_migrated_program_is_equal(image_root, path, pipeline, args, kwargs, fed
 
 
 def test_marked_python_function_is_not_called_equal(image_root):
-    """augment.py keeps fn.python_function (DM103, no ndd counterpart): the harness must not pass it."""
+    """augment.py keeps fn.python_function (DM103, no ndd counterpart): its unit stays in pipeline mode and
+    the harness says the pipeline is not migrated, never "equal"."""
     path = ROOT / "examples/repo/loaders/augment.py"
     report = verify_sources(path.read_text(), str(path), "augment_pipe", args=[image_root], iterations=2)
-    assert report.verdict == "failed"
+    assert report.verdict == "incomplete"
     assert any(f["rule"] == "DM103" and not f["fixed"] for f in report.migration_findings)

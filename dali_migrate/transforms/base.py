@@ -43,6 +43,9 @@ def run_transformer(module: cst.Module, transformer: "MigrationTransformer",
     (see ``cold_statements``), as are subtrees outside the transformer's ``relevant_names``."""
     names = transformer.relevant_names()
     transformer._relevant = frozenset(names) if names is not None else None
+    kept = transformer.ctx.kept_statements
+    if kept:  # statements of units that stay in pipeline mode: no pass enters them (units.py)
+        cold = set(cold) | kept if cold else kept
     transformer._cold = cold
     cls = type(transformer)
     if cls.on_visit is MigrationTransformer.on_visit and cls.on_leave is MigrationTransformer.on_leave \

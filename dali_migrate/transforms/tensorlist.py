@@ -321,8 +321,7 @@ class TensorListPass(Pass):
                    or q in ("nvidia", "nvidia.dali") for q in ctx.imports.aliases.values())
 
     def run(self, module, ctx):
-        flow = df.DataFlow(module, ctx.imports)
-        ctx.facts["dataflow"] = flow  # kinds of the original module's expressions, for later passes
+        flow = ctx.facts.get("flow") or df.DataFlow(module, ctx.imports)  # the engine's model of the module
         if not flow.calls_dali:
             return module  # nothing can hold a pipeline, an output or a DataNode
         names_in_use = {n.value for n in flow.name_scope}

@@ -1,6 +1,6 @@
 """Inside pipeline definitions, indexing a DataNode is per-sample slicing: x.slice[...]."""
 
-import nvidia.dali.types as types
+import numpy as np
 import nvidia.dali.experimental.dynamic as ndd
 
 
@@ -9,19 +9,18 @@ def crop_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
         ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     if seed is not None:
         ndd.random.set_seed(seed)
-    # dali-migrate: DM103 types.Constant has no dynamic-mode counterpart: use ndd.tensor(...) or ndd.Batch.broadcast(value, batch_size)
-    data = types.Constant([[1.0, 2.0, 3.0]])
     reader = ndd.readers.File(file_root="/data")
     while True:
         for outs in reader.next_epoch(batch_size=batch_size):
+            data = ndd.random.uniform(range=(1, 3), shape=[1, 3], batch_size=batch_size)
             xy = ndd.random.uniform(range=(0, 1), shape=2, batch_size=batch_size)
             scaled = xy * 2 + 1
             first = scaled.slice[0]
             tail = ndd.math.sqrt(xy).slice[1:]
             jpegs = outs[0]
             labels = outs[1].slice[0]
-            sized = ndd.resize(data, size=3)  # resize's output count depends on save_attrs: left alone
-            yield first, tail, jpegs, labels, data.slice[0, 1:], sized[0], (-xy).slice[1]
+            sized = ndd.resize(data, size=3)  # one output: resize returns two only with save_attrs=True
+            yield first, tail, jpegs, labels, data.slice[0, 1:], sized.slice[0], (-xy).slice[1]
 
 
 class LegacyPipe:
@@ -41,21 +40,29 @@ class LegacyPipe:
             yield xy.slice[0], xy.gpu().slice[1]
 
 
-def external_pipe(source, *, batch_size=2, num_threads=1, device_id=None, seed=None):
+def pairs():
+    while True:
+        yield [np.ones((2, 3), np.float32)] * 2, [np.zeros((2, 3), np.float32)] * 2
+
+
+def singles():
+    while True:
+        yield [np.ones((2, 3), np.float32)] * 2
+
+
+def external_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
     if num_threads is not None and num_threads > ndd.get_num_threads():
         ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-    # dali-migrate: DM220 what source=source is (generator, iterable or callable) is not visible here: ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; make the source return ndd.as_batch(list) then
-    source_1 = ndd.ExternalSource(source, num_outputs=2)
-    # dali-migrate: DM220 what source=source is (generator, iterable or callable) is not visible here: ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; make the source return ndd.as_batch(list) then
-    source_2 = ndd.ExternalSource(source)
+    source_1 = pairs()
+    source_2 = singles()
     while True:
         try:
-            pair = source_1()
+            pair = next(source_1)
         except StopIteration:
             return  # the source is exhausted: pipe.run() raised StopIteration from here on
         pair = tuple(ndd.as_batch(output) for output in pair)
         try:
-            single = source_2()
+            single = next(source_2)
         except StopIteration:
             return  # the source is exhausted: pipe.run() raised StopIteration from here on
         single = ndd.as_batch(single)

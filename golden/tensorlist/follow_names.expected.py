@@ -26,7 +26,7 @@ class Loader:
         self.pipe = pipe_def(batch_size=2, num_threads=1, device_id=None)
 
     def next(self):
-        outs = self.pipe.run()
+        outs = next(self.pipe)
         return [np.array(tl.select(0)) for tl in outs]
 
 
@@ -36,9 +36,9 @@ def subclass():
     outs = pipe.run()
     head, *rest = outs
     for i, tl in enumerate(outs):
-        print(i, tl.batch_size)
+        print(i, len(tl))
     for tl in outs[1:]:
-        print(tl.shape)
+        print(tl.shape())
     single = outs[0]
-    print(np.array(head.select(0)), np.array(rest[0].select(0)), np.array(single.cpu().select(0)))
-    return np.array(single.select(0))
+    print(head.at(0), rest[0].at(0), single.as_cpu().at(0))
+    return np.asarray(single.at(0))

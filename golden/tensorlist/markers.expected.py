@@ -1,23 +1,22 @@
 """What has no faithful Batch counterpart is marked, not rewritten."""
 
+import nvidia.dali.fn as fn
 import nvidia.dali.types as types
-import nvidia.dali.experimental.dynamic as ndd
+from nvidia.dali import pipeline_def
 
 
-def pipe_def(*, batch_size=4, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-    if seed is not None:
-        ndd.random.set_seed(seed)
-    while True:
-        values = ndd.random.uniform(range=(0, 1), shape=3, batch_size=batch_size)
-        # dali-migrate: DM125 DataNode.shape() is a per-sample graph value; in dynamic mode batch.shape is a Python list of tuples (use it, or ndd.as_batch(batch.shape) for a Batch)
-        shape = values.shape()
-        yield values, shape
+# dali-migrate: DM230 pipe_def stays in pipeline mode with everything that uses it: line 11: DataNode.shape() is a per-sample graph value; in dynamic mode batch.shape is a Python list of tuples (use it, or ndd.as_batch(batch.shape) for a Batch); line 18: TensorList.is_dense_tensor() has no ndd.Batch counterpart: rewrite with the Batch API (batch.shape, ndd.as_tensor(batch, pad=True), batch.torch()); line 19: slicing a pipeline output: Batch.select(slice) returns the whole batch in DALI 2.4.0; use ndd.as_batch([batch.select(i) for i in range(a, b)]); and 2 more
+@pipeline_def(batch_size=4, num_threads=1, device_id=None)
+def pipe_def():
+    values = fn.random.uniform(range=(0, 1), shape=3)
+    # dali-migrate: DM125 DataNode.shape() is a per-sample graph value; in dynamic mode batch.shape is a Python list of tuples (use it, or ndd.as_batch(batch.shape) for a Batch)
+    shape = values.shape()
+    return values, shape
 
 
 pipe = pipe_def()
-values, shape = next(pipe)
+pipe.build()
+values, shape = pipe.run()
 # dali-migrate: DM122 TensorList.is_dense_tensor() has no ndd.Batch counterpart: rewrite with the Batch API (batch.shape, ndd.as_tensor(batch, pad=True), batch.torch())
 if values.is_dense_tensor():
     # dali-migrate: DM123 slicing a pipeline output: Batch.select(slice) returns the whole batch in DALI 2.4.0; use ndd.as_batch([batch.select(i) for i in range(a, b)])

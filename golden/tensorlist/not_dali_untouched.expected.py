@@ -1,16 +1,14 @@
 """Nothing here is provably a DALI TensorList: every look-alike is left alone."""
 
 import pandas as pd
-import nvidia.dali.experimental.dynamic as ndd
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
 
 
-def pipe_def(*, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-    if seed is not None:
-        ndd.random.set_seed(seed)
-    while True:
-        yield (ndd.random.uniform(range=(0, 1), batch_size=batch_size),)
+# dali-migrate: DM230 pipe_def stays in pipeline mode with everything that uses it: line 23: out.at: a value that may be a pipeline's has no dynamic-mode `.at` that dali-migrate can write; line 23: out (a value that may be a pipeline's) is passed to len(), whose result differs once it is a dynamic-mode value; line 29: out (a pipeline output (TensorList)) is passed to <lambda>(), which is also called where dali-migrate cannot see
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe_def():
+    return fn.random.uniform(range=(0, 1))
 
 
 def frames(df: pd.DataFrame, tl):
@@ -20,14 +18,17 @@ def frames(df: pd.DataFrame, tl):
 
 def reassigned():
     pipe = pipe_def()
-    out = next(pipe)[0]
+    pipe.build()
+    out = pipe.run()[0]
     out = pd.Series([1, 2])  # now a Series on some paths: not provably DALI
+    # dali-migrate: DM231 out.at: a value that may be a pipeline's has no dynamic-mode `.at` that dali-migrate can write
     return out.at(0), len(out)
 
 
 def shadowed_len(pipe):
     len = lambda x: 0  # noqa: E731
     (out,) = pipe_def().run()
+    # dali-migrate: DM231 out (a pipeline output (TensorList)) is passed to <lambda>(), which is also called where dali-migrate cannot see
     return len(out)
 
 

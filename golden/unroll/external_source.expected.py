@@ -67,18 +67,12 @@ def called_each_step(batches, *, batch_size=2, num_threads=1, device_id=None, se
         yield (data + 1,)
 
 
-def given_source(source, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+# dali-migrate: DM230 given_source stays in pipeline mode with everything that uses it: line 56: what source=source is (generator, iterable or callable) is not visible here: ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; make the source return ndd.as_batch(list) then
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def given_source(source):
     # dali-migrate: DM220 what source=source is (generator, iterable or callable) is not visible here: ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; make the source return ndd.as_batch(list) then
-    source_2 = ndd.ExternalSource(source)
-    while True:
-        try:
-            data = source_2()
-        except StopIteration:
-            return  # the source is exhausted: pipe.run() raised StopIteration from here on
-        data = ndd.as_batch(data)
-        yield (data,)
+    data = fn.external_source(source=source)
+    return data
 
 
 def reader_and_source(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):

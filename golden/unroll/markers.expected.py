@@ -3,7 +3,6 @@
 import nvidia.dali.fn as fn
 from nvidia.dali import Pipeline, pipeline_def
 from nvidia.dali.plugin.tf import DALIDataset
-import nvidia.dali.experimental.dynamic as ndd
 
 
 # dali-migrate: DM213 conditional_pipe stays in pipeline mode: enable_conditionals=True: `if` on a Batch is always true in dynamic mode; rewrite the branches as per-sample arguments or arithmetic
@@ -24,24 +23,21 @@ def two_readers(a, b):
     return x, y
 
 
-def plain(root, *, batch_size=4, num_threads=2, device_id=0, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-    reader = ndd.readers.File(file_root=root)
-    while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            yield jpegs, labels
+# dali-migrate: DM230 plain stays in pipeline mode with everything that uses it: line 33: pipe.serialize() has no dynamic-mode counterpart: there is no graph to serialize
+@pipeline_def(batch_size=4, num_threads=2, device_id=0)
+def plain(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    return jpegs, labels
 
 
 def export(root):
     pipe = plain(root)
+    pipe.build()
     # dali-migrate: DM214 pipe.serialize() has no dynamic-mode counterpart: there is no graph to serialize
     serialized = pipe.serialize()
     # dali-migrate: DM214 Pipeline.deserialize has no dynamic-mode counterpart: rebuild the ndd code instead
     restored = Pipeline.deserialize(serialized)
     # dali-migrate: DM215 DALIDataset (tf) has no dynamic-mode adapter: iterate the generator and convert batches via DLPack
     dataset = DALIDataset(pipeline=restored, batch_size=4)
-    # dali-migrate: DM214 schedule_run has no dynamic-mode counterpart: each next(pipe) runs one step
     pipe.schedule_run()
-    # dali-migrate: DM214 share_outputs has no dynamic-mode counterpart: each next(pipe) runs one step
     return pipe.share_outputs(), dataset

@@ -37,9 +37,18 @@ class _Substitute(cst.CSTTransformer):
         return self.binding[original_node.value]
 
 
+def _pipe_call(unroller, owner):
+    """(pipeline name, the call that made it) for a variable bound to a pipeline here."""
+    found = unroller.pipe_var(owner)
+    if found is None:
+        raise CannotUnroll(f"{owner} gets its pipeline from elsewhere (a factory, a parameter, a container), so "
+                           f"the reader's arguments are not known here")
+    return found[1], found[2]
+
+
 def _binding(unroller, owner, kind):
     """Names in the reader's arguments -> expressions valid at the consumer."""
-    _, pipeline_name, call = unroller.pipe_var(owner)
+    pipeline_name, call = _pipe_call(unroller, owner)
     if pipeline_name not in unroller.descs:
         raise CannotUnroll(f"{pipeline_name} is unrolled after this line is read; take the metadata from its reader")
     desc = unroller.descs[pipeline_name]
@@ -79,7 +88,7 @@ def reader_meta_expr(unroller, owner, kind, reader_name) -> tuple[cst.BaseExpres
     if kind == "factory":
         raise CannotUnroll("the pipeline comes from a factory function; build its reader's metadata by hand")
     if kind == "class":
-        _, pipeline_name, _ = unroller.pipe_var(owner)
+        pipeline_name, _ = _pipe_call(unroller, owner)
         desc = unroller.descs[pipeline_name]
         reader = desc.reader_named(reader_name)
         if reader is None:
@@ -152,7 +161,7 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
     elif pipelines is not None:
         owners = [pipelines]
     names = [code_of(o) for o in owners]
-    kinds = [unroller._pipe_kind(n) for n in names]
+    kinds = [unroller._pipe_kind_of(o, n) for o, n in zip(owners, names)]
     if not owners or any(k is None for k in kinds) or output_map is None:
         unroller.mark(rules.CANNOT_UNROLL.id, f"{which} over a pipeline the tool did not unroll here: iterate the "
                       f"migrated generator and call batch.torch()", original)
@@ -233,10 +242,12 @@ def _batch_size(unroller, owner, kind):
         raise CannotUnroll(f"{owner} is a pipeline imported from another module; pass its batch size")
     if kind == "class":
         return expr(f"{owner}.batch_size")
-    _, pipeline_name, call = unroller.pipe_var(owner)
-    desc = unroller.descs[pipeline_name]
     if kind == "factory":
         raise CannotUnroll("the pipeline comes from a factory function; pass its batch size")
+    pipeline_name, call = _pipe_call(unroller, owner)
+    desc = unroller.descs.get(pipeline_name)
+    if desc is None:
+        raise CannotUnroll(f"{pipeline_name} is not unrolled where this line is read; pass its batch size")
     if kind == "with":
         value = desc.config.get("batch_size")
     else:

@@ -19,8 +19,6 @@ from .model import (AssignedNames, CannotUnroll, NameReads, PipelineDesc, Reader
                     target_names, without_kwargs)
 
 READER_DROPPED = ("bytes_per_sample_hint", "preserve")
-# Single-output readers: a name target unpacks the 1-tuple that next_epoch yields.
-SINGLE_OUTPUT_READERS = {"readers.numpy"}
 DICT_READERS = {"readers.tfrecord", "readers.webdataset"}
 
 
@@ -179,10 +177,44 @@ def make_reader(call: cst.Call, fn_name: str, entry: dict, target, env: Env, des
     name = kwarg(new_call, "name")
     name_value = literal_value(name) if name is not None else None
     kwargs = {a.keyword.value: a.value for a in new_call.args if a.keyword is not None}
-    if fn_name in SINGLE_OUTPUT_READERS and isinstance(target, cst.Name):
-        target = cst.Tuple([cst.Element(target)])
+    if isinstance(target, cst.Name) and _one_output(entry, target.value, desc.extra.get("statements", ())):
+        target = cst.Tuple([cst.Element(target)])  # next_epoch always yields a tuple: unpack the one output
     return ReaderSpec(var=var, call=new_call, ndd_path=ndd_path, target=target,
                       name=name_value if isinstance(name_value, str) else None, kwargs=kwargs)
+
+
+def _one_output(entry: dict, name: str, statements) -> bool:
+    """Whether a reader bound to one name gives one output (a DataNode) rather than a list of them.
+    The table knows for most readers; where the count depends on the arguments (video, COCO, ...), the
+    pipeline's own code says it: a list is only ever indexed or unpacked, one output is used whole."""
+    outputs = entry.get("outputs")
+    if isinstance(outputs, int) and outputs != 0:
+        return outputs == 1
+    uses = _NameUses(name)
+    for statement in statements:
+        walk(statement, uses)
+    return uses.whole > 0 and uses.indexed == 0
+
+
+class _NameUses(cst.CSTVisitor):
+    def __init__(self, name: str):
+        super().__init__()
+        self.name = name
+        self.whole = 0
+        self.indexed = 0
+        self._indexed: set = set()
+
+    def visit_Subscript(self, node):
+        if isinstance(node.value, cst.Name) and node.value.value == self.name:
+            self.indexed += 1
+            self._indexed.add(node.value)
+
+    def visit_AssignTarget(self, node):
+        return False  # the binding itself
+
+    def visit_Name(self, node):
+        if node.value == self.name and node not in self._indexed:
+            self.whole += 1
 
 
 class _StatementFacts:
@@ -201,6 +233,7 @@ class _StatementFacts:
 def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
     """Fill desc.readers / pre / loop / outputs from the body of one pipeline."""
     imports = env.ctx.imports
+    desc.extra["statements"] = [*statements, *outputs]  # what a reader's single name is used by
     facts = [_StatementFacts(statement, imports) for statement in statements]
     returns = [found for fact in facts for found in fact.returns.found]
     if returns:

@@ -6,6 +6,7 @@ import functools
 
 import libcst as cst
 
+from ... import dataflow as df
 from ... import optable
 from ...names import dotted
 from ...engine import register_names
@@ -203,6 +204,11 @@ class Unroller(MigrationTransformer):
         return words
 
     # -- helpers ----------------------------------------------------------------------------
+    def migrated_origin(self, name: str, origin: str) -> None:
+        """Note that the migrated module defines the pipeline ``origin`` under ``name`` (the post-check
+        reads the migrated module with it)."""
+        self.ctx.facts.setdefault("migrated_origins", {})[name] = origin
+
     def _reporter(self, rule_id, message, node):
         self.report(rule_id, message, node)
 
@@ -265,6 +271,30 @@ class Unroller(MigrationTransformer):
         if problems:
             self.mark(rules.RANDOM_OUTSIDE.id, f"ndd.{current} " + "; it also ".join(problems), call)
 
+    def _pipe_kind_of(self, node, name: str | None):
+        """``_pipe_kind(name)``, or, where the pipeline reaches ``node`` some other way (returned by a
+        factory, passed as a parameter, held in a list, a dict or an attribute), what the flow model says:
+        ("def"|"with", origin) when every pipeline it can be is one that is unrolled to a generator."""
+        found = self._pipe_kind(name) if name else None
+        if found is not None:
+            return found
+        flow = self.ctx.facts.get("flow")
+        if flow is None or node is None:
+            return None
+        kind, origins = flow.value_of(node)
+        if kind != df.PIPELINE or not origins or origins & self.ctx.kept:
+            return None
+        styles = set()
+        for origin in origins:
+            desc = self.descs.get(origin)
+            if desc is not None and desc.style in ("def", "with"):
+                styles.add(desc.style)
+            elif origin in self.with_ok:
+                styles.add("with")
+            else:
+                return None  # a class (its objects are iterables, not iterators), or not unrolled
+        return (styles.pop(), sorted(origins)[0]) if len(styles) == 1 else None
+
     def _pipe_kind(self, name: str):
         """("def"|"class"|"with", pipeline name) for a variable that holds a pipeline."""
         found = self.pipe_var(name)
@@ -296,7 +326,10 @@ class Unroller(MigrationTransformer):
         self.with_checkpoint: dict[str, dict] = {}  # with key -> checkpoints.with_plan(...)
         quiet = Env(self.ctx, lambda *a: None, batch_size="batch_size", seed="seed", rng_mode=self.d.rng_mode)
         from .withstyle import _set_outputs
+        kept = self.ctx.kept  # units that stay in pipeline mode: not described, not rewritten
         for key, (with_node, call) in self.d.with_blocks.items():
+            if key in kept:
+                continue
             name = key.split(":", 1)[1]
             statements = list(with_node.body.body)
             try:
@@ -316,18 +349,22 @@ class Unroller(MigrationTransformer):
         self.checkpoint_factories = {plan["factory"]: plan["param"] for plan in self.with_checkpoint.values()
                                      if plan.get("factory")}
         for name, node in self.d.defs.items():
+            if name in kept:
+                continue
             try:
                 self.descs[name] = self._describe_def(node)
             except CannotUnroll as e:
                 self._cannot(name, node, e)
         for name, node in self.d.classes.items():
+            if name in kept:
+                continue
             try:
                 self.descs[name] = self._describe_class(node)
             except CannotUnroll as e:
                 self._cannot(name, node, e)
         self.imported_objects: dict[str, object] = {}
         for local, pipeline in self.d.imported().items():
-            if local in self.descs or local in self.d.defs or local in self.d.classes:
+            if local in self.descs or local in self.d.defs or local in self.d.classes or local in kept:
                 continue  # a local definition shadows the import
             if pipeline.style == "object":
                 self.imported_objects[local] = pipeline
@@ -400,6 +437,7 @@ class Unroller(MigrationTransformer):
         desc = self._desc_to_emit(original_node)
         if desc is None:
             return updated_node
+        self.migrated_origin(desc.name, desc.name)
         self.report(rules.UNROLL.id, f"@pipeline_def {desc.name} -> a generator yielding one step per "
                     f"pipe.run()", original_node)
         self._report_config(desc, original_node)
@@ -477,6 +515,7 @@ class Unroller(MigrationTransformer):
         if desc is None:
             return updated_node
         from .classes import emit_class
+        self.migrated_origin(desc.name, desc.name)
         return emit_class(self, desc, original_node, updated_node)
 
     # -- `pipe = Pipeline(...)` + `with pipe:` -------------------------------------------------
@@ -612,8 +651,13 @@ class Unroller(MigrationTransformer):
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and not call.args):
             return False
         owner = dotted(call.func.value) if isinstance(call.func.value, (cst.Name, cst.Attribute)) else None
-        if call.func.attr.value == "build" and owner and self._pipe_kind(owner):
-            self.report(rules.BUILD_RUN.id, f"{owner}.build() is dropped: the generator needs no build", statement)
+        method = call.func.attr.value
+        if method in ("build", "schedule_run", "release_outputs") and self._pipe_kind_of(call.func.value, owner):
+            what = code_of(call.func.value)
+            why = {"build": "the generator needs no build",
+                   "schedule_run": f"next({what}) runs the step when its outputs are taken",
+                   "release_outputs": "the step's outputs are plain values, released when unused"}[method]
+            self.report(rules.BUILD_RUN.id, f"{what}.{method}() is dropped: {why}", statement)
             return True
         return False
 
@@ -647,10 +691,11 @@ class Unroller(MigrationTransformer):
         if isinstance(func, cst.Attribute):
             owner = dotted(func.value) if isinstance(func.value, (cst.Name, cst.Attribute)) else None
             method = func.attr.value
-            kind = self._pipe_kind(owner) if owner else None
+            kind = self._pipe_kind_of(original_node.func.value, owner)
             if kind is not None:
-                if method == "run" and not updated_node.args:
-                    self.report(rules.BUILD_RUN.id, f"{owner}.run() -> next({owner})", original_node)
+                owner = owner or code_of(original_node.func.value)
+                if method in ("run", "share_outputs", "outputs") and not updated_node.args:
+                    self.report(rules.BUILD_RUN.id, f"{owner}.{method}() -> next({owner})", original_node)
                     return cst.Call(func=cst.Name("next"), args=[cst.Arg(func.value)])
                 if method in ("epoch_size", "reader_meta"):
                     from .consumers import rewrite_reader_meta
@@ -665,6 +710,8 @@ class Unroller(MigrationTransformer):
                               f"through ndd.checkpoint.Checkpoint (collect/save); pipeline checkpoints do not load "
                               f"there", original_node)
                     return updated_node
+                if method in ("schedule_run", "release_outputs") and not updated_node.args:
+                    return updated_node  # the statement is dropped (leave_SimpleStatementLine)
                 if method in UNSUPPORTED_METHODS:
                     self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS[method], original_node)
                     return updated_node

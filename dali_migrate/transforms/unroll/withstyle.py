@@ -58,7 +58,7 @@ def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
     unroller.ctx.positions.update(unroller.moved_positions)
     i = 0
     while i < len(out):
-        found = _pipeline_assign(unroller, out[i])
+        found = _pipeline_assign(unroller, out[i]) if out[i] not in unroller.ctx.kept_statements else None
         if found is None:
             i += 1
             continue
@@ -136,6 +136,7 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
         for reader in desc.readers:
             reader.call = checkpoints.reader_call(reader.call)
     function_name = name.split(".")[-1] + "_steps"
+    unroller.migrated_origin(function_name, key)
     unroller.report(rules.UNROLL.id, f"`with {name}:` -> generator {function_name}(); {name} = "
                     f"{function_name}() yields one step per {name}.run()", with_statement)
     unroller._report_config(desc, with_statement)

@@ -1,0 +1,534 @@
+"""Migration units: a pipeline together with everything its objects and outputs reach migrates as one
+unit, or the whole unit stays in pipeline mode.
+
+Read from the flow model (``dataflow.py``) over the original module:
+
+* **Units.** Pipelines whose values meet (one variable, one list, one helper's parameter, one graph
+  helper called from both) are one unit: the connected components of the origins the model gives.
+* **Where each statement belongs.** Every statement is tagged with the origins of the values it
+  touches, and with the pipeline whose definition it is part of (a ``@pipeline_def`` body, a
+  ``Pipeline`` subclass, a ``with pipe:`` block, a graph helper called from one). A marker a pass
+  leaves on a line, or a failed post-check there, is the problem of the units of that line.
+* **Escapes.** A pipeline-mode value that reaches a place no pass can rewrite and the model cannot
+  follow (a library call, ``print``, an f-string, ``if tl:``, an attribute with no Batch counterpart,
+  iterating a TensorList, ...) would silently change meaning after migration: its unit stays in
+  pipeline mode from the start, with a marker at that place saying why.
+
+The engine keeps a unit in pipeline mode when it has an escape, a marker, or a failed post-check: its
+statements are then left untouched by every pass (``kept_statements``), and the engine marks its
+definitions and the places that kept it (``engine._annotate_kept``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from . import dataflow as df
+from .findings import MARKER_PREFIX, rule
+from .transforms.walk import walk
+
+UNIT_KEPT = rule(
+    "DM230", "unit-kept", "warning",
+    "A pipeline stays in pipeline mode together with everything that uses it (its migration unit), because "
+    "one part of the unit cannot be migrated faithfully; the marker lists the places that decided it.",
+    "A program half in one mode and half in the other does not run: a pipeline left in pipeline mode needs "
+    "its consumers untouched, and migrated consumers need a migrated pipeline. So a unit moves whole, or "
+    "stays whole and keeps running as it did.",
+    before="pipe = make_pipe(root)\nimages, labels = pipe.run()\nwriter.add_images('x', images)",
+    after="# dali-migrate: DM230 make_pipe stays in pipeline mode with everything that uses it: line 3: ...\n"
+          "pipe = make_pipe(root)\nimages, labels = pipe.run()\n"
+          "# dali-migrate: DM231 images (a pipeline output) is passed to writer.add_images(), ...\n"
+          "writer.add_images('x', images)",
+    fix="manual",
+    suggestion="Fix the places the marker lists (convert the value there yourself, e.g. np.array(...) or "
+               ".torch()), remove the markers and run dali-migrate again; or migrate this pipeline by hand.",
+)
+VALUE_ESCAPES = rule(
+    "DM231", "value-escapes", "warning",
+    "A pipeline-mode value (a pipeline, its outputs, a TensorList) reaches code dali-migrate cannot rewrite "
+    "or follow (a library call, print, an f-string, a truth test, ...): after migration that code would get a "
+    "dynamic-mode value and could behave differently. The unit stays in pipeline mode.",
+    "Values change type in migration (TensorList -> ndd.Batch, Pipeline -> generator); code that the tool "
+    "cannot see into might depend on the old type, so changing it silently could change what it computes.",
+    before="images, labels = pipe.run()\nprint(images)",
+    after="# dali-migrate: DM231 images (a pipeline output (TensorList)) is passed to print(), ...\n"
+          "images, labels = pipe.run()\nprint(images)",
+    fix="manual",
+    suggestion="Convert the value where it leaves DALI code (images.as_array(), labels.at(i)), so the rest of "
+               "the program gets plain numpy values; then run dali-migrate again.",
+)
+CHECK_FAILED = rule(
+    "DM232", "migration-check-failed", "warning",
+    "The migrated code, read again before anything is written, would misuse a value (pipeline-mode API on a "
+    "dynamic-mode value, or the reverse, or a name used where it is not defined); the unit stays in pipeline "
+    "mode.",
+    "The post-condition check catches what no single rewrite saw: a migrated unit is only written when the "
+    "whole migrated program uses each value in the mode it now has.",
+    before="pipe = make()\nn = pipe.epoch_size('Reader')",
+    after="# dali-migrate: DM232 pipe.epoch_size: pipe is a generator (a migrated pipeline) and has no "
+          ".epoch_size\npipe = make()\nn = pipe.epoch_size('Reader')",
+    fix="manual",
+    suggestion="Rewrite the line the marker names by hand for dynamic mode, or keep the pipeline in pipeline "
+               "mode; then run dali-migrate again.",
+)
+
+# Methods with a migration (rewritten, or marked so that the unit stays whole) on each kind.
+PIPELINE_METHODS = {"build", "run", "epoch_size", "reader_meta", "checkpoint", "schedule_run", "share_outputs",
+                    "release_outputs", "outputs", "feed_input", "serialize", "set_outputs"}
+TENSORLIST_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "shape", "layout", "ndim", "dtype",
+                      "as_reshaped_tensor", "is_dense_tensor", "copy_to_external", "data_ptr", "reset", "set_layout",
+                      "broadcast", "reinterpret", "squeeze", "source_info", "get_property", "stream", "device_id"}
+TENSORCPU_METHODS = {"as_cpu", "shape", "layout", "ndim", "dtype", "copy_to_external", "data_ptr", "squeeze",
+                     "source_info", "get_property", "stream", "device_id"}
+ITERATOR_ATTRS = {"reset", "size", "batch_size", "__len__", "__iter__", "__next__"}
+_CONTAINER_METHODS = {"append", "add", "insert", "pop", "get", "values", "items", "keys", "copy", "clear", "remove",
+                      "index", "count", "__len__"}
+# Builtins the model sees through, by what they take (containers, tuples of outputs).
+_SEE_THROUGH = {"len", "list", "tuple", "iter", "next", "reversed", "sorted"}
+_NUMPY_COPIES = ("numpy.array", "numpy.asarray")
+
+
+def tracked(found) -> bool:
+    """Values whose meaning changes with the migration: pipeline-mode objects and outputs, containers of
+    them, and unknown values that carry some (``TOP`` with origins)."""
+    kind, origins = found
+    if kind == df.TOP:
+        return bool(origins)
+    return _tracked_kind(kind)
+
+
+def _tracked_kind(kind) -> bool:
+    if isinstance(kind, tuple):
+        return kind[0] in ("seq", "gen", "map") and _tracked_kind(kind[1])
+    return kind in (df.PIPELINE, df.OUTPUTS, df.TENSORLIST, df.TENSORCPU, df.DALI_ITERATOR)
+
+
+def _describe(kind) -> str:
+    if kind == df.PIPELINE:
+        return "a pipeline"
+    if kind == df.OUTPUTS:
+        return "a pipeline's outputs"
+    if kind == df.TENSORLIST:
+        return "a pipeline output (TensorList)"
+    if kind == df.TENSORCPU:
+        return "a pipeline output sample (TensorCPU)"
+    if kind == df.DALI_ITERATOR:
+        return "a DALI framework iterator"
+    if isinstance(kind, tuple):
+        return "a container of " + _describe(kind[1]).removeprefix("a ")
+    return "a value that may be a pipeline's"
+
+
+@dataclass
+class Escape:
+    node: cst.CSTNode
+    origins: frozenset
+    message: str
+
+
+@dataclass
+class Reason:
+    """Why a unit stays in pipeline mode: a place (original line) and what is there."""
+    line: int
+    rule: str
+    message: str
+
+
+class Kept:
+    """The units that stay in pipeline mode, each with its reasons (shared by all of its origins)."""
+
+    def __init__(self, units: "Units"):
+        self.units = units
+        self.reasons: dict[str, list[Reason]] = {}
+
+    @property
+    def origins(self) -> frozenset:
+        return frozenset(self.reasons)
+
+    def keep(self, origins, reason: Reason) -> bool:
+        """Keep the units of ``origins`` for ``reason``; True when a unit was not kept before."""
+        every = self.units.unit(origins)
+        new = not every <= self.origins
+        shared = next((self.reasons[o] for o in every if o in self.reasons), None)
+        if shared is None:
+            shared = []
+        if reason not in shared:
+            shared.append(reason)
+        for origin in every:
+            if origin in self.reasons and self.reasons[origin] is not shared:
+                for other in self.reasons[origin]:  # two kept units joined: one list of reasons
+                    if other not in shared:
+                        shared.append(other)
+            self.reasons[origin] = shared
+        return new
+
+    def groups(self) -> list[tuple[frozenset, list[Reason]]]:
+        """Each kept unit once: (its origins, its reasons)."""
+        seen: dict[int, tuple[set, list]] = {}
+        for origin, reasons in self.reasons.items():
+            seen.setdefault(id(reasons), (set(), reasons))[0].add(origin)
+        return [(frozenset(origins), reasons) for origins, reasons in seen.values()]
+
+
+class Units:
+    """Units, statement tags and escapes of one module (see the module docstring)."""
+
+    def __init__(self, flow: df.DataFlow, module: cst.Module, position):
+        """``position(node) -> (line, column)`` in the user's file (used here, not kept: the context
+        that gives it holds the units)."""
+        self._position = position
+        self._parent: dict[str, str] = {}
+        tagger = _Tagger(flow)
+        walk(module, tagger)
+        self.statement_origins: dict[cst.CSTNode, frozenset] = tagger.statement_origins
+        self.escapes: list[Escape] = tagger.escapes
+        self.definitions: dict[str, cst.CSTNode] = tagger.definitions
+        self.helpers: dict[cst.CSTNode, frozenset] = tagger.function_units  # graph helpers -> their pipelines
+        # Markers already in the file (a person has not removed them yet): (statement, rule, message).
+        self.existing_markers: list[tuple[cst.CSTNode, str, str]] = tagger.existing_markers
+        for found in (*flow._values.values(), *flow._attr_values.values(), *flow._params.values(),
+                      *flow._returns.values()):
+            if found is not None and len(found[1]) > 1:
+                self._union(found[1])
+        for origins in tagger.statement_contexts:
+            if len(origins) > 1:
+                self._union(origins)
+        self._by_line: dict[int, tuple[int, frozenset, cst.CSTNode]] | None = None
+        self._lines()
+        self._position = None
+
+    # -- units ------------------------------------------------------------------------------------
+    def _find(self, origin: str) -> str:
+        parent = self._parent.get(origin, origin)
+        if parent == origin:
+            return origin
+        root = self._find(parent)
+        self._parent[origin] = root
+        return root
+
+    def _union(self, origins) -> None:
+        items = list(origins)
+        root = self._find(items[0])
+        for other in items[1:]:
+            other_root = self._find(other)
+            if other_root != root:
+                self._parent[other_root] = root
+
+    def unit(self, origins) -> frozenset:
+        """Every origin in the units of ``origins``."""
+        roots = {self._find(o) for o in origins}
+        every = set(self.definitions) | set(self._parent) | set(origins)
+        return frozenset(o for o in every if self._find(o) in roots)
+
+    def all_origins(self) -> frozenset:
+        return frozenset(self.definitions) | frozenset(self._parent)
+
+    # -- places -----------------------------------------------------------------------------------
+    def _lines(self) -> dict:
+        if self._by_line is None:
+            by_line: dict[int, tuple[int, frozenset, cst.CSTNode]] = {}
+            for statement, origins in self.statement_origins.items():
+                first = self._position(statement)[0]
+                if not first:
+                    continue
+                last = self._last_line(statement, first)
+                size = last - first
+                for line in range(first, last + 1):
+                    known = by_line.get(line)
+                    if known is None or size <= known[0]:
+                        by_line[line] = (size, origins, statement)
+            self._by_line = by_line
+        return self._by_line
+
+    def _last_line(self, statement, first: int) -> int:
+        if isinstance(statement, cst.SimpleStatementLine):
+            body = statement.body
+            end = body[-1] if body else statement
+        else:
+            end = statement
+        # the position of the last child statement, for compound statements
+        body = getattr(getattr(statement, "body", None), "body", None)
+        if isinstance(body, (list, tuple)) and body:
+            last = body[-1]
+            line = self._position(last)[0]
+            return max(first, self._last_line(last, line) if line else first)
+        return max(first, self._position(end)[0])
+
+    def origins_at(self, line: int) -> frozenset:
+        """The origins of the innermost statement on ``line`` (with its definition's)."""
+        found = self._lines().get(line)
+        return found[1] if found is not None else frozenset()
+
+    def statement_at(self, line: int):
+        found = self._lines().get(line)
+        return found[2] if found is not None else None
+
+    def kept_statements(self, kept: frozenset) -> set:
+        """The statements of the original module that belong to a kept unit (left as they are)."""
+        if not kept:
+            return set()
+        return {statement for statement, origins in self.statement_origins.items() if origins & kept}
+
+
+class _Tagger(cst.CSTVisitor):
+    """One walk: each statement's origins, the pipelines' definitions, and the escapes."""
+
+    def __init__(self, flow: df.DataFlow):
+        super().__init__()
+        self.flow = flow
+        self.statement_origins: dict[cst.CSTNode, frozenset] = {}
+        self.statement_contexts: list[frozenset] = []
+        self.escapes: list[Escape] = []
+        self.definitions: dict[str, cst.CSTNode] = {}
+        self.existing_markers: list[tuple[cst.CSTNode, str, str]] = []
+        self._statements: list[list] = []  # [statement, origins set]
+        self._context: list[frozenset] = [frozenset()]
+        # Inside a pipeline's definition or a graph helper, values are DataNodes: the unroll's business.
+        self._graph: list[bool] = [False]
+        self._loop_iters: set[cst.CSTNode] = set()
+        self.function_units = _function_units(flow)
+
+    # -- statements and their context --------------------------------------------------------------
+    def on_visit(self, node) -> bool:
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            for line in node.leading_lines:
+                text = line.comment.value if line.comment is not None else ""
+                if text.startswith(MARKER_PREFIX) and len(text.split(" ", 3)) == 4:
+                    _, _, rule_id, message = text.split(" ", 3)
+                    self.existing_markers.append((node, rule_id, message))
+            own = self._own_context(node)
+            context = self._context[-1] | own
+            self._statements.append([node, set(context)])
+            self._context.append(context)
+            self._graph.append(self._graph[-1] or bool(own))
+        return super().on_visit(node)
+
+    def on_leave(self, node) -> None:
+        super().on_leave(node)
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            statement, origins = self._statements.pop()
+            self._context.pop()
+            self._graph.pop()
+            found = frozenset(origins)
+            self.statement_origins[statement] = found
+            if len(found) > 1:
+                self.statement_contexts.append(found)
+            if self._statements:
+                # an enclosing compound statement is part of what its body touches only through context
+                pass
+
+    def _own_context(self, node) -> frozenset:
+        if isinstance(node, cst.FunctionDef):
+            function = self.flow.function_of(node)
+            if function is not None and function.pipeline:
+                self.definitions.setdefault(function.pipeline, node)
+                return frozenset((function.pipeline,))
+            return self.function_units.get(node, frozenset())
+        if isinstance(node, cst.ClassDef):
+            info = self.flow.classes.get(node)
+            if info is not None and info[3]:
+                self.definitions.setdefault(info[0], node)
+                return frozenset((info[0],))
+        if isinstance(node, cst.With):
+            origin = self.flow.with_origin.get(node)
+            if origin:
+                return frozenset((origin,))
+        return frozenset()
+
+    def _touch(self, origins) -> None:
+        if origins and self._statements:
+            self._statements[-1][1].update(origins)
+
+    def visit_Name(self, node):
+        if node in self.flow.name_scope:
+            found = self.flow.value_of(node)
+            self._touch(found[1])
+
+    def visit_Assign(self, node):
+        if isinstance(node.value, cst.Call) and node.value in self.flow.pipeline_calls and self._statements:
+            self.definitions.setdefault(self.flow.pipeline_calls[node.value], self._statements[-1][0])
+
+    def visit_For(self, node):
+        self._loop_iters.add(node.iter)
+        self._check_iteration(node.iter)
+
+    def visit_CompFor(self, node):
+        self._loop_iters.add(node.iter)
+        self._check_iteration(node.iter)
+
+    def _check_iteration(self, iterable):
+        if _is_call_of(iterable, ("enumerate", "zip")):
+            for arg in iterable.args:
+                self._check_iteration(arg.value)
+            return
+        found = self.flow.value_of(iterable)
+        kind = found[0]
+        if kind in (df.TENSORLIST, df.TENSORCPU, df.PIPELINE) or (kind == df.TOP and found[1]):
+            self._escape(iterable, found, f"iterating {_code(iterable)} ({_describe(kind)})")
+
+    # -- uses ---------------------------------------------------------------------------------------
+    def visit_Call(self, node):
+        found = self.flow.value_of(node)
+        self._touch(found[1])
+        graph = self.flow.graph_origin.get(node)
+        if graph:
+            self._touch((graph,))
+        arguments = [(a, self.flow.value_of(a.value)) for a in node.args]
+        moving = [(a, v) for a, v in arguments if tracked(v)]
+        if not moving:
+            return
+        for arg, found_arg in moving:
+            problem = self._call_problem(node, arg, found_arg)
+            if problem:
+                self._escape(arg.value, found_arg, problem)
+
+    def _call_problem(self, call: cst.Call, arg: cst.Arg, found) -> str | None:
+        """None when the migration handles ``arg`` (a tracked value) passed to ``call``; else why not."""
+        flow = self.flow
+        func = call.func
+        kind = found[0]
+        what = f"{_code(arg.value)} ({_describe(kind)})"
+        qualname = flow.imports.qualname(func)
+        if qualname is not None:
+            if qualname.startswith("nvidia.dali."):
+                return None  # DALI's own API: the passes migrate or mark it
+            if qualname in _NUMPY_COPIES and kind in (df.TENSORLIST, df.TENSORCPU) and arg is call.args[0]:
+                return None
+            return f"{what} is passed to {qualname}, which dali-migrate cannot follow"
+        if isinstance(func, cst.Name) and flow.is_builtin(func):
+            name = func.value
+            if name in ("enumerate", "zip") and call in self._loop_iters:
+                return None
+            if name == "len" and kind in (df.TENSORLIST, df.OUTPUTS, df.DALI_ITERATOR) or (
+                    name in _SEE_THROUGH and (kind == df.OUTPUTS or isinstance(kind, tuple))):
+                return None
+            return f"{what} is passed to {name}(), whose result differs once it is a dynamic-mode value"
+        reached = flow.call_targets.get(call)
+        if reached is not None:
+            if reached[0].escapes:
+                return (f"{what} is passed to {reached[0].name}(), which is also called where dali-migrate "
+                        f"cannot see")
+            if arg.star:
+                return f"{what} is unpacked into {reached[0].name}()'s parameters"
+            return None
+        if isinstance(func, cst.Attribute):
+            owner = flow.value_of(func.value)
+            if isinstance(owner[0], tuple) and owner[0][0] in ("seq", "map") and func.attr.value in (
+                    "append", "add", "insert"):
+                return None
+        return f"{what} is passed to {_code(func)}(), which dali-migrate cannot follow"
+
+    def visit_Attribute(self, node):
+        if self.flow.imports.qualname(node) is not None:
+            return False  # a dotted module path
+        found = self.flow.value_of(node.value)
+        if not tracked(found):
+            return None
+        kind, attr = found[0], node.attr.value
+        if kind == df.PIPELINE and attr in PIPELINE_METHODS or kind == df.TENSORLIST and attr in TENSORLIST_METHODS \
+                or kind == df.TENSORCPU and attr in TENSORCPU_METHODS or kind == df.DALI_ITERATOR and attr in \
+                ITERATOR_ATTRS or isinstance(kind, tuple) and kind[0] in ("seq", "map") and attr in _CONTAINER_METHODS:
+            return None
+        self._escape(node, found, f"{_code(node)}: {_describe(kind)} has no dynamic-mode `.{attr}` that "
+                                  f"dali-migrate can write")
+        return None
+
+    def visit_Subscript(self, node):
+        found = self.flow.value_of(node.value)
+        if not tracked(found):
+            return
+        kind = found[0]
+        if kind in (df.OUTPUTS, df.TENSORLIST) or isinstance(kind, tuple) and kind[0] in ("seq", "map"):
+            return
+        self._escape(node, found, f"{_code(node)}: indexing {_describe(kind)}")
+
+    def visit_If(self, node):
+        self._truth(node.test)
+
+    def visit_While(self, node):
+        self._truth(node.test)
+
+    def visit_IfExp(self, node):
+        self._truth(node.test)
+
+    def visit_BooleanOperation(self, node):
+        self._truth(node.left)
+        self._truth(node.right)
+
+    def visit_UnaryOperation(self, node):
+        if isinstance(node.operator, cst.Not):
+            self._truth(node.expression)
+
+    def _truth(self, expr):
+        found = self.flow.value_of(expr)
+        if found[0] in (df.TENSORLIST, df.TENSORCPU) or (found[0] == df.TOP and found[1]):
+            self._escape(expr, found, f"the truth of {_code(expr)} ({_describe(found[0])}) differs in dynamic mode "
+                                      f"(a Batch is always true)")
+
+    def visit_Comparison(self, node):
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
+            return
+        for operand in operands:
+            found = self.flow.value_of(operand)
+            if tracked(found) and found[0] not in (df.OUTPUTS,) and not isinstance(found[0], tuple):
+                self._escape(operand, found, f"{_code(operand)} ({_describe(found[0])}) is compared")
+
+    def visit_FormattedStringExpression(self, node):
+        found = self.flow.value_of(node.expression)
+        if tracked(found):
+            self._escape(node.expression, found, f"{_code(node.expression)} ({_describe(found[0])}) is formatted "
+                                                 f"into a string: its text changes in dynamic mode")
+
+    def _escape(self, node, found, message: str) -> None:
+        origins = found[1]
+        if not origins or self._graph[-1]:
+            return
+        self.escapes.append(Escape(node, origins, message))
+
+
+def _function_units(flow: df.DataFlow) -> dict:
+    """Functions the pipelines' graphs call (graph helpers), with the pipelines that call them,
+    transitively: such a helper belongs to the units of every pipeline that builds with it."""
+    enclosing: dict[cst.Call, cst.CSTNode] = {}
+    for call, scope in flow.calls:
+        while scope is not None and scope.kind not in ("function", "lambda", "module", "class"):
+            scope = scope.parent
+        if scope is not None and scope.kind in ("function", "lambda"):
+            enclosing[call] = scope.node
+    units: dict[cst.CSTNode, frozenset] = {}
+    work = []
+    for call, origin in flow.graph_origin.items():
+        reached = flow.call_targets.get(call)
+        if reached is not None:
+            work.append((reached[0].node, frozenset((origin,))))
+    by_function: dict[cst.CSTNode, list[cst.Call]] = {}
+    for call, function in enclosing.items():
+        by_function.setdefault(function, []).append(call)
+    while work:
+        function, origins = work.pop()
+        known = units.get(function, frozenset())
+        if origins <= known:
+            continue
+        units[function] = known | origins
+        for call in by_function.get(function, ()):
+            reached = flow.call_targets.get(call)
+            if reached is not None:
+                work.append((reached[0].node, units[function]))
+    return units
+
+
+def _is_call_of(expr, names) -> bool:
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in names
+
+
+def _code(node) -> str:
+    from .engine import code_for_node
+
+    text = " ".join(code_for_node(node).split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+__all__ = ["Units", "Kept", "Escape", "Reason", "tracked"]
