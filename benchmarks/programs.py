@@ -4,6 +4,7 @@ the migration got. The instrument for issue 14 ("a migrated program runs").
     python benchmarks/programs.py                 # one row per case, then the totals
     python benchmarks/programs.py CASE ... -v     # only these cases, with each report
     python benchmarks/programs.py --json OUT      # also the rows as JSON
+    python benchmarks/programs.py --readme        # also rewrite the table in golden/runnable/README.md
 
 Each case is a small project (``main.py`` or ``main.ipynb`` plus helper modules) and a ``case.json``:
 ``pattern`` (what it covers), ``command`` (``{images}``, ``{numpy}``, ``{filelist}`` stand for the
@@ -261,12 +262,38 @@ def format_table(results: list[CaseResult]) -> str:
     return "\n".join(lines)
 
 
+README = RUNNABLE / "README.md"
+TABLE_BEGIN, TABLE_END = "<!-- table: python benchmarks/programs.py --readme -->", "<!-- end of table -->"
+
+
+def readme_table(results: list[CaseResult]) -> str:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| case | pattern | expected | status today | why |", "|---|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| `{r.name}` | {cell(r.pattern)} | {' or '.join(r.expected)} | {r.status} | {cell(r.why)} |")
+    counts = totals(results)
+    lines.append("")
+    lines.append(f"**Totals** ({len(results)} programs): " + ", ".join(f"{k} **{v}**" for k, v in counts.items())
+                 + f"; passing {sum(r.passes for r in results)}.")
+    return "\n".join(lines)
+
+
+def write_readme(results: list[CaseResult]) -> None:
+    text = README.read_text()
+    head, _, rest = text.partition(TABLE_BEGIN)
+    _, _, tail = rest.partition(TABLE_END)
+    README.write_text(f"{head}{TABLE_BEGIN}\n{readme_table(results)}\n{TABLE_END}{tail}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("cases", nargs="*", help="case names (default: all)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each case's report")
     parser.add_argument("--json", metavar="OUT", help="write the rows as JSON")
     parser.add_argument("--keep", metavar="DIR", help="keep the copies under DIR")
+    parser.add_argument("--readme", action="store_true", help="rewrite the table in golden/runnable/README.md")
     args = parser.parse_args(argv)
     from runtime import make_program_data
 
@@ -286,6 +313,10 @@ def main(argv=None) -> int:
             if args.verbose:
                 print(result.report.format(), file=sys.stderr)
     print(format_table(results))
+    if args.readme:
+        if args.cases:
+            parser.error("--readme needs every case (give no case names)")
+        write_readme(results)
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": [r.row() for r in results], "totals": totals(results)},
                                               indent=1) + "\n")

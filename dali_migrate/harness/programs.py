@@ -292,7 +292,9 @@ def verify_configured_program(root, *, scratch, timeout_s: float, atol: float = 
     """``verify_program`` with the command (and outputs folder) configured in ``ROOT/pyproject.toml``'s
     ``[tool.dali-migrate]`` table (``verify-command``, ``verify-outputs``), never a command from the caller:
     what a server offers clients that must not gain a shell through it. Only that one file is read
-    (nothing above ``root``); without a configured command the verdict is ``error``."""
+    (nothing above ``root``); without a configured command the verdict is ``error``. ``timeout_s`` bounds
+    each run; the two runs go one after the other, so the whole check takes at most the migration plus
+    twice ``timeout_s``."""
     from ..config import TABLE, ConfigError, Config, load_config
 
     report = ProgramReport(root=str(root), command="")
