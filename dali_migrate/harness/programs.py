@@ -517,7 +517,7 @@ def _map_tree_devices(copy: Path, side: str, notes: list[str]) -> list[dict]:
             if found and new != text:
                 path.write_text(new, encoding="utf-8")
             mapped += found
-    return mapped
+    return sorted(mapped, key=lambda m: (m["path"], m["line"]))
 
 
 def _map_source(text: str, side: str, where: str, notes: list[str]) -> tuple[str, list[dict]]:
