@@ -1,7 +1,8 @@
 """Run NVIDIA's docs examples as whole programs, before and after dali-migrate (issue 14).
 
     python benchmarks/nvidia_examples/run.py --dali-repo PATH [--commit C] [--only NAME]...
-                                             [--json OUT] [--work DIR] [--timeout S]
+                                             [--json OUT] [--markdown OUT] [--work DIR] [--timeout S]
+                                             [--no-reference]
 
 For every folder under ``docs/examples`` of the DALI repository at PATH that holds both
 ``pipeline_mode.ipynb`` and NVIDIA's hand-written ``dynamic_mode.ipynb``:
@@ -64,6 +65,8 @@ class Example:
     migrated_error: str = ""
     migrated_error_line: str = ""
     stdout_equal: bool | None = None
+    stdout_lines: int = 0  # lines of stdout compared
+    not_idempotent: bool = False  # a second migration of the written notebook changes it again
     first_difference: str = ""
     verdict: str = ""  # verify_program's verdict
     reference_runs: bool | None = None  # NVIDIA's dynamic_mode.ipynb, devices mapped the same way
@@ -120,8 +123,10 @@ def error_line(notebook: Path, stderr: str) -> str:
         return ""
 
 
-def cause_of(error: str) -> str:
-    """A short class for an original's failure on the CPU, from its first error."""
+def cause_of(error: str, line: str = "") -> str:
+    """A short class for an original's failure on the CPU, from its first error and its line."""
+    if "'tuple' object is not callable" in error and ".shape()" in line:
+        return "code for GPU outputs: TensorGPU.shape() is a method, a CPU sample's shape a tuple"
     if "ModuleNotFoundError" in error or "No module named" in error:
         module = re.search(r"No module named '([^']+)'", error)
         return f"needs module {module.group(1)}" if module else "needs a module"
@@ -205,13 +210,14 @@ def run_example(repo: DaliRepo, name: str, work: Path, timeout_s: float, referen
             elif not example.migration:
                 example.migration = "MARKED" if report.marked else "FULL" if result.changed else "UNCHANGED"
     example.marker_rules = report.marker_rules
+    example.not_idempotent = bool(report.not_idempotent)
     example.lines["migrated"] = code_lines(migrated_text)
 
     example.original_runs = report.original.ok
     if not example.original_runs:
         example.original_error = first_error(report.original.stderr) or report.original.describe()
-        example.original_cause = cause_of(example.original_error)
         example.original_error_line = error_line(Path(report.original_root) / notebook, report.original.stderr)
+        example.original_cause = cause_of(example.original_error, example.original_error_line)
         return example
     example.migrated_runs = report.migrated.ok
     if not example.migrated_runs:
@@ -219,6 +225,7 @@ def run_example(repo: DaliRepo, name: str, work: Path, timeout_s: float, referen
         example.migrated_error_line = error_line(Path(report.migrated_root) / notebook, report.migrated.stderr)
         return example
     example.stdout_equal = not any(d.what == "stdout" for d in report.differences)
+    example.stdout_lines = report.stdout_lines
     if report.differences:
         d = report.differences[0]
         example.first_difference = f"{d.what} line {d.line}: {d.original!r} != {d.migrated!r}"[:300]
@@ -244,6 +251,7 @@ def summarize(examples: list[Example]) -> dict:
         "stdout_equal": sum(e.stdout_equal is True for e in available),
         "reference_runs_on_cpu": sum(e.reference_runs is True for e in examples),
         "reference_changed_by_migrate": sum(e.reference_changed is True for e in examples),
+        "not_idempotent": sum(e.not_idempotent for e in available),
     }
 
 
@@ -259,10 +267,43 @@ def line_of(e: Example) -> str:
         parts.append(f"original fails on CPU [{e.original_cause}]: {e.original_error} [{e.original_error_line}]")
     elif e.original_runs:
         if e.migrated_runs:
-            parts.append("migrated runs, stdout " + ("equal" if e.stdout_equal else f"differs: {e.first_difference}"))
+            parts.append("migrated runs, stdout " + (f"equal ({e.stdout_lines} lines)" if e.stdout_equal
+                                                     else f"differs: {e.first_difference}"))
         else:
             parts.append(f"migrated fails: {e.migrated_error} [{e.migrated_error_line}]")
     return "; ".join(parts) + reference + f" ({e.seconds} s)"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(examples: list[Example]) -> str:
+    """The README's table: one row per notebook pair."""
+    def lines(key):
+        return lambda e: (f"{e.lines[key]['code']}" if e.lines.get(key) else "-")
+
+    rows = ["| example | original on CPU | dali-migrate | migrated runs | stdout | code lines: pipeline / "
+            "migrated / NVIDIA dynamic | NVIDIA dynamic on CPU |", "|---|---|---|---|---|---|---|"]
+    for e in examples:
+        reference = "-" if e.reference_runs is None else "yes" if e.reference_runs else f"no: {e.reference_error}"
+        counts = " / ".join(f(e) for f in (lines("pipeline"), lines("migrated"), lines("dynamic")))
+        if not e.available:
+            rows.append(f"| {e.name} | not in the repository copy | - | - | - | {counts} | {_cell(reference)} |")
+            continue
+        original = "yes" if e.original_runs else f"no ({e.original_cause}): {e.original_error}"
+        status = e.migration + (f" ({', '.join(e.marker_rules)})" if e.marker_rules else "")
+        if e.migration_error:
+            status += f": {e.migration_error}"
+        if e.not_idempotent:
+            status += ", not idempotent"
+        migrated = ("-" if e.migrated_runs is None else "yes" if e.migrated_runs
+                    else f"no: {e.migrated_error} `{e.migrated_error_line}`")
+        stdout = ("-" if e.stdout_equal is None else f"equal ({e.stdout_lines} lines)" if e.stdout_equal
+                  else f"differs: {e.first_difference}")
+        rows.append("| " + " | ".join(_cell(c) for c in (e.name, original, status, migrated, stdout, counts,
+                                                          reference)) + " |")
+    return "\n".join(rows) + "\n"
 
 
 def main(argv=None) -> int:
@@ -272,6 +313,7 @@ def main(argv=None) -> int:
     parser.add_argument("--only", action="append", default=[],
                         help="run the examples whose folder contains this text (repeatable)")
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--markdown", help="write the results as a Markdown table here")
     parser.add_argument("--work", help="scratch folder (kept; default: a temporary folder)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per run of a notebook")
     parser.add_argument("--no-reference", action="store_true",
@@ -311,6 +353,8 @@ def main(argv=None) -> int:
                   "dali_migrate_commit": _own_commit(), "summary": summary,
                   "examples": [asdict(e) for e in examples]}
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
+    if args.markdown:
+        Path(args.markdown).write_text(markdown_table(examples))
     return 0
 
 
