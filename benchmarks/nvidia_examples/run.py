@@ -274,6 +274,15 @@ def line_of(e: Example) -> str:
     return "; ".join(parts) + reference + f" ({e.seconds} s)"
 
 
+SOURCE_FIELDS = ("original_error_line", "migrated_error_line")
+
+
+def stored(e: Example) -> dict:
+    """What --json and --markdown keep of an example: everything but the source lines the errors point
+    at, which are the notebook's own code (printed on the console, not stored)."""
+    return {k: v for k, v in asdict(e).items() if k not in SOURCE_FIELDS}
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -297,8 +306,7 @@ def markdown_table(examples: list[Example]) -> str:
             status += f": {e.migration_error}"
         if e.not_idempotent:
             status += ", not idempotent"
-        migrated = ("-" if e.migrated_runs is None else "yes" if e.migrated_runs
-                    else f"no: {e.migrated_error} `{e.migrated_error_line}`")
+        migrated = "-" if e.migrated_runs is None else "yes" if e.migrated_runs else f"no: {e.migrated_error}"
         stdout = ("-" if e.stdout_equal is None else f"equal ({e.stdout_lines} lines)" if e.stdout_equal
                   else f"differs: {e.first_difference}")
         rows.append("| " + " | ".join(_cell(c) for c in (e.name, original, status, migrated, stdout, counts,
@@ -351,7 +359,7 @@ def main(argv=None) -> int:
         result = {"tool": "benchmarks/nvidia_examples/run.py", "repository": repo.describe(),
                   "commit": repo.commit, "date": time.strftime("%Y-%m-%d"),
                   "dali_migrate_commit": _own_commit(), "summary": summary,
-                  "examples": [asdict(e) for e in examples]}
+                  "examples": [stored(e) for e in examples]}
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
     if args.markdown:
         Path(args.markdown).write_text(markdown_table(examples))
