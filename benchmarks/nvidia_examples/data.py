@@ -167,6 +167,15 @@ def dali_tool(name: str) -> str | None:
     return str(candidate) if candidate.exists() else shutil.which(name)
 
 
+def index_with(tool_name: str, data_file: Path, index_file: Path) -> str:
+    """Index ``data_file`` with one of DALI's tools; say how (or why not)."""
+    tool = dali_tool(tool_name)
+    if tool is None:
+        return f"no index: DALI's {tool_name} was not found"
+    subprocess.run([tool, str(data_file), str(index_file)], check=True, capture_output=True)
+    return f"index by {tool_name}"
+
+
 # -- the generators ----------------------------------------------------------------------------
 
 CLASS_NAMES = ["tench", "goldfish", "white shark", "tiger shark", "hammerhead"]
@@ -282,12 +291,7 @@ def make_tfrecord(root: Path, count: int = 20) -> str:
             "image/object/bbox/xmax": [b[1] for b in boxes], "image/object/bbox/ymax": [b[1] for b in boxes],
         }))
     (folder / "train").write_bytes(frames)
-    tool = dali_tool("tfrecord2idx")
-    if tool is None:
-        return f"{count} records (no index: DALI's tfrecord2idx was not found)"
-    subprocess.run([tool, str(folder / "train"), str(folder / "train.idx")], check=True,
-                   capture_output=True)
-    return f"{count} records, index by tfrecord2idx"
+    return f"{count} records, {index_with('tfrecord2idx', folder / 'train', folder / 'train.idx')}"
 
 
 def make_webdataset(root: Path, count: int = 20) -> str:
@@ -300,12 +304,7 @@ def make_webdataset(root: Path, count: int = 20) -> str:
                 info = tarfile.TarInfo(f"{i:06d}.{ext}")
                 info.size, info.mtime = len(data), 0
                 tar.addfile(info, io.BytesIO(data))
-    tool = dali_tool("wds2idx")
-    if tool is None:
-        return f"{count} samples (no index: DALI's wds2idx was not found)"
-    subprocess.run([tool, str(folder / "train.tar"), str(folder / "train.idx")], check=True,
-                   capture_output=True)
-    return f"{count} samples (jpg, cls), index by wds2idx"
+    return f"{count} samples (jpg, cls), {index_with('wds2idx', folder / 'train.tar', folder / 'train.idx')}"
 
 
 def write_wav(path: Path, samples: np.ndarray, rate: int) -> None:
