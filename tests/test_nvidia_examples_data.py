@@ -142,7 +142,8 @@ def test_a_bare_repository_gives_its_notebook_pairs_and_their_files(tmp_path):
     work = tmp_path / "work"
     example = work / "docs" / "examples" / "image_processing" / "demo"
     example.mkdir(parents=True)
-    (example / "pipeline_mode.ipynb").write_text('{"cells": [{"cell_type": "code", "source": ["x = 1\\n", "# c\\n", "\\n"]}]}')
+    cells = [{"cell_type": "code", "source": ["x = 1\n", "# c\n", "\n"]}]
+    (example / "pipeline_mode.ipynb").write_text(json.dumps({"cells": cells}))
     (example / "dynamic_mode.ipynb").write_text('{"cells": [{"cell_type": "code", "source": "y = 2"}]}')
     (example.parent / "synsets.py").write_text("names = []\n")
     (example / "synsets.py").symlink_to("../synsets.py")
