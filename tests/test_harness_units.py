@@ -30,6 +30,23 @@ def test_device_mapping_rewrites_literals_drops_gpu_calls_and_keeps_lines():
     assert (5, "device_id=3", "device_id=None") in lines
 
 
+def test_positional_device_id_of_a_pipeline_is_mapped():
+    src = (
+        "pipe = dali.pipeline.Pipeline(batch_size, 3, 0)\n"
+        "cpu = Pipeline(8, 2, None)\n"
+        "unknown = Pipeline(*sizes, 0)\n"
+        "other = make(8, 2, 0)\n"
+    )
+    out, mappings = map_devices_to_cpu(src, "original")
+    assert out == (
+        "pipe = dali.pipeline.Pipeline(batch_size, 3, None)\n"
+        "cpu = Pipeline(8, 2, None)\n"
+        "unknown = Pipeline(*sizes, 0)\n"
+        "other = make(8, 2, 0)\n"
+    )
+    assert [(m.line, m.after) for m in mappings] == [(1, "device_id=None")]
+
+
 def test_call_arguments_are_mapped_too():
     args, kwargs, mappings = map_call_arguments(["r"], {"device_id": 0, "device": "mixed", "n": 1})
     assert args == ["r"] and kwargs == {"device_id": None, "device": "cpu", "n": 1}

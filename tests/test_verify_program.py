@@ -343,3 +343,13 @@ def test_configured_command_and_outputs(tmp_path, capsys):
     wrong = project(tmp_path, {"pyproject.toml": "[tool.dali-migrate]\nverify-command = 3\n"}, "wrong")
     report = verify_configured_program(wrong, scratch=wrong / ".s", timeout_s=60)
     assert report.verdict == "error" and "verify-command must be a non-empty string" in report.error
+
+
+def test_a_notebook_runs_in_its_own_folder_as_in_jupyter(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "value.txt").write_text("41")
+    nb = tmp_path / "docs" / "nb.ipynb"
+    write_notebook(nb, [("code", "print(int(open('../data/value.txt').read()) + 1)")])
+    run = subprocess.run([sys.executable, "-m", "dali_migrate.harness.run_notebook", "docs/nb.ipynb"],
+                         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert (run.returncode, run.stdout) == (0, "42\n"), run.stderr

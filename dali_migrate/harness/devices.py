@@ -6,7 +6,8 @@ reported: a verdict reached on CPU says nothing about the GPU kernels.
 
 * ``device="mixed" | "gpu" | "gpu:N" | "cuda" | "cuda:N"`` (a string literal keyword) -> ``"cpu"``
 * ``x.gpu()`` (no arguments) -> ``x``: DataNode.gpu() and Batch/Tensor.gpu() both raise without CUDA
-* ``device_id=<expr>`` keyword or parameter default -> ``None`` (a pipeline with ``device_id=0``
+* ``device_id=<expr>`` keyword or parameter default, and the third positional argument of
+  ``Pipeline(batch_size, num_threads, device_id)`` -> ``None`` (a pipeline with ``device_id=0``
   refuses to build without CUDA; ``None`` is DALI's CPU-only pipeline)
 
 A device given by a variable (``device=dev``) cannot be mapped by text; it is reported so that a
@@ -104,6 +105,8 @@ class _DeviceToCpu(cst.CSTTransformer):
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         func = original_node.func
+        if _callee_name(func) == "Pipeline":
+            updated_node = self._positional_device_id(original_node, updated_node)
         if isinstance(func, cst.Attribute) and func.attr.value == "gpu" and not original_node.args:
             self.mappings.append(DeviceMapping(self.side, self._line(original_node),
                                                f"{self._code(original_node)}", f"{self._code(func.value)}",
@@ -111,6 +114,29 @@ class _DeviceToCpu(cst.CSTTransformer):
             assert isinstance(updated_node.func, cst.Attribute)
             return updated_node.func.value
         return updated_node
+
+    def _positional_device_id(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        """``Pipeline(batch_size, num_threads, device_id, ...)``: the third positional argument."""
+        positional = [i for i, arg in enumerate(original_node.args) if arg.keyword is None and not arg.star]
+        if len(positional) < 3 or len(positional) != positional[-1] + 1:
+            return updated_node  # a *args before it: the position is not known
+        index = positional[2]
+        value = original_node.args[index].value
+        if isinstance(value, cst.Name) and value.value == "None":
+            return updated_node
+        self.mappings.append(DeviceMapping(self.side, self._line(original_node),
+                                           f"Pipeline(..., {self._code(value)}) (device_id)", "device_id=None"))
+        args = list(updated_node.args)
+        args[index] = args[index].with_changes(value=cst.Name("None"))
+        return updated_node.with_changes(args=args)
+
+
+def _callee_name(func: cst.BaseExpression) -> str | None:
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return None
 
 
 def map_devices_to_cpu(source: str, side: str) -> tuple[str, list[DeviceMapping]]:

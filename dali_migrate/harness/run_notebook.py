@@ -11,9 +11,11 @@ so that it can be compared. IPython syntax that is not Python is not run:
 * cells that start with a cell magic are skipped, except ``%%time`` (the body runs) and
   ``%%capture`` (the body runs with its stdout swallowed, as the magic does).
 
-matplotlib is forced to the Agg backend before the first cell, so ``plt.show()`` draws nothing.
-An exception stops the run with a traceback that names the cell (``NB.ipynb:cell[3]``, counting
-every cell from 1, markdown included) and exit status 1. Harness code: migrated code never imports it.
+The notebook runs in its own folder, as Jupyter runs it, so its relative paths (``../data``) resolve
+there; that folder is also first on ``sys.path``. matplotlib is forced to the Agg backend before the
+first cell, so ``plt.show()`` draws nothing. An exception stops the run with a traceback that names
+the cell (``NB.ipynb:cell[3]``, counting every cell from 1, markdown included) and exit status 1.
+Harness code: migrated code never imports it.
 """
 
 from __future__ import annotations
@@ -123,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     _force_agg()
     sys.argv = [path, *argv[1:]]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    folder = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, folder)
+    os.chdir(folder)  # Jupyter runs a notebook in its own folder: its relative paths start there
     namespace = {"__name__": "__main__", "__file__": os.path.abspath(path), "__builtins__": __builtins__,
                  "display": _display}
     for number, source in cells:
