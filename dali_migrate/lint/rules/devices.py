@@ -79,15 +79,15 @@ def _on_gpu(ctx, expr, seen: frozenset = frozenset()) -> bool:
     is (an op without ``device=`` runs where its inputs are: ndd-facts.md), seen through plain names whose
     every binding is (``images = ndd.resize(images, ...)`` keeps ``images`` on the GPU)."""
     if isinstance(expr, cst.Name):
-        scope = ctx.scope(expr).lookup_scope(expr.value)
+        scope = ctx.flow.binding_scope(expr)
         if scope is None:
             return False
         key = (id(scope), expr.value)
         if key in seen:
             return True  # the name's other bindings decide
-        bindings = scope.bindings.get(expr.value, [])
-        return bool(bindings) and all(b.value is not None and not b.path and _on_gpu(ctx, b.value, seen | {key})
-                                      for b in bindings)
+        sources = scope.bindings.get(expr.value, [])  # ("expr", value) for a plain `name = value`
+        return bool(sources) and all(source[0] == "expr" and source[1] is not None
+                                     and _on_gpu(ctx, source[1], seen | {key}) for source in sources)
     if not isinstance(expr, cst.Call):
         return False
     receiver, method = method_call(expr)
