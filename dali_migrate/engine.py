@@ -33,6 +33,7 @@ from libcst._nodes.internal import CodegenState
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .findings import Finding, rule
+from .markers import open_markers
 from .names import ImportTable
 
 PARSE_ERROR = rule(
@@ -121,18 +122,35 @@ class MigrationContext:
 
     def position(self, node: cst.CSTNode | None) -> tuple[int, int]:
         """(line, column) in the file of a node of the parsed module, or of the one a pass built it
-        from; (0, 0) when it has none."""
+        from, both 1-based; (0, 0) when it has none."""
         token = self.positions.get(node) if node is not None else None
         if token is None or self.layout is None:
             return (0, 0)
         line, column = self.layout.line_column(token)
-        return (self.elision.original_line(line) if self.elision is not None else line), column
+        return self._file_line(line), column + 1
+
+    def end_position(self, node: cst.CSTNode | None) -> tuple[int, int]:
+        """(line, column just past the last character) in the file of an unchanged node of the parsed
+        module, trailing blanks and line breaks left out; (0, 0) for a node without a span."""
+        span = self.span(node) if node is not None else None
+        if span is None:
+            return (0, 0)
+        start, end = span
+        while end > start and self.source[end - 1] in " \t\r\n\\":
+            end -= 1
+        line, column = self.layout.offset_line_column(end)
+        return self._file_line(line), column + 1
+
+    def _file_line(self, line: int) -> int:
+        return self.elision.original_line(line) if self.elision is not None else line
 
     def report(self, rule_id: str, message: str, node: cst.CSTNode | None = None, *, fixed: bool = True,
                line: int | None = None) -> Finding:
         found_line, column = self.position(node)
+        end_line, end_column = self.end_position(node) if line is None else (0, 0)
         finding = Finding(rule=rule_id, message=message, path=self.path,
-                          line=line if line is not None else found_line, column=column, fixed=fixed)
+                          line=line if line is not None else found_line, column=column, fixed=fixed,
+                          end_line=end_line, end_column=end_column)
         self.findings.append(finding)
         return finding
 
@@ -152,17 +170,23 @@ class MigrationResult:
 
     @property
     def manual(self) -> list[Finding]:
-        return [f for f in self.findings if not f.fixed]
+        """What a person must do. A file with an error is that one error, not also a spot for a person."""
+        return [] if self.error else [f for f in self.findings if not f.fixed]
 
     @property
     def status(self) -> str:
         if self.error:
             return "error"
+        if self.manual:  # a file without DALI imports can still carry markers a person left open
+            return "needs-attention"
         if not self.uses_dali:
             return "no-dali"
-        if self.manual:
-            return "needs-attention"
         return "migrated" if self.changed else "clean"
+
+    @property
+    def reported(self) -> bool:
+        """Whether reports list this file: it uses DALI, failed, or has findings (markers left open)."""
+        return self.uses_dali or bool(self.error) or bool(self.findings)
 
     def diff(self, context: int = 3) -> str:
         if not self.changed:
@@ -285,6 +309,8 @@ def print_code(module: cst.Module, layout: "Layout | None" = None) -> str:
     it is called without the arguments (commas, separators) a parent passes, and either it is a
     statement whose line starts with the same indentation as before, or its text holds no line
     break (a one-line expression prints the same at any depth)."""
+    if not fast_libcst():
+        return module.code
     state = _PlainState(default_indent=module.default_indent, default_newline=module.default_newline)
     if layout is None:
         module._codegen(state)
@@ -325,6 +351,67 @@ _ORIGINAL = {"_codegen": CSTNode._codegen, "__post_init__": CSTNode.__post_init_
 _SWITCH_LOCK = threading.Lock()
 
 
+def _node_classes() -> set[type]:
+    found, stack = set(), [CSTNode]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                stack.append(sub)
+    return found
+
+
+def libcst_internals_problem() -> str | None:
+    """What differs, in the installed libcst, from the internals the engine switches (``_switched``), or None.
+
+    The speed-ups replace ``CSTNode._codegen`` (print: copy what no pass changed) and
+    ``CSTNode.__post_init__`` (parse: no per-node validation) on the base class for the length of one call.
+    That holds only while every node's print goes through ``CSTNode._codegen(self, state, **kwargs)``, which
+    calls ``_codegen_impl``, and every node's validation through ``CSTNode.__post_init__`` -> ``_validate``,
+    with no node class overriding either. When that is not so (a libcst release changed them), the engine
+    uses plain libcst instead: slower, and as correct as libcst (``fast_libcst``)."""
+    import inspect
+
+    try:
+        codegen = list(inspect.signature(_ORIGINAL["_codegen"]).parameters.values())
+        if [p.name for p in codegen[:2]] != ["self", "state"] or codegen[-1].kind is not inspect.Parameter.VAR_KEYWORD:
+            return f"CSTNode._codegen{inspect.signature(_ORIGINAL['_codegen'])} is not (self, state, **kwargs)"
+        if list(inspect.signature(_ORIGINAL["__post_init__"]).parameters) != ["self"]:
+            return f"CSTNode.__post_init__{inspect.signature(_ORIGINAL['__post_init__'])} is not (self)"
+        overriding = sorted(c.__name__ for c in _node_classes()
+                            if "_codegen" in c.__dict__ or "__post_init__" in c.__dict__)
+        if overriding:
+            return "node classes override CSTNode._codegen or __post_init__: " + ", ".join(overriding[:5])
+        missing = sorted(c.__name__ for c in _node_classes()
+                         if not getattr(c, "__abstractmethods__", None) and not callable(getattr(c, "_codegen_impl", None)))
+        if missing:
+            return "node classes without _codegen_impl: " + ", ".join(missing[:5])
+        # Validation happens in __post_init__: an empty Name is refused, and accepted with it switched off.
+        try:
+            cst.Name("")
+            return "CSTNode.__post_init__ no longer validates (cst.Name('') was accepted)"
+        except cst.CSTValidationError:
+            pass
+        with _switched("__post_init__", _no_validation):
+            cst.Name("")
+        # Printing goes through CSTNode._codegen, node by node.
+        sample = "import a as b\n\n\n@d\ndef f(x, *, y=1):\n    return [x async for x in y] if x else {**y}\n"
+        module = cst.parse_module(sample)
+        seen = []
+
+        def counting(node, state, **kwargs):
+            seen.append(node)
+            return _ORIGINAL["_codegen"](node, state, **kwargs)
+
+        with _switched("_codegen", counting):
+            printed = module.code
+        if printed != sample or not any(type(node) is cst.Name for node in seen):
+            return "printing a module no longer goes through CSTNode._codegen for each node"
+    except Exception as e:  # anything unexpected in the probe means: do not switch
+        return f"probing libcst's internals failed: {type(e).__name__}: {e}"
+    return None
+
+
 @contextmanager
 def _switched(attribute: str, replacement):
     """``CSTNode.<attribute>`` replaced for the length of the block, then libcst's own again. The switch is
@@ -339,6 +426,13 @@ def _switched(attribute: str, replacement):
 
 def _no_validation(self) -> None:
     pass
+
+
+@functools.lru_cache(maxsize=None)
+def fast_libcst() -> bool:
+    """Whether the engine may switch libcst's internals (checked once per process, at the first parse or
+    print); tests/test_libcst_internals.py fails, saying what changed, when it may not."""
+    return libcst_internals_problem() is None
 
 
 def parse_module(text: str) -> cst.Module:
@@ -412,6 +506,8 @@ _NO_NAMES = frozenset()
 
 
 def _without_validation(parse, text: str):
+    if not fast_libcst():
+        return parse(text)
     with _switched("__post_init__", _no_validation):
         return parse(text)
 
@@ -457,9 +553,12 @@ class Layout:
         return None if extent is None else (self.offsets[extent[0]], self.offsets[extent[1]])
 
     def line_column(self, token: int) -> tuple[int, int]:
+        """(1-based line, 0-based column) where a token starts."""
+        return self.offset_line_column(self.offsets[token])
+
+    def offset_line_column(self, offset: int) -> tuple[int, int]:
         if self._line_starts is None:
             self._line_starts = line_starts(self.code)
-        offset = self.offsets[token]
         line = bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1]
 
@@ -503,13 +602,19 @@ def migrate_source(source: str, path: str = "<string>", passes=None, project=Non
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _migrate_parsed(result, source, path, passes, force, project)
+        result = _migrate_parsed(result, source, path, passes, force, project)
     except RecursionError:
         # Deeply nested code (long implicit string concatenations) exhausts libcst's recursion.
         return _fail(result, PARSE_ERROR.id, "too deeply nested for libcst (RecursionError)", 0)
     finally:
         if collecting:
             gc.enable()
+    if result.error is None:
+        # Markers already in the file stay open findings until a person removes them (DESIGN.md).
+        found = open_markers(source, path, result.findings)
+        if found:
+            result.findings = sorted([*result.findings, *found], key=lambda f: (f.line, f.column, f.rule))
+    return result
 
 
 def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, force: bool,
@@ -533,12 +638,11 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
         try:
             compile(source, path, "exec", flags=0x400, dont_inherit=True)  # ast.PyCF_ONLY_AST
         except SyntaxError as py:
-            return _fail(result, PARSE_ERROR.id, f"does not parse: {py.msg}", py.lineno or 0,
-                         max((py.offset or 1) - 1, 0))
+            return _fail(result, PARSE_ERROR.id, f"does not parse: {py.msg}", py.lineno or 0, py.offset or 1)
         except (ValueError, RecursionError, MemoryError):
             pass
         return _fail(result, PARSE_ERROR.id, f"libcst cannot parse this file: {e.message}", e.raw_line,
-                     e.raw_column)
+                     e.raw_column + 1)
     # One codegen walk gives both the round-trip check and every node's position.
     printed, layout = print_with_spans(module)
     if printed != text:
@@ -631,7 +735,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
                 continue
             origins = units.origins_at(finding.line)
             if origins - before:  # every marker of a unit found in this run is one of its reasons
-                grew |= kept.keep(origins, Reason(finding.line, finding.rule, finding.message))
+                grew |= kept.keep(origins, Reason(finding.line, finding.rule, finding.message, dict(finding.extra)))
         if not grew and ctx.facts.get("migrated_origins") is not None and passes is None:
             if undefined_before is None:
                 undefined_before = set(postcheck.undefined_names(original, flow))
@@ -680,10 +784,12 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept) -> cs
 
     markers: dict[cst.CSTNode, list[str]] = {}
 
-    def add(statement, rule_id: str, message: str, line: int) -> None:
+    def add(statement, rule_id: str, message: str, line: int, extra=None) -> None:
         markers.setdefault(statement, []).append(marker_text(rule_id, message))
-        ctx.findings.append(Finding(rule=rule_id, message=" ".join(message.split()), path=ctx.path, line=line,
-                                    column=ctx.position(statement)[1], fixed=False))
+        finding = Finding(rule=rule_id, message=" ".join(message.split()), path=ctx.path, line=line,
+                          column=ctx.position(statement)[1], fixed=False)
+        finding.extra.update(extra or {})
+        ctx.findings.append(finding)
 
     for origins, reasons in kept.groups():
         definitions = {units.definitions[o]: o for o in origins if o in units.definitions}
@@ -699,7 +805,7 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept) -> cs
                 continue
             if any(text.split(" ", 3)[2] == reason.rule for text in markers.get(statement, ())):
                 continue
-            add(statement, reason.rule, reason.message, reason.line)
+            add(statement, reason.rule, reason.message, reason.line, reason.extra)
         for helper, helped in units.helpers.items():
             if helped & origins and helper not in definitions:
                 pipelines = ", ".join(sorted(_origin_name(o) for o in helped))
@@ -756,7 +862,7 @@ def _first_difference(a: str, b: str) -> int:
     return min(a.count("\n"), b.count("\n")) + 1
 
 
-def _fail(result: MigrationResult, rule_id: str, message: str, line: int, column: int = 0) -> MigrationResult:
+def _fail(result: MigrationResult, rule_id: str, message: str, line: int, column: int = 1) -> MigrationResult:
     result.error = f"line {line}: {message}" if line else message
     result.migrated = result.original
     result.findings = [Finding(rule=rule_id, message=message, path=result.path, line=line, column=column,

@@ -134,6 +134,7 @@ class Reason:
     line: int
     rule: str
     message: str
+    extra: dict = field(default_factory=dict, compare=False)  # the finding's own extras (its suggestion)
 
 
 class Kept:

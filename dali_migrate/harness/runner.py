@@ -20,7 +20,8 @@ from typing import Any
 from ..findings import Finding, rule
 from . import compare as cmp
 from .devices import DeviceMapping, cuda_device_count, map_call_arguments, map_devices_to_cpu
-from .loading import HarnessError, find, instantiate, load_module, output_names, still_pipeline_mode
+from .loading import (HarnessError, find, instantiate, load_module, module_level_names, output_names,
+                      still_pipeline_mode)
 from .randomness import PipelineHooks, StateRecorder, random_dependencies
 
 OUTPUTS_DIFFER = rule(
@@ -278,6 +279,22 @@ def verify(original_path: str, pipeline: str, migrated_path: str | None = None, 
                           feed_random=feed_random)
 
 
+def _check_pipeline_name(source: str, path: str, name: str) -> None:
+    """A NAME the original file does not define at module level is a usage error before anything runs: it
+    names the user's file (not the migration kept in memory) and the pipelines that file defines (not its
+    other functions and classes)."""
+    defined = module_level_names(source)
+    if defined is None or name in defined:
+        return
+    from ..report import find_pipelines
+
+    pipelines = [p.name for p in find_pipelines(source, path) if p.name in defined]
+    listed = f"; its pipelines: {', '.join(dict.fromkeys(pipelines))}" if pipelines else \
+        "; it defines no pipeline at module level (a @pipeline_def function, a Pipeline subclass, a Pipeline " \
+        "object or a function that builds one)"
+    raise HarnessError(f"{path}: no pipeline named {name!r}{listed}")
+
+
 def verify_sources(original_text: str, original_path: str, pipeline: str, migrated_text: str | None = None,
                    migrated_path: str | None = None, *, args: list | None = None, kwargs: dict | None = None,
                    iterations: int = 5, tolerance: cmp.Tolerance | None = None, throughput: bool = False,
@@ -331,6 +348,9 @@ def verify_sources(original_text: str, original_path: str, pipeline: str, migrat
     try:
         with recorder.recording():
             migrated_module = load_module(migrated_text, migrated_load_path, "migrated")
+            # Once the module has loaded (its top-level code runs, whatever the name), so that a slow or
+            # failing module is reported as such; then a name the user's file lacks is said in its terms.
+            _check_pipeline_name(original_text, original_path, pipeline)
             iterator, report.styles["migrated"] = _migrated_iterator(migrated_module, pipeline,
                                                                      migrated_load_path, args, kwargs)
             for i in range(iterations):
