@@ -160,13 +160,8 @@ def _migrate_task(task: tuple) -> tuple[MigrationResult, bool]:
         result = MigrationResult(path=path, original=source, migrated=source)
         result.error = f"internal error: {type(e).__name__}: {e}"
         result.findings = [Finding(rule="DM002", message=result.error, path=path, fixed=False)]
-    if write and result.changed:
-        try:
-            atomic_write(Path(path), result.migrated)
-            return result, True
-        except OSError as e:
-            result.error = f"cannot write: {e.strerror or e}"
-            result.findings.append(Finding(rule="DM001", message=result.error, path=result.path, fixed=False))
+    if write:
+        return _write_result(result)
     return result, False
 
 
@@ -210,6 +205,8 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
         except OSError as e:
             slots.append(_read_error(name, e))
             continue
+        if name.endswith("__init__.py"):
+            project.reexports.update(_reexports(name, data))
         if _says_dali(data) is None:
             quiet.append(len(slots))
             slots.append(MigrationResult(path=name, original="", migrated=""))
@@ -249,7 +246,10 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
             except SourceError as e:
                 slots[slot] = _unreadable(name, e)
     task_slots = sorted(sources)
-    tasks = [(*sources[slot], write, project if project else None) for slot in task_slots]
+    # With pipelines shared between modules, a unit can span files: the files are migrated without writing
+    # until no module keeps in pipeline mode a pipeline that another one migrated, then written.
+    shared = bool(project.pipelines)
+    tasks = [(*sources[slot], write and not shared, project if project else None) for slot in task_slots]
     # The bar counts every file, as the summary does; those settled without a worker are done already.
     bar = Progress(len(slots), enabled=Progress.wanted(progress) and len(tasks) >= 20)
     bar.advance(len(slots) - len(tasks))
@@ -257,12 +257,86 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
         done = run_ordered(_migrate_task, tasks, jobs=jobs, progress=bar)
     finally:
         bar.close()
-    for slot, (result, written) in zip(task_slots, done):
-        slots[slot] = result
-        if written:
-            run.written.append(result.path)
+    results = {slot: result for slot, (result, _) in zip(task_slots, done)}
+    written = {slot for slot, (_, wrote) in zip(task_slots, done) if wrote}
+    if shared:
+        _agree_on_kept_units(project, results, sources, jobs)
+        if write:
+            for slot, result in results.items():
+                _, wrote = _write_result(result)
+                if wrote:
+                    written.add(slot)
+    for slot in task_slots:
+        slots[slot] = results[slot]
+        if slot in written:
+            run.written.append(results[slot].path)
     run.files = [r for r in slots if r is not None]
     return run
+
+
+def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs) -> None:
+    """Migrate again the files that share a pipeline some module keeps in pipeline mode, until every
+    module agrees (a unit that spans modules moves whole). A few rounds at most: each one only adds to
+    the kept set."""
+    from .parallel import run_ordered
+
+    for _ in range(4):
+        new = {q: why for result in results.values() for q, why in result.kept_pipelines.items()
+               if q not in project.kept}
+        if not new:
+            return
+        project.kept.update(new)
+        words = {q: {q.rpartition(".")[2]} | {a.rpartition(".")[2] for a, t in project.reexports.items() if t == q}
+                 for q in new}
+        again = []
+        for slot, result in results.items():
+            text = sources[slot][1]
+            mentioned = {q for q, names in words.items() if any(re.search(rf"\b{re.escape(n)}\b", text) for n in names)}
+            if mentioned - set(result.kept_pipelines):  # it shares one that it migrated: do it again
+                again.append(slot)
+        tasks = [(*sources[slot], False, project) for slot in again]
+        for slot, (result, _) in zip(again, run_ordered(_migrate_task, tasks, jobs=jobs)):
+            results[slot] = result
+
+
+def _write_result(result: MigrationResult) -> tuple[MigrationResult, bool]:
+    if not result.changed:
+        return result, False
+    try:
+        atomic_write(Path(result.path), result.migrated)
+        return result, True
+    except OSError as e:
+        result.error = f"cannot write: {e.strerror or e}"
+        result.findings.append(Finding(rule="DM001", message=result.error, path=result.path, fixed=False))
+        return result, False
+
+
+def _reexports(name: str, data: bytes) -> dict[str, str]:
+    """What a package's ``__init__.py`` re-exports from its modules: ``{"pkg.alias": "pkg.mod.name"}``."""
+    import ast
+
+    from .project import module_name_of
+
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    package = module_name_of(Path(name))
+    found = {}
+    for statement in tree.body:
+        if not isinstance(statement, ast.ImportFrom) or not statement.module and not statement.level:
+            continue
+        if statement.level:
+            parts = package.split(".") if package else []
+            base_parts = parts[:len(parts) - (statement.level - 1)] if statement.level > 1 else parts
+            base = ".".join([*base_parts, *([statement.module] if statement.module else [])])
+        else:
+            base = statement.module
+        for alias in statement.names:
+            if alias.name != "*":
+                found[f"{package}.{alias.asname or alias.name}" if package else alias.asname or alias.name] = \
+                    f"{base}.{alias.name}"
+    return found
 
 
 __all__ = ["migrate_source", "migrate_file", "migrate_paths", "MigrationResult", "RunResult", "Finding",

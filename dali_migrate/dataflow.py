@@ -47,6 +47,7 @@ TENSORCPU = "tensorcpu"  # tl[i]: one sample (TensorCPU/GPU)
 DATANODE = "datanode"  # a graph value inside a pipeline definition
 DATANODES = "datanodes"  # a multi-output op's list of DataNodes
 DALI_ITERATOR = "dali_iterator"  # a framework plugin iterator over pipelines
+GENERATOR_FACTORY = "generator_factory"  # a migrated pipeline imported from another module
 # Dynamic mode (the lint's words): "batch", "tensor", "data" (one of the two), "tuple:K", "epoch:K"
 # (reader.next_epoch(...): each step a "tuple:K"), "reader", "rng", "ckpt", "external_source".
 DATA_KINDS = ("batch", "tensor", "data")
@@ -372,10 +373,12 @@ class Function:
 class _Collector(cst.CSTVisitor):
     """One walk: the scope tree, every binding, every function, call and attribute store."""
 
-    def __init__(self, imports: ImportTable, extra_pipelines: dict[str, str] | None):
+    def __init__(self, imports: ImportTable, extra_pipelines: dict[str, str] | None,
+                 imported_generators: dict[str, str] | None = None):
         super().__init__()
         self.imports = imports
         self.extra_pipelines = extra_pipelines or {}
+        self.imported_generators = imported_generators or {}
         self.stack: list[Scope] = []
         self.scope: Scope | None = None
         self.scopes: list[Scope] = []
@@ -726,6 +729,9 @@ class _Collector(cst.CSTVisitor):
                 if isinstance(local, cst.Name):
                     origin = self.extra_pipelines.get(local.value)
                     known = ("value", value(PIPELINE_FACTORY, frozenset((origin,)))) if origin else ("value", UNKNOWN)
+                    migrated = self.imported_generators.get(local.value)
+                    if migrated:  # a pipeline another module migrated: calling it gives a generator
+                        known = ("value", value(GENERATOR_FACTORY, frozenset((migrated,))))
                     self._binding_scope(local.value).bind(local.value, known)
         return False
 
@@ -818,10 +824,11 @@ class DataFlow:
     ``extra_pipelines``: names of functions or classes that are pipelines although nothing here says
     so (migrated pipelines, by the origin they had; pipelines imported from other modules)."""
 
-    def __init__(self, module: cst.Module, imports: ImportTable, extra_pipelines: dict[str, str] | None = None):
+    def __init__(self, module: cst.Module, imports: ImportTable, extra_pipelines: dict[str, str] | None = None,
+                 imported_generators: dict[str, str] | None = None):
         self.module = module
         self.imports = imports
-        collector = _Collector(imports, extra_pipelines)
+        collector = _Collector(imports, extra_pipelines, imported_generators)
         walk(module, collector)  # read-only: no rebuild
         self.module_scope = collector.scopes[0]
         self.scopes = collector.scopes
@@ -837,6 +844,8 @@ class DataFlow:
         self._class_attrs = collector.class_attrs
         self._attr_stores = collector.attr_stores
         self._dict_names = collector.dict_names
+        # Names imported from the project's other modules that the model knows (pipelines, factories).
+        self.extra_imported = set(extra_pipelines or ()) | set(imported_generators or ())
         self._stored_attrs = {attr for _, attr in collector.class_attrs} | {a for _, a, _ in collector.attr_stores}
         self._callees = collector.callees
         self._values: dict[tuple[int, str], Value | None] = {}
@@ -1274,7 +1283,8 @@ class DataFlow:
     def _call(self, call: cst.Call):
         func = call.func
         qualname = self.imports.qualname(func)
-        if qualname is not None:
+        if qualname is not None and (qualname.startswith("nvidia.") or not isinstance(func, cst.Name)
+                                     or func.value not in self.extra_imported):
             return self._library_call(call, qualname)
         if isinstance(func, cst.Name) and func.value in _BUILTIN_CALLS and self._unbound(func):
             return self._builtin_call(call, func.value)
@@ -1284,6 +1294,8 @@ class DataFlow:
         kind, origins = callee
         if kind == PIPELINE_FACTORY:
             return value(PIPELINE, origins)
+        if kind == GENERATOR_FACTORY:
+            return value(("gen", TOP), origins)
         if isinstance(kind, tuple):
             head = kind[0]
             if head == "ops":
@@ -1515,5 +1527,5 @@ def _interesting(found) -> bool:
 
 
 __all__ = ["DataFlow", "Scope", "Function", "PIPELINE", "PIPELINE_FACTORY", "OUTPUTS", "TENSORLIST", "TENSORCPU",
-           "DATANODE", "DATANODES", "DALI_ITERATOR", "TOP", "DATA_KINDS", "element", "join", "join_kind",
+           "DATANODE", "DATANODES", "DALI_ITERATOR", "GENERATOR_FACTORY", "TOP", "DATA_KINDS", "element", "join", "join_kind",
            "is_literal", "literal_int", "keyword", "reader_path", "op_path", "is_dali_kind"]

@@ -20,6 +20,7 @@ import gc
 import os
 import re
 import threading
+from pathlib import Path
 from bisect import bisect_left, bisect_right
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
@@ -163,6 +164,9 @@ class MigrationResult:
     findings: list[Finding] = field(default_factory=list)
     error: str | None = None
     uses_dali: bool = False
+    # Project pipelines (qualnames) this module keeps in pipeline mode, with why: every module that shares
+    # them keeps them too (api.migrate_paths).
+    kept_pipelines: dict[str, str] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -677,6 +681,7 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
             return whole_file()
     result.migrated = migrated
     result.findings = sorted(ctx.findings, key=lambda f: (f.line, f.column, f.rule))
+    result.kept_pipelines = ctx.facts.get("kept_pipelines", {})
     return result
 
 
@@ -719,6 +724,14 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
         origins = units.statement_origins.get(statement, frozenset())
         if origins:
             kept.keep(origins, Reason(ctx.position(statement)[0], rule_id, message))
+    shared = _project_pipelines(ctx, units)  # origin here -> project qualname (defined here or imported)
+    project = ctx.facts.get("project")
+    for origin, qualname in shared.items():
+        if project is not None and qualname in project.kept:  # kept by another module of the unit
+            statement = units.definitions.get(origin) or _import_of(module, origin)
+            line = ctx.position(statement)[0] if statement is not None else 1
+            kept.keep({origin}, Reason(line, UNIT_KEPT_HERE, f"{_origin_name(origin)} stays in pipeline mode "
+                                                              f"where it is also used: {project.kept[qualname]}"))
     undefined_before: set[str] | None = None
     first = ctx
     for attempt in range(len(units.all_origins()) + 2):
@@ -739,8 +752,11 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
         if not grew and ctx.facts.get("migrated_origins") is not None and passes is None:
             if undefined_before is None:
                 undefined_before = set(postcheck.undefined_names(original, flow))
+            imported = {local: local for local, q in shared.items() if local not in units.definitions
+                        and local not in kept.origins and _generator_style(project, q)}
             for violation in postcheck.check(module, ctx.facts["migrated_origins"], kept.origins,
-                                             known_undefined=undefined_before, positioned=ctx.positions):
+                                             known_undefined=undefined_before, positioned=ctx.positions,
+                                             imported_generators=imported):
                 line = ctx.position(violation.statement)[0] if violation.statement is not None else 0
                 origins = (violation.origins or units.origins_at(line)) - kept.origins
                 if not origins and not violation.origins & kept.origins:
@@ -752,8 +768,62 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
         if not grew:
             break
     if kept.origins:
-        module = _annotate_kept(module, ctx, units, kept)
+        # A pipeline imported from another module is marked where it is imported.
+        definitions = {**{o: _import_of(original, o) for o in shared if o not in units.definitions},
+                       **units.definitions}
+        module = _annotate_kept(module, ctx, units, kept, definitions)
+    here = _module_of(ctx.path)
+    ctx.facts["kept_pipelines"] = {
+        qualname: f"in {here}, line {reasons[0].line}: {reasons[0].message}"
+        for origin, qualname in shared.items() if (reasons := kept.reasons.get(origin))}
     return module, ctx
+
+
+UNIT_KEPT_HERE = "DM230"
+
+
+def _import_of(module: cst.Module, local: str):
+    """The top-level import statement that binds ``local``, if any."""
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname else alias.name
+                        if isinstance(bound, cst.Name) and bound.value == local:
+                            return statement
+    return None
+
+
+def _project_pipelines(ctx: MigrationContext, units) -> dict[str, str]:
+    """The origins of this module that other modules can share: ``{origin: qualname}`` for the pipelines
+    it imports from the project and the top-level pipelines and factories it defines."""
+    project = ctx.facts.get("project")
+    if not project:
+        return {}
+    from .project import module_name_of
+
+    found = {}
+    for local in ctx.imports.aliases:
+        if project.lookup(ctx.imports, local) is not None:
+            found[local] = project.qualname_of(ctx.imports, local)
+    module = module_name_of(Path(ctx.path))
+    for origin in units.definitions:
+        name = origin[1:] if origin.startswith(":") else origin
+        if "." not in name and ":" not in name and f"{module}.{name}" in project.pipelines:
+            found.setdefault(origin, f"{module}.{name}")
+    return found
+
+
+def _module_of(path: str) -> str:
+    from .project import module_name_of
+
+    return module_name_of(Path(path)) or Path(path).name
+
+
+def _generator_style(project, qualname: str) -> bool:
+    pipeline = project.pipelines.get(qualname) if project is not None else None
+    return pipeline is not None and pipeline.style in ("def", "factory")
 
 
 def _imported_pipelines(ctx: MigrationContext) -> dict[str, str]:
@@ -775,7 +845,7 @@ def _fresh_context(first: MigrationContext, aliases: dict) -> MigrationContext:
     return ctx
 
 
-def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept) -> cst.Module:
+def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where: dict) -> cst.Module:
     """Markers on the kept units: each pipeline's definition says that it stays in pipeline mode and why,
     and each place that decided it carries its own marker. Kept statements are the original nodes (no pass
     touched them), found again by identity."""
@@ -792,7 +862,7 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept) -> cs
         ctx.findings.append(finding)
 
     for origins, reasons in kept.groups():
-        definitions = {units.definitions[o]: o for o in origins if o in units.definitions}
+        definitions = {where[o]: o for o in origins if where.get(o) is not None}
         names = sorted(_origin_name(o) for o in origins)
         elsewhere = [r for r in sorted(reasons, key=lambda r: r.line) if r.rule != UNIT_KEPT.id
                      and units.statement_at(r.line) not in definitions]

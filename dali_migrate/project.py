@@ -42,10 +42,25 @@ class ProjectPipeline:
 @dataclass
 class Project:
     pipelines: dict[str, ProjectPipeline] = field(default_factory=dict)  # qualname -> pipeline
-    kept: dict[str, str] = field(default_factory=dict)  # qualname -> why it stays in pipeline mode
+    # qualname -> why it stays in pipeline mode. A migration unit can span modules (a pipeline defined in
+    # one, used in another): when one module keeps it, every module keeps it (``api.migrate_paths``
+    # migrates again until no module keeps a pipeline that another migrated).
+    kept: dict[str, str] = field(default_factory=dict)
+    # A package's re-exports (``pkg/__init__.py``: ``from .pipes import make_pipe``): "pkg.make_pipe" ->
+    # "pkg.pipes.make_pipe".
+    reexports: dict[str, str] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.pipelines or self.kept)
+
+    def resolve(self, qualname: str) -> str:
+        """The qualname a re-exported name stands for (itself when it is not re-exported)."""
+        for _ in range(8):
+            target = self.reexports.get(qualname)
+            if target is None:
+                break
+            qualname = target
+        return qualname
 
     def mentioned_in(self, text: str) -> bool:
         """Cheap text check: could this file import one of the project's pipelines?"""
@@ -56,11 +71,17 @@ class Project:
 
     def imported_by(self, imports) -> list[ProjectPipeline]:
         """The project pipelines a module imports (through its import table)."""
-        return [self.pipelines[q] for q in set(imports.aliases.values()) if q in self.pipelines]
+        found = {self.resolve(q) for q in set(imports.aliases.values())}
+        return [self.pipelines[q] for q in found if q in self.pipelines]
 
     def lookup(self, imports, local_name: str) -> ProjectPipeline | None:
         qualname = imports.aliases.get(local_name)
-        return self.pipelines.get(qualname) if qualname else None
+        return self.pipelines.get(self.resolve(qualname)) if qualname else None
+
+    def qualname_of(self, imports, local_name: str) -> str | None:
+        """The project qualname an imported local name stands for, pipeline or not (re-exports followed)."""
+        qualname = imports.aliases.get(local_name)
+        return self.resolve(qualname) if qualname else None
 
 
 def module_name_of(path: Path) -> str:
@@ -117,6 +138,19 @@ def scan_source(text: str, path: str, project: Project) -> None:
         if function in top_level and key in unroller.with_ok:
             project.pipelines[f"{name}.{function}"] = ProjectPipeline(module=name, name=function, style="factory",
                                                                       path=str(path))
+    # Any other top-level function that returns one of this module's unrolled pipelines (def or with
+    # style: a generator once migrated) is a factory for the modules that import it.
+    from .dataflow import PIPELINE, DataFlow
+
+    flow = DataFlow(module, imports)
+    generators = {p for p, desc in unroller.descs.items() if desc.style == "def"} | set(unroller.with_ok)
+    for statement in module.body:
+        if not isinstance(statement, cst.FunctionDef) or f"{name}.{statement.name.value}" in project.pipelines:
+            continue
+        returned = flow._returns.get(statement)
+        if returned is not None and returned[0] == PIPELINE and returned[1] and returned[1] <= generators:
+            project.pipelines[f"{name}.{statement.name.value}"] = ProjectPipeline(
+                module=name, name=statement.name.value, style="factory", path=str(path))
     for key in unroller.with_ok:
         scope, _, var = key.partition(":")
         if scope == "" and "." not in var:

@@ -1,16 +1,16 @@
 """Pipelines of the project, used from train.py."""
 
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
 import nvidia.dali.experimental.dynamic as ndd
 
 
-def train_pipe(root, size=16, *, batch_size=4, num_threads=2, device_id=None, seed=3):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=1, name="Reader")
-    while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs)
-            yield ndd.resize(images, resize_x=size, resize_y=size), labels
+# dali-migrate: DM230 train_pipe stays in pipeline mode where it is also used: in train, line 27: pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes, so its reader is not known here; build the reader 'Reader' once more with the arguments it has in train_pipe and call its get_metadata()["epoch_size"]
+@pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=3)
+def train_pipe(root, size=16):
+    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=1, name="Reader")
+    images = fn.decoders.image(jpegs)
+    return fn.resize(images, resize_x=size, resize_y=size), labels
 
 
 class ValPipe:
