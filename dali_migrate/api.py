@@ -112,10 +112,11 @@ def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[st
     read; ``quiet``: files not kept in memory (read again here)."""
     if not candidates:
         return candidates, {}
-    words = {name: module_name_of(Path(name)).rpartition(".")[2] for name, _ in candidates}
-    if not all(word.isascii() and word.isidentifier() for word in words.values()):
+    # A module is imported by its own name or, through a package's re-exports, by its packages' names.
+    words = {name: tuple(module_name_of(Path(name)).split(".")) for name, _ in candidates}
+    if not all(word.isascii() and word.isidentifier() for names in words.values() for word in names):
         return candidates, None  # a name the byte pattern below cannot spell: scan them all
-    alternatives = "|".join(sorted({re.escape(w) for w in words.values()}, key=len, reverse=True))
+    alternatives = "|".join(sorted({re.escape(w) for names in words.values() for w in names}, key=len, reverse=True))
     pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
     mentioned: dict[str, set[str]] = {}  # module word -> files that say it
 
@@ -137,7 +138,8 @@ def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[st
         if found:
             quiet_reads[name] = data
             note(name, (m.decode() for m in found))
-    return [(name, text) for name, text in candidates if mentioned.get(words[name], set()) - {name}], quiet_reads
+    return [(name, text) for name, text in candidates
+            if any(mentioned.get(word, set()) - {name} for word in words[name])], quiet_reads
 
 
 def _scan_task(task: tuple[str, str]) -> tuple[dict, dict]:

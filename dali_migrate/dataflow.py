@@ -81,7 +81,11 @@ UNKNOWN = (TOP, _NO_ORIGINS)
 
 
 def _depth(kind) -> int:
-    return 1 + _depth(kind[1]) if isinstance(kind, tuple) and kind[0] in ("seq", "gen", "map") else 0
+    if isinstance(kind, tuple) and kind[0] in ("seq", "gen", "map"):
+        return 1 + _depth(kind[1])
+    if isinstance(kind, tuple) and kind[0] == "tup":
+        return 1 + max((_depth(k) for k in kind[1]), default=0)
+    return 0
 
 
 def join_kind(a, b):
@@ -97,7 +101,21 @@ def join_kind(a, b):
     if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and a[0] in ("seq", "gen", "map"):
         inner = join_kind(a[1], b[1])
         return TOP if inner == TOP else (a[0], inner)
+    if _is_tup(a) and _is_tup(b) and len(a[1]) == len(b[1]):
+        return ("tup", tuple(join_kind(x, y) for x, y in zip(a[1], b[1])))
     return TOP
+
+
+def _is_tup(kind) -> bool:
+    """("tup", (k1, k2, ...)): a tuple of known length whose elements differ in kind."""
+    return isinstance(kind, tuple) and kind[0] == "tup"
+
+
+def _join_all(kinds):
+    found = None
+    for kind in kinds:
+        found = join_kind(found, kind)
+    return found
 
 
 def join(a: Value | None, b: Value | None) -> Value | None:
@@ -121,6 +139,8 @@ def is_dali_kind(kind) -> bool:
     if isinstance(kind, tuple):
         if kind[0] in ("seq", "gen", "map"):
             return is_dali_kind(kind[1])
+        if kind[0] == "tup":
+            return any(is_dali_kind(k) for k in kind[1])
         return kind[0] == "ops"
     if kind.startswith(("tuple:", "epoch:")):
         return is_dali_kind(kind[6:])
@@ -143,6 +163,8 @@ def element(kind):
     if isinstance(kind, tuple):
         if kind[0] in ("seq", "gen"):
             return kind[1]
+        if kind[0] == "tup":
+            return _join_all(kind[1])
         return TOP
     if kind.startswith("tuple:"):
         return kind[6:]
@@ -157,11 +179,17 @@ def element(kind):
     return TOP
 
 
-def _index(kind, is_slice: bool):
-    """What ``x[i]`` (or ``x[a:b]``) of a value of ``kind`` gives."""
+def _index(kind, is_slice: bool, position: int | None = None):
+    """What ``x[i]`` (or ``x[a:b]``) of a value of ``kind`` gives (``position``: a literal ``i``)."""
     if kind is None:
         return None
     if isinstance(kind, tuple):
+        if kind[0] == "tup":
+            if is_slice:
+                return TOP
+            if position is not None and -len(kind[1]) <= position < len(kind[1]):
+                return kind[1][position]
+            return _join_all(kind[1])
         if kind[0] == "seq":
             return kind if is_slice else kind[1]
         if kind[0] == "map":
@@ -1026,6 +1054,8 @@ class DataFlow:
                     return self._eval(elements[index].value)
                 return UNKNOWN
             whole = self._source_value(parent, scope, name)
+            if whole is not None and _is_tup(whole[0]) and len(whole[0][1]) == count:
+                return (whole[0][1][index], whole[1])
             return None if whole is None else (element(whole[0]) if whole[0] is not None else None, whole[1])
         if tag == "star":
             whole = self._source_value(source[1], scope, name)
@@ -1180,7 +1210,7 @@ class DataFlow:
         if isinstance(expr, cst.NamedExpr):
             return self._eval(expr.value)
         if isinstance(expr, cst.Tuple):
-            return self._sequence(expr.elements, tuple_of)
+            return self._tuple(expr.elements)
         if isinstance(expr, (cst.List, cst.Set)):
             if not expr.elements:
                 return None  # an empty container says nothing yet: what is put into it decides
@@ -1206,6 +1236,21 @@ class DataFlow:
         if isinstance(expr, cst.Lambda):
             return value(("function", expr))
         return UNKNOWN
+
+    def _tuple(self, elements):
+        """A tuple literal: "tuple:K" when its elements agree, ("tup", kinds) when they differ."""
+        if any(isinstance(item, cst.StarredElement) for item in elements):
+            return self._sequence(elements, tuple_of)
+        found = [self._eval(item.value) for item in elements]
+        if any(f is None for f in found):
+            return None
+        origins = _NO_ORIGINS
+        for f in found:
+            origins = origins | f[1] if f[1] else origins
+        kinds = [f[0] for f in found]
+        if len(set(map(str, kinds))) <= 1:
+            return (tuple_of(kinds[0]) if kinds else TOP, origins)
+        return (("tup", tuple(kinds)), origins)
 
     def _sequence(self, elements, make):
         found = None
@@ -1477,7 +1522,12 @@ class DataFlow:
         if len(node.slice) != 1:
             return UNKNOWN
         is_slice = isinstance(node.slice[0].slice, cst.Slice)
-        result = _index(kind, is_slice)
+        index = node.slice[0].slice
+        position = None
+        if not is_slice and literal_int(index.value):
+            position = int(index.value.value) if isinstance(index.value, cst.Integer) else \
+                -int(index.value.expression.value)
+        result = _index(kind, is_slice, position)
         return (result, origins) if result is not None else None
 
     def _arith(self, found, operands=None):

@@ -101,6 +101,8 @@ def tracked(found) -> bool:
 
 def _tracked_kind(kind) -> bool:
     if isinstance(kind, tuple):
+        if kind[0] == "tup":
+            return any(_tracked_kind(k) for k in kind[1])
         return kind[0] in ("seq", "gen", "map") and _tracked_kind(kind[1])
     return kind in (df.PIPELINE, df.OUTPUTS, df.TENSORLIST, df.TENSORCPU, df.DALI_ITERATOR)
 
