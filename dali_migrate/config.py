@@ -7,6 +7,8 @@
     exclude = ["legacy/", "tests/data/**"]  # added to the built-in skips (.git, .venv, build, ...)
     jobs = 4                                # worker processes (default: all cores)
     respect-gitignore = true                # skip what git ignores (default true)
+    verify-command = "python train.py --steps 3"   # the program `verify --run` (and the MCP server) runs
+    verify-outputs = "out"                  # the folder it writes, compared between the two runs
 
 "Nearest" is the first ``pyproject.toml`` *with a ``[tool.dali-migrate]`` table*, searching from the
 first path given on the command line upward (as ruff does), so a monorepo's sub-projects can differ
@@ -36,6 +38,8 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     jobs: int | None = None
     respect_gitignore: bool = True
+    verify_command: str | None = None
+    verify_outputs: str | None = None
     path: Path | None = None  # the pyproject.toml it came from
 
     @property
@@ -44,7 +48,8 @@ class Config:
         return self.path.parent if self.path is not None else Path.cwd()
 
 
-_KEYS = {"include": list, "exclude": list, "jobs": int, "respect-gitignore": bool}
+_KEYS = {"include": list, "exclude": list, "jobs": int, "respect-gitignore": bool, "verify-command": str,
+         "verify-outputs": str}
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -90,6 +95,9 @@ def load_config(path: Path) -> Config:
         elif kind is int:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{path}: [tool.{TABLE}] {key} must be a whole number >= 1")
+        elif kind is str:
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{path}: [tool.{TABLE}] {key} must be a non-empty string")
         elif not isinstance(value, bool):
             raise ConfigError(f"{path}: [tool.{TABLE}] {key} must be true or false")
         setattr(config, key.replace("-", "_"), value)
