@@ -108,19 +108,28 @@ def kept_original(root: Path, relative: str) -> Path:
     return Path(root) / ORIGINALS_DIR / relative
 
 
+def state_dir(root: Path) -> Path:
+    """The tool's folder in ``root``, made if needed, with its own ``.gitignore`` (``*``) so git leaves
+    it alone without the user editing theirs."""
+    state = Path(root) / STATE_DIR
+    state.mkdir(exist_ok=True)
+    ignore = state / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# dali-migrate: originals kept from before its writes, scratch copies; not for version "
+                          "control\n*\n", encoding="utf-8")
+    return state
+
+
 def keep_original(root: Path, relative: str, text: str) -> Path:
-    """Keep ``text``, the file's content just before a write, as its original. The state folder gets
-    its own ``.gitignore`` (``*``), so git leaves it alone without the user editing theirs. A state
-    folder that a symbolic link leads out of ``root`` is refused (OSError): the write would land there."""
+    """Keep ``text``, the file's content just before a write, as its original (with the file's mode).
+    A state folder that a symbolic link leads out of ``root`` is refused (OSError): the write would land
+    there."""
     target = kept_original(root, relative)
     state = Path(root).resolve() / STATE_DIR
     if state not in target.resolve().parents:
         raise OSError(f"{target} leads out of {state} (a symbolic link); remove the link")
+    state_dir(root)
     target.parent.mkdir(parents=True, exist_ok=True)
-    ignore = Path(root) / STATE_DIR / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# dali-migrate: originals kept from before its writes; not for version control\n*\n",
-                          encoding="utf-8")
     atomic_write(target, text)
     if (Path(root) / relative).exists():
         shutil.copymode(Path(root) / relative, target)

@@ -20,6 +20,9 @@ the official SDK's ``MCPServer``. What it adds is what an agent needs to drive t
 * **Schemas an agent can act on**: every parameter has a description, numbers have bounds, unknown
   arguments are refused (``additionalProperties: false``), and tools carry annotations
   (``readOnlyHint``, ``destructiveHint``, ``idempotentHint``, ``openWorldHint``).
+* **The whole program** (``verify_program``): only the command a person configured as ``verify-command``
+  in ``<root>/pyproject.toml`` runs (never one from the call: a client gains no shell), in copies made
+  inside the root (``.dali-migrate/runs/``, removed afterwards), with verify's time limit.
 * **Notebooks in every tool**: migrate, lint, review; verify runs the code cells up to the one that
   defines the pipeline (or the ``cells`` given), with magics and shell lines left out, and errors
   name the cell.
@@ -47,7 +50,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from . import __version__, optable
 from .api import migrate_file
 from .engine import MigrationResult, migrate_source
-from .files import ORIGINALS_DIR, STATE_DIR, atomic_write, iter_source_files, keep_original, kept_original
+from .files import (ORIGINALS_DIR, STATE_DIR, atomic_write, iter_source_files, keep_original, kept_original,
+                    state_dir)
 
 MAX_SOURCE_BYTES = 1_000_000  # one file or snippet
 MAX_FILES = 5_000  # one call over paths
@@ -213,6 +217,34 @@ class VerifyResult(BaseModel):
     hint: str | None = Field(None, description="what to do next")
     notes: list[str] | None = Field(None, description="full only")
     device_mappings: list[str] | None = Field(None, description="full only")
+
+
+class ProgramRunOut(BaseModel):
+    exit_code: int | None = Field(None, description="null: it did not finish")
+    timed_out: bool
+    seconds: float
+    stdout_tail: str | None = Field(None, description="full only")
+    stderr_tail: str | None = Field(None, description="full only (at summary too when this side failed)")
+
+
+class ProgramResult(BaseModel):
+    verdict: Literal["equal", "different", "original-failed", "migrated-failed", "timeout", "error"]
+    outcome: str = Field(description="the verdict with what the migration said: marked-equal / marked-different "
+                                      "when it left markers or reported a difference")
+    command: str = Field(description="the configured verify-command that ran in both copies")
+    outputs: str | None = Field(None, description="the configured verify-outputs folder, compared file by file")
+    original: ProgramRunOut | None = None
+    migrated: ProgramRunOut | None = None
+    stdout_lines: int = Field(description="stdout lines compared (numbers within tolerance)")
+    different_lines: int
+    output_files: int
+    first_difference: str | None = None
+    open_markers: int = Field(description="markers the migration of the copy left for a person")
+    marker_rules: list[str]
+    devices: str
+    error: str | None = None
+    hint: str
+    notes: list[str] | None = Field(None, description="full only")
 
 
 class RuleDoc(BaseModel):
@@ -926,6 +958,89 @@ def _mismatch_text(m: dict) -> str:
     return text + (f"; {m['detail']}" if m.get("detail") else "")
 
 
+def verify_workspace_program(workspace: Workspace, timeout_s: int = 300,
+                             detail: str = "summary") -> tuple[ProgramResult, str]:
+    """The whole program (``harness.programs.verify_configured_program``): the command configured in
+    ``<root>/pyproject.toml`` runs in a copy of the workspace and in a migrated copy. Never a command from
+    the call: a client must not gain a shell through the server. The copies go in ``.dali-migrate/runs/``
+    (inside the root) and are removed afterwards."""
+    import shutil
+    import tempfile
+
+    from .harness.programs import verify_configured_program
+
+    written = [workspace.relative(path) for path in _written_files(workspace)]
+    if written:
+        raise ToolFailure(f"{len(written)} file(s) were already written by migrate_paths ({', '.join(written[:3])}"
+                          f"{', ...' if len(written) > 3 else ''}): verify_program copies the workspace as it is, so "
+                          f"both copies would be migrated code. Run it before the write; after it, verify compares "
+                          f"each pipeline with its kept original")
+    scratch_root = state_dir(workspace.root) / "runs"
+    scratch_root.mkdir(exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="run-", dir=scratch_root))
+    try:
+        report = verify_configured_program(workspace.root, scratch=scratch, timeout_s=timeout_s)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    full = detail == "full"
+
+    def side(run, failed: bool) -> ProgramRunOut | None:
+        if run.exit_code is None and not run.timed_out:
+            return None  # did not run
+        return ProgramRunOut(exit_code=run.exit_code, timed_out=run.timed_out, seconds=round(run.seconds, 2),
+                             stdout_tail=run.stdout[-2000:] if full else None,
+                             stderr_tail=run.stderr[-2000:] if full or failed else None)
+
+    devices = report.devices
+    hints = {
+        "equal": "The program's exit status, stdout and outputs agree. Next: migrate_paths write=true, lint_paths, "
+                 "review.",
+        "different": "first_difference names the first line or file that differs; compare the code that produces it.",
+        "original-failed": "The original program failed in its copy (stderr_tail says why): fix verify-command in "
+                           "pyproject.toml [tool.dali-migrate] so that it runs as it is, then call again.",
+        "migrated-failed": "The migrated program crashed (stderr_tail): look at the markers and the line named, "
+                           "fix the migration, verify again.",
+        "timeout": f"The migrated copy ran past {timeout_s} s: raise timeout_s (at most {MAX_VERIFY_SECONDS}) or make "
+                   f"verify-command do less (fewer steps).",
+        "error": "A person must configure the program: verify-command (and verify-outputs) in pyproject.toml "
+                 "[tool.dali-migrate] at the workspace root; the server never runs a command sent by a client.",
+    }
+    clean = (lambda text: text.replace(f"{workspace.root}{os.sep}", "").replace(str(scratch), "<copy>"))
+    out = ProgramResult(
+        verdict=report.verdict, outcome=report.outcome, command=report.command, outputs=report.outputs,
+        original=side(report.original, report.verdict == "original-failed"),
+        migrated=side(report.migrated, report.verdict in ("migrated-failed", "timeout")),
+        stdout_lines=report.stdout_lines, different_lines=report.different_lines, output_files=report.output_files,
+        first_difference=clean(report.differences[0].format()) if report.differences else None,
+        open_markers=report.open_markers, marker_rules=report.marker_rules,
+        devices=(f"no GPU: {len(report.device_mappings)} gpu/mixed request(s) mapped to cpu in both copies"
+                 if devices.get("mapped_to_cpu") else "as written"),
+        error=clean(report.error) if report.error else None, hint=hints[report.verdict],
+        notes=[clean(n) for n in report.notes] or None if full else None)
+    text = "\n".join(filter(None, [
+        f"verify_program: {out.outcome.upper()} running `{out.command or '(none configured)'}` in a copy and a "
+        f"migrated copy of the workspace; {out.devices}",
+        f"  stdout: {out.stdout_lines} line(s) compared, {out.different_lines} different; output files: "
+        f"{out.output_files}" if report.verdict in ("equal", "different") else None,
+        f"  first difference: {out.first_difference}" if out.first_difference else None,
+        f"  error: {out.error}" if out.error else None,
+        f"Next: {out.hint}"]))
+    if report.verdict not in ("equal", "different"):
+        raise ToolFailure(text, out)
+    return out, text
+
+
+def _written_files(workspace: Workspace) -> list[Path]:
+    """Workspace files whose kept original differs from them: written by migrate_paths."""
+    originals = workspace.root / ORIGINALS_DIR
+    written = []
+    for kept in sorted(originals.rglob("*")) if originals.is_dir() else []:
+        path = workspace.root / kept.relative_to(originals)
+        if kept.is_file() and path.is_file() and kept.read_bytes() != path.read_bytes():
+            written.append(path)
+    return written
+
+
 # -- rules -------------------------------------------------------------------------------------
 
 def explain(rule_id: str) -> tuple[RuleDoc, str]:
@@ -996,6 +1111,12 @@ Migrated = Annotated[str | None, Field(max_length=4096, description=(
 PipelineName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=200, description=(
     "the name the file defines at the top level: a @pipeline_def function, a Pipeline subclass, a Pipeline object "
     "or a function returning one (migrate_paths lists them per file)"))]
+ProgramTimeoutS = Annotated[int, Field(ge=1, le=MAX_VERIFY_SECONDS, description=(
+    "seconds each run of the configured command (original copy, then migrated copy) may take before it is "
+    "killed"))]
+ProgramDetail = Annotated[Literal["summary", "full"], Field(description=(
+    "summary (default): verdict, counts, first difference (and the failing side's stderr); full: also both "
+    "sides' stdout/stderr tails and notes"))]
 RuleId = Annotated[str, Field(min_length=1, max_length=16, description="a rule ID such as DM101 (any case)")]
 
 INSTRUCTIONS = f"""\
@@ -1004,7 +1125,8 @@ proves each migration by running old and new side by side. Paths are relative to
 outside it is read or written. For files, the safe order is:
 1. migrate_paths (a dry run by default): what would change, the pipelines per file, the spots left for a person.
 2. verify original=<file> pipeline=<name> (with the args/kwargs it takes): runs the original and its
-   migration in memory; verdict equal (or partial) means the migration computes the same.
+   migration in memory; verdict equal (or partial) means the migration computes the same. Where the
+   project configures a verify-command, verify_program also compares the whole program's runs.
 3. migrate_paths write=true: rewrites the files; each file's text before is kept in {ORIGINALS_DIR}/
    (verify and review then use it; no backup of your own needed).
 4. lint_paths: checks the written dynamic-mode code (fix=true applies the safe fixes).
@@ -1129,6 +1251,15 @@ def build_server(root: str | Path):
         return answer(lambda: verify_in_workspace(workspace, original, pipeline, migrated, args, kwargs, iterations,
                                                   timeout_s, cells, detail))
 
+    def verify_program_tool(timeout_s: ProgramTimeoutS = 300,
+                            detail: ProgramDetail = "summary") -> Annotated[CallToolResult, ProgramResult]:
+        """Verify the whole program rather than one pipeline (an optional part of step 2, before the
+        write): the command a person configured as verify-command in the workspace's pyproject.toml
+        [tool.dali-migrate] (never a command from the call) runs in a copy of the workspace and in a
+        migrated copy (inside .dali-migrate/runs/, removed afterwards); exit status, stdout (numbers
+        within tolerance) and the verify-outputs folder are compared. This RUNS the user's program."""
+        return answer(lambda: verify_workspace_program(workspace, timeout_s, detail))
+
     def explain_rule_tool(rule_id: RuleId) -> Annotated[CallToolResult, RuleDoc]:
         """What a rule ID from a finding or marker (e.g. DM101) means: what it does, why, a before/after
         example, whether its fix is safe, and what a person should do."""
@@ -1154,6 +1285,8 @@ def build_server(root: str | Path):
         # User code can do anything: not read-only, not known to be harmless, may reach out.
         ("verify", verify_tool, "Run original and migrated pipelines and compare",
          dict(readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=True)),
+        ("verify_program", verify_program_tool, "Run the configured program, original and migrated, and compare",
+         dict(readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=True)),
         ("explain_rule", explain_rule_tool, "Explain a rule ID", READ_ONLY),
         ("server_info", server_info_tool, "Server version, root and limits", READ_ONLY),
     ]
@@ -1177,5 +1310,5 @@ def build_server(root: str | Path):
     return _Server("dali-migrate", version=__version__, instructions=INSTRUCTIONS, tools=tools)
 
 
-TOOL_NAMES = {"migrate_code", "migrate_paths", "lint_code", "lint_paths", "review", "verify", "explain_rule",
-              "server_info"}
+TOOL_NAMES = {"migrate_code", "migrate_paths", "lint_code", "lint_paths", "review", "verify", "verify_program",
+              "explain_rule", "server_info"}

@@ -183,7 +183,7 @@ def test_schemas_describe_every_parameter_with_bounds_and_annotations(workspace)
     for name in ("migrate_code", "lint_code", "review", "explain_rule", "server_info"):
         assert hints[name] == (True, False, False), name
     assert hints["migrate_paths"] == hints["lint_paths"] == (False, True, False)  # write=true / fix=true rewrite files
-    assert hints["verify"] == (False, True, True)  # runs the user's code
+    assert hints["verify"] == hints["verify_program"] == (False, True, True)  # they run the user's code
     assert ".dali-migrate/originals/" in tools["migrate_paths"].input_schema["properties"]["write"]["description"]
 
 
@@ -571,3 +571,60 @@ def test_http_refuses_non_loopback_hosts(workspace):
                           env={**os.environ, "PYTHONPATH": os.getcwd()})
     assert proc.returncode == 2
     assert "loopback only" in proc.stderr
+
+
+# -- the whole program: only the command the project configures ----------------------------------------
+
+PROGRAM = '''import numpy as np
+from nvidia.dali import pipeline_def, fn, types
+
+
+@pipeline_def(batch_size=3, num_threads=1, device_id=0)
+def ramp():
+    return fn.ones(shape=[4], dtype=types.FLOAT) * 2.5
+
+
+pipe = ramp()
+pipe.build()
+for step in range(2):
+    (out,) = pipe.run()
+    print("step", step, "sum", float(np.sum(out.as_array())))
+'''
+
+
+def configure(root, command: str) -> None:
+    (root / "pyproject.toml").write_text(f'[tool.dali-migrate]\nverify-command = "{command}"\n')
+
+
+def test_verify_program_runs_only_the_configured_command(workspace):
+    pytest.importorskip("nvidia.dali")
+    server = build_server(workspace)
+    result = call(server, "verify_program", {})
+    assert result.is_error and result.structured_content["verdict"] == "error"
+    assert "no verify-command" in text_of(result) and "never runs a command sent by a client" in text_of(result)
+    # A command in the call is not an argument: a client gets no shell through the server.
+    result = call(server, "verify_program", {"command": "touch pwned"})
+    assert result.is_error and "command: not an argument of verify_program" in text_of(result)
+
+    (workspace / "main.py").write_text(PROGRAM)
+    configure(workspace, "python main.py")
+    out = ok(server, "verify_program", {"timeout_s": 120})
+    assert out["verdict"] == "equal" and out["command"] == "python main.py", out
+    assert out["stdout_lines"] == 2 and out["different_lines"] == 0
+    assert "mapped to cpu" in out["devices"]
+    assert not (workspace / "pwned").exists()
+    assert list((workspace / ".dali-migrate" / "runs").iterdir()) == []  # the copies were inside the root, and gone
+    assert (workspace / ".dali-migrate" / ".gitignore").exists()
+    assert (workspace / "main.py").read_text() == PROGRAM
+
+
+def test_verify_program_keeps_verifys_time_limit_and_refuses_after_a_write(workspace):
+    configure(workspace, "python -c 'import time; time.sleep(60)'")
+    server = build_server(workspace)
+    result = call(server, "verify_program", {"timeout_s": 2})
+    assert result.is_error and result.structured_content["verdict"] == "original-failed"
+    assert result.structured_content["original"]["timed_out"] is True
+    assert call(server, "verify_program", {"timeout_s": 601}).is_error  # the bound verify has
+    ok(server, "migrate_paths", {"paths": ["helpers.py"], "write": True})
+    result = call(server, "verify_program", {})
+    assert result.is_error and "already written" in text_of(result) and "helpers.py" in text_of(result)
