@@ -396,11 +396,21 @@ def _too_big_result(rel: str) -> MigrationResult:
     return result
 
 
-def _project_for(files: list[Path]):
-    """The CLI's project pre-scan: pipelines one file defines and another uses migrate on both sides."""
-    from .project import scan_project
+def _project_for(files: list[Path], texts: dict[Path, Path] | None = None):
+    """The CLI's project pre-scan: pipelines one file defines and another uses migrate on both sides.
+    ``texts``: files to scan from another file's text (a kept original), under their own path, so that
+    module names come from where the file lives."""
+    from .files import SourceError, read_source
+    from .project import Project, scan_source
 
-    return scan_project([f for f in files if not _too_big(f)])
+    project = Project()
+    for path in files:
+        if not _too_big(path) and not _is_notebook(path.name):
+            try:
+                scan_source(read_source((texts or {}).get(path, path)), str(path), project)
+            except (SourceError, OSError):
+                continue  # the migration reports it
+    return project
 
 
 def _pipelines_by_file(workspace: Workspace, project) -> dict[str, list[str]]:
@@ -605,11 +615,12 @@ def review_workspace_paths(workspace: Workspace, paths: list[str], format: str =
     from .review import build_review, to_html, to_markdown
 
     files = workspace.source_files(paths)
-    project = _project_for(files)
+    kept_originals = {path: workspace.kept_original(path) for path in files}
+    project = _project_for(files, {path: kept for path, kept in kept_originals.items() if kept})
     results, sources = [], {}
     for path in files:
         rel = workspace.relative(path)
-        kept = workspace.kept_original(path)
+        kept = kept_originals[path]
         if _too_big(path):
             results.append(_too_big_result(rel))
             continue
@@ -699,7 +710,6 @@ class _Cells:
     """The chosen cells of a notebook joined into one module, and the way back from its lines to cells."""
 
     def __init__(self, code: dict[int, str], numbers: list[int]):
-        self.numbers = numbers
         self.starts: list[tuple[int, int]] = []  # (first module line, cell number)
         chunks, line = [], 1
         for number in numbers:

@@ -549,10 +549,18 @@ def test_migrate_paths_migrates_a_consumer_in_another_file(workspace):
     (proj / "pipes.py").write_text(TRAIN)
     (proj / "run.py").write_text("from pipes import train_pipe\n\n\ndef first(root):\n"
                                  "    pipe = train_pipe(root)\n    pipe.build()\n    return pipe.run()\n")
-    out = ok(build_server(workspace), "migrate_paths", {"paths": ["proj"], "detail": "full"})
+    server = build_server(workspace)
+    out = ok(server, "migrate_paths", {"paths": ["proj"], "detail": "full"})
     by_path = {f["path"]: f for f in out["files"]}
     assert set(by_path) == {"proj/pipes.py", "proj/run.py"}
     assert "+    return next(pipe)" in by_path["proj/run.py"]["diff"]
+    # After the write, the review of the consumer (from its kept original) still sees the pipeline it imports.
+    ok(server, "migrate_paths", {"paths": ["proj"], "write": True})
+    review = ok(server, "review", {"paths": ["proj"], "detail": "full"})
+    run = {f["path"]: f for f in review["files"]}["proj/run.py"]
+    assert run["reviewed_from"] == ".dali-migrate/originals/proj/run.py" and run["hunks"] == 1
+    assert "note" not in run  # the file is what the migration wrote
+    assert "+    return next(pipe)" in review["document"]
 
 
 def test_server_info_and_stdio(workspace):
