@@ -242,7 +242,9 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
                 slots[slot] = _unreadable(name, e)
     task_slots = sorted(sources)
     tasks = [(*sources[slot], write, project if project else None) for slot in task_slots]
-    bar = Progress(len(tasks), enabled=Progress.wanted(progress) and len(tasks) >= 20)
+    # The bar counts every file, as the summary does; those settled without a worker are done already.
+    bar = Progress(len(slots), enabled=Progress.wanted(progress) and len(tasks) >= 20)
+    bar.advance(len(slots) - len(tasks))
     try:
         done = run_ordered(_migrate_task, tasks, jobs=jobs, progress=bar)
     finally:

@@ -1,4 +1,6 @@
-"""``dali-migrate migrate PATH…``: print a unified diff (default), ``--write``, ``--check``, ``--json``."""
+"""``dali-migrate migrate PATH…``: print a unified diff (default), ``--write``, ``--check``; findings as text,
+``--output-format json|sarif|github`` (``--json``).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import sys
 
 from . import __version__, optable
 from .api import EXIT_ERROR, migrate_paths
+from .output import add_format_arguments, github_annotations, plural, sarif_log
 
 
 def add_arguments(parser) -> None:
@@ -14,7 +17,7 @@ def add_arguments(parser) -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--write", action="store_true", help="rewrite changed files in place (atomically)")
     mode.add_argument("--check", action="store_true", help="only report; print no diff and write nothing")
-    parser.add_argument("--json", action="store_true", help="print the machine-readable result")
+    add_format_arguments(parser)
     # Repo scale (issue 8): file selection, workers, progress; defaults from pyproject [tool.dali-migrate].
     scale = parser.add_argument_group("file selection and speed (defaults from pyproject.toml [tool.dali-migrate])")
     scale.add_argument("-j", "--jobs", type=_positive_int, metavar="N",
@@ -56,7 +59,7 @@ def run(args) -> int:
         print(f"dali-migrate: configuration error: {e}", file=sys.stderr)
         return EXIT_ERROR
     code = result.exit_code(wrote=args.write)
-    if args.json:
+    if args.output_format == "json":
         payload = {
             "tool": "dali-migrate",
             "version": __version__,
@@ -64,19 +67,28 @@ def run(args) -> int:
             "mode": "write" if args.write else "check" if args.check else "diff",
             "exit_code": code,
             "summary": result.summary(),
-            "files": [f.to_dict(with_code=not args.check) for f in result.files if f.uses_dali or f.error],
+            "files": [f.to_dict(with_code=not args.check) for f in result.files if f.reported],
         }
         json.dump(payload, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return code
-    for f in result.files:
-        if not args.check and not args.write and f.changed:
-            sys.stdout.write(f.diff())
-        for finding in f.findings:
-            if not finding.fixed or args.check:
-                print(finding.format(), file=sys.stderr if f.error else sys.stdout)
+    # After --write only what a person must do (and errors) is left; otherwise every pending change too.
+    pending = [x for f in result.files for x in f.findings if not (args.write and x.fixed)]
+    if args.output_format == "sarif":
+        json.dump(sarif_log(pending, code), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return code
+    if args.output_format == "github":
+        sys.stdout.write(github_annotations(pending))
+    else:
+        for f in result.files:
+            if not args.check and not args.write and f.changed:
+                sys.stdout.write(f.diff())
+            for finding in f.findings:
+                if not finding.fixed or args.check:
+                    print(finding.format(), file=sys.stderr if f.error else sys.stdout)
     s = result.summary()
     verb = "rewritten" if args.write else "would change"
-    print(f"dali-migrate: {s['files']} files, {s['changed']} {verb}, {s['manual_findings']} need a person, "
-          f"{s['errors']} errors", file=sys.stderr)
-    return code if code != EXIT_ERROR else EXIT_ERROR
+    print(f"dali-migrate: {plural(s['files'], 'file')}, {s['changed']} {verb}, {s['manual_findings']} need a person, "
+          f"{plural(s['errors'], 'error')}", file=sys.stderr)
+    return code

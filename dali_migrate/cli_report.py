@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from .api import EXIT_CLEAN, EXIT_ERROR, EXIT_PENDING
+from .output import plural
 
 
 def add_arguments(parser) -> None:
@@ -50,7 +51,7 @@ def run(args) -> int:
     for f in report.files:
         if f.result.error:
             print(f"{f.result.path}: {f.result.error}", file=sys.stderr)
-    print(f"dali-migrate report: {counts['scanned']} files, {counts['using_dali']} use DALI, "
+    print(f"dali-migrate report: {plural(counts['scanned'], 'file')}, {counts['using_dali']} use DALI, "
           f"{counts['migrated_with_markers']} with markers, {counts['failed']} failed; wrote "
           + ", ".join(str(p) for p in written), file=sys.stderr)
     if counts["failed"]:

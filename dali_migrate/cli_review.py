@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from .api import EXIT_CLEAN, EXIT_ERROR, EXIT_PENDING
+from .output import plural
 
 
 def add_arguments(parser) -> None:
@@ -38,8 +39,8 @@ def run(args) -> int:
             print(f"{f.path}: {f.error}", file=sys.stderr)
     markers = sum(len(f.markers) for f in review.files)
     changed = sum(1 for f in review.files if f.hunks)
-    print(f"dali-migrate review: {len(results)} files, {changed} would change, {markers} need a person, "
-          f"{sum(1 for f in results if f.error)} errors"
+    print(f"dali-migrate review: {plural(len(results), 'file')}, {changed} would change, {markers} need a person, "
+          f"{plural(sum(1 for f in results if f.error), 'error')}"
           + (f"; wrote {args.output}" if args.output else ""), file=sys.stderr)
     if any(f.error for f in results):
         return EXIT_ERROR

@@ -33,6 +33,7 @@ from libcst._nodes.internal import CodegenState
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .findings import Finding, rule
+from .markers import open_markers
 from .names import ImportTable
 
 PARSE_ERROR = rule(
@@ -117,18 +118,35 @@ class MigrationContext:
 
     def position(self, node: cst.CSTNode | None) -> tuple[int, int]:
         """(line, column) in the file of a node of the parsed module, or of the one a pass built it
-        from; (0, 0) when it has none."""
+        from, both 1-based; (0, 0) when it has none."""
         token = self.positions.get(node) if node is not None else None
         if token is None or self.layout is None:
             return (0, 0)
         line, column = self.layout.line_column(token)
-        return (self.elision.original_line(line) if self.elision is not None else line), column
+        return self._file_line(line), column + 1
+
+    def end_position(self, node: cst.CSTNode | None) -> tuple[int, int]:
+        """(line, column just past the last character) in the file of an unchanged node of the parsed
+        module, trailing blanks and line breaks left out; (0, 0) for a node without a span."""
+        span = self.span(node) if node is not None else None
+        if span is None:
+            return (0, 0)
+        start, end = span
+        while end > start and self.source[end - 1] in " \t\r\n\\":
+            end -= 1
+        line, column = self.layout.offset_line_column(end)
+        return self._file_line(line), column + 1
+
+    def _file_line(self, line: int) -> int:
+        return self.elision.original_line(line) if self.elision is not None else line
 
     def report(self, rule_id: str, message: str, node: cst.CSTNode | None = None, *, fixed: bool = True,
                line: int | None = None) -> Finding:
         found_line, column = self.position(node)
+        end_line, end_column = self.end_position(node) if line is None else (0, 0)
         finding = Finding(rule=rule_id, message=message, path=self.path,
-                          line=line if line is not None else found_line, column=column, fixed=fixed)
+                          line=line if line is not None else found_line, column=column, fixed=fixed,
+                          end_line=end_line, end_column=end_column)
         self.findings.append(finding)
         return finding
 
@@ -148,17 +166,23 @@ class MigrationResult:
 
     @property
     def manual(self) -> list[Finding]:
-        return [f for f in self.findings if not f.fixed]
+        """What a person must do. A file with an error is that one error, not also a spot for a person."""
+        return [] if self.error else [f for f in self.findings if not f.fixed]
 
     @property
     def status(self) -> str:
         if self.error:
             return "error"
+        if self.manual:  # a file without DALI imports can still carry markers a person left open
+            return "needs-attention"
         if not self.uses_dali:
             return "no-dali"
-        if self.manual:
-            return "needs-attention"
         return "migrated" if self.changed else "clean"
+
+    @property
+    def reported(self) -> bool:
+        """Whether reports list this file: it uses DALI, failed, or has findings (markers left open)."""
+        return self.uses_dali or bool(self.error) or bool(self.findings)
 
     def diff(self, context: int = 3) -> str:
         if not self.changed:
@@ -453,9 +477,12 @@ class Layout:
         return None if extent is None else (self.offsets[extent[0]], self.offsets[extent[1]])
 
     def line_column(self, token: int) -> tuple[int, int]:
+        """(1-based line, 0-based column) where a token starts."""
+        return self.offset_line_column(self.offsets[token])
+
+    def offset_line_column(self, offset: int) -> tuple[int, int]:
         if self._line_starts is None:
             self._line_starts = line_starts(self.code)
-        offset = self.offsets[token]
         line = bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1]
 
@@ -499,13 +526,19 @@ def migrate_source(source: str, path: str = "<string>", passes=None, project=Non
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _migrate_parsed(result, source, path, passes, force, project)
+        result = _migrate_parsed(result, source, path, passes, force, project)
     except RecursionError:
         # Deeply nested code (long implicit string concatenations) exhausts libcst's recursion.
         return _fail(result, PARSE_ERROR.id, "too deeply nested for libcst (RecursionError)", 0)
     finally:
         if collecting:
             gc.enable()
+    if result.error is None:
+        # Markers already in the file stay open findings until a person removes them (DESIGN.md).
+        found = open_markers(source, path, result.findings)
+        if found:
+            result.findings = sorted([*result.findings, *found], key=lambda f: (f.line, f.column, f.rule))
+    return result
 
 
 def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, force: bool,
@@ -529,12 +562,11 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
         try:
             compile(source, path, "exec", flags=0x400, dont_inherit=True)  # ast.PyCF_ONLY_AST
         except SyntaxError as py:
-            return _fail(result, PARSE_ERROR.id, f"does not parse: {py.msg}", py.lineno or 0,
-                         max((py.offset or 1) - 1, 0))
+            return _fail(result, PARSE_ERROR.id, f"does not parse: {py.msg}", py.lineno or 0, py.offset or 1)
         except (ValueError, RecursionError, MemoryError):
             pass
         return _fail(result, PARSE_ERROR.id, f"libcst cannot parse this file: {e.message}", e.raw_line,
-                     e.raw_column)
+                     e.raw_column + 1)
     # One codegen walk gives both the round-trip check and every node's position.
     printed, layout = print_with_spans(module)
     if printed != text:
@@ -582,7 +614,7 @@ def _first_difference(a: str, b: str) -> int:
     return min(a.count("\n"), b.count("\n")) + 1
 
 
-def _fail(result: MigrationResult, rule_id: str, message: str, line: int, column: int = 0) -> MigrationResult:
+def _fail(result: MigrationResult, rule_id: str, message: str, line: int, column: int = 1) -> MigrationResult:
     result.error = f"line {line}: {message}" if line else message
     result.migrated = result.original
     result.findings = [Finding(rule=rule_id, message=message, path=result.path, line=line, column=column,

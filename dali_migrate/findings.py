@@ -7,7 +7,8 @@ documentation (what it does, why, a before/after example and whether the fix is 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from copy import deepcopy
+from dataclasses import dataclass, field
 
 SEVERITIES = ("error", "warning", "info")
 FIX_SAFETY = ("safe", "unsafe", "manual")
@@ -49,33 +50,70 @@ def rule(id: str, name: str, severity: str, summary: str, why: str, **kw) -> Rul
 
 @dataclass
 class Finding:
+    """One thing a command found. Positions are 1-based, lines and columns alike (as ruff and SARIF
+    count them); ``end_line``/``end_column`` is where the finding ends, the column just past its last
+    character. A finding about the whole file (an added import, a file that does not parse) has
+    ``file_level`` set and points at line 1, column 1: never at line 0."""
+
     rule: str
     message: str
     path: str = "<string>"
-    line: int = 0  # 1-based line in the original source (0 = whole file)
-    column: int = 0  # 0-based column
+    line: int = 1
+    column: int = 1
     fixed: bool = True  # False: a person must act (the code carries a marker)
     severity: str = ""
-    cell: int | None = None  # notebook cell index, when the source is a notebook
+    cell: int | None = None  # notebook cell number (1-based), when the source is a notebook
     extra: dict = field(default_factory=dict)
+    end_line: int = 0  # 0: the same as ``line``
+    end_column: int = 0  # 0: the same as ``column``
+    file_level: bool = False
 
     def __post_init__(self):
         if not self.severity:
             r = RULES.get(self.rule)
             self.severity = r.severity if r else "warning"
+        if self.line <= 0:  # "no line": the whole file, shown at its first line
+            self.line, self.column, self.file_level = 1, 1, True
+            self.end_line = self.end_column = 0
+        self.column = max(self.column, 1)
+        if self.end_line < self.line:
+            self.end_line, self.end_column = self.line, self.column
+        elif self.end_line == self.line:
+            self.end_column = max(self.end_column, self.column)
+        else:
+            self.end_column = max(self.end_column, 1)
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        if d["cell"] is None:
-            del d["cell"]
-        if not d["extra"]:
-            del d["extra"]
+        d = {"rule": self.rule, "message": self.message, "path": self.path}
+        if self.cell is not None:
+            d["cell"] = self.cell
+        d.update(line=self.line, column=self.column, end_line=self.end_line, end_column=self.end_column)
+        if self.file_level:
+            d["file_level"] = True
+        d.update(fixed=self.fixed, severity=self.severity)
+        if self.extra:
+            d["extra"] = deepcopy(self.extra)
         return d
+
+    @property
+    def where(self) -> str:
+        """``path:line:column``, with the cell of a notebook (``nb.ipynb:cell[3]:2:5``)."""
+        path = self.path if self.cell is None else f"{self.path}:cell[{self.cell}]"
+        return f"{path}:{self.line}:{self.column}"
 
     def format(self) -> str:
         state = "fixed" if self.fixed else "manual"
-        where = self.path if self.cell is None else f"{self.path}:cell[{self.cell}]"  # notebooks
-        return f"{where}:{self.line}:{self.column + 1}: {self.rule} [{state}] {self.message}"
+        return f"{self.where}: {self.rule} [{state}] {self.message}"
+
+    @property
+    def suggestion(self) -> str:
+        """What a person should do next: this finding's own step where its rule has several cases
+        (``extra["suggestion"]``), else the rule's."""
+        own = self.extra.get("suggestion")
+        if own:
+            return own
+        r = RULES.get(self.rule)
+        return r.suggestion if r else ""
 
 
 def marker_text(rule_id: str, message: str) -> str:

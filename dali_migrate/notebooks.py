@@ -46,9 +46,11 @@ import re
 import tokenize
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 from .engine import MigrationResult, diff_headers, might_use_dali, migrate_source
 from .findings import Finding, marker_text, rule
+from .markers import drop_restated
 
 CELL_MAGIC_SKIPPED = rule(
     "DM501", "cell-magic-skipped", "warning",
@@ -176,11 +178,19 @@ def _with_final_newline(lines: list[str]) -> list[str]:
     return lines
 
 
-def migrate_notebook(text: str, path: str = "<notebook>.ipynb") -> NotebookResult:
-    """Migrate a notebook's text (its JSON). Never raises for bad input: errors go into the result."""
-    result = NotebookResult(path=path, original=text, migrated=text)
-    if not might_use_dali(text):
-        return result
+@dataclass
+class _Notebook:
+    """A notebook read for editing: its JSON, nbformat's view of it, and its code cells masked."""
+
+    raw: dict
+    nb: Any
+    parts: list  # _Part per code cell
+    magics: dict  # token -> _Magic
+    skipped: list  # (cell number, first line) of cells whose cell magic the tool leaves alone
+
+
+def _read_notebook(text: str) -> "_Notebook | tuple[str, str] | None":
+    """The notebook, or (rule id, message) when it cannot be edited, or None when it is not Python."""
     try:
         raw = json.loads(text)
         import nbformat
@@ -189,29 +199,72 @@ def migrate_notebook(text: str, path: str = "<notebook>.ipynb") -> NotebookResul
             warnings.simplefilter("ignore")
             nb = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
         if nb.nbformat < 4:
-            return _fail(result, NOTEBOOK_UNREADABLE.id, f"nbformat {nb.nbformat} notebook: convert it to "
-                         "nbformat 4 first", None, 0)
+            return NOTEBOOK_UNREADABLE.id, f"nbformat {nb.nbformat} notebook: convert it to nbformat 4 first"
         cells = raw["cells"]
         if len(cells) != len(nb.cells):
             raise ValueError("cell count differs between JSON and nbformat")
     except Exception as e:  # json, nbformat validation, odd structure: all mean "not a notebook we can edit"
-        return _fail(result, NOTEBOOK_UNREADABLE.id, f"not a readable notebook: {type(e).__name__}: {e}", None, 0)
+        return NOTEBOOK_UNREADABLE.id, f"not a readable notebook: {type(e).__name__}: {e}"
     if _language(raw) not in _PYTHON_NAMES:
-        return result
-
-    parts: list[_Part] = []
-    magics: dict[str, _Magic] = {}
-    extra: list[Finding] = []
+        return None
+    notebook = _Notebook(raw, nb, [], {}, [])
     for index, cell in enumerate(cells):
         if cell.get("cell_type") != "code":
             continue
         source = _source_text(cell.get("source", ""))
-        part = _mask_cell(index, source, magics)
+        part = _mask_cell(index, source, notebook.magics)
         if part.skipped and might_use_dali(source):
-            magic = source.lstrip().split(None, 1)[0]
-            extra.append(Finding(rule=CELL_MAGIC_SKIPPED.id, path=path, line=1, cell=index + 1, fixed=False,
-                                 message=f"{magic} cell left as it is: its body is not Python the tool migrates"))
-        parts.append(part)
+            notebook.skipped.append((index + 1, source.lstrip().split(None, 1)[0]))
+        notebook.parts.append(part)
+    return notebook
+
+
+def _write_cells(notebook: _Notebook, text: str, new_sources: list[str]):
+    """(the notebook's new text, [(cell number, old, new)] of the changed cells, relaid) with the code
+    cells' new sources, in the file's own JSON layout where one reproduces it (relaid: it did not)."""
+    changed = [(part, new) for part, new in zip(notebook.parts, new_sources) if new != part.original]
+    if not changed:
+        return text, [], False
+    cells = notebook.raw["cells"]
+    for part, new in changed:
+        cell = cells[part.cell]
+        cell["source"] = split_lines(new) if isinstance(cell.get("source"), list) else new
+    dumped = _dump_like(notebook.raw, text)
+    relaid = dumped is None
+    if relaid:
+        import nbformat
+
+        for part, new in changed:
+            notebook.nb.cells[part.cell].source = new
+        dumped = nbformat.writes(notebook.nb) + "\n"
+    return dumped, [(part.cell + 1, part.original, new) for part, new in changed], relaid
+
+
+def _error_in_cells(error: str, findings: list[Finding], parts: list[_Part]) -> str:
+    """An error of the joined module, said with its cell; its findings' messages too."""
+    where = next((f for f in findings if f.cell), None)
+    message = _cell_relative(error, parts)
+    if where is not None and "cell[" not in message:
+        message = f"cell[{where.cell}] line {where.line}: {message}"
+    for f in findings:
+        f.message = _cell_relative(f.message, parts)
+    return message
+
+
+def migrate_notebook(text: str, path: str = "<notebook>.ipynb") -> NotebookResult:
+    """Migrate a notebook's text (its JSON). Never raises for bad input: errors go into the result."""
+    result = NotebookResult(path=path, original=text, migrated=text)
+    if not might_use_dali(text):
+        return result
+    notebook = _read_notebook(text)
+    if notebook is None:
+        return result
+    if isinstance(notebook, tuple):
+        return _fail(result, *notebook, None, 0)
+    parts, magics = notebook.parts, notebook.magics
+    extra = [Finding(rule=CELL_MAGIC_SKIPPED.id, path=path, line=1, cell=cell, fixed=False,
+                     message=f"{magic} cell left as it is: its body is not Python the tool migrates")
+             for cell, magic in notebook.skipped]
     if not parts:
         return result
 
@@ -220,37 +273,55 @@ def migrate_notebook(text: str, path: str = "<notebook>.ipynb") -> NotebookResul
     result.uses_dali = migrated.uses_dali
     findings = [_map_finding(f, parts) for f in migrated.findings]
     if migrated.error:
-        where = next((f for f in findings if f.cell), None)
-        result.error = _cell_relative(migrated.error, parts)
-        if where is not None and "cell[" not in result.error:
-            result.error = f"cell[{where.cell}] line {where.line}: {result.error}"
-        for f in findings:
-            f.message = _cell_relative(f.message, parts)
+        result.error = _error_in_cells(migrated.error, findings, parts)
         result.findings = findings
         return result
 
     try:
         new_sources = _split(migrated.migrated, parts)
-        new_sources, marker_findings = _restore_magics(new_sources, parts, magics, migrated, path)
+        touched = _changed_identifiers(migrated.original, migrated.migrated)
+        new_sources, marker_findings = _restore_magics(new_sources, parts, magics, touched, path)
     except _Unmappable as e:
         return _fail(result, NOTEBOOK_UNMAPPABLE.id, str(e), None, 0, keep=findings)
 
-    changed = [(part, new) for part, new in zip(parts, new_sources) if new != part.original]
-    result.findings = sorted(findings + extra + marker_findings,
+    result.findings = sorted(drop_restated(findings + extra + marker_findings),
                              key=lambda f: (f.cell or 0, f.line, f.column, f.rule))
-    if not changed:
-        return result
-    for part, new in changed:
-        cell = cells[part.cell]
-        cell["source"] = split_lines(new) if isinstance(cell.get("source"), list) else new
-        result.cells.append((part.cell + 1, part.original, new))
-    dumped = _dump_like(raw, text)
-    if dumped is None:
-        for part, new in changed:
-            nb.cells[part.cell].source = new
-        dumped = nbformat.writes(nb) + "\n"
+    dumped, result.cells, relaid = _write_cells(notebook, text, new_sources)
+    if relaid:
         result.findings.append(Finding(rule=NOTEBOOK_RELAID.id, path=path, message=NOTEBOOK_RELAID.summary))
     result.migrated = dumped
+    return result
+
+
+def lint_notebook(text: str, path: str = "<notebook>.ipynb", fix: bool = False, unsafe_fixes: bool = False):
+    """Lint a notebook's code cells the way ``migrate`` reads them: joined into one module (so a name
+    bound in one cell is known in the next), findings per cell; with ``fix``, the fixed code is split back
+    into the cells and the notebook's text is in ``fixed_source``. Never raises for bad input."""
+    from .lint import LintResult, error_result, lint_module
+
+    result = LintResult(path=path, source=text)
+    if not might_use_dali(text):
+        return result
+    notebook = _read_notebook(text)
+    if notebook is None or (not isinstance(notebook, tuple) and not notebook.parts):
+        return result
+    if isinstance(notebook, tuple):
+        return error_result(result, notebook[1], rule_id=notebook[0])
+    parts = notebook.parts
+    linted = lint_module(_join(parts), path, fix=fix, unsafe_fixes=unsafe_fixes)
+    for f in [*linted.findings, *linted.fixed]:
+        _map_finding(f, parts)
+    result.findings, result.fixed = linted.findings, linted.fixed
+    if linted.error:
+        result.error = _error_in_cells(linted.error, linted.findings, parts)
+        return result
+    if linted.changed:
+        try:
+            new_sources = _split(linted.fixed_source, parts)
+            new_sources, _ = _restore_magics(new_sources, parts, notebook.magics, set(), path)
+        except _Unmappable:  # fixes that cannot be put back into the cells are not applied
+            return lint_notebook(text, path)
+        result.fixed_source, _, _ = _write_cells(notebook, text, new_sources)
     return result
 
 
@@ -432,9 +503,9 @@ def _split(module: str, parts: list[_Part]) -> list[str]:
     return out
 
 
-def _restore_magics(sources, parts, magics, migrated, path):
-    """Put the masked IPython lines back; add DM502 markers above code-running magics we could not see."""
-    touched = _changed_identifiers(migrated.original, migrated.migrated)
+def _restore_magics(sources, parts, magics, touched: set[str], path):
+    """Put the masked IPython lines back; add DM502 markers above code-running magics we could not see
+    that name one of the ``touched`` identifiers (what the migration changed)."""
     findings = []
     seen: set[str] = set()
     out = []
@@ -521,7 +592,8 @@ def _changed_identifiers(before: str, after: str) -> set[str]:
 
 
 def _map_finding(finding: Finding, parts: list[_Part]) -> Finding:
-    if finding.line <= 0:
+    """A finding on the joined module, moved to its cell (lines counted from the cell's first line)."""
+    if finding.file_level:
         return finding
     part = None
     for candidate in parts:
@@ -529,8 +601,10 @@ def _map_finding(finding: Finding, parts: list[_Part]) -> Finding:
             part = candidate
     if part is None:
         return finding
+    shift = part.start - 1 - len(split_lines(part.header))
     finding.cell = part.cell + 1
-    finding.line = finding.line - part.start + 1 + len(split_lines(part.header))
+    finding.line -= shift
+    finding.end_line -= shift
     return finding
 
 

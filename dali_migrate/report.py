@@ -31,6 +31,7 @@ from .engine import MigrationResult
 from .files import iter_source_files
 from .findings import Finding, Rule, all_rules
 from .names import _CANONICAL as CANONICAL_NAMES  # the same aliases the migration resolves
+from .output import plural
 from .review import display_path
 
 MEASURED_HEADING = "## Measured (varies from run to run)"
@@ -431,7 +432,7 @@ def to_markdown(report: Report) -> str:
            f"| migrated with markers (a person must finish them) | {counts['migrated_with_markers']} |",
            f"| using DALI, nothing changed | {counts['unchanged']} |",
            f"| failed to parse or migrate (left untouched) | {counts['failed']} |", ""]
-    dali_files = [f for f in report.files if f.result.uses_dali or f.result.error]
+    dali_files = [f for f in report.files if f.result.reported]
     if dali_files:
         out += ["| File | Status | Findings | Markers | Pipelines |", "|---|---|---:|---:|---|"]
         for f in dali_files:
@@ -451,13 +452,13 @@ def to_markdown(report: Report) -> str:
         out.append("")
     else:
         out += ["No findings.", ""]
-    manual = [x for x in report.findings() if not x.fixed]
+    manual = [x for f in report.files for x in f.result.manual]  # a file with an error is reported as failed
     if manual:
         out += [f"### Spots for a person ({len(manual)})", ""]
         for x in manual:
-            r = rules.get(x.rule)
-            hint = f" Suggestion: {_md(r.suggestion)}" if r and r.suggestion else ""
-            out.append(f"- `{x.path}:{x.line}` **{x.rule}** {_md(x.message)}.{hint}")
+            hint = f" Suggestion: {_md(x.suggestion)}" if x.suggestion else ""
+            cell = f":cell[{x.cell}]" if x.cell is not None else ""
+            out.append(f"- `{x.path}{cell}:{x.line}` **{x.rule}** {_md(x.message)}.{hint}")
         out.append("")
 
     out += ["## Verification", ""]
@@ -493,7 +494,7 @@ def to_markdown(report: Report) -> str:
     else:
         out += ["No throughput was measured" + (f" ({report.not_run_reason})." if not report.verifier_used
                                                  else "."), ""]
-    out += ["### Migration time", "", f"Total: {report.total_seconds:.3f} s for {len(report.files)} files.", ""]
+    out += ["### Migration time", "", f"Total: {report.total_seconds:.3f} s for {plural(len(report.files), 'file')}.", ""]
     if report.speed:
         sp = report.speed
         out += [f"Tool speed: migrating the {sp['dali_files']} DALI files took {sp['migrate_seconds']:.3f} s, "

@@ -7,7 +7,7 @@ external assets, everything escaped).
 How hunks are attributed to rules: a finding's *original* line number is looked up in the hunks of
 the unified diff. A finding belongs to the hunk that removes its line, or inserts lines just before
 it (a marker comment goes above its statement); failing that, to the hunk whose old-side range
-contains the line. Findings with line 0 are file-level (the import clean-up, for one): they are
+contains the line. File-level findings (the import clean-up, for one): they are
 listed at the top of the file's section, and a hunk that no line-level finding explains is
 attributed to them (marked "file-level"). A finding whose line no hunk touches (a change the tool
 reported but did not need to make) is listed after the hunks.
@@ -28,6 +28,7 @@ from .api import migrate_file, missing_file
 from .engine import MigrationResult
 from .files import iter_source_files
 from .findings import MARKER_PREFIX, Finding, Rule, all_rules
+from .output import plural
 
 _HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -88,7 +89,7 @@ class Hunk:
 
     @property
     def file_level_rule_ids(self) -> list[str]:
-        return sorted({f.rule for f in self.findings if f.line == 0})
+        return sorted({f.rule for f in self.findings if f.file_level})
 
 
 @dataclass
@@ -120,7 +121,8 @@ class Review:
     def rule_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for f in self.files:
-            for finding in [*f.file_findings, *(x for h in f.hunks for x in h.findings if x.line), *f.unplaced]:
+            for finding in [*f.file_findings, *(x for h in f.hunks for x in h.findings if not x.file_level),
+                            *f.unplaced]:
                 counts[finding.rule] = counts.get(finding.rule, 0) + 1
         return dict(sorted(counts.items()))
 
@@ -151,11 +153,11 @@ def _marker_line(migrated: str, finding: Finding) -> int:
     return min(pool, key=lambda i: (abs(i - finding.line), i)) if pool else 0
 
 
-def review_file(result: MigrationResult, rules: dict[str, Rule]) -> FileReview:
+def review_file(result: MigrationResult) -> FileReview:
     hunks = parse_hunks(result.diff())
-    file_findings = [f for f in result.findings if f.line == 0]
+    file_findings = [f for f in result.findings if f.file_level]
     unplaced: list[Finding] = []
-    for finding in (f for f in result.findings if f.line > 0):
+    for finding in (f for f in result.findings if not f.file_level):
         home = next((h for h in hunks if finding.line in h.touched_old_lines()), None)
         if home is None:
             home = next((h for h in hunks if h.contains_old_line(finding.line)), None)
@@ -163,30 +165,22 @@ def review_file(result: MigrationResult, rules: dict[str, Rule]) -> FileReview:
             unplaced.append(finding)
         else:
             home.findings.append(finding)
-    # File-level findings (line 0) explain the change blocks that no line-level finding explains,
+    # File-level findings explain the change blocks that no line-level finding explains,
     # such as the import clean-up at the top of the file.
     for hunk in hunks:
-        lines = [f.line for f in hunk.findings]
+        lines = [f.line for f in hunk.findings if not f.file_level]
         unexplained = [b for b in hunk.change_blocks() if not any(b[0] <= n <= b[1] for n in lines)]
         if unexplained and file_findings:
             hunk.file_level = not hunk.findings
             hunk.findings = [*file_findings, *hunk.findings]
-    markers = []
-    if result.error is None:
-        for finding in result.manual:
-            rule = rules.get(finding.rule)
-            markers.append(Marker(finding, _marker_line(result.migrated, finding),
-                                  rule.suggestion if rule and rule.suggestion else ""))
-    else:
-        for finding in result.manual:
-            rule = rules.get(finding.rule)
-            markers.append(Marker(finding, 0, rule.suggestion if rule else ""))
+    markers = [Marker(finding, _marker_line(result.migrated, finding), finding.suggestion)
+               for finding in result.manual]  # none for a file with an error: it is left untouched
     return FileReview(result.path, result.status, result.error, file_findings, hunks, unplaced, markers)
 
 
 def build_review(results: list[MigrationResult], scanned: int | None = None) -> Review:
     rules = all_rules()
-    files = [review_file(r, rules) for r in results if r.uses_dali or r.error]
+    files = [review_file(r) for r in results if r.reported]
     return Review(files, rules, len(results) if scanned is None else scanned)
 
 
@@ -224,7 +218,7 @@ def _md(text: str) -> str:
 def _hunk_title(hunk: "Hunk") -> str:
     if not hunk.findings:
         return "no rule (unexplained change)"
-    line_level = {f.rule for f in hunk.findings if f.line}
+    line_level = {f.rule for f in hunk.findings if not f.file_level}
     return ", ".join(rid if rid in line_level else f"{rid} (file-level)" for rid in hunk.rule_ids)
 
 
@@ -243,7 +237,7 @@ def _rule_title(rules: dict[str, Rule], rule_id: str) -> str:
 
 
 def _finding_line(f: Finding) -> str:
-    return f"line {f.line}" if f.line else "file"
+    return "file" if f.file_level else f"line {f.line}"
 
 
 def to_markdown(review: Review) -> str:
@@ -251,7 +245,7 @@ def to_markdown(review: Review) -> str:
     out = ["# dali-migrate review", ""]
     changed = sum(1 for f in review.files if f.hunks)
     markers = sum(len(f.markers) for f in review.files)
-    out += [f"{review.scanned} files scanned, {len(review.files)} use DALI or failed, {changed} changed, "
+    out += [f"{plural(review.scanned, 'file')} scanned, {len(review.files)} use DALI or failed, {changed} changed, "
             f"{markers} spots for a person.", ""]
     if review.files:
         out += ["| File | Status | Hunks | For a person |", "|---|---|---|---|"]
@@ -279,7 +273,7 @@ def to_markdown(review: Review) -> str:
                 rule = rules.get(rid)
                 why = _md(rule.why) if rule else "undocumented rule"
                 out.append(f"- **{_rule_title(rules, rid)}**: {why}")
-            located = [x for x in hunk.findings if x.line]
+            located = [x for x in hunk.findings if not x.file_level]
             if located:
                 out += ["", "Findings:", ""]
                 for x in located:
@@ -362,7 +356,7 @@ def to_html(review: Review) -> str:
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            "<title>dali-migrate review</title>", f"<style>{_CSS}</style>", "</head>", "<body>",
            "<h1>dali-migrate review</h1>",
-           f"<p>{review.scanned} files scanned, {len(review.files)} use DALI or failed, {changed} changed, "
+           f"<p>{plural(review.scanned, 'file')} scanned, {len(review.files)} use DALI or failed, {changed} changed, "
            f"<strong>{markers} spots for a person</strong>.</p>"]
     if review.files:
         out.append("<table><thead><tr><th>File</th><th>Status</th><th>Hunks</th><th>For a person</th></tr>"
@@ -395,7 +389,7 @@ def to_html(review: Review) -> str:
                 out.append(f'<li><span class="rule">{_e(_rule_title(rules, rid))}</span>: '
                            f'<span class="why">{_prose(rule.why if rule else "undocumented rule")}</span></li>')
             out.append("</ul>")
-            located = [x for x in hunk.findings if x.line]
+            located = [x for x in hunk.findings if not x.file_level]
             if located:
                 out.append('<ul class="findings">')
                 for x in located:

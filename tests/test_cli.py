@@ -101,7 +101,8 @@ def test_json_schema(project):
     payload = json.loads(proc.stdout)
     assert set(payload) == {"tool", "version", "dali_table_version", "mode", "exit_code", "summary", "files"}
     assert payload["tool"] == "dali-migrate" and payload["mode"] == "diff" and payload["exit_code"] == 2
-    assert payload["summary"] == {"files": 3, "changed": 1, "written": 0, "errors": 1, "manual_findings": 1,
+    # The file that does not parse is one error, not also a spot for a person.
+    assert payload["summary"] == {"files": 3, "changed": 1, "written": 0, "errors": 1, "manual_findings": 0,
                                   "statuses": {"error": 1, "migrated": 1, "no-dali": 1}}
     files = {f["path"]: f for f in payload["files"]}
     assert set(files) == {"pkg/bad.py", "pkg/sub/aug.py"}  # files without DALI are not listed
@@ -109,10 +110,12 @@ def test_json_schema(project):
     assert set(aug) == {"path", "status", "changed", "error", "findings", "migrated", "diff"}
     assert aug["status"] == "migrated" and aug["changed"] is True and aug["error"] is None
     for finding in aug["findings"]:
-        assert set(finding) >= {"rule", "message", "path", "line", "column", "fixed", "severity"}
+        assert set(finding) >= {"rule", "message", "path", "line", "column", "end_line", "end_column", "fixed",
+                                "severity"}
+        assert finding["line"] >= 1 and finding["column"] >= 1  # 1-based, as in the text output
     assert {f["rule"] for f in aug["findings"]} >= {"DM101", "DM110", "DM100"}
     bad = files["pkg/bad.py"]
-    assert bad["status"] == "error" and bad["findings"][0]["line"] == 2
+    assert bad["status"] == "error" and (bad["findings"][0]["line"], bad["findings"][0]["column"]) == (2, 7)
 
 
 def test_json_check_mode_has_no_code(tmp_path, capsys):

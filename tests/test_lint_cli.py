@@ -51,7 +51,9 @@ def test_json(tmp_path, capsys):
     payload = json.loads(capsys.readouterr().out)
     assert payload["exit_code"] == 1 and payload["summary"]["findings"] == 1
     (f,) = payload["findings"]
-    assert (f["rule"], f["line"], f["column"], f["extra"]["fix"]) == ("DM303", 3, 4, "safe")
+    # 1-based columns with the end, as in the text output (`n = len(b)`: len(b) is columns 5 to 10).
+    assert (f["rule"], f["line"], f["column"], f["end_line"], f["end_column"], f["extra"]["fix"]) == \
+        ("DM303", 3, 5, 3, 11, "safe")
 
 
 def test_fix_rewrites_safe_fixes_and_relints(tmp_path, capsys):

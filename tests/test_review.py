@@ -102,11 +102,11 @@ def pipe(data):
 
 def test_findings_go_to_the_hunk_that_changes_their_line():
     result = migrate_source(SOURCE, "case.py")
-    file_review = review_file(result, all_rules())
+    file_review = review_file(result)
     # Three hunks: the added import (explained by the file-level DM100 finding), the fn.cast
     # rename on line 11, and the marker inserted above line 19 (unchanged itself).
     assert [(h.rule_ids, h.file_level, [x.line for x in h.findings]) for h in file_review.hunks] == [
-        (["DM100"], True, [0]),
+        (["DM100"], True, [1]),  # file-level: line 1, never line 0
         (["DM101"], False, [11]),
         (["DM103"], False, [19]),
     ]
@@ -127,7 +127,7 @@ def test_unparsable_file_and_escaping(tmp_path, monkeypatch):
     review = build_review(migrate_for_review(["."]))
     bad = next(f for f in review.files if f.path == "bad.py")
     assert bad.status == "error" and not bad.hunks
-    assert bad.markers and bad.markers[0].finding.rule == "DM001" and bad.markers[0].suggestion
+    assert bad.error and not bad.markers  # one error, not also a spot for a person
     page = to_html(review)
     assert "x<b>" not in page and "x&lt;b&gt;&amp;.py" in page
     _assert_well_formed(page)

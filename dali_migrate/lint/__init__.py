@@ -19,6 +19,7 @@ import libcst as cst
 from ..engine import PARSE_ERROR, might_use_dali
 from ..files import SourceError, atomic_write, iter_source_files, read_source
 from ..findings import Finding
+from ..markers import open_markers
 from ..names import ImportTable
 from .core import LintResult, _ApplyFixes, run_checks
 from . import rules  # noqa: F401  (importing registers the DM3xx rules)
@@ -27,9 +28,10 @@ from ..api import EXIT_CLEAN, EXIT_ERROR, EXIT_PENDING as EXIT_FINDINGS  # one s
 _MAX_FIX_ROUNDS = 5
 
 
-def _error(result: LintResult, message: str, line: int = 0) -> LintResult:
+def error_result(result: LintResult, message: str, line: int = 0, rule_id: str = PARSE_ERROR.id) -> LintResult:
+    """``result`` as a file that could not be linted: ``message`` (at ``line``; 0: the whole file)."""
     result.error = message
-    result.findings = [Finding(rule=PARSE_ERROR.id, message=message, path=result.path, line=line, fixed=False)]
+    result.findings = [Finding(rule=rule_id, message=message, path=result.path, line=line, fixed=False)]
     return result
 
 
@@ -69,11 +71,31 @@ def _lint_once(text: str, path: str):
 
 def lint_source(text: str, path: str = "<string>", fix: bool = False, unsafe_fixes: bool = False) -> LintResult:
     """Lint one module's text; with ``fix``, apply the safe fixes (and, with ``unsafe_fixes``, the
-    unsafe ones) and lint again until nothing more can be fixed. Never raises for bad input."""
+    unsafe ones) and lint again until nothing more can be fixed. Never raises for bad input.
+    A ``path`` ending in ``.ipynb`` with a notebook's JSON as ``text`` is linted as a notebook
+    (``notebooks.lint_notebook``: code cells joined, findings per cell)."""
+    if path.endswith(".ipynb") and text.lstrip().startswith("{"):
+        from ..notebooks import lint_notebook
+
+        return lint_notebook(text, path, fix=fix, unsafe_fixes=unsafe_fixes)
+    return lint_module(text, path, fix, unsafe_fixes)
+
+
+def lint_module(text: str, path: str, fix: bool = False, unsafe_fixes: bool = False) -> LintResult:
+    """``lint_source`` for Python code, whatever ``path`` says."""
+    result = _lint_checks(text, path, fix, unsafe_fixes)
+    if not result.error:
+        # Markers already in the file are open findings until a person removes them (DESIGN.md).
+        result.findings = sorted([*result.findings, *open_markers(result.text, path, [])],
+                                 key=lambda f: (f.line, f.column, f.rule))
+    return result
+
+
+def _lint_checks(text: str, path: str, fix: bool, unsafe_fixes: bool) -> LintResult:
     result = LintResult(path=path, source=text)
     ctx, error, line = _lint_once(text, path)
     if error:
-        return _error(result, error, line)
+        return error_result(result, error, line)
     if ctx is None:
         return result
     result.findings = ctx.findings
@@ -110,7 +132,7 @@ class LintRun:
     @property
     def findings(self) -> list[Finding]:
         return sorted((f for r in self.files for f in r.findings if not r.error),
-                      key=lambda f: (f.path, f.line, f.column, f.rule))
+                      key=lambda f: (f.path, f.cell or 0, f.line, f.column, f.rule))
 
     @property
     def errors(self) -> list[LintResult]:
@@ -127,18 +149,18 @@ class LintRun:
 
 
 def lint_paths(paths, fix: bool = False, unsafe_fixes: bool = False) -> LintRun:
-    """Lint every Python file under ``paths``; with ``fix``, rewrite fixed files atomically."""
+    """Lint every Python file and notebook under ``paths``; with ``fix``, rewrite fixed files atomically."""
     run = LintRun()
     for path in iter_source_files(paths):
         name = str(path)
         if not path.exists():
-            run.files.append(_error(LintResult(name, ""), "no such file or directory"))
+            run.files.append(error_result(LintResult(name, ""), "no such file or directory"))
             continue
         try:
             text = read_source(path)
         except (SourceError, OSError) as e:
             reason = str(e) if isinstance(e, SourceError) else f"cannot read: {e.strerror or e}"
-            run.files.append(_error(LintResult(name, ""), reason))
+            run.files.append(error_result(LintResult(name, ""), reason, getattr(e, "line", 0)))
             continue
         result = lint_source(text, name, fix=fix, unsafe_fixes=unsafe_fixes)
         run.files.append(result)
@@ -147,8 +169,8 @@ def lint_paths(paths, fix: bool = False, unsafe_fixes: bool = False) -> LintRun:
                 atomic_write(Path(path), result.fixed_source)
                 run.written.append(name)
             except OSError as e:
-                _error(result, f"cannot write: {e.strerror or e}")
+                error_result(result, f"cannot write: {e.strerror or e}")
     return run
 
 
-__all__ = ["lint_source", "lint_paths", "LintResult", "LintRun", "EXIT_CLEAN", "EXIT_FINDINGS", "EXIT_ERROR"]
+__all__ = ["lint_source", "lint_module", "lint_paths", "error_result", "LintResult", "LintRun", "EXIT_CLEAN", "EXIT_FINDINGS", "EXIT_ERROR"]

@@ -23,6 +23,7 @@ from ..names import NDD, ImportTable
 from .flow import Flow, Scope, ScopeBuilder
 
 CHECKS: list[Callable[["LintContext"], None]] = []
+_NOWHERE = (0, 0, 0, 0)  # a node without a position (built by a fix)
 
 # `# dali-migrate: ignore` or `# dali-migrate: ignore[DM305, DM306]`
 _SUPPRESS = re.compile(r"#\s*dali-migrate:\s*ignore\b(?:\[([A-Za-z0-9_,\s]*)\])?")
@@ -71,7 +72,8 @@ class LintContext:
         self.module = module
         self.imports = imports
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        self.positions = {n: (r.start.line, r.start.column, r.end.line)
+        # node -> (line, column, end line, end column), 1-based; the end column is just past the node.
+        self.positions = {n: (r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
                           for n, r in wrapper.resolve(PositionProvider).items()}
         builder = ScopeBuilder(imports)
         module.visit(builder)
@@ -101,14 +103,14 @@ class LintContext:
         return out
 
     def sort_key(self, node):
-        line, col, _ = self.positions.get(node, (0, 0, 0))
+        line, col, _, _ = self.positions.get(node, _NOWHERE)
         return (line, col)
 
     def line(self, node) -> int:
-        return self.positions.get(node, (0, 0, 0))[0]
+        return self.positions.get(node, _NOWHERE)[0]
 
     def end_line(self, node) -> int:
-        return self.positions.get(node, (0, 0, 0))[2]
+        return self.positions.get(node, _NOWHERE)[2]
 
     def scope(self, node) -> Scope:
         return self.scope_of.get(node) or self.scopes[0]
@@ -143,9 +145,9 @@ class LintContext:
     # -- results -------------------------------------------------------------------------------
     def report(self, rule_id: str, node, message: str, fix: Callable | None = None,
                fix_node=None) -> Finding:
-        line, col, _ = self.positions.get(node, (0, 0, 0))
+        line, col, end_line, end_col = self.positions.get(node, _NOWHERE)
         finding = Finding(rule=rule_id, message=message, path=self.path, line=line, column=col,
-                          fixed=False)
+                          end_line=end_line, end_column=end_col, fixed=False)
         rule = RULES[rule_id]
         if fix is not None and rule.fix in ("safe", "unsafe"):
             self.fixes[id(finding)] = Fix(fix_node if fix_node is not None else node, fix, rule.fix)

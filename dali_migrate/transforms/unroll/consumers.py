@@ -37,11 +37,23 @@ class _Substitute(cst.CSTTransformer):
         return self.binding[original_node.value]
 
 
+_ITERATE_BY_HAND = "iterate the migrated generator with next() and convert each output with .torch()"
+
+
+def mark_left(unroller, node, what: str, why: str, step: str):
+    """A DM212 marker for a consumer left as it is: what was left, why, and the one thing to do next, in
+    the words of the user's code; the step is also the finding's own suggestion (the report shows it)."""
+    message = " ".join(f"{what} not migrated: {why}; {step}".split())  # a marker is one comment line
+    finding = unroller.mark(rules.CANNOT_UNROLL.id, message, node)
+    finding.extra["suggestion"] = step[:1].upper() + step[1:] + "."
+    return finding
+
+
 def _binding(unroller, owner, kind):
     """Names in the reader's arguments -> expressions valid at the consumer."""
     _, pipeline_name, call = unroller.pipe_var(owner)
     if pipeline_name not in unroller.descs:
-        raise CannotUnroll(f"{pipeline_name} is unrolled after this line is read; take the metadata from its reader")
+        raise CannotUnroll(f"{pipeline_name} is migrated further down than this line, so its reader is not known here")
     desc = unroller.descs[pipeline_name]
     binding: dict[str, cst.BaseExpression] = {}
     if kind == "with":
@@ -50,7 +62,7 @@ def _binding(unroller, owner, kind):
         return desc, binding
     positional = [a for a in call.args if a.keyword is None and not a.star]
     if any(a.star for a in call.args):
-        raise CannotUnroll("the pipeline is called with *args/**kwargs")
+        raise CannotUnroll(f"{owner} is built with *args/**kwargs, so the reader's arguments are not known")
     for name, arg in zip(desc.params, positional):
         binding[name] = arg.value
     for arg in call.args:
@@ -77,7 +89,7 @@ def reader_meta_expr(unroller, owner, kind, reader_name) -> tuple[cst.BaseExpres
     """``ndd.readers.X(...).get_metadata()`` for the reader of the pipeline held in ``owner``."""
     _imported_here(unroller, owner, kind)
     if kind == "factory":
-        raise CannotUnroll("the pipeline comes from a factory function; build its reader's metadata by hand")
+        raise CannotUnroll(f"{owner} comes from a factory function, so its reader's arguments are not known here")
     if kind == "class":
         _, pipeline_name, _ = unroller.pipe_var(owner)
         desc = unroller.descs[pipeline_name]
@@ -107,19 +119,23 @@ def rewrite_reader_meta(unroller, original, call, owner, kind):
     method = call.func.attr.value
     name_arg = call.args[0].value if call.args else None
     name = literal_value(name_arg) if name_arg is not None else None
+    called = f"{owner}.{method}({code_of(name_arg) if name_arg else ''})"
+    key = '["epoch_size"]' if method == "epoch_size" else ""
     if name_arg is not None and not isinstance(name, str):
-        unroller.mark(rules.CANNOT_UNROLL.id, f"{owner}.{method}() with a computed reader name: use "
-                      f"reader.get_metadata() of that reader", original)
+        mark_left(unroller, original, called, "its reader name is computed, so the tool cannot tell which reader "
+                  "it means", f"call get_metadata(){key} on that reader, built once more with its arguments")
         return call
     if name is None and method == "epoch_size":
-        unroller.mark(rules.CANNOT_UNROLL.id, f"{owner}.epoch_size() without a reader name returns a dict of all "
-                      f"readers: use reader.get_metadata()['epoch_size']", original)
+        mark_left(unroller, original, called, "without a reader name it returns a dict over all readers",
+                  'call get_metadata()["epoch_size"] on each reader you mean, built once more with its arguments')
         return call
     try:
         meta, _ = reader_meta_expr(unroller, owner, kind, name)
     except CannotUnroll as e:
-        unroller.mark(rules.CANNOT_UNROLL.id, f"{owner}.{method}({code_of(name_arg) if name_arg else ''}) "
-                      f"not migrated: {e.reason}", original)
+        found = unroller.pipe_var(owner)
+        mark_left(unroller, original, called, e.reason,
+                  f"build the reader {name!r} once more with the arguments it has in {found[1] if found else owner} "
+                  f"and call its get_metadata(){key}")
         return call
     unroller.report(rules.READER_META.id, f"{owner}.{method}(...) -> reader.get_metadata()", original)
     if method == "epoch_size":
@@ -154,8 +170,10 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
     names = [code_of(o) for o in owners]
     kinds = [unroller._pipe_kind(n) for n in names]
     if not owners or any(k is None for k in kinds) or output_map is None:
-        unroller.mark(rules.CANNOT_UNROLL.id, f"{which} over a pipeline the tool did not unroll here: iterate the "
-                      f"migrated generator and call batch.torch()", original)
+        why = ("its output_map is not given" if owners and output_map is None
+               else f"the tool cannot follow {code_of(pipelines) if pipelines is not None else 'its pipelines'} to "
+                    f"a pipeline it migrated in this module")
+        mark_left(unroller, original, f"{which}(...)", why, _ITERATE_BY_HAND)
         return call
     owner, kind = names[0], kinds[0][0]
     try:
@@ -165,10 +183,11 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
         if reader_name is not None:
             name = literal_value(reader_name)
             if not isinstance(name, str):
-                raise CannotUnroll("reader_name is not a string literal")
+                raise CannotUnroll(f"reader_name={code_of(reader_name)} is computed, so the tool cannot tell which "
+                                   f"reader it names")
             meta, reader = reader_meta_expr(unroller, owner, kind, name)
     except CannotUnroll as e:
-        unroller.mark(rules.CANNOT_UNROLL.id, f"{which} not migrated: {e.reason}", original)
+        mark_left(unroller, original, f"{which}(...)", e.reason, _ITERATE_BY_HAND)
         return call
 
     policy = _policy(unroller, call)
@@ -219,30 +238,29 @@ def _policy(unroller, call) -> str:
 
 def _imported_here(unroller, owner, kind):
     if kind == "object":
-        raise CannotUnroll(f"{owner} is a pipeline imported from another module; take the metadata from its reader "
-                           f"there")
+        raise CannotUnroll(f"{owner} is a pipeline imported from another module, so its reader is not known here")
     found = unroller.pipe_var(owner)
     desc = unroller.descs.get(found[1]) if found else None
     if desc is not None and desc.extra.get("imported"):
-        raise CannotUnroll(f"{found[1]} is defined in {desc.extra['imported'].rsplit('.', 1)[0]}; its reader is "
-                           f"not visible here: take the metadata from that reader")
+        raise CannotUnroll(f"{found[1]} is defined in {desc.extra['imported'].rsplit('.', 1)[0]}, so its reader is "
+                           f"not known here")
 
 
 def _batch_size(unroller, owner, kind):
     if kind == "object":
-        raise CannotUnroll(f"{owner} is a pipeline imported from another module; pass its batch size")
+        raise CannotUnroll(f"{owner} is a pipeline imported from another module, so its batch size is not known here")
     if kind == "class":
         return expr(f"{owner}.batch_size")
     _, pipeline_name, call = unroller.pipe_var(owner)
     desc = unroller.descs[pipeline_name]
     if kind == "factory":
-        raise CannotUnroll("the pipeline comes from a factory function; pass its batch size")
+        raise CannotUnroll(f"{owner} comes from a factory function, so its batch size is not known here")
     if kind == "with":
         value = desc.config.get("batch_size")
     else:
         value = kwarg(call, "batch_size") or desc.config.get("batch_size")
     if value is None:
-        raise CannotUnroll("the batch size of the pipeline is not known here")
+        raise CannotUnroll(f"the batch size of {owner} is not known here")
     return value
 
 

@@ -528,8 +528,10 @@ class Unroller(MigrationTransformer):
                         original_node)
             return updated_node.with_changes(value=cst.Call(func=cst.Name("iter"), args=[cst.Arg(updated_node.value)]))
         if "run" in used:
-            self.mark(rules.CANNOT_UNROLL.id, f"{name} is used both for reader metadata and for run(): keep the "
-                      f"object for metadata and iterate steps = iter({name}) with next(steps)", original_node)
+            from .consumers import mark_left
+
+            mark_left(self, original_node, f"{name} = {func.value}(...)", "it is used both for reader metadata and "
+                      "for run()", f"keep {name} for the metadata and iterate steps = iter({name}) with next(steps)")
         return updated_node
 
     @property

@@ -21,7 +21,7 @@ def padded_steps(root, steps):
 
 def epoch_length(root):
     pipe = train_pipe(root)
-    # dali-migrate: DM212 pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes; its reader is not visible here: take the metadata from that reader
+    # dali-migrate: DM212 pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes, so its reader is not known here; build the reader 'Reader' once more with the arguments it has in train_pipe and call its get_metadata()["epoch_size"]
     return pipe.epoch_size("Reader")
 
 
