@@ -79,8 +79,9 @@ Status = Literal["migrated", "needs-attention", "clean", "no-dali", "error"]
 class FindingOut(BaseModel):
     rule: str = Field(description="stable rule ID, e.g. DM101; explain_rule says what it means")
     severity: Literal["error", "warning", "info"]
-    line: int = Field(description="1-based line in the original (0: the whole file); in a notebook, within `cell`")
-    column: int = Field(description="0-based column")
+    line: int = Field(description="1-based line in the original; in a notebook, within `cell`")
+    column: int = Field(description="1-based column")
+    file_level: bool | None = Field(None, description="true: about the whole file (shown at line 1)")
     cell: int | None = Field(None, description="notebooks: 1-based cell number, markdown cells counted")
     fixed: bool = Field(description="true: the tool handled it; false: a person must act (the code carries a "
                                     "`# dali-migrate: DMnnn` marker)")
@@ -338,7 +339,7 @@ class Workspace:
 
 def _finding(f) -> FindingOut:
     return FindingOut(rule=f.rule, severity=f.severity, line=f.line, column=f.column, cell=f.cell, fixed=f.fixed,
-                      message=f.message)
+                      file_level=f.file_level or None, message=f.message)
 
 
 def _findings(findings, detail: str) -> tuple[list[FindingOut], dict[str, int] | None]:
@@ -374,7 +375,7 @@ def _refuse_error(result, filename: str) -> None:
     """A snippet that does not parse cannot be migrated or linted: say where, and what to do."""
     if result.error:
         finding = result.findings[0] if result.findings else None
-        where = f"{_where(finding)}" if finding else "line 0"
+        where = _where(finding) if finding else "line 1"
         raise ToolFailure(f"{filename} {where}: {result.error}; fix the source (it must be valid Python 3 that "
                           f"libcst can parse) and call again")
 
@@ -540,9 +541,6 @@ def lint_code(source: str, filename: str = "snippet.py", fix: bool = False,
     from .lint import lint_source
 
     _check_size(source)
-    if _is_notebook(filename):
-        raise ToolFailure("lint_code takes Python source; put the notebook in the workspace and call lint_paths on "
-                          "it, or pass one cell's code with a .py filename")
     result = lint_source(source, filename, fix=fix, unsafe_fixes=unsafe_fixes)
     _refuse_error(result, filename)
     out = LintCodeResult(findings=[_finding(f) for f in result.findings], fixed=[_finding(f) for f in result.fixed],
@@ -1072,8 +1070,8 @@ DETAIL_DESCRIPTION = ("summary (default): statuses, counts and the findings a pe
                       "diff, call with that one path and detail=full.")
 Detail = Annotated[Literal["summary", "full"], Field(description=DETAIL_DESCRIPTION)]
 Source = Annotated[str, Field(max_length=MAX_SOURCE_BYTES, description=(
-    f"the code itself (not a path), at most {MAX_SOURCE_BYTES} bytes; for migrate_code a notebook's JSON "
-    f"works too when filename ends in .ipynb"))]
+    f"the code itself (not a path), at most {MAX_SOURCE_BYTES} bytes; a notebook's JSON works too when "
+    f"filename ends in .ipynb"))]
 Filename = Annotated[str, Field(min_length=1, max_length=255, pattern=r"\.(py|ipynb)$", description=(
     "a name for findings and diff headers; nothing is read or written. Ends in .py (or .ipynb for a notebook's "
     "JSON)"))]

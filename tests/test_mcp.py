@@ -484,6 +484,8 @@ def test_a_notebook_is_linted_by_cell(workspace):
     found = {(x["rule"], x["cell"]) for x in f["findings"]}
     assert {("DM301", 3), ("DM303", 3)} <= found, f["findings"]
     assert all(x["cell"] == 3 for x in f["findings"])
+    snippet = ok(build_server(workspace), "lint_code", {"source": NDD_NOTEBOOK, "filename": "ndd.ipynb"})
+    assert {(x["rule"], x["cell"]) for x in snippet["findings"]} == found
 
 
 # -- the other tools -------------------------------------------------------------------------------
