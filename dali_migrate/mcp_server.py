@@ -327,6 +327,14 @@ class Workspace:
     def in_state_dir(self, path: Path) -> bool:
         return (self.root / STATE_DIR) in path.parents
 
+    def refuse_state_writes(self, paths: list[str]) -> None:
+        """The kept originals are never rewritten (by a migration or lint fixes)."""
+        for path in paths:
+            target = self.resolve(path)
+            if target == self.root / STATE_DIR or self.in_state_dir(target):
+                raise ToolFailure(f"{path!r} is in {STATE_DIR}/, where writes keep the originals; write the "
+                                  f"workspace files themselves (their paths without {ORIGINALS_DIR}/)")
+
     def kept_original(self, path: Path) -> Path | None:
         """The kept original of a workspace file, if a write kept one (and it is a file inside the root)."""
         if self.in_state_dir(path):
@@ -365,9 +373,9 @@ def _manual_lines(path: str, findings, limit: int = 5) -> list[str]:
     return lines
 
 
-def _check_size(source: str, what: str = "source") -> None:
+def _check_size(source: str) -> None:
     if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
-        raise ToolFailure(f"{what} is larger than {MAX_SOURCE_BYTES} bytes; pass one module or function at a time, "
+        raise ToolFailure(f"source is larger than {MAX_SOURCE_BYTES} bytes; pass one module or function at a time, "
                           f"or put the file in the workspace and use the *_paths tools on it")
 
 
@@ -397,10 +405,10 @@ def _too_big_result(rel: str) -> MigrationResult:
     return result
 
 
-def _project_for(files: list[Path], texts: dict[Path, Path] | None = None):
+def _project_for(files: list[Path], read_from: dict[Path, Path] | None = None):
     """The CLI's project pre-scan: pipelines one file defines and another uses migrate on both sides.
-    ``texts``: files to scan from another file's text (a kept original), under their own path, so that
-    module names come from where the file lives."""
+    ``read_from``: files whose text is read elsewhere (a kept original) but scanned under their own path,
+    so that module names come from where the file lives."""
     from .files import SourceError, read_source
     from .project import Project, scan_source
 
@@ -408,7 +416,7 @@ def _project_for(files: list[Path], texts: dict[Path, Path] | None = None):
     for path in files:
         if not _too_big(path) and not _is_notebook(path.name):
             try:
-                scan_source(read_source((texts or {}).get(path, path)), str(path), project)
+                scan_source(read_source((read_from or {}).get(path, path)), str(path), project)
             except (SourceError, OSError):
                 continue  # the migration reports it
     return project
@@ -460,13 +468,8 @@ def migrate_workspace_paths(workspace: Workspace, paths: list[str], write: bool 
                             detail: str = "summary") -> tuple[MigratePathsResult, str]:
     from .api import RunResult
 
-    targets = [workspace.resolve(p) for p in paths]
     if write:
-        inside_state = [p for p in targets if p == workspace.root / STATE_DIR or workspace.in_state_dir(p)]
-        if inside_state:
-            raise ToolFailure(f"{workspace.relative(inside_state[0])} is in {STATE_DIR}/, where writes keep the "
-                              f"originals; write the workspace files themselves (their paths without "
-                              f"{ORIGINALS_DIR}/)")
+        workspace.refuse_state_writes(paths)
     files = workspace.source_files(paths)
     project = _project_for(files)
     pipelines = _pipelines_by_file(workspace, project)
@@ -555,6 +558,8 @@ def lint_workspace_paths(workspace: Workspace, paths: list[str], fix: bool = Fal
     """Through the lint API (``lint.lint_paths``), which reads notebooks as their joined code cells."""
     from .lint import LintResult, LintRun, lint_paths
 
+    if fix:
+        workspace.refuse_state_writes(paths)
     files = workspace.source_files(paths)
     small = [f for f in files if not _too_big(f)]
     by_path: dict[Path, LintResult] = {}
@@ -650,39 +655,25 @@ def review_workspace_paths(workspace: Workspace, paths: list[str], format: str =
     for f in listed:
         lines.append(f"  {f.path}: {f.status}, rules {', '.join(f.rules) or '-'}"
                      + (f" (from {f.reviewed_from})" if f.reviewed_from else ""))
-        lines += [f"    line {m.line}: {m.rule} {m.message} -> {m.suggestion}" for m in f.markers[:5]]
+        lines += [f"    {_where(m)}: {m.rule} {m.message} -> {m.suggestion}" for m in f.markers[:5]]
     return out, "\n".join(lines)
 
 
 # -- verify ------------------------------------------------------------------------------------
 
-_MAGIC_TOKEN = re.compile(r"_dali_migrate_magic_\d+_")
-
-
 def notebook_cells(text: str, path: str) -> dict[int, str]:
-    """``{cell number: Python code}`` of a notebook's code cells, as they run: IPython lines (magics,
-    shell escapes) become ``pass``; ``%time stmt`` keeps ``stmt``; a cell under a cell magic that is
-    not Python (``%%bash``) is left out. Cell numbers count every cell, as findings do."""
-    from .notebooks import _mask_cell
+    """``{cell number: Python code}`` of a notebook's code cells, as they run without Jupyter (the way
+    ``verify_program`` runs notebooks, ``harness.run_notebook``): magic and shell lines become ``pass``,
+    ``%time STMT`` runs STMT, and cells under a cell magic other than %%time/%%capture are left out.
+    Cell numbers count every cell, as findings do."""
+    from .harness.run_notebook import RUN_CELL_MAGICS, cell_magic, code_cells, python_of_cell
 
     try:
-        raw = json.loads(text)
-        cells = raw["cells"]
-    except (ValueError, KeyError, TypeError) as e:
-        raise ToolFailure(f"{path} is not a readable notebook ({type(e).__name__}: {e}); re-save it in Jupyter") \
-            from None
-    code: dict[int, str] = {}
-    magics: dict = {}
-    for index, cell in enumerate(cells):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        part = _mask_cell(index, "".join(source) if isinstance(source, list) else source, magics)
-        if not part.skipped:
-            # The %%time-style header line stays out of the code; a blank line keeps the cell's numbering.
-            header = "\n" * part.header.count("\n")
-            code[index + 1] = header + _MAGIC_TOKEN.sub("pass", part.text)
-    return code
+        cells = code_cells(text)
+    except ValueError as e:
+        raise ToolFailure(f"{path} is not a readable notebook ({e}); re-save it in Jupyter") from None
+    return {number: python_of_cell(source) for number, source in cells
+            if cell_magic(source) in (None, *RUN_CELL_MAGICS)}
 
 
 def _top_level_names(code: str) -> set[str]:

@@ -320,6 +320,8 @@ def test_writes_into_the_kept_originals_are_refused(workspace):
     ok(server, "migrate_paths", {"paths": ["helpers.py"], "write": True})
     result = call(server, "migrate_paths", {"paths": [".dali-migrate/originals/helpers.py"], "write": True})
     assert result.is_error and "write the workspace files themselves" in text_of(result)
+    result = call(server, "lint_paths", {"paths": [".dali-migrate"], "fix": True})
+    assert result.is_error and "write the workspace files themselves" in text_of(result)
     assert (workspace / ".dali-migrate" / "originals" / "helpers.py").read_text() == HELPERS
 
 
