@@ -860,25 +860,31 @@ def _refusal_hint(error: str, pipeline: str) -> str:
 
 
 def _run_child(request: dict, timeout_s: int, cwd: Path) -> dict | None:
-    """The harness in a child process, in its own session (killed with all it started on timeout).
-    None: the time ran out."""
+    """The harness in a child process, in its own session: on timeout, and after it ends, whatever it
+    left running in that session is killed. None: the time ran out."""
     proc = subprocess.Popen([sys.executable, "-c", "from dali_migrate.mcp_server import verify_child; verify_child()"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=cwd, start_new_session=True)
     try:
         out, err = proc.communicate(json.dumps(request), timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (AttributeError, ProcessLookupError):  # no process groups here, or already gone
-            proc.kill()
+        _kill_session(proc)
         proc.communicate()
         return None
+    finally:
+        _kill_session(proc)
     try:
         return json.loads(out)
     except json.JSONDecodeError:
         tail = " | ".join((err or out).strip().splitlines()[-3:]) or f"exit code {proc.returncode}"
         return {"refused": f"the verify process ended without a report: {tail}"}
+
+
+def _kill_session(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (AttributeError, ProcessLookupError, PermissionError):  # no process groups here, or already gone
+        proc.kill()
 
 
 def verify_child() -> None:
