@@ -29,8 +29,8 @@ the official SDK's ``MCPServer``. What it adds is what an agent needs to drive t
 
 Security: the server reads and writes only under the workspace root it was started with (paths are
 resolved, so ``..`` and symbolic links that leave the root are refused), refuses oversized inputs,
-writes only when a call asks for it, and runs user code only for ``verify``: in a child process,
-in its own session, killed with everything it started after ``timeout_s``.
+writes only when a call asks for it, and runs user code only for ``verify`` (in a child process in
+its own session, killed with everything it started after ``timeout_s``) and ``verify_program``.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from mcp_types import CallToolResult, TextContent
+from mcp_types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from . import __version__, optable
@@ -58,8 +58,6 @@ MAX_FILES = 5_000  # one call over paths
 MAX_PATHS = 1_000
 MAX_VERIFY_ITERATIONS = 50
 MAX_VERIFY_SECONDS = 600
-
-INVALID_PARAMS = -32602  # JSON-RPC: the code MCP gives an unknown tool
 
 
 class ToolFailure(Exception):
@@ -1142,12 +1140,6 @@ diffs (call with one path for one file's diff). For a snippet rather than files:
 A failed call comes back as an error result that says how to fix it."""
 
 
-def _annotations(**hints):
-    from mcp_types import ToolAnnotations
-
-    return ToolAnnotations(**hints)
-
-
 READ_ONLY = dict(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
 
 
@@ -1281,21 +1273,21 @@ def build_server(root: str | Path):
         return answer(lambda: (info, f"dali-migrate {info.version} (DALI {info.dali_table_version}) at {info.root}"))
 
     writes = dict(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
+    # User code can do anything: not read-only, not known to be harmless, may reach out.
+    runs_user_code = dict(readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=True)
     specs = [
         ("migrate_code", migrate_code_tool, "Migrate a code snippet", READ_ONLY),
         ("migrate_paths", migrate_paths_tool, "Migrate workspace files (dry run unless write=true)", writes),
         ("lint_code", lint_code_tool, "Lint a dynamic-mode snippet", READ_ONLY),
         ("lint_paths", lint_paths_tool, "Lint workspace files (fixes only with fix=true)", writes),
         ("review", review_tool, "Review a migration", READ_ONLY),
-        # User code can do anything: not read-only, not known to be harmless, may reach out.
-        ("verify", verify_tool, "Run original and migrated pipelines and compare",
-         dict(readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=True)),
+        ("verify", verify_tool, "Run original and migrated pipelines and compare", runs_user_code),
         ("verify_program", verify_program_tool, "Run the configured program, original and migrated, and compare",
-         dict(readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=True)),
+         runs_user_code),
         ("explain_rule", explain_rule_tool, "Explain a rule ID", READ_ONLY),
         ("server_info", server_info_tool, "Server version, root and limits", READ_ONLY),
     ]
-    tools = [_strict(Tool.from_function(fn, name=name, title=title, annotations=_annotations(title=title, **hints),
+    tools = [_strict(Tool.from_function(fn, name=name, title=title, annotations=ToolAnnotations(title=title, **hints),
                                         structured_output=True))
              for name, fn, title, hints in specs]
     schemas = {tool.name: tool.parameters for tool in tools}
