@@ -334,11 +334,14 @@ class Workspace:
                                   f"workspace files themselves (their paths without {ORIGINALS_DIR}/)")
 
     def kept_original(self, path: Path) -> Path | None:
-        """The kept original of a workspace file, if a write kept one (and it is a file inside the root)."""
+        """The original a write kept of a workspace file, when the file still differs from it (a file put
+        back as it was has nothing to compare with), and the kept copy is a file inside the root."""
         if self.in_state_dir(path):
             return None
         kept = kept_original(self.root, self.relative(path))
-        return kept if kept.is_file() and self.inside(kept.resolve()) else None
+        if not (kept.is_file() and self.inside(kept.resolve())):
+            return None
+        return kept if kept.read_bytes() != path.read_bytes() else None
 
 
 # -- shared pieces --------------------------------------------------------------------------------
@@ -763,7 +766,7 @@ def verify_in_workspace(workspace: Workspace, original: str, pipeline: str, migr
             raise ToolFailure("original and migrated must both be notebooks or both be .py files")
         original_text, migrated_text = current, _read_text(migrated_path, migrated_rel)
         labels = (original_rel, migrated_rel)
-    elif kept is not None and kept.read_bytes() != original_path.read_bytes():
+    elif kept is not None:
         original_text, migrated_text = _read_text(kept, workspace.relative(kept)), current
         migrated_path = original_path
         labels = (workspace.relative(kept), f"{original_rel} (as written)")
@@ -1034,14 +1037,11 @@ def verify_workspace_program(workspace: Workspace, timeout_s: int = 300,
 
 
 def _written_files(workspace: Workspace) -> list[Path]:
-    """Workspace files whose kept original differs from them: written by migrate_paths."""
+    """Workspace files written by migrate_paths: those that differ from their kept original."""
     originals = workspace.root / ORIGINALS_DIR
-    written = []
-    for kept in sorted(originals.rglob("*")) if originals.is_dir() else []:
-        path = workspace.root / kept.relative_to(originals)
-        if kept.is_file() and path.is_file() and kept.read_bytes() != path.read_bytes():
-            written.append(path)
-    return written
+    kept = sorted(originals.rglob("*")) if originals.is_dir() else []
+    files = [workspace.root / k.relative_to(originals) for k in kept if k.is_file()]
+    return [path for path in files if path.is_file() and workspace.kept_original(path)]
 
 
 # -- rules -------------------------------------------------------------------------------------

@@ -325,6 +325,16 @@ def test_writes_into_the_kept_originals_are_refused(workspace):
     assert (workspace / ".dali-migrate" / "originals" / "helpers.py").read_text() == HELPERS
 
 
+def test_a_file_put_back_as_it_was_is_reviewed_as_it_is(workspace):
+    server = build_server(workspace)
+    ok(server, "migrate_paths", {"paths": ["helpers.py"], "write": True})
+    (reviewed,) = ok(server, "review", {"paths": ["helpers.py"]})["files"]
+    assert reviewed["reviewed_from"] == ".dali-migrate/originals/helpers.py"
+    (workspace / "helpers.py").write_text(HELPERS)  # a person undoes the write
+    (reviewed,) = ok(server, "review", {"paths": ["helpers.py"]})["files"]
+    assert "reviewed_from" not in reviewed and reviewed["status"] == "needs-attention" and reviewed["hunks"] == 1
+
+
 # -- compact answers -----------------------------------------------------------------------------
 
 def test_the_dry_run_of_a_small_workspace_is_compact(workspace):
