@@ -144,14 +144,22 @@ def _scan_task(task: tuple[str, str]) -> tuple[dict, dict]:
     """One file's part of the project pre-scan, in a worker process: (pipelines, kept) it defines."""
     name, source = task
     found = Project()
-    scan_source(source, name, found)
+    try:
+        scan_source(source, name, found)
+    except Exception:  # noqa: BLE001 - the file's own migration reports what is wrong with it
+        return {}, {}
     return found.pipelines, found.kept
 
 
 def _migrate_task(task: tuple) -> tuple[MigrationResult, bool]:
     """One file, in a worker process: migrate its text and, when asked, write it. (result, written)"""
     path, source, write, project = task
-    result = _migrate_text(source, path, Path(path).suffix, project)
+    try:
+        result = _migrate_text(source, path, Path(path).suffix, project)
+    except Exception as e:  # noqa: BLE001 - one file must never end the run (the engine catches its own)
+        result = MigrationResult(path=path, original=source, migrated=source)
+        result.error = f"internal error: {type(e).__name__}: {e}"
+        result.findings = [Finding(rule="DM002", message=result.error, path=path, fixed=False)]
     if write and result.changed:
         try:
             atomic_write(Path(path), result.migrated)

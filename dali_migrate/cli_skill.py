@@ -58,6 +58,9 @@ def _check(skill_doc, text: str) -> int:
                 continue
             claims += result.claims
             note = f" (GPU blocks at lines {result.gpu_mapped} ran on the CPU)" if result.gpu_mapped else ""
+            if result.skipped:
+                note += "; skipped, a module is missing: " + ", ".join(
+                    f"line {line} needs {module}" for line, module in result.skipped)
             print(f"ok   {section.title}: {result.claims} claims{note}")
     print(f"dali-migrate: {claims} claims held, {failed} sections failed", file=sys.stderr)
     return EXIT_PENDING if failed else EXIT_CLEAN

@@ -117,7 +117,9 @@ class Finding:
 
 
 def marker_text(rule_id: str, message: str) -> str:
-    return f"{MARKER_PREFIX} {rule_id} {message}"
+    """The comment line for a finding: a message that quotes multi-line code is folded onto one line
+    (a comment cannot hold a line break)."""
+    return f"{MARKER_PREFIX} {rule_id} {' '.join(message.split())}"
 
 
 # Modules that declare rules; importing them registers their rules.

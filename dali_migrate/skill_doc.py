@@ -9,10 +9,14 @@ written so that a machine can check it against the installed DALI:
 * Claims inside python blocks: ``assert`` statements; a trailing ``# raises: Name`` or
   ``# raises: Name: text`` on a top-level statement (it must raise an exception of that class, or a
   subclass, whose message contains ``text``); a trailing ``# -> expr`` on a top-level expression
-  (its value must equal ``expr``, NumPy values compared as lists).
-* A python block whose first line is ``# device: gpu`` shows GPU code. Without a GPU the runner
-  rewrites the string ``"gpu"`` to ``"cpu"`` and ``.gpu()`` to ``.cpu()`` before running it, and
-  reports that it did.
+  (its value must equal ``expr``, NumPy values compared as lists). Either may end with two spaces
+  and a parenthesised remark, which is not part of the claim.
+* A python block with a leading comment line ``# device: gpu`` shows GPU code. Without a GPU the
+  runner rewrites the string ``"gpu"`` to ``"cpu"`` and ``.gpu()`` to ``.cpu()`` before running it,
+  and reports that it did.
+* A python block whose leading comment lines include ``# requires: MODULE`` needs an optional
+  package (``torchdata``). Where it cannot be imported the block is not run and the result says so
+  (:attr:`SectionResult.skipped`); the section's other blocks still run.
 * ```` ```python file=NAME ```` blocks are written to ``NAME`` in the working folder, not run.
 * ```` ```bash ```` blocks run line by line in the working folder; ``dali-migrate`` runs as
   ``python -m dali_migrate`` with the package under test; a trailing ``# exit: N`` (or ``N|M``)
@@ -23,6 +27,7 @@ written so that a machine can check it against the installed DALI:
 from __future__ import annotations
 
 import ast
+import importlib.util
 import io
 import os
 import re
@@ -40,11 +45,13 @@ PACKAGED_SKILL_DIR = Path(__file__).resolve().parent / "data" / "skills" / SKILL
 SECTION_LEVEL = 2  # "#" and "##" headings start a new namespace; "###" and deeper continue it
 _FENCE = re.compile(r"^```(\S*)\s*(.*)$")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
-_RAISES = re.compile(r"#\s*raises:\s*([A-Za-z_][\w.]*)(?::\s*(.*?))?\s*$")
-# ``# -> value`` optionally followed by two or more spaces and a parenthesised remark.
-_ARROW = re.compile(r"#\s*->\s*(.+?)(?:\s{2,}\(.*\))?\s*$")
+# ``# raises:`` and ``# -> value`` may be followed by two or more spaces and a parenthesised remark.
+_REMARK = r"(?:\s{2,}\(.*\))?\s*$"
+_RAISES = re.compile(r"#\s*raises:\s*([A-Za-z_][\w.]*)(?::\s*(.*?))?" + _REMARK)
+_ARROW = re.compile(r"#\s*->\s*(.+?)" + _REMARK)
 _EXIT = re.compile(r"#\s*exit:\s*(\d+(?:\|\d+)*)")
 _GPU_STRING = re.compile(r"""(["'])gpu\1""")
+_REQUIRES = re.compile(r"#\s*requires:\s*([A-Za-z_][\w.]*)\s*$")
 
 
 # Every section starts with these imports (the document says so at the top).
@@ -71,8 +78,22 @@ class Block:
         return self.first_line.startswith("# illustrative:")
 
     @property
+    def header(self) -> list[str]:
+        """The block's leading comment lines (where ``# device:`` and ``# requires:`` go)."""
+        lines = []
+        for line in self.code.strip().splitlines():
+            if not line.startswith("#"):
+                break
+            lines.append(line.strip())
+        return lines
+
+    @property
     def gpu(self) -> bool:
-        return self.first_line.replace(" ", "") == "#device:gpu"
+        return any(line.replace(" ", "") == "#device:gpu" for line in self.header)
+
+    @property
+    def requires(self) -> list[str]:
+        return [m.group(1) for m in map(_REQUIRES.match, self.header) if m]
 
     @property
     def file_name(self) -> str | None:
@@ -102,6 +123,7 @@ class SectionResult:
     claims: int = 0  # asserts + raises + arrows + exit-status checks that held
     blocks_run: int = 0
     gpu_mapped: list[int] = field(default_factory=list)  # document lines of blocks run with gpu->cpu
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (document line, missing module)
 
 
 def parse(text: str) -> list[Section]:
@@ -156,7 +178,8 @@ def make_fixtures(root: Path) -> dict:
     grey level ``20*i``, a white stripe on its left edge so that flips are visible);
     ``image_files``: their sorted paths (use ``labels=list(range(10))`` to tag samples by index);
     ``wav_files``: 3 mono 16 kHz 16-bit WAVs of 800, 1200 and 1000 samples; ``npy_files``: the same
-    lengths as float32 ``.npy`` arrays ``arange(n)``.
+    lengths as float32 ``.npy`` arrays ``arange(n)``; ``coco_dir`` and ``coco_annotations``: a
+    COCO detection set (see :func:`_write_coco`).
     """
     import wave
 
@@ -188,12 +211,47 @@ def make_fixtures(root: Path) -> dict:
         npy = audio_dir / f"clip{i}.npy"
         np.save(npy, np.arange(n, dtype=np.float32))
         npy_files.append(str(npy))
+    coco_dir, coco_annotations = _write_coco(root / "coco")
     return {
         "image_dir": str(image_dir),
         "image_files": sorted(image_files),
         "wav_files": wav_files,
         "npy_files": npy_files,
+        "coco_dir": coco_dir,
+        "coco_annotations": coco_annotations,
     }
+
+
+def _write_coco(root: Path) -> tuple[str, str]:
+    """A COCO instances file and 6 JPEGs of different sizes; returns (image folder, JSON path).
+
+    Image ``i`` is ``(24+4i) x (32+8i)`` pixels with a white stripe on its left edge and ``1 + i % 3``
+    boxes; box 0 covers the stripe (so a horizontal flip moves it to the right half), the others
+    sit in the middle. Category ids are 3 and 7, which the reader remaps to labels 1 and 2.
+    """
+    import json
+
+    import numpy as np
+    from PIL import Image
+
+    images_dir = root / "images"
+    images_dir.mkdir(parents=True, exist_ok=True)
+    images, annotations = [], []
+    for i in range(6):
+        height, width = 24 + 4 * i, 32 + 8 * i
+        pixels = np.full((height, width, 3), 40 + 30 * i, np.uint8)
+        pixels[:, :4] = 255
+        name = f"{i:03d}.jpg"
+        Image.fromarray(pixels).save(images_dir / name, quality=95)
+        images.append({"id": i + 1, "file_name": name, "width": width, "height": height})
+        for k in range(1 + i % 3):
+            x = 0.0 if k == 0 else width / 2 - 4 + 2 * k
+            annotations.append({"id": len(annotations) + 1, "image_id": i + 1, "category_id": (3, 7)[k % 2],
+                                "bbox": [x, 2.0, 6.0, height / 2], "area": 3.0 * height, "iscrowd": 0})
+    path = root / "instances.json"
+    path.write_text(json.dumps({"images": images, "annotations": annotations,
+                                "categories": [{"id": 3, "name": "stripe"}, {"id": 7, "name": "middle"}]}))
+    return str(images_dir), str(path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -337,6 +395,10 @@ def run_section(section: Section, fixtures: dict, doc: str = "SKILL.md", map_gpu
             Path(block.file_name).write_text(block.code, encoding="utf-8")
             continue
         if not block.runs:
+            continue
+        missing = [m for m in block.requires if importlib.util.find_spec(m.split(".")[0]) is None]
+        if missing:
+            result.skipped.append((block.line, missing[0]))
             continue
         if block.lang == "bash":
             result.claims += _run_bash(block, doc, section)

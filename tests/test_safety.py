@@ -192,3 +192,61 @@ def test_migrating_leaves_garbage_collection_as_the_caller_had_it():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+DEFINES_PIPELINE = ("from nvidia.dali import pipeline_def, fn\n\n\n@pipeline_def(batch_size=2)\n"
+                    "def p():\n    return fn.random.uniform()\n")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_file_that_breaks_the_pre_scan_or_a_worker_is_one_error_and_the_run_goes_on(tmp_path, monkeypatch,
+                                                                                      jobs):
+    """One module whose project pre-scan or migration raises must not end the run (it did, with a
+    traceback and no JSON, over DALI's own tests): it is reported for that file, the others are done."""
+    import dali_migrate.api as api
+
+    for name in ("a", "b", "c", "d"):
+        _write(tmp_path / f"{name}.py", DEFINES_PIPELINE)
+    _write(tmp_path / "main.py", "from a import p\nfrom b import p as q\nfrom c import p as r\nfrom d import p as s\n")
+
+    def broken_scan(source, name, found):
+        if name.endswith("b.py"):
+            raise KeyError("boom")
+        return real_scan(source, name, found)
+
+    real_scan = api.scan_source
+    monkeypatch.setattr(api, "scan_source", broken_scan)
+    real_migrate = api._migrate_text
+
+    def broken_migrate(source, name, suffix, project=None):
+        if name.endswith("c.py"):
+            raise KeyError("bang")
+        return real_migrate(source, name, suffix, project)
+
+    monkeypatch.setattr(api, "_migrate_text", broken_migrate)
+    # Workers must inherit the broken functions: fork them (the pool picks forkserver when threads run).
+    import multiprocessing
+
+    import dali_migrate.parallel as parallel
+
+    monkeypatch.setattr(parallel, "_context", lambda: multiprocessing.get_context("fork"))
+    run = migrate_paths([str(tmp_path)], jobs=jobs)
+    by_name = {os.path.basename(r.path): r for r in run.files}
+    assert by_name["c.py"].status == "error" and "KeyError: 'bang'" in by_name["c.py"].error
+    assert [f.rule for f in by_name["c.py"].findings] == ["DM002"]
+    for name in ("a.py", "b.py", "d.py"):
+        assert by_name[name].status == "migrated", by_name[name].error
+    assert run.exit_code() == 2
+
+
+def test_a_marker_that_quotes_multi_line_code_is_one_comment_line():
+    """A marker message quoting a multi-line expression made an invalid comment (CSTValidationError,
+    an internal error, on a real DALI test file): the message is folded onto the marker's line."""
+    source = ("from nvidia.dali import pipeline_def, fn\n\n\n@pipeline_def(batch_size=2, num_threads=1)\n"
+              "def shaped(shape):\n    data = fn.external_source(source=RandomData(\n        2, shape=shape\n"
+              "    ))\n    return data\n")
+    result = migrate_source(source, "ml.py")
+    assert result.error is None
+    markers = [line for line in result.migrated.splitlines() if "# dali-migrate: DM220" in line]
+    assert markers and "RandomData( 2, shape=shape )" in markers[0]
+    cst.parse_module(result.migrated)

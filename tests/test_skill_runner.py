@@ -122,3 +122,24 @@ def test_cli_install_into_a_file_is_an_error(tmp_path):
     done = _cli("--install", str(blocker))
     assert done.returncode == 2
     assert "cannot install" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_remarks_after_claims_are_not_part_of_them(tmp_path):
+    text = doc("1 / 0  # raises: ZeroDivisionError   (a remark)\nanswer  # -> 42   (another)")
+    assert run(text, tmp_path).claims == 2
+    with pytest.raises(skill_doc.ClaimFailed, match="raised nothing"):  # a remark does not hide a claim
+        run(doc("1 / 1  # raises: ZeroDivisionError   (a remark)"), tmp_path)
+
+
+def test_blocks_that_need_a_missing_module_are_skipped_and_reported(tmp_path):
+    text = doc("# requires: no_such_module_here\nraise SystemExit", "# requires: json\nimport json\njson.dumps(1)  # -> '1'")
+    result = run(text, tmp_path)
+    assert result.skipped == [(6, "no_such_module_here")]
+    assert (result.claims, result.blocks_run) == (1, 1)
+
+
+def test_device_and_requires_may_share_the_header(tmp_path):
+    text = doc('# requires: json\n# device: gpu\nd = "gpu"\nd  # -> "cpu"')
+    (section,) = [s for s in skill_doc.parse(text) if s.runnable]
+    assert section.blocks[0].gpu and section.blocks[0].requires == ["json"]
+    assert run(text, tmp_path, map_gpu=True).gpu_mapped == [6]

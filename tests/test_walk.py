@@ -10,7 +10,8 @@ import pytest
 
 from dali_migrate.engine import MigrationContext
 from dali_migrate.names import ImportTable
-from dali_migrate.transforms import dataflow, imports, walk as walk_module
+from dali_migrate import dataflow
+from dali_migrate.transforms import imports, walk as walk_module
 from dali_migrate.transforms.unroll.unroll import Discovery
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,8 +49,8 @@ def test_walk_matches_visit(index, monkeypatch):
     def kinds(walker):
         monkeypatch.setattr(dataflow, "walk", walker)
         flow = dataflow.DataFlow(module, table)
-        return ({(n, flow.kind_of(n), flow.is_builtin(n)) for n in flow.name_scope}, flow.calls_dali,
-                flow.graph_functions)
+        return ({(n, flow.value_of(n), flow.is_builtin(n)) for n in flow.name_scope}, flow.calls_dali,
+                set(flow.graph_origin.items()))
 
     assert kinds(walk_module.walk) == kinds(_visit)
 

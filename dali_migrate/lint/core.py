@@ -20,7 +20,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..findings import RULES, Finding
 from ..names import NDD, ImportTable
-from .flow import Flow, Scope, ScopeBuilder
+from ..dataflow import TOP, DataFlow, is_literal
 
 CHECKS: list[Callable[["LintContext"], None]] = []
 _NOWHERE = (0, 0, 0, 0)  # a node without a position (built by a fix)
@@ -75,12 +75,10 @@ class LintContext:
         # node -> (line, column, end line, end column), 1-based; the end column is just past the node.
         self.positions = {n: (r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
                           for n, r in wrapper.resolve(PositionProvider).items()}
-        builder = ScopeBuilder(imports)
-        module.visit(builder)
-        self.scope_of = builder.scope_of
-        self.nodes = builder.nodes
-        self.scopes = builder.scopes
-        self.flow = Flow(imports, builder.scopes)
+        indexer = _Index()
+        module.visit(indexer)
+        self.nodes = indexer.nodes
+        self.flow = DataFlow(module, imports)  # the one model of values, shared with the migration
         self._by_type: dict[type, list] = {}
         for node in self.nodes:
             self._by_type.setdefault(type(node), []).append(node)
@@ -112,16 +110,17 @@ class LintContext:
     def end_line(self, node) -> int:
         return self.positions.get(node, _NOWHERE)[2]
 
-    def scope(self, node) -> Scope:
-        return self.scope_of.get(node) or self.scopes[0]
-
     def kind(self, expr, at=None):
-        """The kind of ``expr`` (see flow.py), evaluated where ``at`` (default: expr) sits."""
-        k = self.flow.kind(expr, self.scope(at if at is not None else expr))
-        return None if k == "<bottom>" else k
+        """The kind of ``expr`` (see dali_migrate/dataflow.py; None when unknown)."""
+        kind = self.flow.kind_of(expr)
+        return None if kind == TOP else kind
 
     def ndd_path(self, expr) -> str | None:
-        return self.flow.ndd_path(expr)
+        """``"readers.File"`` for an expression naming ``ndd.readers.File``, else None."""
+        qualname = self.imports.qualname(expr)
+        if qualname and qualname.startswith(NDD + "."):
+            return qualname[len(NDD) + 1:]
+        return None
 
     def ndd_alias(self) -> str | None:
         """The local name bound to the ndd module (for fixes that must spell ``ndd.x``)."""
@@ -279,6 +278,19 @@ def example_line(rule_id: str) -> int:
     return min(len(r.before.splitlines()), len(r.after.splitlines())) + 1
 
 
+class _Index(cst.CSTVisitor):
+    """Every node of the module below it, in source order (the checks look nodes up by type)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.nodes: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if not isinstance(node, cst.Module):
+            self.nodes.append(node)
+        return True
+
+
 # -- helpers the checks share ----------------------------------------------------------------
 _EMPTY = cst.Module(body=[])
 
@@ -297,36 +309,33 @@ def method_call(node, name: str | None = None):
 
 def single_binding(ctx: "LintContext", name: cst.Name, at=None):
     """The value expression of the only binding of ``name`` (a plain ``name = value``), or None."""
-    scope = ctx.scope(at if at is not None else name).lookup_scope(name.value)
-    if scope is None:
-        return None
-    bindings = scope.bindings.get(name.value, [])
-    if len(bindings) == 1 and not bindings[0].path and bindings[0].value is not None \
-            and bindings[0].annotation_kind is None:
-        return bindings[0].value
-    return None
+    return ctx.flow.single_value(name)
 
 
 def is_constant(ctx: "LintContext", expr) -> bool:
     """A literal, or a name bound only to literals."""
-    from .flow import is_literal
-
     if is_literal(expr):
         return True
-    if isinstance(expr, cst.Name):
-        scope = ctx.scope(expr).lookup_scope(expr.value)
-        if scope is None:
-            return False
-        bindings = scope.bindings.get(expr.value, [])
-        return bool(bindings) and all(b.value is not None and not b.path and is_literal(b.value) for b in bindings)
-    return False
+    return isinstance(expr, cst.Name) and ctx.flow.bound_to_literals(expr)
 
 
 def same_variable(ctx: "LintContext", a, b) -> bool:
     """``a`` and ``b`` are the same plain name resolved to the same scope."""
     if not (isinstance(a, cst.Name) and isinstance(b, cst.Name) and a.value == b.value):
         return False
-    return ctx.scope(a).lookup_scope(a.value) is ctx.scope(b).lookup_scope(b.value)
+    scope = ctx.flow.binding_scope(a)
+    return scope is not None and scope is ctx.flow.binding_scope(b)
+
+
+def is_op_call_or_data(ctx, expr) -> bool:
+    """``expr`` is an ndd operator call, or a value the dataflow knows is a Batch/Tensor."""
+    from ..dataflow import DATA_KINDS, op_path
+
+    if isinstance(expr, cst.Call):
+        path = ctx.ndd_path(expr.func)
+        if path is not None and op_path(path) is not None:
+            return True
+    return ctx.kind(expr) in DATA_KINDS
 
 
 def function_scope_node(ctx: "LintContext", node):

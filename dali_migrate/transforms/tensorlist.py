@@ -51,7 +51,7 @@ import libcst as cst
 
 from ..findings import rule
 from ..names import FN, MATH, NDD, OPS
-from . import dataflow as df
+from .. import dataflow as df
 from .base import MigrationTransformer, Pass
 from .imports import request_import
 
@@ -251,7 +251,7 @@ class _TensorList(MigrationTransformer):
                           f"TensorList.{method}() has no ndd.Batch counterpart: rewrite with the Batch API "
                           "(batch.shape, ndd.as_tensor(batch, pad=True), batch.torch())", original)
             return None
-        if kind == df.TENSOR:
+        if kind == df.TENSORCPU:
             if _no_args(original):
                 if method == "as_cpu":
                     self.report(TENSORLIST_API.id, "Tensor.as_cpu() -> Tensor.cpu()", original)
@@ -278,7 +278,7 @@ class _TensorList(MigrationTransformer):
 
     def leave_Attribute(self, original_node, updated_node):
         if original_node.attr.value == "dtype" and original_node not in self._called \
-                and self._kind(original_node.value) in (df.TENSORLIST, df.TENSOR):
+                and self._kind(original_node.value) in (df.TENSORLIST, df.TENSORCPU):
             self.mark(TENSORLIST_NO_COUNTERPART.id,
                       "Batch.dtype is an ndd.DType: comparing it with a types.DALIDataType raises "
                       "AttributeError; compare with ndd.float32 etc.", original_node)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..core import HEADER, check, code, lint_rule, method_call, single_binding
-from ..flow import is_data, literal_int
+from ...dataflow import is_data, literal_int
 
 _READ = HEADER + 'reader = ndd.readers.File(file_root="images")\n'
 
@@ -91,7 +91,7 @@ def batch_subscript(ctx) -> None:
 
 
 def _builtin(ctx, func, name: str) -> bool:
-    return isinstance(func, cst.Name) and func.value == name and ctx.scope(func).lookup_scope(name) is None
+    return isinstance(func, cst.Name) and func.value == name and ctx.flow.is_builtin(func)
 
 
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
@@ -114,7 +114,7 @@ def batch_len(ctx) -> None:
 
 def _op_keyword_uses(ctx):
     """(keyword Arg, value) for every keyword argument of an ndd operator call."""
-    from ..flow import op_path
+    from ...dataflow import op_path
 
     for call in ctx.nodes_of(cst.Call):
         path = ctx.ndd_path(call.func)

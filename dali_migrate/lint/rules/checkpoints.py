@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..core import HEADER, check, code, lint_rule, method_call, same_variable, single_binding
-from ..flow import keyword
+from ...dataflow import keyword
 
 _RESTORE = HEADER + ("reader = ndd.readers.File(file_root=\"images\", enable_checkpointing=True)\n"
                      "ckpt = ndd.checkpoint.Checkpoint()\nckpt.load(\"ckpt_{seq:04d}.json\")\n")

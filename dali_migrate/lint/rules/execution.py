@@ -5,8 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import derive
-from ..core import HEADER, check, code, lint_rule, method_call
-from ..flow import is_op_call_or_data
+from ..core import HEADER, check, code, function_scope_node, is_op_call_or_data, lint_rule, method_call
 
 EVALUATE_EVERY_OP = lint_rule(
     "DM314", "evaluate-every-op", "info",
@@ -57,7 +56,7 @@ def _removable_statement(ctx, call):
 def evaluate_every_op(ctx) -> None:
     by_scope: dict[int, list] = {}
     for call in _evaluate_calls(ctx):
-        by_scope.setdefault(id(ctx.scope(call)), []).append(call)
+        by_scope.setdefault(id(function_scope_node(ctx, call)), []).append(call)
     for calls in by_scope.values():
         if len(calls) < 2:
             continue  # one evaluate() (a timing point, a sync before a handoff) is fine

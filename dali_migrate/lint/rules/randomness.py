@@ -8,7 +8,7 @@ import libcst as cst
 
 from ... import optable
 from ..core import HEADER, check, code, is_constant, lint_rule, method_call, single_binding
-from ..flow import keyword, op_path
+from ...dataflow import keyword, op_path
 
 RANDOM_WITHOUT_BATCH_SIZE = lint_rule(
     "DM312", "random-without-batch-size", "error",

@@ -7,7 +7,7 @@ import libcst as cst
 
 from ... import optable
 from ..core import HEADER, check, code, lint_rule, method_call, same_variable, single_binding
-from ..flow import keyword, reader_path
+from ...dataflow import keyword, reader_path
 
 READER_IN_LOOP = lint_rule(
     "DM308", "reader-in-loop", "warning",

@@ -1,0 +1,1492 @@
+"""Where values flow: the one model of a module that every pass, the post-check and the lint read.
+
+It answers, for an expression of a module, *what kind of value* it holds and *which pipelines* that
+value comes from (its origins):
+
+* pipeline mode: Pipeline objects and the functions and classes that make them, what ``pipe.run()``
+  returns, TensorLists and their samples, DataNodes inside pipeline definitions, legacy ``ops``
+  objects;
+* dynamic mode: ndd Batches and Tensors, readers and their epochs, RNGs, checkpoints, external
+  sources, and the generators that yield them (a migrated pipeline is one);
+* the containers and user objects that carry them: lists, tuples, dicts, generators, instances of
+  the module's own classes.
+
+It follows values through assignments, unpacking, loops, comprehensions, ``global`` names,
+attributes of the module's classes (``self.x`` and ``obj.x``), container stores (``xs.append(v)``,
+``d[k] = v``) and function boundaries: a function's parameters receive what its call sites in the
+module pass (positional, keyword, defaults), its calls give what it returns or, for a generator,
+a generator of what it yields. Methods are reached through ``self`` and through instances.
+
+Origins make migration units possible: two pipelines whose values meet in one variable, one
+container or one helper are one unit, and a value with origins that reaches a place the model
+cannot follow (``TOP`` with origins) is an escape (``dali_migrate.units``).
+
+It is flow-insensitive and conservative: a name's value is the join of **every** binding in its
+scope; kinds form a small lattice solved by fixpoint iteration (``images = images.as_cpu()`` keeps
+``images`` a TensorList). A parameter of a function that escapes (used other than as a callee) or
+is never called here is unknown. Anything it cannot see through is ``TOP``.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import libcst as cst
+
+from . import optable
+from .names import FN, MATH, NDD, OPS, TYPES, ImportTable, dotted
+
+# -- kinds ------------------------------------------------------------------------------------------
+# A value is ``(kind, origins)``; ``None`` is "no information yet" (the fixpoint's start).
+# Pipeline mode:
+PIPELINE = "pipeline"  # a Pipeline object
+PIPELINE_FACTORY = "pipeline_factory"  # a @pipeline_def function or a Pipeline subclass
+TENSORLIST = "tensorlist"  # one pipeline output (TensorListCPU/GPU)
+OUTPUTS = "tuple:tensorlist"  # what pipe.run() returns: a tuple of TensorLists
+TENSORCPU = "tensorcpu"  # tl[i]: one sample (TensorCPU/GPU)
+DATANODE = "datanode"  # a graph value inside a pipeline definition
+DATANODES = "datanodes"  # a multi-output op's list of DataNodes
+DALI_ITERATOR = "dali_iterator"  # a framework plugin iterator over pipelines
+# Dynamic mode (the lint's words): "batch", "tensor", "data" (one of the two), "tuple:K", "epoch:K"
+# (reader.next_epoch(...): each step a "tuple:K"), "reader", "rng", "ckpt", "external_source".
+DATA_KINDS = ("batch", "tensor", "data")
+# Structured kinds: ("seq", K) a list or other iterable of K; ("gen", K) a generator object of K;
+# ("map", K) a dict of K values; ("ops", name) a legacy ops object; ("function", node), ("class", node),
+# ("method", function node, class node): the module's own callables; ("instance", class node).
+TOP = "top"
+
+PIPELINE_DEF = "nvidia.dali.pipeline_def"
+PIPELINE_CLASS = "nvidia.dali.Pipeline"
+TORCH_ITERATORS = ("nvidia.dali.plugin.pytorch.DALIGenericIterator",
+                   "nvidia.dali.plugin.pytorch.DALIClassificationIterator",
+                   "nvidia.dali.plugin.pytorch.DALIRaggedIterator")
+PLUGIN_PREFIX = "nvidia.dali.plugin."
+_RUN_METHODS = {"run", "outputs", "share_outputs"}
+_DALI_CALLS = (FN + ".", MATH + ".", OPS + ".", PIPELINE_CLASS, f"{TYPES}.Constant")
+_BATCH_MAKERS = {"batch", "as_batch", "Batch", "Batch.broadcast"}
+_TENSOR_MAKERS = {"tensor", "as_tensor", "Tensor"}
+_SAME_KIND_METHODS = {"cpu", "gpu", "evaluate"}
+_NO_ORIGINS: frozenset = frozenset()
+_MAX_DEPTH = 4  # nesting of structured kinds (a list of lists of ...): deeper is TOP
+
+Value = tuple  # (kind, origins)
+
+
+def value(kind, origins=_NO_ORIGINS) -> Value:
+    return (kind, origins)
+
+
+UNKNOWN = (TOP, _NO_ORIGINS)
+
+
+def _depth(kind) -> int:
+    return 1 + _depth(kind[1]) if isinstance(kind, tuple) and kind[0] in ("seq", "gen", "map") else 0
+
+
+def join_kind(a, b):
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    if a in DATA_KINDS and b in DATA_KINDS:
+        return "data"
+    if isinstance(a, str) and isinstance(b, str) and a.startswith("tuple:") and b.startswith("tuple:"):
+        inner = join_kind(a[6:], b[6:])
+        return TOP if inner == TOP or not isinstance(inner, str) else f"tuple:{inner}"
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and a[0] in ("seq", "gen", "map"):
+        inner = join_kind(a[1], b[1])
+        return TOP if inner == TOP else (a[0], inner)
+    return TOP
+
+
+def join(a: Value | None, b: Value | None) -> Value | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    kind = join_kind(a[0], b[0])
+    origins = a[1] | b[1] if b[1] else a[1]
+    return (kind, origins)
+
+
+def is_data(kind) -> bool:
+    return kind in DATA_KINDS
+
+
+def is_dali_kind(kind) -> bool:
+    """Kinds that only DALI values have (containers of them too)."""
+    if kind is None or kind == TOP:
+        return False
+    if isinstance(kind, tuple):
+        if kind[0] in ("seq", "gen", "map"):
+            return is_dali_kind(kind[1])
+        return kind[0] == "ops"
+    if kind.startswith(("tuple:", "epoch:")):
+        return is_dali_kind(kind[6:])
+    return True
+
+
+def tuple_of(kind):
+    """The kind of a tuple of ``kind`` elements."""
+    if kind is None:
+        return None
+    if isinstance(kind, str) and kind != TOP:
+        return f"tuple:{kind}"
+    return ("seq", kind) if kind != TOP else TOP
+
+
+def element(kind):
+    """What iterating (or ``next``) over a value of ``kind`` gives."""
+    if kind is None:
+        return None
+    if isinstance(kind, tuple):
+        if kind[0] in ("seq", "gen"):
+            return kind[1]
+        return TOP
+    if kind.startswith("tuple:"):
+        return kind[6:]
+    if kind.startswith("epoch:"):
+        return "tuple:" + kind[6:]
+    if kind == DATANODES:
+        return DATANODE
+    if kind == TENSORLIST:
+        return TENSORCPU
+    if kind == "batch":
+        return "tensor"
+    return TOP
+
+
+def _index(kind, is_slice: bool):
+    """What ``x[i]`` (or ``x[a:b]``) of a value of ``kind`` gives."""
+    if kind is None:
+        return None
+    if isinstance(kind, tuple):
+        if kind[0] == "seq":
+            return kind if is_slice else kind[1]
+        if kind[0] == "map":
+            return kind[1]
+        return TOP
+    if kind == DATANODE:
+        return DATANODE
+    if kind.startswith("tuple:"):
+        return ("seq", kind[6:]) if is_slice else kind[6:]
+    if kind == DATANODES:
+        return TOP if is_slice else DATANODE
+    if kind == TENSORLIST:
+        return TOP if is_slice else TENSORCPU
+    if kind == "tensor":
+        return "tensor"
+    return TOP
+
+
+def _is_enumerate(expr) -> bool:
+    return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "enumerate"
+            and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star)
+
+
+def _is_zip(expr) -> bool:
+    return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "zip"
+            and expr.args and all(a.keyword is None and not a.star for a in expr.args))
+
+
+def _items_call(expr) -> bool:
+    return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "items"
+            and not expr.args)
+
+
+def is_literal(expr) -> bool:
+    """A constant that is surely not a DALI value (numbers, strings, containers of them)."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return is_literal(expr.expression)
+    if isinstance(expr, cst.BinaryOperation):
+        return is_literal(expr.left) and is_literal(expr.right)
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        return all(isinstance(e, cst.Element) and is_literal(e.value) for e in expr.elements)
+    return False
+
+
+def literal_int(expr) -> bool:
+    if isinstance(expr, cst.Integer):
+        return True
+    return isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and \
+        isinstance(expr.expression, cst.Integer)
+
+
+def keyword(call: cst.Call, name: str) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def reader_path(path: str) -> bool:
+    """``readers.File`` / ``readers.file`` / ``experimental.readers.Fits``: a reader class (or its
+    lowercase misspelling)."""
+    head, _, name = path.rpartition(".")
+    return head in ("readers", "experimental.readers") and bool(name)
+
+
+def op_path(path: str) -> str | None:
+    """The ndd op path when ``path`` names an ndd operator function, else None."""
+    if path.startswith("math."):
+        return path
+    if path in _ndd_functions():
+        return path
+    return None
+
+
+_FUNCTIONS: frozenset[str] | None = None
+
+
+def _ndd_functions() -> frozenset[str]:
+    global _FUNCTIONS
+    if _FUNCTIONS is None:
+        table = optable.table()["fn"]
+        _FUNCTIONS = frozenset(e["ndd"] for e in table.values()
+                               if e.get("ndd") and e.get("kind") != "reader") | {"imread"}
+    return _FUNCTIONS
+
+
+def _num_outputs_kwarg(call: cst.Call):
+    """external_source, python_function, ... return a list when num_outputs > 1 whatever the schema says."""
+    arg = keyword(call, "num_outputs")
+    if arg is None:
+        return None
+    if isinstance(arg.value, cst.Integer):
+        count = int(arg.value.evaluated_value)
+        return DATANODE if count == 1 else DATANODES if count > 1 else TOP
+    return TOP
+
+
+def _fn_outputs(qualname: str):
+    """DATANODE / DATANODES / TOP for a call of the fn op ``qualname``."""
+    _, _, entry = optable.resolve_fn(qualname[len(FN) + 1:])
+    if not entry:
+        return TOP
+    outputs = entry.get("outputs")
+    if outputs == 1:
+        return DATANODE
+    if isinstance(outputs, int) and outputs > 1:
+        return DATANODES
+    return TOP
+
+
+def _ops_outputs(ops_name: str):
+    entry = optable.ops_class(ops_name)
+    if entry and entry.get("fn"):
+        return _fn_outputs(f"{FN}.{entry['fn']}")
+    return TOP
+
+
+# -- scopes and what binds names -----------------------------------------------------------------
+
+class Scope:
+    """A module, class, function, lambda or comprehension: its name bindings (sources, below)."""
+
+    __slots__ = ("node", "parent", "kind", "bindings", "declared_global", "declared_nonlocal", "function",
+                 "class_node")
+
+    def __init__(self, node, parent: "Scope | None", kind: str):
+        self.node = node
+        self.parent = parent
+        self.kind = kind  # module | class | function | lambda | comprehension
+        self.bindings: dict[str, list] = {}
+        self.declared_global: set[str] = set()
+        self.declared_nonlocal: set[str] = set()
+        self.function: "Function | None" = None
+        self.class_node = None  # the class a method belongs to
+
+    def bind(self, name: str, source) -> None:
+        self.bindings.setdefault(name, []).append(source)
+
+    def lookup_parent(self) -> "Scope | None":
+        """Enclosing scope for name lookup: class bodies do not enclose their methods."""
+        parent = self.parent
+        while parent is not None and parent.kind == "class" and self.kind != "comprehension":
+            parent = parent.parent
+        return parent
+
+    def lookup_scope(self, name: str) -> "Scope | None":
+        """The scope whose binding of ``name`` a read here sees (None: a builtin or an undefined name).
+        A ``global`` name is the module's; a ``nonlocal`` one an enclosing function's."""
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.declared_global:
+                root = scope
+                while root.parent is not None:
+                    root = root.parent
+                return root if name in root.bindings else None
+            if name in scope.bindings and name not in scope.declared_nonlocal:
+                return scope
+            scope = scope.lookup_parent()
+        return None
+
+
+class Function:
+    """A def or lambda of the module: its parameters, what it returns or yields, who calls it."""
+
+    __slots__ = ("node", "params", "returns", "yields", "class_node", "bound", "escapes", "name", "pipeline")
+
+    def __init__(self, node, name: str):
+        # No reference to its scope: the scope's bindings refer to the function (its parameters), and a
+        # cycle would keep the whole tree alive until the cyclic collector ran.
+        self.node = node
+        self.name = name
+        # (name, "pos" | "kw" | "star" | "starstar", default expression or None)
+        self.params: list[tuple[str, str, object]] = []
+        self.returns: list = []  # expressions of `return x` (a lambda's body)
+        self.yields: list = []  # ("expr", e) for `yield e`, ("from", e) for `yield from e`
+        self.class_node = None
+        self.bound = False  # a method whose first parameter is the instance
+        self.escapes = False  # referenced other than as a callee: other callers are invisible
+        self.pipeline = None  # the origin, for a @pipeline_def function
+
+
+# Sources (how a name gets its value), as tuples:
+#   ("value", v)                      a known value (or None)
+#   ("expr", e)                       the value of expression e
+#   ("elem", source, index, count)    element `index` of a `count`-target unpacking of source
+#   ("star", source)                  the starred target of such an unpacking
+#   ("iter", e)                       an element of iterable e (loop and comprehension targets)
+#   ("elem_of", source)               an element of source's value
+#   ("arith", a, b)                   a op= b
+#   ("append", e) / ("store", e, map) a container that gets e (xs.append(e), x[k] = e)
+#   ("param", function, name)         what the function's call sites pass
+#   ("self", class node)              the instance a method runs on
+
+
+class _Collector(cst.CSTVisitor):
+    """One walk: the scope tree, every binding, every function, call and attribute store."""
+
+    def __init__(self, imports: ImportTable, extra_pipelines: dict[str, str] | None):
+        super().__init__()
+        self.imports = imports
+        self.extra_pipelines = extra_pipelines or {}
+        self.stack: list[Scope] = []
+        self.scope: Scope | None = None
+        self.scopes: list[Scope] = []
+        self.scope_by_node: dict = {}
+        self.name_scope: dict[cst.Name, Scope] = {}
+        self.functions: dict = {}  # def/lambda node -> Function
+        self.classes: dict = {}  # class node -> (name, base expressions, methods {name: def node}, is_pipeline)
+        self.class_attrs: dict = {}  # (class node, attr) -> [source]
+        self.attr_stores: list = []  # (owner expression, attr, source): `obj.x = v` outside the class
+        self.calls: list[tuple[cst.Call, Scope]] = []  # every call, for the parameters of the callees
+        self.callees: set[cst.CSTNode] = set()  # expressions in callee position
+        self.pipeline_calls: dict[cst.Call, str] = {}  # Pipeline(...) call -> its origin key
+        self.graph_origin: dict[cst.CSTNode, str] = {}  # call inside a pipeline definition -> that pipeline
+        self.graph_stack: list[str] = []
+        self.function_names: list[str] = []  # enclosing defs, for `with pipe:` origin keys
+        self.calls_dali = False
+        self.pipeline_classes: set[str] = set()
+        self.dict_names: set[tuple[int, str]] = set()  # (scope id, name) bound to a dict somewhere
+        self.not_references: set[cst.Name] = set()  # attribute names and keywords: not reads of a name
+        self.attributes: list[cst.Attribute] = []
+
+    # -- scopes -------------------------------------------------------------------------------
+    def _push(self, scope: Scope) -> Scope:
+        self.scopes.append(scope)
+        self.scope_by_node[scope.node] = scope
+        self.stack.append(scope)
+        self.scope = scope
+        return scope
+
+    def _pop(self) -> None:
+        self.stack.pop()
+        self.scope = self.stack[-1] if self.stack else None
+
+    def visit_Module(self, node):
+        self._push(Scope(node, None, "module"))
+
+    def _binding_scope(self, name: str) -> Scope:
+        """Where an assignment to ``name`` here binds: ``global``/``nonlocal`` move it out."""
+        scope = self.scope
+        while scope.kind == "comprehension" and scope.parent is not None:
+            scope = scope.parent  # a walrus in a comprehension binds in the enclosing scope
+        if name in scope.declared_global:
+            return self.stack[0]
+        if name in scope.declared_nonlocal:
+            outer = scope.lookup_parent()
+            while outer is not None and outer.kind != "module":
+                if name in outer.bindings:
+                    return outer
+                outer = outer.lookup_parent()
+        return scope
+
+    def visit_ClassDef(self, node):
+        is_pipeline = False
+        for base in node.bases:
+            qualname = self.imports.qualname(base.value)
+            if qualname == PIPELINE_CLASS or (isinstance(base.value, cst.Name)
+                                              and base.value.value in self.pipeline_classes):
+                is_pipeline = True
+        name = node.name.value
+        if is_pipeline:
+            self.pipeline_classes.add(name)
+            self.calls_dali = True
+        methods = {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
+        self.classes[node] = (name, [b.value for b in node.bases], methods, is_pipeline)
+        origin = self.extra_pipelines.get(name)
+        if is_pipeline or origin:
+            self.scope.bind(name, ("value", value(PIPELINE_FACTORY, frozenset((origin or name,)))))
+        else:
+            self.scope.bind(name, ("value", value(("class", node))))
+        for decorator in node.decorators:
+            walk(decorator, self)
+        for base in (*node.bases, *node.keywords):
+            walk(base, self)
+        scope = self._push(Scope(node, self.scope, "class"))
+        scope.class_node = node
+        if is_pipeline:
+            self.graph_stack.append(name)
+        walk(node.body, self)
+        if is_pipeline:
+            self.graph_stack.pop()
+        self._pop()
+        return False
+
+    def visit_FunctionDef(self, node):
+        name = node.name.value
+        is_pipeline = any(_is_pipeline_def(d, self.imports) for d in node.decorators)
+        outer = self.scope
+        self.calls_dali = self.calls_dali or is_pipeline
+        function = Function(node, name)
+        origin = self.extra_pipelines.get(name) if outer.kind != "class" else None
+        if is_pipeline:
+            function.pipeline = name
+            outer.bind(name, ("value", value(PIPELINE_FACTORY, frozenset((name,)))))
+        elif origin:
+            function.pipeline = origin
+            outer.bind(name, ("value", value(("function", node), frozenset((origin,)))))
+        elif outer.kind == "class":
+            outer.bind(name, ("value", value(("function", node))))
+        else:
+            self._binding_scope(name).bind(name, ("value", value(("function", node))))
+        for decorator in node.decorators:
+            walk(decorator, self)
+        self._visit_param_defaults(node.params)
+        if node.returns is not None:
+            walk(node.returns, self)
+        scope = Scope(node, outer, "function")
+        scope.function = function
+        self.functions[node] = function
+        if outer.kind == "class":
+            scope.class_node = outer.node
+            function.class_node = outer.node
+            function.bound = not any(_is_static(d) for d in node.decorators)
+        self._push(scope)
+        self._bind_params(node.params, function)
+        self.function_names.append(name)
+        graph = is_pipeline or origin
+        if graph:
+            self.graph_stack.append(function.pipeline)
+        walk(node.body, self)
+        if graph:
+            self.graph_stack.pop()
+        self.function_names.pop()
+        self._pop()
+        return False
+
+    def visit_Lambda(self, node):
+        self._visit_param_defaults(node.params)
+        function = Function(node, "<lambda>")
+        scope = self._push(Scope(node, self.scope, "lambda"))
+        scope.function = function
+        function.returns.append(node.body)
+        self.functions[node] = function
+        self._bind_params(node.params, function)
+        walk(node.body, self)
+        self._pop()
+        return False
+
+    def _visit_param_defaults(self, params: cst.Parameters):
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.default is not None:
+                walk(param.default, self)
+            if param.annotation is not None:
+                walk(param.annotation, self)
+
+    def _bind_params(self, params: cst.Parameters, function: Function):
+        positional = [*params.posonly_params, *params.params]
+        for index, param in enumerate(positional):
+            name = param.name.value
+            function.params.append((name, "pos", param.default))
+            if index == 0 and function.bound:
+                self.scope.bind(name, ("self", function.class_node))
+            else:
+                self.scope.bind(name, self._param_source(function, param))
+        if isinstance(params.star_arg, cst.Param):
+            function.params.append((params.star_arg.name.value, "star", None))
+            self.scope.bind(params.star_arg.name.value, ("value", UNKNOWN))
+        for param in params.kwonly_params:
+            function.params.append((param.name.value, "kw", param.default))
+            self.scope.bind(param.name.value, self._param_source(function, param))
+        if isinstance(params.star_kwarg, cst.Param):
+            function.params.append((params.star_kwarg.name.value, "starstar", None))
+            self.scope.bind(params.star_kwarg.name.value, ("value", UNKNOWN))
+
+    def _param_source(self, function: Function, param: cst.Param):
+        if param.annotation is not None:
+            path = self.imports.qualname(param.annotation.annotation)
+            if path == f"{NDD}.Batch":
+                return ("value", value("batch"))
+            if path == f"{NDD}.Tensor":
+                return ("value", value("tensor"))
+        return ("param", function, param.name.value)
+
+    def _visit_comprehension(self, node, elements):
+        # The first iterable is evaluated in the enclosing scope; the rest in the comprehension's.
+        first = node.for_in
+        walk(first.iter, self)
+        self._push(Scope(node, self.scope, "comprehension"))
+        comp = first
+        while comp is not None:
+            if comp is not first:
+                walk(comp.iter, self)
+            self._bind_loop_target(comp.target, comp.iter, self.scope)
+            walk(comp.target, self)
+            for condition in comp.ifs:
+                walk(condition, self)
+            comp = comp.inner_for_in
+        for element_node in elements:
+            walk(element_node, self)
+        self._pop()
+        return False
+
+    def visit_ListComp(self, node):
+        return self._visit_comprehension(node, [node.elt])
+
+    def visit_SetComp(self, node):
+        return self._visit_comprehension(node, [node.elt])
+
+    def visit_GeneratorExp(self, node):
+        return self._visit_comprehension(node, [node.elt])
+
+    def visit_DictComp(self, node):
+        return self._visit_comprehension(node, [node.key, node.value])
+
+    # -- calls, returns, yields -----------------------------------------------------------------
+    def visit_Call(self, node):
+        qualname = self.imports.qualname(node.func)
+        if qualname is not None and qualname.startswith(_DALI_CALLS):
+            self.calls_dali = True
+        self.calls.append((node, self.scope))
+        self.callees.add(node.func)
+        if self.graph_stack:
+            self.graph_origin[node] = self.graph_stack[-1]
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("append", "add", "insert") and node.args \
+                and not any(a.star for a in node.args):
+            # `outs.append(pipe.run())`: `outs` is a container of outputs (every other binding must agree).
+            item = node.args[-1].value
+            if isinstance(func.value, cst.Name):
+                self._binding_scope(func.value.value).bind(func.value.value, ("append", item))
+            elif isinstance(func.value, cst.Attribute):
+                self.attr_stores.append((func.value.value, func.value.attr.value, ("append", item)))
+
+    def visit_Return(self, node):
+        function = self._function()
+        if function is not None and node.value is not None:
+            function.returns.append(node.value)
+
+    def visit_Yield(self, node):
+        function = self._function()
+        if function is not None:
+            if isinstance(node.value, cst.From):
+                function.yields.append(("from", node.value.item))
+            elif node.value is not None:
+                function.yields.append(("expr", node.value))
+            else:
+                function.yields.append(("none", None))
+
+    def _function(self) -> Function | None:
+        for scope in reversed(self.stack):
+            if scope.kind in ("function", "lambda"):
+                return scope.function
+            if scope.kind in ("class", "module"):
+                return None
+        return None
+
+    def visit_With(self, node):
+        # `with pipe:` over a Pipeline object: the calls inside build that pipeline's graph.
+        for item in node.items:
+            target = dotted(item.item) if isinstance(item.item, (cst.Name, cst.Attribute)) else None
+            if target is None:
+                continue
+            key = self._with_key(target)
+            if key in self.pipeline_calls.values():
+                for inner in node.items:
+                    walk(inner, self)
+                self.graph_stack.append(key)
+                walk(node.body, self)
+                self.graph_stack.pop()
+                return False
+        return True
+
+    def _with_key(self, target: str) -> str:
+        key = ".".join(self.function_names) + ":" + target
+        if key in self.pipeline_calls.values() or "." in target:
+            return key
+        return ":" + target  # a module-level pipeline used inside a function
+
+    # -- bindings -----------------------------------------------------------------------------
+    def visit_Name(self, node):
+        if node not in self.not_references:
+            self.name_scope[node] = self.scope
+
+    def visit_Attribute(self, node):
+        self.not_references.add(node.attr)
+        self.attributes.append(node)
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self.not_references.add(node.keyword)
+
+    def visit_Assign(self, node):
+        value_node = node.value
+        if isinstance(value_node, cst.Call) and self.imports.qualname(value_node.func) == PIPELINE_CLASS \
+                and len(node.targets) == 1:
+            target = dotted(node.targets[0].target)
+            if target is not None:
+                self.pipeline_calls[value_node] = ".".join(self.function_names) + ":" + target
+        for target in node.targets:
+            self._bind_target(target.target, ("expr", value_node))
+
+    def visit_AnnAssign(self, node):
+        path = self.imports.qualname(node.annotation.annotation)
+        known = {f"{NDD}.Batch": "batch", f"{NDD}.Tensor": "tensor"}.get(path or "")
+        if known:
+            self._bind_target(node.target, ("value", value(known)))
+        else:
+            self._bind_target(node.target, ("expr", node.value) if node.value is not None else ("value", UNKNOWN))
+
+    def visit_AugAssign(self, node):
+        self._bind_target(node.target, ("arith", node.target, node.value))
+
+    def visit_For(self, node):
+        self._bind_loop_target(node.target, node.iter, None)
+
+    def _bind_loop_target(self, target, iterable, scope):
+        """``for target in iterable``: enumerate, zip and dict.items() are seen through."""
+        if _is_enumerate(iterable) and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+            self._bind_target(target.elements[0].value, ("value", UNKNOWN), scope)
+            self._bind_loop_target(target.elements[1].value, iterable.args[0].value, scope)
+        elif _is_zip(iterable) and isinstance(target, (cst.Tuple, cst.List)) \
+                and len(target.elements) == len(iterable.args) \
+                and not any(isinstance(e, cst.StarredElement) for e in target.elements):
+            for element_node, arg in zip(target.elements, iterable.args):
+                self._bind_loop_target(element_node.value, arg.value, scope)
+        elif _items_call(iterable) and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+            self._bind_target(target.elements[0].value, ("value", UNKNOWN), scope)
+            self._bind_target(target.elements[1].value, ("index_of", iterable.func.value), scope)
+        else:
+            self._bind_target(target, ("iter", iterable), scope)
+
+    def visit_NamedExpr(self, node):
+        if isinstance(node.target, cst.Name):
+            self._binding_scope(node.target.value).bind(node.target.value, ("expr", node.value))
+
+    def visit_WithItem(self, node):
+        if node.asname is not None:
+            self._bind_target(node.asname.name, ("value", UNKNOWN))
+
+    def visit_ExceptHandler(self, node):
+        if node.name is not None and isinstance(node.name.name, cst.Name):
+            self.scope.bind(node.name.name.value, ("value", UNKNOWN))
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            local = alias.asname.name if alias.asname else alias.name
+            while isinstance(local, cst.Attribute):
+                local = local.value
+            if isinstance(local, cst.Name):
+                self._binding_scope(local.value).bind(local.value, ("value", UNKNOWN))
+        return False
+
+    def visit_ImportFrom(self, node):
+        if not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                local = alias.asname.name if alias.asname else alias.name
+                if isinstance(local, cst.Name):
+                    origin = self.extra_pipelines.get(local.value)
+                    known = ("value", value(PIPELINE_FACTORY, frozenset((origin,)))) if origin else ("value", UNKNOWN)
+                    self._binding_scope(local.value).bind(local.value, known)
+        return False
+
+    def visit_Global(self, node):
+        for item in node.names:
+            self.scope.declared_global.add(item.name.value)
+
+    def visit_Nonlocal(self, node):
+        for item in node.names:
+            self.scope.declared_nonlocal.add(item.name.value)
+
+    def visit_Del(self, node):
+        return True  # `del x` unbinds; the value it had stays what it was (flow-insensitive)
+
+    def visit_MatchAs(self, node):
+        if node.name is not None:
+            self.scope.bind(node.name.value, ("value", UNKNOWN))
+
+    def visit_MatchStar(self, node):
+        if node.name is not None:
+            self.scope.bind(node.name.value, ("value", UNKNOWN))
+
+    def visit_MatchMapping(self, node):
+        if node.rest is not None:
+            self.scope.bind(node.rest.value, ("value", UNKNOWN))
+
+    def _bind_target(self, target, source, scope=None):
+        if isinstance(target, cst.Name):
+            if scope is not None:
+                scope.bind(target.value, source)
+            else:
+                owner = self._binding_scope(target.value)
+                owner.bind(target.value, source)
+                if source[0] == "expr" and isinstance(source[1], (cst.Dict, cst.DictComp)):
+                    self.dict_names.add((id(owner), target.value))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            count = len(target.elements)
+            for index, element_node in enumerate(target.elements):
+                if isinstance(element_node, cst.StarredElement):
+                    self._bind_target(element_node.value, ("star", source), scope)
+                else:
+                    self._bind_target(element_node.value, ("elem", source, index, count), scope)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value, ("star", source), scope)
+        elif isinstance(target, cst.Attribute):
+            method = self._method()
+            if method is not None and isinstance(target.value, cst.Name) and method.params \
+                    and target.value.value == method.params[0][0]:
+                # self.x = ... in a method: an attribute of the class (the source only: holding the scope
+                # here made a class <-> method cycle that kept the whole tree alive until the collector ran).
+                self.class_attrs.setdefault((method.class_node, target.attr.value), []).append(source)
+            else:
+                self.attr_stores.append((target.value, target.attr.value, source))
+        elif isinstance(target, cst.Subscript):
+            if source[0] == "expr" or source[0] in ("iter", "elem", "star"):
+                inner = target.value
+                item = ("store", source)
+                if isinstance(inner, cst.Name):
+                    self._binding_scope(inner.value).bind(inner.value, item)
+                elif isinstance(inner, cst.Attribute):
+                    self.attr_stores.append((inner.value, inner.attr.value, item))
+
+    def _method(self) -> Function | None:
+        for scope in reversed(self.stack):
+            if scope.kind == "function":
+                function = scope.function
+                return function if function.bound else None
+            if scope.kind in ("class", "module"):
+                return None
+        return None
+
+
+def _is_pipeline_def(decorator: cst.Decorator, imports: ImportTable) -> bool:
+    expr = decorator.decorator
+    if isinstance(expr, cst.Call):
+        expr = expr.func
+    return imports.qualname(expr) == PIPELINE_DEF
+
+
+def _is_static(decorator: cst.Decorator) -> bool:
+    return isinstance(decorator.decorator, cst.Name) and decorator.decorator.value in ("staticmethod", "classmethod")
+
+
+from .transforms.walk import walk  # noqa: E402  (the walk module imports nothing of ours)
+
+
+class DataFlow:
+    """The answers for one module: ``kind_of(expr)``, ``origins_of(expr)``, ``value_of(expr)``.
+
+    ``extra_pipelines``: names of functions or classes that are pipelines although nothing here says
+    so (migrated pipelines, by the origin they had; pipelines imported from other modules)."""
+
+    def __init__(self, module: cst.Module, imports: ImportTable, extra_pipelines: dict[str, str] | None = None):
+        self.module = module
+        self.imports = imports
+        collector = _Collector(imports, extra_pipelines)
+        walk(module, collector)  # read-only: no rebuild
+        self.module_scope = collector.scopes[0]
+        self.scopes = collector.scopes
+        self.scope_by_node = collector.scope_by_node
+        self.name_scope = collector.name_scope
+        self.functions = collector.functions
+        self.classes = collector.classes
+        self.pipeline_calls = collector.pipeline_calls
+        self.graph_origin = collector.graph_origin
+        self.calls = collector.calls
+        self.calls_dali = collector.calls_dali  # False: no value in this module can be pipeline-mode DALI
+        self._class_attrs = collector.class_attrs
+        self._attr_stores = collector.attr_stores
+        self._dict_names = collector.dict_names
+        self._stored_attrs = {attr for _, attr in collector.class_attrs} | {a for _, a, _ in collector.attr_stores}
+        self._callees = collector.callees
+        self._values: dict[tuple[int, str], Value | None] = {}
+        self._attr_values: dict[tuple, Value | None] = {}
+        self._params: dict[tuple, Value | None] = {}
+        self._returns: dict = {}
+        self.call_targets: dict[cst.Call, tuple] = {}  # call -> (Function, offset) it reaches
+        self._mark_escaping_functions(collector)
+        self._solve()
+
+    # -- setting up -------------------------------------------------------------------------------
+    def _mark_escaping_functions(self, collector: _Collector) -> None:
+        """A function referenced other than as a callee (a callback, a stored value, ``map(f, xs)``,
+        ``callback=self.step``) has callers we cannot see: its parameters are unknown."""
+        by_name: dict[str, list[Function]] = {}
+        for function in self.functions.values():
+            if isinstance(function.node, cst.FunctionDef):
+                by_name.setdefault(function.name, []).append(function)
+        for name in self.name_scope:
+            if name.value in by_name and name not in self._callees and name not in collector.not_references:
+                for function in by_name[name.value]:
+                    function.escapes = True
+        for attribute in collector.attributes:
+            if attribute.attr.value in by_name and attribute not in self._callees:
+                for function in by_name[attribute.attr.value]:
+                    if function.class_node is not None:
+                        function.escapes = True
+        for function in self.functions.values():
+            if isinstance(function.node, cst.Lambda):
+                function.escapes = True  # a lambda is handed to someone else, by nature
+            elif function.node.decorators and not all(
+                    _transparent_decorator(d, self.imports) for d in function.node.decorators):
+                function.escapes = True
+
+    # -- solving ------------------------------------------------------------------------------------
+    def _solve(self) -> None:
+        for _ in range(30):  # a handful of rounds in practice; the bound keeps odd code finite
+            changed = self._solve_calls()
+            for scope in self.scopes:
+                for name, sources in scope.bindings.items():
+                    key = (id(scope), name)
+                    current = self._values.get(key)
+                    new = current
+                    for source in sources:
+                        new = join(new, self._source_value(source, scope, name))
+                    new = _capped(new)
+                    if new != current:
+                        self._values[key] = new
+                        changed = True
+            for key, sources in self._class_attrs.items():
+                changed |= self._update_attr(key, sources)
+            for owner, attr, source in self._attr_stores:
+                target = self._eval(owner)
+                if target is not None and isinstance(target[0], tuple) and target[0][0] == "instance":
+                    changed |= self._update_attr((target[0][1], attr), [source])
+            for function in self.functions.values():
+                result = self._function_result(function)
+                if result != self._returns.get(function.node):
+                    self._returns[function.node] = result
+                    changed = True
+            if not changed:
+                break
+
+    def _update_attr(self, key, sources) -> bool:
+        current = self._attr_values.get(key)
+        new = current
+        for source in sources:
+            new = join(new, self._source_value(source, None, None))
+        new = _capped(new)
+        if new != current:
+            self._attr_values[key] = new
+            return True
+        return False
+
+    def _solve_calls(self) -> bool:
+        """Parameters get what the call sites pass (one round)."""
+        params: dict[tuple, Value | None] = {}
+        targets: dict = {}
+        for call, _scope in self.calls:
+            reached = self._reached(call)
+            if reached is None:
+                continue
+            function = reached[0]
+            targets[call] = reached
+            if not function.escapes:
+                self._pass_arguments(call, function, params)
+        for function in self.functions.values():
+            for name, kind, _default in function.params:
+                key = (function.node, name)
+                if function.escapes and kind in ("pos", "kw"):
+                    params[key] = join(params.get(key), UNKNOWN)
+        self.call_targets = targets
+        changed = params != self._params
+        self._params = params
+        return changed
+
+    def _pass_arguments(self, call: cst.Call, function: Function, params: dict) -> None:
+        own = function.params[1:] if function.bound else function.params
+        positional = [p for p in own if p[1] == "pos"]
+        by_name = {p[0]: p for p in own if p[1] in ("pos", "kw")}
+        given: set[str] = set()
+        index = 0
+        starred = False
+        for arg in call.args:
+            if arg.star:
+                starred = True
+                continue
+            if arg.keyword is None:
+                name = positional[index][0] if index < len(positional) else None
+                index += 1
+            else:
+                name = arg.keyword.value if arg.keyword.value in by_name else None
+            if name is not None:
+                key = (function.node, name)
+                params[key] = join(params.get(key), self._eval(arg.value))
+                given.add(name)
+        for name, (_, _, default) in by_name.items():
+            if name in given:
+                continue
+            key = (function.node, name)
+            if starred:
+                params[key] = join(params.get(key), UNKNOWN)
+            elif default is not None:
+                params[key] = join(params.get(key), self._eval(default))
+
+    def _reached(self, call: cst.Call):
+        """(Function, offset) a call runs: the module's own function, method or class constructor."""
+        found = self._eval(call.func)
+        if found is None:
+            return None
+        kind = found[0]
+        if not isinstance(kind, tuple):
+            return None
+        if kind[0] == "function":
+            function = self.functions.get(kind[1])
+            return (function, 0) if function is not None else None
+        if kind[0] == "method":
+            function = self.functions.get(kind[1])
+            return (function, 0) if function is not None else None
+        if kind[0] == "class":
+            init = self._method_of(kind[1], "__init__")
+            return (self.functions[init], 0) if init is not None and init in self.functions else None
+        return None
+
+    def _function_result(self, function: Function) -> Value | None:
+        if function.yields:
+            produced = None
+            for how, expr in function.yields:
+                if how == "expr":
+                    produced = join(produced, self._eval(expr))
+                elif how == "from":
+                    inner = self._eval(expr)
+                    produced = join(produced, None if inner is None else (element(inner[0]), inner[1]))
+                else:
+                    produced = join(produced, UNKNOWN)
+            if produced is None:
+                return None
+            origins = produced[1]
+            if function.pipeline:
+                origins = origins | {function.pipeline}
+            return (("gen", produced[0]) if produced[0] is not None else None, origins)
+        result = None
+        for expr in function.returns:
+            result = join(result, self._eval(expr))
+        return result
+
+    def _source_value(self, source, scope, name):
+        tag = source[0]
+        if tag == "value":
+            return source[1]
+        if tag == "expr":
+            return self._eval(source[1])
+        if tag == "elem":
+            parent, index, count = source[1], source[2], source[3]
+            if parent[0] == "expr" and isinstance(parent[1], (cst.Tuple, cst.List)):
+                elements = parent[1].elements
+                if len(elements) == count and not any(isinstance(e, cst.StarredElement) for e in elements):
+                    return self._eval(elements[index].value)
+                return UNKNOWN
+            whole = self._source_value(parent, scope, name)
+            return None if whole is None else (element(whole[0]) if whole[0] is not None else None, whole[1])
+        if tag == "star":
+            whole = self._source_value(source[1], scope, name)
+            if whole is None:
+                return None
+            inner = element(whole[0])
+            return (("seq", inner) if inner not in (None, TOP) else inner, whole[1])
+        if tag == "iter":
+            whole = self._eval(source[1])
+            return None if whole is None else self._iterated(whole)
+        if tag == "index_of":
+            whole = self._eval(source[1])
+            if whole is None:
+                return None
+            kind = whole[0]
+            return ((kind[1] if isinstance(kind, tuple) and kind[0] == "map" else TOP), whole[1])
+        if tag == "arith":
+            return self._arith([self._eval(source[1]), self._eval(source[2])], [source[1], source[2]])
+        if tag == "append":
+            item = self._eval(source[1])
+            return None if item is None else (("seq", item[0]) if item[0] is not None else None, item[1])
+        if tag == "store":
+            item = self._source_value(source[1], scope, name)
+            if item is None:
+                return None
+            mapping = scope is not None and (id(scope), name) in self._dict_names
+            return (("map" if mapping else "seq", item[0]) if item[0] is not None else None, item[1])
+        if tag == "param":
+            return self._params.get((source[1].node, source[2]), UNKNOWN if source[1].escapes else None)
+        if tag == "self":
+            return value(("instance", source[1]))
+        return UNKNOWN
+
+    def _iterated(self, found: Value) -> Value | None:
+        """What iterating over a value gives (an instance's ``__iter__``/``__next__`` are followed)."""
+        kind, origins = found
+        if isinstance(kind, tuple) and kind[0] == "instance":
+            method = self._method_of(kind[1], "__iter__")
+            if method is None or method not in self.functions:
+                return UNKNOWN
+            result = self._returns.get(method)
+            if result is None:
+                return None
+            if result[0] == ("instance", kind[1]):  # __iter__ returns self: __next__ gives the items
+                nxt = self._method_of(kind[1], "__next__")
+                found = self._returns.get(nxt) if nxt is not None else None
+                return None if found is None else (found[0], found[1] | origins)
+            return (element(result[0]), result[1] | origins)
+        return (element(kind), origins)
+
+    # -- queries --------------------------------------------------------------------------------
+    def value_of(self, expr) -> Value:
+        found = self._eval(expr)
+        if found is None or found[0] is None:
+            return (TOP, found[1] if found else _NO_ORIGINS)
+        return found
+
+    def kind_of(self, expr):
+        return self.value_of(expr)[0]
+
+    def origins_of(self, expr) -> frozenset:
+        return self.value_of(expr)[1]
+
+    def is_dali(self, expr, *kinds) -> bool:
+        return self.kind_of(expr) in kinds
+
+    def name_value(self, name: str, scope: Scope) -> Value | None:
+        owner = scope.lookup_scope(name)
+        if owner is None:
+            return None
+        return self._values.get((id(owner), name))
+
+    def dali_names(self) -> set[str]:
+        """Every name and attribute name that holds a DALI kind (or a value with origins) somewhere."""
+        names = {name for (_, name), found in self._values.items() if _interesting(found)}
+        names.update(attr for (_, attr), found in self._attr_values.items() if _interesting(found))
+        return names
+
+    def is_builtin(self, name: cst.Name) -> bool:
+        """True when ``name`` is not bound anywhere in its scope chain (so it is the builtin)."""
+        scope = self.name_scope.get(name)
+        if scope is None:
+            return False
+        while scope is not None:
+            if name.value in scope.bindings or name.value in scope.declared_global:
+                return False
+            scope = scope.lookup_parent()
+        return True
+
+    def binding_scope(self, name: cst.Name) -> Scope | None:
+        """The scope whose binding ``name`` reads (None: a builtin, undefined, or not seen)."""
+        scope = self.name_scope.get(name)
+        return scope.lookup_scope(name.value) if scope is not None else None
+
+    def single_value(self, name: cst.Name):
+        """The value expression of the only binding of ``name`` (a plain ``name = value``), or None."""
+        owner = self.binding_scope(name)
+        if owner is None:
+            return None
+        sources = owner.bindings.get(name.value, [])
+        if len(sources) == 1 and sources[0][0] == "expr" and sources[0][1] is not None:
+            return sources[0][1]
+        return None
+
+    def bound_to_literals(self, name: cst.Name) -> bool:
+        """Every binding of ``name`` is a plain assignment of a literal."""
+        owner = self.binding_scope(name)
+        if owner is None:
+            return False
+        sources = owner.bindings.get(name.value, [])
+        return bool(sources) and all(s[0] == "expr" and s[1] is not None and is_literal(s[1]) for s in sources)
+
+    def function_of(self, node) -> Function | None:
+        return self.functions.get(node)
+
+    # -- evaluation ---------------------------------------------------------------------------------
+    def _eval(self, expr) -> Value | None:
+        if isinstance(expr, cst.Name):
+            return self._lookup(expr)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute(expr)
+        if isinstance(expr, cst.Call):
+            return self._call(expr)
+        if isinstance(expr, cst.Subscript):
+            return self._subscript(expr)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._arith([self._eval(expr.left), self._eval(expr.right)], [expr.left, expr.right])
+        if isinstance(expr, cst.UnaryOperation):
+            if isinstance(expr.operator, cst.Not):
+                return UNKNOWN
+            return self._arith([self._eval(expr.expression)], [expr.expression])
+        if isinstance(expr, cst.Comparison):
+            comparisons = expr.comparisons
+            if len(comparisons) == 1 and isinstance(comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                return UNKNOWN
+            operands = [expr.left, *(c.comparator for c in comparisons)]
+            return self._arith([self._eval(o) for o in operands], operands)
+        if isinstance(expr, cst.IfExp):
+            return join(self._eval(expr.body), self._eval(expr.orelse))
+        if isinstance(expr, cst.BooleanOperation):
+            return join(self._eval(expr.left), self._eval(expr.right))
+        if isinstance(expr, cst.NamedExpr):
+            return self._eval(expr.value)
+        if isinstance(expr, cst.Tuple):
+            return self._sequence(expr.elements, tuple_of)
+        if isinstance(expr, (cst.List, cst.Set)):
+            if not expr.elements:
+                return None  # an empty container says nothing yet: what is put into it decides
+            return self._sequence(expr.elements, lambda k: ("seq", k) if k not in (None, TOP) else k)
+        if isinstance(expr, cst.Dict):
+            if not expr.elements:
+                return None
+            found = None
+            for item in expr.elements:
+                found = join(found, self._eval(item.value) if isinstance(item, cst.DictElement) else UNKNOWN)
+            return None if found is None else (("map", found[0]) if found[0] not in (None, TOP) else found[0], found[1])
+        if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            found = self._eval(expr.elt)
+            if found is None:
+                return None
+            kind = found[0]
+            return ((("gen" if isinstance(expr, cst.GeneratorExp) else "seq"), kind) if kind not in (None, TOP)
+                    else kind, found[1])
+        if isinstance(expr, cst.DictComp):
+            found = self._eval(expr.value)
+            return None if found is None else (("map", found[0]) if found[0] not in (None, TOP) else found[0],
+                                               found[1])
+        if isinstance(expr, cst.Lambda):
+            return value(("function", expr))
+        return UNKNOWN
+
+    def _sequence(self, elements, make):
+        found = None
+        for item in elements:
+            if isinstance(item, cst.StarredElement):
+                inner = self._eval(item.value)
+                found = join(found, None if inner is None else (element(inner[0]), inner[1]))
+            else:
+                found = join(found, self._eval(item.value))
+        if found is None:
+            return None
+        return (make(found[0]) if found[0] is not None else None, found[1])
+
+    def _lookup(self, name: cst.Name):
+        if name.value == "None":
+            return None  # says nothing: `x = None` then `x = pipe.run()` is an output (or None)
+        scope = self.name_scope.get(name)
+        owner = scope.lookup_scope(name.value) if scope is not None else None
+        if owner is None:
+            return UNKNOWN  # a builtin, an undefined name, or a name the walk did not see
+        return self._values.get((id(owner), name.value))
+
+    def _attribute(self, node: cst.Attribute):
+        if self.imports.qualname(node) is not None:
+            return UNKNOWN  # a module attribute (types.FLOAT, np.float32, ...)
+        owner = self._eval(node.value)
+        if owner is None:
+            return None
+        kind = owner[0]
+        attr = node.attr.value
+        if isinstance(kind, tuple) and kind[0] == "instance":
+            return self._instance_attribute(kind[1], attr)
+        return UNKNOWN
+
+    def _instance_attribute(self, class_node, attr: str):
+        found = self._attr_values.get((class_node, attr))
+        if found is not None:
+            return found
+        method = self._method_of(class_node, attr)
+        if method is not None:
+            return value(("method", method, class_node))
+        for base in self._bases(class_node):
+            found = self._attr_values.get((base, attr))
+            if found is not None:
+                return found
+        if attr in self._stored_attrs:
+            return None  # stored somewhere: no information yet (an early UNKNOWN would stick)
+        return UNKNOWN
+
+    def _bases(self, class_node) -> list:
+        """The module's own classes among a class's bases, nearest first."""
+        out = []
+        info = self.classes.get(class_node)
+        while info is not None:
+            parent = None
+            for base in info[1]:
+                if isinstance(base, cst.Name):
+                    found = self._lookup(base)
+                    if found is not None and isinstance(found[0], tuple) and found[0][0] == "class":
+                        parent = found[0][1]
+                        break
+            if parent is None or parent in out:
+                break
+            out.append(parent)
+            info = self.classes.get(parent)
+        return out
+
+    def _method_of(self, class_node, name: str):
+        for node in (class_node, *self._bases(class_node)):
+            info = self.classes.get(node)
+            if info is not None and name in info[2]:
+                return info[2][name]
+        return None
+
+    def _call(self, call: cst.Call):
+        func = call.func
+        qualname = self.imports.qualname(func)
+        if qualname is not None:
+            return self._library_call(call, qualname)
+        if isinstance(func, cst.Name) and func.value in _BUILTIN_CALLS and self._unbound(func):
+            return self._builtin_call(call, func.value)
+        callee = self._eval(func)
+        if callee is None:
+            return None
+        kind, origins = callee
+        if kind == PIPELINE_FACTORY:
+            return value(PIPELINE, origins)
+        if isinstance(kind, tuple):
+            head = kind[0]
+            if head == "ops":
+                return (_ops_outputs(kind[1]), self._graph_origins(call) | self._argument_origins(call))
+            if head in ("function", "method"):
+                function = self.functions.get(kind[1])
+                if function is None:
+                    return UNKNOWN
+                result = self._returns.get(function.node)
+                if result is not None and origins:
+                    result = (result[0], result[1] | origins)
+                return result
+            if head == "class":
+                return value(("instance", kind[1]), origins)
+        if isinstance(func, cst.Attribute):
+            return self._method_call(call, callee, kind)
+        return UNKNOWN
+
+    def _method_call(self, call: cst.Call, callee, callee_kind):
+        func = call.func
+        owner = self._eval(func.value)
+        if owner is None:
+            return None
+        kind, origins = owner
+        method = func.attr.value
+        if kind == PIPELINE:
+            if method in _RUN_METHODS:
+                return value(OUTPUTS, origins)
+            return UNKNOWN
+        if kind == TENSORLIST:
+            if method == "as_cpu":
+                return value(TENSORLIST, origins)
+            if method == "as_tensor":
+                return value(TENSORCPU, origins)  # then ndd.as_tensor(batch), a Tensor, once rewritten
+            return UNKNOWN
+        if kind == DATANODE:
+            if method in ("gpu", "cpu"):
+                return value(DATANODE, origins)
+            return UNKNOWN
+        if isinstance(kind, tuple) and kind[0] in ("seq", "map"):
+            if method in ("pop", "get"):
+                return (kind[1], origins)
+            if method == "values":
+                return (("seq", kind[1]), origins)
+            if method == "copy":
+                return owner
+            return UNKNOWN
+        # dynamic mode
+        if kind == "reader" and method == "next_epoch":
+            has_batch_size = any(a.keyword is None for a in call.args) or keyword(call, "batch_size") is not None
+            return value("epoch:batch" if has_batch_size else "epoch:data", origins)
+        if kind in DATA_KINDS and method in _SAME_KIND_METHODS:
+            return owner
+        if kind in ("batch", "data") and method == "select" and call.args:
+            arg = call.args[0].value
+            if literal_int(arg):
+                return value("tensor", origins)
+            if isinstance(arg, (cst.List, cst.Tuple)) or (
+                    isinstance(arg, cst.Call) and isinstance(arg.func, cst.Name) and arg.func.value == "slice"):
+                return value("batch", origins)
+            return value("data", origins)
+        if kind == "external_source" and method == "__call__":
+            return value("data", origins)
+        return UNKNOWN
+
+    def _library_call(self, call: cst.Call, qualname: str):
+        if qualname == PIPELINE_CLASS:
+            key = self.pipeline_calls.get(call)
+            return value(PIPELINE, frozenset((key,)) if key else _NO_ORIGINS)
+        if qualname.startswith(FN + "."):
+            kind = _num_outputs_kwarg(call) or _fn_outputs(qualname)
+            return (kind, self._graph_origins(call) | self._argument_origins(call))
+        if qualname.startswith(MATH + ".") or qualname == f"{TYPES}.Constant":
+            return (DATANODE, self._graph_origins(call) | self._argument_origins(call))
+        if qualname.startswith(OPS + "."):
+            return value(("ops", qualname[len(OPS) + 1:]), self._graph_origins(call))
+        if qualname.startswith(NDD + "."):
+            return self._ndd_call(qualname[len(NDD) + 1:], call)
+        if qualname in TORCH_ITERATORS or qualname.startswith(PLUGIN_PREFIX) and qualname.endswith("Iterator"):
+            return value(DALI_ITERATOR, self._argument_origins(call))
+        return UNKNOWN
+
+    def _ndd_call(self, path: str, call: cst.Call):
+        origins = self._argument_origins(call)
+        if path in _BATCH_MAKERS:
+            return value("batch", origins)
+        if path in _TENSOR_MAKERS:
+            return value("tensor", origins)
+        if path == "random.RNG":
+            return value("rng")
+        if path == "checkpoint.Checkpoint":
+            return value("ckpt")
+        if path == "ExternalSource":
+            return value("external_source", origins)
+        if reader_path(path):
+            return value("reader", origins)
+        op = op_path(path)
+        if op is None:
+            return UNKNOWN
+        inputs = [a.value for a in call.args if a.keyword is None or a.keyword.value not in (
+            "device", "dtype", "rng", "batch_size", "layout")]
+        found = [self._eval(e) for e in inputs]
+        kinds = [f[0] if f is not None else None for f in found]
+        if "batch" in kinds or keyword(call, "batch_size") is not None:
+            result = "batch"
+        elif None in kinds:
+            return None
+        elif all(k == "tensor" or is_literal(e) for k, e in zip(kinds, inputs)):
+            result = "tensor"
+        else:
+            result = "data"
+        from .lint import derive  # the op's schema (several outputs?)
+
+        if derive.may_have_several_outputs(op, {a.keyword.value for a in call.args if a.keyword}):
+            return value(f"tuple:{result}", origins)
+        return value(result, origins)
+
+    def _builtin_call(self, call: cst.Call, name: str):
+        args = [a for a in call.args if a.keyword is None and not a.star]
+        if not args:
+            return UNKNOWN
+        found = self._eval(args[0].value)
+        if found is None:
+            return None
+        kind, origins = found
+        if name == "next":
+            if isinstance(kind, tuple) and kind[0] == "instance":
+                method = self._method_of(kind[1], "__next__")
+                if method is None or method not in self.functions:
+                    return UNKNOWN
+                return self._returns.get(method)  # None until solved
+            if isinstance(kind, tuple) and kind[0] in ("gen", "seq") or (isinstance(kind, str) and kind.startswith(
+                    "epoch:")):
+                return (element(kind), origins)
+            return UNKNOWN
+        inner = self._iterated(found)
+        if inner is None:
+            return None
+        if inner[0] in (None, TOP):
+            return (TOP, inner[1])
+        if name == "iter":
+            return (("gen", inner[0]), inner[1])
+        return (tuple_of(inner[0]) if name == "tuple" else ("seq", inner[0]), inner[1])
+
+    def _unbound(self, name: cst.Name) -> bool:
+        scope = self.name_scope.get(name)
+        return scope is not None and scope.lookup_scope(name.value) is None and \
+            name.value not in self.module_scope.bindings
+
+    def _argument_origins(self, call: cst.Call) -> frozenset:
+        origins = _NO_ORIGINS
+        for arg in call.args:
+            found = self._eval(arg.value)
+            if found is not None and found[1]:
+                origins = origins | found[1]
+        return origins
+
+    def _graph_origins(self, call: cst.Call) -> frozenset:
+        origin = self.graph_origin.get(call)
+        return frozenset((origin,)) if origin else _NO_ORIGINS
+
+    def _subscript(self, node: cst.Subscript):
+        value_node = node.value
+        if isinstance(value_node, cst.Attribute) and value_node.attr.value == "slice":
+            inner = self._eval(value_node.value)
+            if inner is None or inner[0] == "batch":
+                return inner
+            return UNKNOWN
+        owner = self._eval(value_node)
+        if owner is None:
+            return None
+        kind, origins = owner
+        if kind == DATANODE:
+            return owner
+        if len(node.slice) != 1:
+            return UNKNOWN
+        is_slice = isinstance(node.slice[0].slice, cst.Slice)
+        result = _index(kind, is_slice)
+        return (result, origins) if result is not None else None
+
+    def _arith(self, found, operands=None):
+        kinds = [f[0] if f is not None else None for f in found]
+        origins = _NO_ORIGINS
+        for f in found:
+            if f is not None and f[1]:
+                origins = origins | f[1]
+        if DATANODE in kinds:
+            return value(DATANODE, origins)
+        if "batch" in kinds:
+            return value("batch", origins)
+        if None in kinds:
+            return None
+        data = [k for k in kinds if k in DATA_KINDS]
+        if data and operands is not None and all(k in DATA_KINDS or is_literal(o) for k, o in zip(kinds, operands)):
+            return value("tensor" if all(k == "tensor" for k in data) else "data", origins)
+        return (TOP, origins)
+
+
+_BUILTIN_CALLS = {"next", "iter", "list", "tuple", "sorted", "reversed"}
+_TRANSPARENT_DECORATORS = {"staticmethod", "classmethod", "property", "functools.wraps", "torch.no_grad",
+                           "torch.inference_mode", "contextlib.contextmanager", "functools.lru_cache",
+                           "functools.cache"}
+
+
+def _transparent_decorator(decorator: cst.Decorator, imports: ImportTable) -> bool:
+    """Decorators that keep who calls the function visible (they call it with the same arguments)."""
+    expr = decorator.decorator
+    if isinstance(expr, cst.Call):
+        expr = expr.func
+    name = imports.qualname(expr) or dotted(expr) or ""
+    return name in _TRANSPARENT_DECORATORS or name.rsplit(".", 1)[-1] in ("no_grad", "inference_mode", "wraps") \
+        or _is_pipeline_def(decorator, imports)
+
+
+def _capped(found):
+    if found is None or found[0] is None:
+        return found
+    if _depth(found[0]) > _MAX_DEPTH:
+        return (TOP, found[1])
+    return found
+
+
+def _interesting(found) -> bool:
+    return found is not None and (is_dali_kind(found[0]) or bool(found[1]))
+
+
+__all__ = ["DataFlow", "Scope", "Function", "PIPELINE", "PIPELINE_FACTORY", "OUTPUTS", "TENSORLIST", "TENSORCPU",
+           "DATANODE", "DATANODES", "DALI_ITERATOR", "TOP", "DATA_KINDS", "element", "join", "join_kind",
+           "is_literal", "literal_int", "keyword", "reader_path", "op_path", "is_dali_kind"]

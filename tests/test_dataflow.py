@@ -1,0 +1,232 @@
+"""The flow model (dali_migrate/dataflow.py): which values come from which pipelines, through the
+whole module. Each case is a small program and the value the model must give one of its names, as
+``kind [origins]``; what the model cannot prove is ``top``."""
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from dali_migrate import dataflow as df
+from dali_migrate.engine import parse_module
+from dali_migrate.names import ImportTable
+
+HEADER = "from nvidia.dali import pipeline_def, fn, Pipeline\nimport nvidia.dali.experimental.dynamic as ndd\n"
+PIPE = """
+@pipeline_def(batch_size=4)
+def pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    return fn.decoders.image(jpegs), labels
+"""
+
+
+def describe(found) -> str:
+    kind, origins = found
+
+    def word(k):
+        if isinstance(k, tuple):
+            return "(" + " ".join(word(x) for x in k) + ")"
+        if isinstance(k, cst.CSTNode):
+            return getattr(getattr(k, "name", None), "value", type(k).__name__)
+        return str(k)
+
+    return f"{word(kind)} {sorted(origins)}"
+
+
+def value_of(source: str, name: str, occurrence: int = -1) -> str:
+    """The value of the ``occurrence``-th read of ``name`` (default: the last) in ``source``."""
+    rest = source[len(PIPE):] if source.startswith(PIPE) else source
+    module = parse_module(HEADER + (PIPE if rest is not source else "") + textwrap.dedent(rest))
+    flow = df.DataFlow(module, ImportTable.from_module(module))
+    reads = []
+
+    class Reads(cst.CSTVisitor):
+        def visit_Name(self, node):
+            if node.value == name and node in flow.name_scope:
+                reads.append(node)
+
+    module.visit(Reads())
+    return describe(flow.value_of(reads[occurrence]))
+
+
+CASES = {
+    "run outputs": (PIPE + "p = pipe('r')\nimages, labels = p.run()\nimages", "images", "tensorlist ['pipe']"),
+    "a factory's return": (PIPE + """
+        def make(root):
+            p = pipe(root)
+            p.build()
+            return p
+        q = make('r')
+        q""", "q", "pipeline ['pipe']"),
+    "a helper's parameter": (PIPE + """
+        def show(batch):
+            return batch
+        p = pipe('r')
+        show(p.run()[0])""", "batch", "tensorlist ['pipe']"),
+    "a keyword argument and a default": (PIPE + """
+        def show(x, batch=None):
+            return batch
+        p = pipe('r')
+        show(1, batch=p.run()[1])""", "batch", "tensorlist ['pipe']"),
+    "an escaping helper knows nothing": (PIPE + """
+        def show(batch):
+            return batch
+        p = pipe('r')
+        show(p.run()[0])
+        callbacks = [show]""", "batch", "top []"),
+    "a list comprehension of pipelines": (PIPE + """
+        pipes = [pipe(str(i)) for i in range(2)]
+        pipes""", "pipes", "(seq pipeline) ['pipe']"),
+    "loop over a list": (PIPE + """
+        pipes = [pipe(str(i)) for i in range(2)]
+        for p in pipes:
+            p""", "p", "pipeline ['pipe']"),
+    "append": (PIPE + """
+        outs = []
+        p = pipe('r')
+        for _ in range(3):
+            outs.append(p.run())
+        outs""", "outs", "(seq tuple:tensorlist) ['pipe']"),
+    "a dict store and items()": (PIPE + """
+        loaders = {}
+        loaders['train'] = pipe('r')
+        for name, p in loaders.items():
+            p""", "p", "pipeline ['pipe']"),
+    "attributes of the module's own class": (PIPE + """
+        class Loader:
+            def __init__(self, pipes):
+                self.pipes = pipes
+            def step(self):
+                return [p.run() for p in self.pipes]
+        loader = Loader([pipe('a'), pipe('b')])
+        step = loader.step()
+        step""", "step", "(seq tuple:tensorlist) ['pipe']"),
+    "an attribute set from outside": (PIPE + """
+        class Box:
+            pass
+        box = Box()
+        box.pipe = pipe('r')
+        box.pipe
+        q = box.pipe
+        q""", "q", "pipeline ['pipe']"),
+    "an iterator class": (PIPE + """
+        class Batches:
+            def __init__(self, p):
+                self.p = p
+            def __iter__(self):
+                return self
+            def __next__(self):
+                return self.p.run()
+        for step in Batches(pipe('r')):
+            step""", "step", "tuple:tensorlist ['pipe']"),
+    "a user generator": (PIPE + """
+        def steps(p):
+            while True:
+                yield p.run()
+        for images, labels in steps(pipe('r')):
+            images""", "images", "tensorlist ['pipe']"),
+    "a global set in a function": (PIPE + """
+        PIPE = None
+        def setup():
+            global PIPE
+            PIPE = pipe('r')
+        def use():
+            return PIPE
+        PIPE""", "PIPE", "pipeline ['pipe']"),
+    "two pipelines meet": (PIPE + """
+        w = Pipeline(batch_size=2)
+        with w:
+            w.set_outputs(fn.random.uniform())
+        p = pipe('r') if True else w
+        p""", "p", "pipeline [':w', 'pipe']"),
+    "a DataNode inside a with block": ("""
+        def build():
+            w = Pipeline(batch_size=2)
+            with w:
+                x = fn.random.uniform()
+                w.set_outputs(x)
+            return w
+        """, "x", "datanode ['build:w']"),
+    "a graph helper's DataNode": (PIPE + """
+        def augment(images):
+            return fn.flip(images)
+        @pipeline_def(batch_size=2)
+        def other():
+            images = augment(fn.random.uniform())
+            return images
+        """, "images", "datanode ['other']"),
+    "zip": (PIPE + """
+        pipes = [pipe('a')]
+        for p, name in zip(pipes, ['a']):
+            p""", "p", "pipeline ['pipe']"),
+    "enumerate": (PIPE + """
+        outs = [pipe('a').run()]
+        for i, o in enumerate(outs):
+            o""", "o", "tuple:tensorlist ['pipe']"),
+    "a mixed binding is top but keeps its origins": (PIPE + """
+        x = pipe('a').run()[0]
+        x = 3
+        x""", "x", "top ['pipe']"),
+    "None joins away": (PIPE + """
+        x = None
+        x = pipe('a').run()
+        x""", "x", "tuple:tensorlist ['pipe']"),
+    "a migrated generator (dynamic mode)": ("""
+        def gen(root, *, batch_size=4):
+            reader = ndd.readers.File(file_root=root)
+            while True:
+                for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                    yield ndd.decoders.image(jpegs), labels
+        g = gen('r')
+        images, labels = next(g)
+        images""", "images", "batch []"),
+    "a method through self": (PIPE + """
+        class Trainer:
+            def __init__(self):
+                self.p = pipe('r')
+            def batch(self):
+                return self.p.run()
+            def train(self):
+                out = self.batch()
+                return out
+        """, "out", "tuple:tensorlist ['pipe']"),
+}
+
+
+@pytest.mark.parametrize("source, name, expected", CASES.values(), ids=CASES.keys())
+def test_value(source, name, expected):
+    assert value_of(source, name) == expected
+
+
+def test_migrated_pipelines_are_origins_when_named():
+    """The post-check reads migrated code: its generator functions are the pipelines they were."""
+    source = textwrap.dedent("""
+        import nvidia.dali.experimental.dynamic as ndd
+        def pipe(root, *, batch_size=4):
+            reader = ndd.readers.File(file_root=root)
+            while True:
+                for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                    yield ndd.decoders.image(jpegs), labels
+        def make():
+            return pipe('r')
+        p = make()
+        images, labels = next(p)
+        images
+        """)
+    module = parse_module(source)
+    flow = df.DataFlow(module, ImportTable.from_module(module), extra_pipelines={"pipe": "pipe"})
+    names = {}
+
+    class Reads(cst.CSTVisitor):
+        def visit_Name(self, node):
+            if node in flow.name_scope:
+                names[node.value] = node
+
+    module.visit(Reads())
+    assert describe(flow.value_of(names["p"])) == "(gen tuple:batch) ['pipe']"
+    assert describe(flow.value_of(names["images"])) == "batch ['pipe']"
+
+
+def test_deep_nesting_is_top_and_the_solver_ends():
+    source = PIPE + "x = pipe('r')\nfor _ in range(3):\n    x = [x]\nx\n"
+    assert value_of(source, "x").startswith("top")
