@@ -305,6 +305,8 @@ def print_code(module: cst.Module, layout: "Layout | None" = None) -> str:
     it is called without the arguments (commas, separators) a parent passes, and either it is a
     statement whose line starts with the same indentation as before, or its text holds no line
     break (a one-line expression prints the same at any depth)."""
+    if not fast_libcst():
+        return module.code
     state = _PlainState(default_indent=module.default_indent, default_newline=module.default_newline)
     if layout is None:
         module._codegen(state)
@@ -345,6 +347,68 @@ _ORIGINAL = {"_codegen": CSTNode._codegen, "__post_init__": CSTNode.__post_init_
 _SWITCH_LOCK = threading.Lock()
 
 
+def _node_classes() -> set[type]:
+    found, stack = set(), [CSTNode]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                stack.append(sub)
+    return found
+
+
+def libcst_internals_problem() -> str | None:
+    """What differs, in the installed libcst, from the internals the engine switches (``_switched``), or None.
+
+    The speed-ups replace ``CSTNode._codegen`` (print: copy what no pass changed) and
+    ``CSTNode.__post_init__`` (parse: no per-node validation) on the base class for the length of one call.
+    That holds only while every node's print goes through ``CSTNode._codegen(self, state, **kwargs)``, which
+    calls ``_codegen_impl``, and every node's validation through ``CSTNode.__post_init__`` -> ``_validate``,
+    with no node class overriding either. When that is not so (a libcst release changed them), the engine
+    uses plain libcst instead: slower, and as correct as libcst (``fast_libcst``)."""
+    import inspect
+
+    try:
+        codegen = list(inspect.signature(_ORIGINAL["_codegen"]).parameters.values())
+        if [p.name for p in codegen[:2]] != ["self", "state"] or codegen[-1].kind is not inspect.Parameter.VAR_KEYWORD:
+            return f"CSTNode._codegen{inspect.signature(_ORIGINAL['_codegen'])} is not (self, state, **kwargs)"
+        if list(inspect.signature(_ORIGINAL["__post_init__"]).parameters) != ["self"]:
+            return f"CSTNode.__post_init__{inspect.signature(_ORIGINAL['__post_init__'])} is not (self)"
+        overriding = sorted(c.__name__ for c in _node_classes()
+                            if "_codegen" in c.__dict__ or "__post_init__" in c.__dict__)
+        if overriding:
+            return "node classes override CSTNode._codegen or __post_init__: " + ", ".join(overriding[:5])
+        missing = sorted(c.__name__ for c in _node_classes()
+                         if not getattr(c, "__abstractmethods__", None) and not callable(getattr(c, "_codegen_impl", None)))
+        if missing:
+            return "node classes without _codegen_impl: " + ", ".join(missing[:5])
+        # Validation happens in __post_init__: an empty Name is refused, and accepted with it switched off.
+        try:
+            cst.Name("")
+            return "CSTNode.__post_init__ no longer validates (cst.Name('') was accepted)"
+        except cst.CSTValidationError:
+            pass
+        with _switched("__post_init__", _no_validation):
+            cst.Name("")
+        # Printing goes through CSTNode._codegen, node by node.
+        sample = "import a as b\n\n\n@d\ndef f(x, *, y=1):\n    return [x async for x in y] if x else {**y}\n"
+        module = cst.parse_module(sample)
+        seen = []
+
+        def counting(node, state, **kwargs):
+            seen.append(node)
+            return _ORIGINAL["_codegen"](node, state, **kwargs)
+
+        with _switched("_codegen", counting):
+            printed = module.code
+        if printed != sample or not any(type(node) is cst.Name for node in seen):
+            return "printing a module no longer goes through CSTNode._codegen for each node"
+    except Exception as e:  # anything unexpected in the probe means: do not switch
+        return f"probing libcst's internals failed: {type(e).__name__}: {e}"
+    return None
+
+
+
 @contextmanager
 def _switched(attribute: str, replacement):
     """``CSTNode.<attribute>`` replaced for the length of the block, then libcst's own again. The switch is
@@ -359,6 +423,13 @@ def _switched(attribute: str, replacement):
 
 def _no_validation(self) -> None:
     pass
+
+
+@functools.lru_cache(maxsize=None)
+def fast_libcst() -> bool:
+    """Whether the engine may switch libcst's internals (checked once per process, at the first parse or
+    print); tests/test_libcst_internals.py fails, saying what changed, when it may not."""
+    return libcst_internals_problem() is None
 
 
 def parse_module(text: str) -> cst.Module:
@@ -432,6 +503,8 @@ _NO_NAMES = frozenset()
 
 
 def _without_validation(parse, text: str):
+    if not fast_libcst():
+        return parse(text)
     with _switched("__post_init__", _no_validation):
         return parse(text)
 

@@ -246,7 +246,7 @@ def to_markdown(review: Review) -> str:
     changed = sum(1 for f in review.files if f.hunks)
     markers = sum(len(f.markers) for f in review.files)
     out += [f"{plural(review.scanned, 'file')} scanned, {len(review.files)} use DALI or failed, {changed} changed, "
-            f"{markers} spots for a person.", ""]
+            f"{plural(markers, 'spot')} for a person.", ""]
     if review.files:
         out += ["| File | Status | Hunks | For a person |", "|---|---|---|---|"]
         for f in review.files:
@@ -357,7 +357,7 @@ def to_html(review: Review) -> str:
            "<title>dali-migrate review</title>", f"<style>{_CSS}</style>", "</head>", "<body>",
            "<h1>dali-migrate review</h1>",
            f"<p>{plural(review.scanned, 'file')} scanned, {len(review.files)} use DALI or failed, {changed} changed, "
-           f"<strong>{markers} spots for a person</strong>.</p>"]
+           f"<strong>{plural(markers, 'spot')} for a person</strong>.</p>"]
     if review.files:
         out.append("<table><thead><tr><th>File</th><th>Status</th><th>Hunks</th><th>For a person</th></tr>"
                    "</thead><tbody>")

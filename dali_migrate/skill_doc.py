@@ -389,27 +389,48 @@ def run_section(section: Section, fixtures: dict, doc: str = "SKILL.md", map_gpu
         map_gpu = not gpu_available()
     result = SectionResult(section.title)
     ns: dict = {"__name__": "__skill__", **fixtures}
-    exec(PRELUDE, ns)
-    for block in section.blocks:
-        if block.lang == "python" and block.file_name:
-            Path(block.file_name).write_text(block.code, encoding="utf-8")
-            continue
-        if not block.runs:
-            continue
-        missing = [m for m in block.requires if importlib.util.find_spec(m.split(".")[0]) is None]
-        if missing:
-            result.skipped.append((block.line, missing[0]))
-            continue
-        if block.lang == "bash":
-            result.claims += _run_bash(block, doc, section)
-        else:
-            code = block.code
-            if block.gpu and map_gpu:
-                code = map_gpu_to_cpu(code)
-                result.gpu_mapped.append(block.line)
-            result.claims += _run_python(block, code, ns, doc, section)
-        result.blocks_run += 1
+    try:
+        exec(PRELUDE, ns)
+        for block in section.blocks:
+            if block.lang == "python" and block.file_name:
+                Path(block.file_name).write_text(block.code, encoding="utf-8")
+                continue
+            if not block.runs:
+                continue
+            missing = [m for m in block.requires if importlib.util.find_spec(m.split(".")[0]) is None]
+            if missing:
+                result.skipped.append((block.line, missing[0]))
+                continue
+            if block.lang == "bash":
+                result.claims += _run_bash(block, doc, section)
+            else:
+                code = block.code
+                if block.gpu and map_gpu:
+                    code = map_gpu_to_cpu(code)
+                    result.gpu_mapped.append(block.line)
+                result.claims += _run_python(block, code, ns, doc, section)
+            result.blocks_run += 1
+    finally:
+        _release(ns)
     return result
+
+
+def _release(ns: dict) -> None:
+    """Close the generators a section left half-read, here and now, and drop its names.
+
+    A suspended ``reader.next_epoch()`` generator keeps its EvalContext entered (docs/dali-facts.md,
+    "Half-read next_epoch generators"). The section's names form a reference cycle (its functions'
+    globals are ``ns``), so without this they are closed whenever the cyclic collector runs: possibly
+    in DALI's worker thread or under another EvalContext, where DALI 2.4.0's ``EvalContext.__exit__``
+    fails an assertion that is printed as an unraisable exception."""
+    import gc
+    import inspect
+
+    for value in list(ns.values()):
+        if inspect.isgenerator(value):
+            value.close()
+    ns.clear()
+    gc.collect()
 
 
 def iter_check(text: str, workdir: Path, doc: str = "SKILL.md", only_exact: str | None = None):

@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # Create .venv (once) and install dali-migrate with everything its tests and harness need.
+# The install is editable, so code changes need no reinstall: it runs again only when what it reads
+# changed (pyproject.toml, this script, the checkout's place) or an import check fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 . .venv/bin/activate
+stamp=.venv/.dali-migrate-install
+want="$( { cat pyproject.toml scripts/setup-venv.sh; pwd; } | { sha256sum 2>/dev/null || shasum -a 256; } | cut -d' ' -f1)"
+imports_ok() {
+  python -c "import dali_migrate, libcst, nvidia.dali, torch, mcp, nbformat, matplotlib, jsonschema" >/dev/null 2>&1
+}
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && imports_ok; then
+  exit 0
+fi
 python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 # torch==2.13.0 is the CPU build (a plain `torch` pulls a multi-GB CUDA build).
 python -m pip install -q -e ".[test,torch,mcp,report]" 2>&1 | grep -v -E "^WARNING: Location|is ignored" || true
-python -c "import dali_migrate, libcst, nvidia.dali, torch, mcp, nbformat, matplotlib" \
-  || { echo "setup failed: a dependency did not install" >&2; exit 2; }
+imports_ok || { echo "setup failed: a dependency did not install" >&2; exit 2; }
+echo "$want" > "$stamp"

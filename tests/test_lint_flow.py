@@ -118,6 +118,19 @@ POSITIVE = {
         y = images.cpu().torch().to(torch.device("cuda:0"))
         z = images.cpu().torch().to("cuda")
         """, [("DM315", 2), ("DM315", 3)]),
+    "evaluate right on an op": ("""
+        x = ndd.decoders.image(jpegs).evaluate()
+        y = ndd.resize(x, size=[8, 8]).evaluate()
+        """, [("DM314", 1), ("DM314", 2)]),
+    "gpu data through the host into a model": ("""
+        reader = ndd.readers.File(file_root="d")
+        for jpegs, labels in reader.next_epoch(batch_size=2):
+            images = ndd.decoders.image(jpegs, device="gpu")
+            images = ndd.resize(images, size=[8, 8])
+            loss = train_step(images.cpu().torch(), labels.torch())
+            crops = ndd.crop(labels.gpu(), crop=(1, 1))
+            out = self.model(crops.cpu().torch())
+        """, [("DM315", 5), ("DM315", 7)]),
 }
 
 
@@ -234,8 +247,21 @@ NEGATIVE = {
         for a, b in reader.next_epoch(batch_size=4):
             pass
         """,
-    "a single evaluate": """
-        x = ndd.decoders.image(jpegs).evaluate()
+    "a single evaluate on a value": """
+        x = ndd.decoders.image(jpegs)
+        x.evaluate()
+        """,
+    "cpu data, or gpu data read on the host, through cpu and torch": """
+        reader = ndd.readers.File(file_root="d")
+        for jpegs, labels in reader.next_epoch(batch_size=2):
+            images = ndd.decoders.image(jpegs)
+            out = model(images.cpu().torch())
+            on_gpu = ndd.decoders.image(jpegs, device="gpu")
+            back = ndd.resize(on_gpu, size=[8, 8], device="cpu")
+            out = model(back.cpu().torch())
+            a = np.asarray(on_gpu.cpu().torch())
+            print(on_gpu.cpu().torch())
+            kept = on_gpu.cpu().torch()
         """,
     "torch to cpu consumer": """
         y = images.cpu().torch().numpy()

@@ -157,9 +157,32 @@ def test_dm314_evaluate_returns_the_same_object():
     assert x.evaluate() is x
 
 
+def test_dm314_evaluate_on_an_op_result_keeps_its_values():
+    b = ndd.as_batch(SAMPLES)
+    direct = ndd.cast(b, dtype=ndd.float32)
+    forced = ndd.cast(b, dtype=ndd.float32).evaluate()
+    assert type(forced) is type(direct)
+    assert all((np.asarray(x) == np.asarray(y)).all() for x, y in zip(forced, direct))
+
+
 def test_dm315_cpu_is_a_no_op_on_cpu_data():
     b = ndd.as_batch(SAMPLES)
     assert b.cpu() is b
+
+
+def test_dm315_torch_is_a_dlpack_view_on_the_datas_own_device():
+    """.torch() hands over the data through DLPack without a copy, so the torch tensor lives where the
+    DALI data lives: on the CPU here (checked), and a CUDA tensor for GPU data (the same code path: the
+    DLPack device of the data, kDLCUDA, becomes the tensor's device)."""
+    import inspect
+
+    torch = pytest.importorskip("torch")
+    t = ndd.as_tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    converted = t.torch()
+    assert t.__dlpack_device__() == (1, 0) and converted.device.type == "cpu"  # kDLCPU
+    assert converted.data_ptr() == torch.from_dlpack(t).data_ptr()  # the same memory: no copy
+    assert "torch.from_dlpack(" in inspect.getsource(ndd.Tensor.torch)
+    assert "_as_tensor(self, pad=pad).torch(copy)" in inspect.getsource(ndd.Batch.torch)
 
 
 def test_dm316_register_after_iteration_cannot_restore(tmp_path):

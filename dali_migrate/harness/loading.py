@@ -84,6 +84,35 @@ def _describe(error: BaseException, path: str) -> str:
     return f"{type(error).__name__}: {error}{where}"
 
 
+def module_level_names(source: str) -> set[str] | None:
+    """The names ``source`` binds at module level (also inside top-level if/try/with/for blocks); None when
+    that cannot be known (it does not parse, or it has ``from x import *``)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    names: set[str] = set()
+    statements = list(tree.body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(alias.name == "*" for alias in node.names):
+                return None
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+            continue
+        for child in ast.walk(node):
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                names.add(child.id)
+        for block in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(node, block, None)
+            if isinstance(inner, list):
+                statements.extend(s for s in inner if isinstance(s, ast.stmt))
+    return names
+
+
 def find(module: types.ModuleType, name: str, path: str) -> Any:
     if not hasattr(module, name):
         available = sorted(n for n, v in vars(module).items() if not n.startswith("_") and _could_be_pipeline(v))
@@ -95,11 +124,15 @@ def find(module: types.ModuleType, name: str, path: str) -> Any:
 def _could_be_pipeline(value: Any) -> bool:
     if isinstance(value, types.ModuleType):
         return False
-    if inspect.isfunction(value) or inspect.isclass(value):
-        return getattr(value, "__module__", "").startswith("dali_migrate_verify_")
     from nvidia.dali.pipeline import Pipeline
 
-    return isinstance(value, Pipeline) or inspect.isgenerator(value)
+    if not getattr(value, "__module__", "").startswith("dali_migrate_verify_"):
+        return isinstance(value, Pipeline) or inspect.isgenerator(value)
+    if inspect.isfunction(value):  # a @pipeline_def function, or one the migration made a generator
+        return bool(getattr(value, "_is_pipeline_def", False)) or inspect.isgeneratorfunction(value)
+    if inspect.isclass(value):  # a Pipeline subclass, or the iterable class it became
+        return issubclass(value, Pipeline) or hasattr(value, "__iter__") or hasattr(value, "__next__")
+    return False
 
 
 def instantiate(target: Any, args: list, kwargs: dict) -> tuple[Any, str]:

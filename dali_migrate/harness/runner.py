@@ -20,7 +20,8 @@ from typing import Any
 from ..findings import Finding, rule
 from . import compare as cmp
 from .devices import DeviceMapping, cuda_device_count, map_call_arguments, map_devices_to_cpu
-from .loading import HarnessError, find, instantiate, load_module, output_names, still_pipeline_mode
+from .loading import (HarnessError, find, instantiate, load_module, module_level_names, output_names,
+                      still_pipeline_mode)
 from .randomness import PipelineHooks, StateRecorder, random_dependencies
 
 OUTPUTS_DIFFER = rule(
@@ -278,6 +279,22 @@ def verify(original_path: str, pipeline: str, migrated_path: str | None = None, 
                           feed_random=feed_random)
 
 
+def _check_pipeline_name(source: str, path: str, name: str) -> None:
+    """A NAME the original file does not define at module level is a usage error before anything runs: it
+    names the user's file (not the migration kept in memory) and the pipelines that file defines (not its
+    other functions and classes)."""
+    defined = module_level_names(source)
+    if defined is None or name in defined:
+        return
+    from ..report import find_pipelines
+
+    pipelines = [p.name for p in find_pipelines(source, path) if p.name in defined]
+    listed = f"; its pipelines: {', '.join(dict.fromkeys(pipelines))}" if pipelines else \
+        "; it defines no pipeline at module level (a @pipeline_def function, a Pipeline subclass, a Pipeline " \
+        "object or a function that builds one)"
+    raise HarnessError(f"{path}: no pipeline named {name!r}{listed}")
+
+
 def verify_sources(original_text: str, original_path: str, pipeline: str, migrated_text: str | None = None,
                    migrated_path: str | None = None, *, args: list | None = None, kwargs: dict | None = None,
                    iterations: int = 5, tolerance: cmp.Tolerance | None = None, throughput: bool = False,
@@ -289,6 +306,7 @@ def verify_sources(original_text: str, original_path: str, pipeline: str, migrat
     tolerance = tolerance or cmp.Tolerance()
     if iterations < 1:
         raise HarnessError("--iterations must be at least 1")
+    _check_pipeline_name(original_text, original_path, pipeline)
     report = VerifyReport(original=original_path, migrated=migrated_path or "", pipeline=pipeline,
                           iterations=iterations, tolerance=tolerance)
     if migrated_text is not None:

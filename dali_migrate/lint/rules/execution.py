@@ -9,7 +9,7 @@ from ..core import HEADER, check, code, function_scope_node, is_op_call_or_data,
 
 EVALUATE_EVERY_OP = lint_rule(
     "DM314", "evaluate-every-op", "info",
-    ".evaluate() called after op after op.",
+    ".evaluate() called after op after op, or right on an op's result (ndd.resize(x, ...).evaluate()).",
     "Consumers (.torch(), np.asarray, .shape, iteration) evaluate by themselves; evaluate() only "
     "forces the work early and returns the same object, so removing it keeps every value. To find "
     "where an error comes from, run the block under `with ndd.EvalMode.sync_full:` instead.",
@@ -52,6 +52,12 @@ def _removable_statement(ctx, call):
     return line
 
 
+def _on_an_op_call(ctx, call) -> bool:
+    """``ndd.op(...).evaluate()``: called right on the op's result, never kept unevaluated."""
+    receiver = call.func.value
+    return isinstance(receiver, cst.Call) and ctx.ndd_path(receiver.func) is not None
+
+
 @check
 def evaluate_every_op(ctx) -> None:
     by_scope: dict[int, list] = {}
@@ -59,7 +65,9 @@ def evaluate_every_op(ctx) -> None:
         by_scope.setdefault(id(function_scope_node(ctx, call)), []).append(call)
     for calls in by_scope.values():
         if len(calls) < 2:
-            continue  # one evaluate() (a timing point, a sync before a handoff) is fine
+            # One evaluate() on a value (a timing point, a sync before a handoff) is fine; on an op's result
+            # it only forces what the first read of that value forces anyway.
+            calls = [call for call in calls if _on_an_op_call(ctx, call)]
         for call in calls:
             message = f"{code(call.func.value)}.evaluate() is not needed: consumers evaluate by themselves"
             statement = _removable_statement(ctx, call)
