@@ -94,6 +94,16 @@ def run(args) -> int:
     return _run_pipeline(args)
 
 
+def _print_report(args, report) -> int:
+    """A VerifyReport or ProgramReport, as JSON or text; its exit code."""
+    if args.json:
+        json.dump({**report.to_dict(), "version": __version__}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(report.format())
+    return report.exit_code
+
+
 def _run_program(args) -> int:
     from .config import ConfigError, config_for
     from .harness.programs import verify_program
@@ -109,12 +119,7 @@ def _run_program(args) -> int:
                             atol=args.atol, rtol=args.rtol)
     if report.verdict == "error":
         return _usage_error(args, report.error)
-    if args.json:
-        json.dump({**report.to_dict(), "version": __version__}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        print(report.format())
-    return report.exit_code
+    return _print_report(args, report)
 
 
 def _run_pipeline(args) -> int:
@@ -130,9 +135,4 @@ def _run_pipeline(args) -> int:
                         repeats=5 if args.repeats is None else args.repeats, feed_random=not args.no_feed_random)
     except HarnessError as e:
         return _usage_error(args, str(e))
-    if args.json:
-        json.dump({**report.to_dict(), "version": __version__}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        print(report.format())
-    return report.exit_code
+    return _print_report(args, report)

@@ -30,6 +30,22 @@ def make_images(root: Path, count: int = 10, classes: int = 2, size: int = 32, s
     return root
 
 
+def make_program_data(root: Path) -> dict[str, str]:
+    """The data the golden programs (golden/runnable) read, by the placeholder their commands use:
+    ``{images}`` 10 JPEGs in 2 class folders, ``{numpy}`` 6 float32 .npy arrays (4x5, values i*20..i*20+19),
+    ``{filelist}`` a file list (``relative/path.jpg label``) over ``{images}`` with 3 labels."""
+    root = Path(root)
+    images = make_images(root / "images", count=10, classes=2)
+    arrays = root / "numpy"
+    arrays.mkdir(parents=True, exist_ok=True)
+    for i in range(6):
+        np.save(arrays / f"arr_{i:03d}.npy", (np.arange(20, dtype=np.float32) + 20 * i).reshape(4, 5) / 8)
+    files = sorted(p.relative_to(images).as_posix() for p in images.rglob("*.jpg"))
+    filelist = root / "filelist.txt"
+    filelist.write_text("".join(f"{rel} {i % 3}\n" for i, rel in enumerate(files)))
+    return {"images": str(images), "numpy": str(arrays), "filelist": str(filelist)}
+
+
 _CPU = [
     (re.compile(r'device\s*=\s*"(mixed|gpu)"'), 'device="cpu"'),
     (re.compile(r"device\s*=\s*'(mixed|gpu)'"), 'device="cpu"'),

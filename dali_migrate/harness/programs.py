@@ -135,9 +135,11 @@ class ProgramReport:
     devices: dict = field(default_factory=dict)
     device_mappings: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    timings: dict = field(default_factory=dict)  # seconds per step: copy, migrate, devices
     original_root: str = ""  # the copies (removed after the run unless a scratch folder was given)
     migrated_root: str = ""
     migration: object = None  # the api.RunResult of the copy's migration (not serialized)
+    migrated_files: dict = field(default_factory=dict)  # relative path -> its MigrationResult (not serialized)
 
     @property
     def open_markers(self) -> int:
@@ -187,6 +189,7 @@ class ProgramReport:
                           "not_idempotent": self.not_idempotent},
             "devices": {**self.devices, "mappings": self.device_mappings},
             "notes": self.notes,
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
             "copies": {"original": self.original_root or None, "migrated": self.migrated_root or None},
             "exit_code": self.exit_code,
         }
@@ -253,10 +256,13 @@ def _mapping_text(m: dict) -> str:
 
 def verify_program(root, command: str, *, outputs: str | None = None, timeout_s: float = 600.0,
                    atol: float = 1e-5, rtol: float = 1e-5, scratch=None, jobs: int | None = None,
-                   force_cpu: bool | None = None) -> ProgramReport:
+                   force_cpu: bool | None = None, concurrent: bool = False, env: dict | None = None) -> ProgramReport:
     """Run ``command`` in a copy of the project ``root`` and in a migrated copy, and compare (module
     docstring). ``scratch``: the folder the copies go in (kept; by default a temporary folder, removed
-    afterwards). ``force_cpu``: map devices to the CPU (default: when DALI sees no CUDA device)."""
+    afterwards). ``force_cpu``: map devices to the CPU (default: when DALI sees no CUDA device).
+    ``concurrent``: run both copies at the same time (faster; off by default, because two programs that
+    each expect a GPU or a port to themselves may disturb each other). ``env``: the environment both runs
+    get (default: this process's)."""
     report = ProgramReport(root=str(root), command=command, outputs=outputs, tolerance=Tolerance(atol, rtol))
     try:
         argv, root_path, outputs_rel = _check_arguments(root, command, outputs, timeout_s, atol, rtol)
@@ -270,7 +276,8 @@ def verify_program(root, command: str, *, outputs: str | None = None, timeout_s:
         report.verdict, report.error = "error", f"cannot make the scratch folder: {e}"
         return report
     try:
-        _verify_in(report, argv, root_path, outputs_rel, base, timeout_s, jobs, force_cpu)
+        _verify_in(report, argv, root_path, outputs_rel, base, timeout_s, jobs, force_cpu, concurrent,
+                   dict(os.environ if env is None else env))
     except ProgramError as e:
         report.verdict, report.error = "error", str(e)
     finally:
@@ -285,7 +292,9 @@ def verify_configured_program(root, *, scratch, timeout_s: float, atol: float = 
     """``verify_program`` with the command (and outputs folder) configured in ``ROOT/pyproject.toml``'s
     ``[tool.dali-migrate]`` table (``verify-command``, ``verify-outputs``), never a command from the caller:
     what a server offers clients that must not gain a shell through it. Only that one file is read
-    (nothing above ``root``); without a configured command the verdict is ``error``."""
+    (nothing above ``root``); without a configured command the verdict is ``error``. ``timeout_s`` bounds
+    each run; the two runs go one after the other, so the whole check takes at most the migration plus
+    twice ``timeout_s``."""
     from ..config import TABLE, ConfigError, Config, load_config
 
     report = ProgramReport(root=str(root), command="")
@@ -337,32 +346,46 @@ def _scratch_folder(scratch) -> Path:
 
 
 def _verify_in(report: ProgramReport, argv, root: Path, outputs: str | None, base: Path, timeout_s: float,
-               jobs, force_cpu) -> None:
+               jobs, force_cpu, concurrent: bool, base_env: dict) -> None:
     original, migrated = base / "original", base / "migrated"
     report.original_root, report.migrated_root = str(original), str(migrated)
+    started = time.perf_counter()
     for copy in (original, migrated):
         _copy_project(root, copy, skip=base)
+    report.timings["copy"] = time.perf_counter() - started
     _migrate_copy(report, migrated, jobs)
+    report.timings["migrate"] = time.perf_counter() - started - report.timings["copy"]
 
+    started = time.perf_counter()
     count = cuda_device_count()
     to_cpu = (count == 0) if force_cpu is None else force_cpu
     report.devices = {"cuda_devices": count, "gpu_available": count > 0, "mapped_to_cpu": to_cpu}
     if to_cpu:
         for side, copy in (("original", original), ("migrated", migrated)):
             report.device_mappings += _map_tree_devices(copy, side, report.notes)
+    report.timings["devices"] = time.perf_counter() - started
 
-    env = _environment(root, original), _environment(root, migrated)
+    env = _environment(base_env, root, original), _environment(base_env, root, migrated)
     for copy in (original, migrated):
         if outputs is not None:
             folder = copy / outputs
             if folder.is_symlink() or folder.is_file():
                 raise ProgramError(f"--outputs {outputs}: not a folder in the project")
             shutil.rmtree(folder, ignore_errors=True)
-    report.original = _run(argv, original, env[0], timeout_s)
+    if concurrent:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(2) as pool:
+            runs = [pool.submit(_run, argv, copy, side_env, timeout_s)
+                    for copy, side_env in ((original, env[0]), (migrated, env[1]))]
+            report.original, report.migrated = (run.result() for run in runs)
+    else:
+        report.original = _run(argv, original, env[0], timeout_s)
     if not report.original.ok:
         report.verdict = "original-failed"
         return
-    report.migrated = _run(argv, migrated, env[1], timeout_s)
+    if not concurrent:
+        report.migrated = _run(argv, migrated, env[1], timeout_s)
     if report.migrated.timed_out:
         report.verdict = "timeout"
         return
@@ -439,6 +462,7 @@ def _migrate_copy(report: ProgramReport, copy: Path, jobs) -> None:
     if errors:
         report.notes.append("the migration left files untouched: " + "; ".join(errors))
     for result in run.files:
+        report.migrated_files[_relative(result.path, copy)] = result
         for finding in result.findings:
             entry = {**finding.to_dict(), "path": _relative(finding.path or result.path, copy)}
             if not finding.fixed:
@@ -553,10 +577,10 @@ def _map_notebook(text: str, side: str, where: str, notes: list[str]) -> tuple[s
     return (json.dumps(data, indent=1, ensure_ascii=False) + "\n") if mapped else text, mapped
 
 
-def _environment(root: Path, copy: Path) -> dict:
-    """The caller's environment, with PYTHONPATH entries inside ``root`` moved into ``copy``: otherwise
-    both runs would import the user's unmigrated modules."""
-    env = dict(os.environ)
+def _environment(base: dict, root: Path, copy: Path) -> dict:
+    """``base`` with PYTHONPATH entries inside ``root`` moved into ``copy``: otherwise both runs would
+    import the user's unmigrated modules."""
+    env = dict(base)
     if env.get("PYTHONPATH"):
         entries = []
         for entry in env["PYTHONPATH"].split(os.pathsep):

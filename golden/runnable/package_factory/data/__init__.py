@@ -1,0 +1,3 @@
+from .pipes import create_loader_pipe
+
+__all__ = ["create_loader_pipe"]
