@@ -408,7 +408,6 @@ def libcst_internals_problem() -> str | None:
     return None
 
 
-
 @contextmanager
 def _switched(attribute: str, replacement):
     """``CSTNode.<attribute>`` replaced for the length of the block, then libcst's own again. The switch is

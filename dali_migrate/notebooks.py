@@ -309,19 +309,20 @@ def lint_notebook(text: str, path: str = "<notebook>.ipynb", fix: bool = False, 
         return error_result(result, notebook[1], rule_id=notebook[0])
     parts = notebook.parts
     linted = lint_module(_join(parts), path, fix=fix, unsafe_fixes=unsafe_fixes)
-    for f in [*linted.findings, *linted.fixed]:
-        _map_finding(f, parts)
-    result.findings, result.fixed = linted.findings, linted.fixed
-    if linted.error:
-        result.error = _error_in_cells(linted.error, linted.findings, parts)
-        return result
     if linted.changed:
         try:
             new_sources = _split(linted.fixed_source, parts)
             new_sources, _ = _restore_magics(new_sources, parts, notebook.magics, set(), path)
         except _Unmappable:  # fixes that cannot be put back into the cells are not applied
             return lint_notebook(text, path)
-        result.fixed_source, _, _ = _write_cells(notebook, text, new_sources)
+        fixed_text, _, _ = _write_cells(notebook, text, new_sources)
+        result = lint_notebook(fixed_text, path)  # what is left, at its place in the fixed cells
+        result.source, result.fixed_source = text, fixed_text
+        result.fixed = [_map_finding(f, parts) for f in linted.fixed]
+        return result
+    result.findings = [_map_finding(f, parts) for f in linted.findings]
+    if linted.error:
+        result.error = _error_in_cells(linted.error, result.findings, parts)
     return result
 
 

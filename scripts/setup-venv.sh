@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv (once) and install dali-migrate with everything its tests and harness need.
 # The install is editable, so code changes need no reinstall: it runs again only when what it reads
-# changed (pyproject.toml, this script, the checkout's place) or an import check fails.
+# changed (pyproject.toml, this script, the checkout's place) or a module it installs is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then
@@ -10,10 +10,17 @@ fi
 . .venv/bin/activate
 stamp=.venv/.dali-migrate-install
 want="$( { cat pyproject.toml scripts/setup-venv.sh; pwd; } | { sha256sum 2>/dev/null || shasum -a 256; } | cut -d' ' -f1)"
-imports_ok() {
-  python -c "import dali_migrate, libcst, nvidia.dali, torch, mcp, nbformat, matplotlib, jsonschema" >/dev/null 2>&1
+modules="dali_migrate libcst nvidia.dali torch mcp nbformat matplotlib jsonschema"
+installed() {  # every module is there (found, not imported: importing torch and DALI takes seconds)
+  python -c "import importlib.util as u, os, sys
+found = {m: u.find_spec(m) for m in sys.argv[1:]}
+here = found['dali_migrate'] and os.path.dirname(os.path.dirname(found['dali_migrate'].origin)) == os.getcwd()
+sys.exit(not (all(found.values()) and here))" $modules >/dev/null 2>&1
 }
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && imports_ok; then
+imports_ok() {
+  python -c "import $(echo $modules | tr ' ' ',')" >/dev/null 2>&1
+}
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && installed; then
   exit 0
 fi
 python -m pip install -q --upgrade pip >/dev/null 2>&1 || true

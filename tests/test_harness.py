@@ -256,7 +256,7 @@ def test_on_the_fly_migration(data_env):
 
 
 def test_main_block_is_not_run_and_unknown_name_is_a_usage_error(data_env):
-    with pytest.raises(HarnessError, match="no name 'nope'.*candidates: augment"):
+    with pytest.raises(HarnessError, match="original.py: no pipeline named 'nope'; its pipelines: augment$"):
         verify(str(CASES / "augment" / "original.py"), "nope", str(CASES / "augment" / "migrated.py"),
                kwargs={"root": str(data_env)})
 

@@ -219,3 +219,20 @@ def test_report_suggestion_follows_the_markers_case(tmp_path, monkeypatch):
     assert marker.message.endswith(step) and marker.suggestion == step[0].upper() + step[1:] + "."
     line = next(line for line in to_markdown(report).splitlines() if "**DM212**" in line)
     assert "Suggestion: Build the reader 'eval_reader'" in line and "write the loop by hand" not in line.lower()
+
+
+def test_notebook_fix_that_removes_lines_keeps_later_cells_positions():
+    from dali_migrate.lint import lint_source
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import nvidia.dali.experimental.dynamic as ndd\n"),
+                nbformat.v4.new_code_cell("x = ndd.as_batch(s)\nx.evaluate()\ny = ndd.cast(x, dtype=ndd.float32)\n"
+                                          "y.evaluate()\n"),
+                nbformat.v4.new_code_cell("n = len(y)\nfirst = y[0]\n")]
+    result = lint_source(nbformat.writes(nb), "nb.ipynb", fix=True)
+    assert sorted((f.rule, f.cell, f.line) for f in result.fixed) == \
+        [("DM303", 3, 1), ("DM314", 2, 2), ("DM314", 2, 4)]
+    assert [(f.rule, f.cell, f.line, f.column) for f in result.findings] == [("DM302", 3, 2, 9)]
+    fixed = nbformat.reads(result.fixed_source, as_version=4)
+    assert [c.source for c in fixed.cells[1:]] == ["x = ndd.as_batch(s)\ny = ndd.cast(x, dtype=ndd.float32)\n",
+                                                   "n = y.batch_size\nfirst = y[0]\n"]

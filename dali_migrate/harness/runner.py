@@ -306,7 +306,6 @@ def verify_sources(original_text: str, original_path: str, pipeline: str, migrat
     tolerance = tolerance or cmp.Tolerance()
     if iterations < 1:
         raise HarnessError("--iterations must be at least 1")
-    _check_pipeline_name(original_text, original_path, pipeline)
     report = VerifyReport(original=original_path, migrated=migrated_path or "", pipeline=pipeline,
                           iterations=iterations, tolerance=tolerance)
     if migrated_text is not None:
@@ -349,6 +348,9 @@ def verify_sources(original_text: str, original_path: str, pipeline: str, migrat
     try:
         with recorder.recording():
             migrated_module = load_module(migrated_text, migrated_load_path, "migrated")
+            # Once the module has loaded (its top-level code runs, whatever the name), so that a slow or
+            # failing module is reported as such; then a name the user's file lacks is said in its terms.
+            _check_pipeline_name(original_text, original_path, pipeline)
             iterator, report.styles["migrated"] = _migrated_iterator(migrated_module, pipeline,
                                                                      migrated_load_path, args, kwargs)
             for i in range(iterations):
