@@ -850,7 +850,7 @@ def _refuse_already_migrated(text: str, rel: str, pipeline: str, notebook: bool)
 
 
 def _refusal_hint(error: str, pipeline: str) -> str:
-    if "no name" in error:
+    if "no pipeline named" in error or "no name" in error:
         return "pass the name of a pipeline the file defines at the top level (migrate_paths lists them)"
     if "not a DALI Pipeline" in error:
         return (f"{pipeline} does not build a pipeline-mode Pipeline here: if this file is already migrated, pass "

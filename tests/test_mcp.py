@@ -211,7 +211,7 @@ def bad_calls(root, transport: str = "memory"):
     verify of a name that is no pipeline stands for both (each costs a DALI start-up)."""
     (root / "slow.py").write_text(SLOW)
     missing_name = [("verify", {"original": "train.py", "pipeline": "nope"},
-                     ["no name 'nope'", "train_pipe", "pass the name"])] if transport == "memory" else []
+                     ["'nope'", "train_pipe", "pass the name of a pipeline"])] if transport == "memory" else []
     return [*missing_name,
         ("migrate_paths", {"paths": ["../outside"]}, ["outside the workspace root", "relative to it"]),
         ("lint_paths", {"paths": ["missing.py"]}, ["no such file", "'missing.py'", "paths=['.']"]),
