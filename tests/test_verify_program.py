@@ -249,6 +249,10 @@ def test_copies_skip_caches_keep_data_links_and_scratch_inside_the_root(tmp_path
     assert sorted(p.name for p in copy.iterdir()) == ["data", "main.py"]
     assert (copy / "data").is_symlink() and report.original.stdout == "42\n"
     assert not (copy / ".dali-migrate").exists()  # the scratch folder is not copied into itself
+    for _ in range(2):  # a visible scratch folder, used twice: no run copies an earlier run's copies
+        again = verify_program(root, "python main.py", jobs=1, scratch=root / "verify-runs")
+        assert again.verdict == "equal"
+        assert sorted(p.name for p in Path(again.original_root).iterdir()) == ["data", "main.py"]
 
 
 NOTEBOOK_CELLS = [

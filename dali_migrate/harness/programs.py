@@ -18,8 +18,9 @@ do what the original did?
 4. The command runs in both copies (no shell: ``shlex.split``; the copy is the working folder; the same
    environment, with ``PYTHONPATH`` entries that point into ``root`` pointed into the copy; the whole
    process group is killed after ``timeout_s``). The original runs first: if it fails, there is nothing
-   to compare, and the migrated copy is not run.
-5. Compared: exit status; stdout line by line, where a token that reads as a number is compared as a
+   to compare, and the migrated copy is not run (``concurrent=True`` runs both at once instead).
+5. Compared: exit status (the original must exit 0; a migrated copy that does not is ``migrated-failed``);
+   stdout line by line, where a token that reads as a number is compared as a
    number (integers exactly, other numbers within ``atol + rtol * |original|``; the rest of the line
    exactly); every file under ``outputs`` (a folder relative to ``root``, emptied in both copies before the
    runs): the same set of files, ``.npy``/``.npz`` arrays numerically, text files like stdout, other files
@@ -55,7 +56,6 @@ from .devices import DeviceMapping, cuda_device_count, map_devices_to_cpu
 # Rules whose finding says that the migrated program computes something different on purpose
 # (reviewed by hand: each one's message says the values or the order differ between the modes).
 DIFFERENCE_RULES = frozenset({"DM202", "DM203", "DM205", "DM217", "DM222"})
-VERDICTS = ("equal", "different", "original-failed", "migrated-failed", "timeout", "error")
 TEXT_SUFFIXES = frozenset({".txt", ".csv", ".tsv", ".json", ".jsonl", ".log", ".md", ".yaml", ".yml", ".xml",
                            ".html", ".ini", ".cfg", ".toml", ".py"})
 _MARKER = re.compile(re.escape(MARKER_PREFIX) + r"\s*(DM\d{3})")
@@ -97,7 +97,7 @@ class ProgramRun:
 class Difference:
     """The first place where the two runs disagree."""
 
-    what: str  # "exit status" | "stdout" | "output file" | "output files"
+    what: str  # "stdout" | "output file" | "output files" (the set of files)
     path: str = ""  # the output file, relative to root
     line: int | None = None  # 1-based line (stdout, text files)
     original: str = ""
@@ -276,8 +276,8 @@ def verify_program(root, command: str, *, outputs: str | None = None, timeout_s:
         report.verdict, report.error = "error", f"cannot make the scratch folder: {e}"
         return report
     try:
-        _verify_in(report, argv, root_path, outputs_rel, base, timeout_s, jobs, force_cpu, concurrent,
-                   dict(os.environ if env is None else env))
+        _verify_in(report, argv, root_path, outputs_rel, base, base if owned else Path(scratch), timeout_s, jobs,
+                   force_cpu, concurrent, dict(os.environ if env is None else env))
     except ProgramError as e:
         report.verdict, report.error = "error", str(e)
     finally:
@@ -339,19 +339,18 @@ def _check_arguments(root, command, outputs, timeout_s, atol, rtol) -> tuple[lis
 
 
 def _scratch_folder(scratch) -> Path:
-    base = Path(scratch)
-    base.mkdir(parents=True, exist_ok=True)
-    made = Path(tempfile.mkdtemp(prefix="run-", dir=base))
-    return made
+    """A fresh folder for this run's copies inside ``scratch`` (which earlier runs may have used too)."""
+    Path(scratch).mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="run-", dir=scratch))
 
 
-def _verify_in(report: ProgramReport, argv, root: Path, outputs: str | None, base: Path, timeout_s: float,
-               jobs, force_cpu, concurrent: bool, base_env: dict) -> None:
+def _verify_in(report: ProgramReport, argv, root: Path, outputs: str | None, base: Path, scratch: Path,
+               timeout_s: float, jobs, force_cpu, concurrent: bool, base_env: dict) -> None:
     original, migrated = base / "original", base / "migrated"
     report.original_root, report.migrated_root = str(original), str(migrated)
     started = time.perf_counter()
     for copy in (original, migrated):
-        _copy_project(root, copy, skip=base)
+        _copy_project(root, copy, skip=scratch)
     report.timings["copy"] = time.perf_counter() - started
     _migrate_copy(report, migrated, jobs)
     report.timings["migrate"] = time.perf_counter() - started - report.timings["copy"]
@@ -517,7 +516,7 @@ def _map_tree_devices(copy: Path, side: str, notes: list[str]) -> list[dict]:
             if found and new != text:
                 path.write_text(new, encoding="utf-8")
             mapped += found
-    return mapped
+    return sorted(mapped, key=lambda m: (m["path"], m["line"]))
 
 
 def _map_source(text: str, side: str, where: str, notes: list[str]) -> tuple[str, list[dict]]:
