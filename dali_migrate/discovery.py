@@ -12,8 +12,9 @@
 * ``include``/``exclude`` use the same glob syntax (``*.ipynb``, ``legacy/``, ``src/**/gen_*.py``),
   relative to the configuration's folder.
 * The folders every tool skips (``.git``, ``.venv``, ``__pycache__``, ``build``, ``node_modules``,
-  hidden folders ...) are skipped below a folder given on the command line; a file or folder named
-  explicitly is always taken (``exclude`` still applies to it, so a pre-commit hook honours it).
+  hidden folders, so ``.dali-migrate/`` where writes keep originals ...) are skipped below a folder
+  given on the command line; a file or folder named explicitly is always taken (``exclude`` still
+  applies to it, so a pre-commit hook honours it).
 
 Output is sorted and free of repeats, so runs are deterministic.
 

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 SOURCE_SUFFIXES = (".py", ".ipynb")  # notebooks: see notebooks.py
+# The tool's own folder in a workspace. ``originals/<path>`` keeps a file's text from before a write
+# (the MCP server's ``migrate_paths(write=true)``), so it can be verified against and reviewed later.
+# A hidden folder: every folder walk (here and in discovery.py) skips it.
+STATE_DIR = ".dali-migrate"
+ORIGINALS_DIR = f"{STATE_DIR}/originals"
 _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
               ".pytest_cache", "node_modules", "build", "dist", ".eggs"}
 
@@ -95,3 +101,36 @@ def atomic_write(path: Path, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def kept_original(root: Path, relative: str) -> Path:
+    """Where the original of ``relative`` (a path below ``root``) is kept when the file is written."""
+    return Path(root) / ORIGINALS_DIR / relative
+
+
+def state_dir(root: Path) -> Path:
+    """The tool's folder in ``root``, made if needed, with its own ``.gitignore`` (``*``) so git leaves
+    it alone without the user editing theirs."""
+    state = Path(root) / STATE_DIR
+    state.mkdir(exist_ok=True)
+    ignore = state / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# dali-migrate: originals kept from before its writes, scratch copies; not for version "
+                          "control\n*\n", encoding="utf-8")
+    return state
+
+
+def keep_original(root: Path, relative: str, text: str) -> Path:
+    """Keep ``text``, the file's content just before a write, as its original (with the file's mode).
+    A state folder that a symbolic link leads out of ``root`` is refused (OSError): the write would land
+    there."""
+    target = kept_original(root, relative)
+    state = Path(root).resolve() / STATE_DIR
+    if state not in target.resolve().parents:
+        raise OSError(f"{target} leads out of {state} (a symbolic link); remove the link")
+    state_dir(root)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(target, text)
+    if (Path(root) / relative).exists():
+        shutil.copymode(Path(root) / relative, target)
+    return target
