@@ -100,7 +100,7 @@ def _migrate_text(source: str, name: str, suffix: str, project=None) -> Migratio
 _says_dali = re.compile(b"dali").search
 
 def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[str, str]],
-                         quiet: list[str]) -> tuple[list[tuple[str, str]], dict | None]:
+                         quiet: list[str], reexports: dict | None = None) -> tuple[list[tuple[str, str]], dict | None]:
     """The ``(name, text)`` candidates for the pre-scan whose module another file of the run mentions,
     and what reading the ``quiet`` files again gave: bytes (or the OSError) of those that say one of
     the candidates' module names; None when they were not read.
@@ -112,8 +112,12 @@ def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[st
     read; ``quiet``: files not kept in memory (read again here)."""
     if not candidates:
         return candidates, {}
-    # A module is imported by its own name or, through a package's re-exports, by its packages' names.
-    words = {name: tuple(module_name_of(Path(name)).split(".")) for name, _ in candidates}
+    # A module is imported by its own name or, through a package's re-exports, by the package's name.
+    words = {}
+    for name, _ in candidates:
+        module = module_name_of(Path(name))
+        via = {a.rpartition(".")[0] for a, target in (reexports or {}).items() if target.startswith(module + ".")}
+        words[name] = (module.rpartition(".")[2], *(p.rpartition(".")[2] for p in via if p))
     if not all(word.isascii() and word.isidentifier() for names in words.values() for word in names):
         return candidates, None  # a name the byte pattern below cannot spell: scan them all
     alternatives = "|".join(sorted({re.escape(w) for names in words.values() for w in names}, key=len, reverse=True))
@@ -225,7 +229,8 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     # The pre-scan parses each file that could define a pipeline that another file imports: over the
     # workers, like the migration.
     jobs = jobs if jobs is not None else config.jobs
-    to_scan, quiet_reads = _imported_candidates(to_scan, list(sources.values()), [slots[i].path for i in quiet])
+    to_scan, quiet_reads = _imported_candidates(to_scan, list(sources.values()), [slots[i].path for i in quiet],
+                                                project.reexports)
     for pipelines, kept in run_ordered(_scan_task, to_scan, jobs=jobs if len(to_scan) >= 8 else 1):
         project.pipelines.update(pipelines)
         project.kept.update(kept)
@@ -250,8 +255,8 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     task_slots = sorted(sources)
     # With pipelines shared between modules, a unit can span files: the files are migrated without writing
     # until no module keeps in pipeline mode a pipeline that another one migrated, then written.
-    shared = bool(project.pipelines)
-    tasks = [(*sources[slot], write and not shared, project if project else None) for slot in task_slots]
+    shared = len(task_slots) > 1
+    tasks = [(*sources[slot], write and not shared, project if shared or project else None) for slot in task_slots]
     # The bar counts every file, as the summary does; those settled without a worker are done already.
     bar = Progress(len(slots), enabled=Progress.wanted(progress) and len(tasks) >= 20)
     bar.advance(len(slots) - len(tasks))
@@ -282,20 +287,29 @@ def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs) -
     the kept set."""
     from .parallel import run_ordered
 
+    modules = {module_name_of(Path(name)) or Path(name).stem: slot for slot, (name, _) in sources.items()}
     for _ in range(4):
         new = {q: why for result in results.values() for q, why in result.kept_pipelines.items()
                if q not in project.kept}
-        if not new:
+        helpers = {}
+        for result in results.values():
+            for helper, pipelines in result.graph_helpers.items():
+                known = project.graph_helpers.get(helper, set())
+                if not set(pipelines) <= known:
+                    helpers[helper] = known | set(pipelines)
+        if not new and not helpers:
             return
         project.kept.update(new)
+        project.graph_helpers.update(helpers)
+        again = {modules[h.rpartition(".")[0]] for h in helpers if h.rpartition(".")[0] in modules}
         words = {q: {q.rpartition(".")[2]} | {a.rpartition(".")[2] for a, t in project.reexports.items() if t == q}
                  for q in new}
-        again = []
         for slot, result in results.items():
             text = sources[slot][1]
             mentioned = {q for q, names in words.items() if any(re.search(rf"\b{re.escape(n)}\b", text) for n in names)}
             if mentioned - set(result.kept_pipelines):  # it shares one that it migrated: do it again
-                again.append(slot)
+                again.add(slot)
+        again = sorted(again)
         tasks = [(*sources[slot], False, project) for slot in again]
         for slot, (result, _) in zip(again, run_ordered(_migrate_task, tasks, jobs=jobs)):
             results[slot] = result

@@ -68,6 +68,7 @@ _BATCH_MAKERS = {"batch", "as_batch", "Batch", "Batch.broadcast"}
 _TENSOR_MAKERS = {"tensor", "as_tensor", "Tensor"}
 _SAME_KIND_METHODS = {"cpu", "gpu", "evaluate"}
 _NO_ORIGINS: frozenset = frozenset()
+_NOT_YET = object()
 _MAX_DEPTH = 4  # nesting of structured kinds (a list of lists of ...): deeper is TOP
 
 Value = tuple  # (kind, origins)
@@ -881,6 +882,7 @@ class DataFlow:
         self._params: dict[tuple, Value | None] = {}
         self._returns: dict = {}
         self.call_targets: dict[cst.Call, tuple] = {}  # call -> (Function, offset) it reaches
+        self.module_scope_functions = {s for s in module.body if isinstance(s, cst.FunctionDef)}
         self._mark_escaping_functions(collector)
         self._solve()
 
@@ -1414,6 +1416,11 @@ class DataFlow:
             kind = _num_outputs_kwarg(call) or _fn_outputs(qualname)
             if kind == TOP and not _several_outputs(qualname, call):
                 kind = DATANODE  # an op whose extra outputs come only with an argument not given here
+            listed = self.list_input(call)
+            if listed is _NOT_YET:
+                return None
+            if listed is not None:
+                kind = ("seq", kind)  # pipeline mode applies the op to each DataNode of a list input
             return (kind, self._graph_origins(call) | self._argument_origins(call))
         if qualname.startswith(MATH + ".") or qualname == f"{TYPES}.Constant":
             return (DATANODE, self._graph_origins(call) | self._argument_origins(call))
@@ -1424,6 +1431,25 @@ class DataFlow:
         if qualname in TORCH_ITERATORS or qualname.startswith(PLUGIN_PREFIX) and qualname.endswith("Iterator"):
             return value(DALI_ITERATOR, self._argument_origins(call))
         return UNKNOWN
+
+    def list_input(self, call: cst.Call):
+        """The positional argument of an fn op call that is a list (or tuple) of DataNodes, when it is the
+        only one: pipeline mode then applies the op to each of them and returns a list."""
+        found = None
+        for arg in call.args:
+            if arg.keyword is not None or arg.star:
+                continue
+            value_ = self._eval(arg.value)
+            if value_ is None and not (isinstance(arg.value, cst.Name) and arg.value.value == "None"):
+                return _NOT_YET  # not known yet in this round of the fixpoint: decide nothing
+            kind = value_[0] if value_ is not None else None
+            listed = isinstance(kind, tuple) and kind[0] == "seq" and kind[1] in (DATANODE, DATANODES) or \
+                kind == "tuple:" + DATANODE
+            if listed:
+                if found is not None:
+                    return None
+                found = arg
+        return found
 
     def _ndd_call(self, path: str, call: cst.Call):
         origins = self._argument_origins(call) | self._graph_origins(call)

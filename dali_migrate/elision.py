@@ -135,7 +135,7 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
             if names is None:
                 return None  # a star import from DALI or the project: any word could be one of its names
             hot_words |= names
-    cold = cold_by_fixpoint(units, lambda unit: unit.words, _bound, hot_words, defines=_defined)
+    cold = cold_by_fixpoint(units, lambda unit: unit.words, _bound, hot_words, read_by_hot=_read_by_hot)
     # Imports stay in the parsed text whatever they import (the import table and the imports pass
     # read them; they do not make the names of other modules hot), and so does the docstring.
     first = units[0].statements[0]
@@ -165,12 +165,13 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
     return Elision(text="".join(pieces), units=elided, line_map=line_map)
 
 
-def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], defines=None) -> list:
+def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], read_by_hot=None) -> list:
     """The items (top-level statements) that stay cold: an item that mentions a hot word is hot, and
     the names it binds (``bound_of``) become hot words, until nothing changes. Order is kept.
-    With ``defines`` (item -> the function and class names it defines), a definition whose name a hot
-    item mentions is hot too: the flow model follows values into the helpers and classes they are
-    passed to, so those must be parsed. Shared by elision (before libcst parses) and
+    With ``read_by_hot`` (item -> (the names it binds, whether what it mentions counts too)), an item that
+    binds a name a hot item mentions is hot too: the flow model reads the values of the names hot code
+    reads, and follows values into the helpers and classes they are passed to (a def or class passes on
+    what it mentions; a plain assignment does not). Shared by elision (before libcst parses) and
     ``transforms.base.cold_statements`` (after)."""
     hot_words = set(hot_words)
     mentioned: set[str] = set()
@@ -181,9 +182,11 @@ def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], defin
         still_cold = []
         for item in cold:
             words = words_of(item)
-            if words & hot_words or (defines is not None and defines(item) & mentioned):
+            bound, passes_on = read_by_hot(item) if read_by_hot is not None else ((), False)
+            hot = bool(words & hot_words)
+            if hot or (read_by_hot is not None and not mentioned.isdisjoint(bound)):
                 hot_words |= bound_of(item)  # seen by the items after it in this same sweep
-                if defines is not None:
+                if read_by_hot is not None and (hot or passes_on):
                     mentioned |= words
                 changed = True
             else:
@@ -192,9 +195,10 @@ def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], defin
     return cold
 
 
-def _defined(unit) -> set[str]:
-    """The functions and classes a unit defines (the flow model follows values into them)."""
-    return {s.name for s in unit.statements if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+def _read_by_hot(unit) -> tuple[set[str], bool]:
+    """What a unit binds, and whether it is a function or class (whose own mentions count then)."""
+    defines = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for s in unit.statements)
+    return _placeholder_names(unit), defines
 
 
 def _units(body: list[ast.stmt]) -> list[Unit]:

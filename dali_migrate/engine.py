@@ -167,6 +167,8 @@ class MigrationResult:
     # Project pipelines (qualnames) this module keeps in pipeline mode, with why: every module that shares
     # them keeps them too (api.migrate_paths).
     kept_pipelines: dict[str, str] = field(default_factory=dict)
+    # Functions of other modules this module's pipelines build with: {helper qualname: {pipeline qualnames}}.
+    graph_helpers: dict[str, set] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -660,7 +662,7 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
     result.uses_dali = True
     ctx = MigrationContext(path=path, source=text, imports=imports, elision=elision, layout=layout,
                            positions=layout.starts)
-    if project:
+    if project is not None:
         ctx.facts["project"] = project
     built = _BUILT_WORDS.set(ctx.built_words)
     try:
@@ -682,6 +684,7 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
     result.migrated = migrated
     result.findings = sorted(ctx.findings, key=lambda f: (f.line, f.column, f.rule))
     result.kept_pipelines = ctx.facts.get("kept_pipelines", {})
+    result.graph_helpers = ctx.facts.get("graph_helpers", {})
     return result
 
 
@@ -715,7 +718,15 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     original = module
     start_aliases = dict(ctx.imports.aliases)  # passes add to the table: each run starts from this
     flow = DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx))
-    units = Units(flow, module, ctx.position)
+    project = ctx.facts.get("project")
+    here = _module_of(ctx.path)
+    foreign = {}  # top-level functions here that other modules' pipelines build with
+    if project is not None:
+        for helper, pipelines in project.graph_helpers.items():
+            module_name, _, function = helper.rpartition(".")
+            if module_name == here:
+                foreign[function] = frozenset(pipelines)
+    units = Units(flow, module, ctx.position, foreign)
     kept = Kept(units)
     for escape in units.escapes:
         kept.keep(escape.origins, Reason(ctx.position(escape.node)[0], VALUE_ESCAPES.id, escape.message))
@@ -725,13 +736,14 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
         if origins:
             kept.keep(origins, Reason(ctx.position(statement)[0], rule_id, message))
     shared = _project_pipelines(ctx, units)  # origin here -> project qualname (defined here or imported)
-    project = ctx.facts.get("project")
+    shared.update({origin: origin for pipelines in foreign.values() for origin in pipelines})
     for origin, qualname in shared.items():
         if project is not None and qualname in project.kept:  # kept by another module of the unit
             statement = units.definitions.get(origin) or _import_of(module, origin)
             line = ctx.position(statement)[0] if statement is not None else 1
-            kept.keep({origin}, Reason(line, UNIT_KEPT_HERE, f"{_origin_name(origin)} stays in pipeline mode "
-                                                              f"where it is also used: {project.kept[qualname]}"))
+            kept.keep({origin}, Reason(line, UNIT_KEPT_HERE, f"{_origin_name(origin)} stays in pipeline mode with "
+                                                              f"the rest of its unit, in another module: "
+                                                              f"{project.kept[qualname]}"))
     undefined_before: set[str] | None = None
     first = ctx
     for attempt in range(len(units.all_origins()) + 2):
@@ -772,7 +784,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
         definitions = {**{o: _import_of(original, o) for o in shared if o not in units.definitions},
                        **units.definitions}
         module = _annotate_kept(module, ctx, units, kept, definitions)
-    here = _module_of(ctx.path)
+    ctx.facts["graph_helpers"] = _graph_helpers(flow, ctx, shared) if project is not None else {}
     ctx.facts["kept_pipelines"] = {
         qualname: f"in {here}, line {reasons[0].line}: {reasons[0].message}"
         for origin, qualname in shared.items() if (reasons := kept.reasons.get(origin))}
@@ -780,6 +792,22 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
 
 
 UNIT_KEPT_HERE = "DM230"
+
+
+def _graph_helpers(flow, ctx: MigrationContext, shared: dict) -> dict[str, set[str]]:
+    """Functions of other modules that this module's pipelines build their graphs with (a graph helper
+    imported from ``augment``): ``{helper qualname: {pipeline qualnames}}``. The helper's module migrates it
+    with those pipelines' units (``api.migrate_paths``)."""
+    found: dict[str, set[str]] = {}
+    for call, origin in flow.graph_origin.items():
+        func = call.func
+        qualname = ctx.imports.qualname(func)
+        if qualname is None or qualname.startswith("nvidia.") or origin not in shared:
+            continue
+        project = ctx.facts["project"]
+        qualname = project.resolve(qualname)
+        found.setdefault(qualname, set()).add(shared[origin])
+    return found
 
 
 def _import_of(module: cst.Module, local: str):
@@ -799,7 +827,7 @@ def _project_pipelines(ctx: MigrationContext, units) -> dict[str, str]:
     """The origins of this module that other modules can share: ``{origin: qualname}`` for the pipelines
     it imports from the project and the top-level pipelines and factories it defines."""
     project = ctx.facts.get("project")
-    if not project:
+    if project is None:
         return {}
     from .project import module_name_of
 
@@ -807,10 +835,10 @@ def _project_pipelines(ctx: MigrationContext, units) -> dict[str, str]:
     for local in ctx.imports.aliases:
         if project.lookup(ctx.imports, local) is not None:
             found[local] = project.qualname_of(ctx.imports, local)
-    module = module_name_of(Path(ctx.path))
-    for origin in units.definitions:
+    module = module_name_of(Path(ctx.path)) or Path(ctx.path).stem
+    for origin, statement in units.definitions.items():
         name = origin[1:] if origin.startswith(":") else origin
-        if "." not in name and ":" not in name and f"{module}.{name}" in project.pipelines:
+        if "." not in name and ":" not in name and statement in units.top_level:
             found.setdefault(origin, f"{module}.{name}")
     return found
 

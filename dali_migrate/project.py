@@ -49,6 +49,8 @@ class Project:
     # A package's re-exports (``pkg/__init__.py``: ``from .pipes import make_pipe``): "pkg.make_pipe" ->
     # "pkg.pipes.make_pipe".
     reexports: dict[str, str] = field(default_factory=dict)
+    # Functions that pipelines of other modules build their graphs with: helper qualname -> those pipelines.
+    graph_helpers: dict[str, set[str]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.pipelines or self.kept)

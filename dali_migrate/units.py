@@ -178,16 +178,18 @@ class Kept:
 class Units:
     """Units, statement tags and escapes of one module (see the module docstring)."""
 
-    def __init__(self, flow: df.DataFlow, module: cst.Module, position):
+    def __init__(self, flow: df.DataFlow, module: cst.Module, position, foreign_helpers: dict | None = None):
         """``position(node) -> (line, column)`` in the user's file (used here, not kept: the context
-        that gives it holds the units)."""
+        that gives it holds the units). ``foreign_helpers``: top-level functions of this module that
+        pipelines of other modules build their graphs with (name -> those pipelines' qualnames)."""
         self._position = position
         self._parent: dict[str, str] = {}
-        tagger = _Tagger(flow)
+        tagger = _Tagger(flow, foreign_helpers)
         walk(module, tagger)
         self.statement_origins: dict[cst.CSTNode, frozenset] = tagger.statement_origins
         self.escapes: list[Escape] = tagger.escapes
         self.definitions: dict[str, cst.CSTNode] = tagger.definitions
+        self.top_level = set(module.body)
         self.helpers: dict[cst.CSTNode, frozenset] = tagger.function_units  # graph helpers -> their pipelines
         # Markers already in the file (a person has not removed them yet): (statement, rule, message).
         self.existing_markers: list[tuple[cst.CSTNode, str, str]] = tagger.existing_markers
@@ -278,7 +280,7 @@ class Units:
 class _Tagger(cst.CSTVisitor):
     """One walk: each statement's origins, the pipelines' definitions, and the escapes."""
 
-    def __init__(self, flow: df.DataFlow):
+    def __init__(self, flow: df.DataFlow, foreign: dict | None = None):
         super().__init__()
         self.flow = flow
         self.statement_origins: dict[cst.CSTNode, frozenset] = {}
@@ -291,7 +293,7 @@ class _Tagger(cst.CSTVisitor):
         # Inside a pipeline's definition or a graph helper, values are DataNodes: the unroll's business.
         self._graph: list[bool] = [False]
         self._loop_iters: set[cst.CSTNode] = set()
-        self.function_units = _function_units(flow)
+        self.function_units = _function_units(flow, foreign)
 
     # -- statements and their context --------------------------------------------------------------
     def on_visit(self, node) -> bool:
@@ -492,9 +494,10 @@ class _Tagger(cst.CSTVisitor):
         self.escapes.append(Escape(node, origins, message))
 
 
-def _function_units(flow: df.DataFlow) -> dict:
+def _function_units(flow: df.DataFlow, foreign: dict | None = None) -> dict:
     """Functions the pipelines' graphs call (graph helpers), with the pipelines that call them,
-    transitively: such a helper belongs to the units of every pipeline that builds with it."""
+    transitively: such a helper belongs to the units of every pipeline that builds with it.
+    ``foreign``: top-level function name -> pipelines of other modules whose graphs call it."""
     enclosing: dict[cst.Call, cst.CSTNode] = {}
     for call, scope in flow.calls:
         while scope is not None and scope.kind not in ("function", "lambda", "module", "class"):
@@ -507,6 +510,10 @@ def _function_units(flow: df.DataFlow) -> dict:
         reached = flow.call_targets.get(call)
         if reached is not None:
             work.append((reached[0].node, frozenset((origin,))))
+    for function in flow.functions.values():
+        origins = (foreign or {}).get(function.name)
+        if origins and isinstance(function.node, cst.FunctionDef) and function.node in flow.module_scope_functions:
+            work.append((function.node, frozenset(origins)))
     by_function: dict[cst.CSTNode, list[cst.Call]] = {}
     for call, function in enclosing.items():
         by_function.setdefault(function, []).append(call)

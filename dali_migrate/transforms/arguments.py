@@ -26,6 +26,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import optable
+from ..engine import code_for_node
 from ..findings import rule
 from ..names import NDD, TYPES
 from .base import MigrationTransformer, Pass
@@ -80,6 +81,16 @@ class _Names(cst.CSTVisitor):
         self.names.add(node.value)
 
 
+FLAT_MATRIX = rule(
+    "DM114", "flat-matrix", "info",
+    "warp_affine(matrix=<a flat list of 6 or 12 numbers>) becomes the list of the matrix's rows.",
+    "Pipeline mode reshapes a flat matrix argument to 2x3 (or 3x4); dynamic mode takes the argument's shape "
+    "as it is and fails an assertion on a flat one (verified on DALI 2.4.0: the nested list works).",
+    before="ndd.warp_affine(images, matrix=[1, 0.2, -2, 0, 1, 1.5])",
+    after="ndd.warp_affine(images, matrix=[[1, 0.2, -2], [0, 1, 1.5]])",
+)
+
+
 class _Arguments(MigrationTransformer):
     def __init__(self, ctx, module: cst.Module):
         super().__init__(ctx)
@@ -96,6 +107,18 @@ class _Arguments(MigrationTransformer):
     def _types_import(self) -> str | None:
         self._types_name  # noqa: B018 -- fills self._types
         return self._types[1]
+
+    def _flat_matrix(self, value) -> int | None:
+        """Rows of a flat 2D (6 numbers) or 3D (12 numbers) matrix given as a literal, or as a name bound
+        only to one; None otherwise (a nested list, a Batch of per-sample matrices, ...)."""
+        found = _numbers(value)
+        if found is None and isinstance(value, cst.Name):
+            flow = self.ctx.facts.get("flow")
+            bound = flow.single_value(value) if flow is not None else None
+            found = _numbers(bound) if bound is not None else None
+        if found is None:
+            return None
+        return {6: 2, 12: 3}.get(len(found))
 
     def relevant_names(self):
         # Only calls that resolve to ndd (through an import or the ndd name earlier passes wrote).
@@ -127,6 +150,12 @@ class _Arguments(MigrationTransformer):
             elif keyword == _DEVICE_ARG and _without_mixed(arg.value) is not None:
                 self.report(MIXED_TO_GPU.id, f'device="mixed" -> device="gpu" on ndd.{ndd_path}', original_arg)
                 arg = arg.with_changes(value=_without_mixed(arg.value))
+                changed = True
+            elif keyword == "matrix" and ndd_path == "warp_affine" and self._flat_matrix(arg.value) is not None:
+                rows = self._flat_matrix(arg.value)
+                self.report(FLAT_MATRIX.id, f"matrix={code_for_node(arg.value)} (a flat list) -> {rows} rows on "
+                            f"ndd.{ndd_path}: dynamic mode needs the matrix's shape", original_arg)
+                arg = arg.with_changes(value=_rows(arg.value, rows))
                 changed = True
             elif keyword in type_args:
                 value = self._dali_type(arg.value, ndd_path, keyword)
@@ -162,6 +191,31 @@ class _Arguments(MigrationTransformer):
                     f"{self._types_name}.{dali_name} on ndd.{ndd_path}", value)
         return cst.Attribute(value=cst.Name(self._types_name), attr=cst.Name(dali_name)).with_changes(
             lpar=value.lpar, rpar=value.rpar)
+
+
+def _rows(value, rows: int) -> cst.BaseExpression:
+    """A flat matrix as a list of its rows: a literal's elements regrouped, a name sliced."""
+    width = len(_numbers(value)) // rows if _numbers(value) is not None else None
+    if width is not None:
+        elements = [e.value for e in value.elements]
+        return cst.List([cst.Element(cst.List([cst.Element(v) for v in elements[r * width:(r + 1) * width]]))
+                         for r in range(rows)])
+    width = {2: 3, 3: 4}[rows]
+    return cst.List([cst.Element(cst.Subscript(value=value, slice=[cst.SubscriptElement(cst.Slice(
+        lower=cst.Integer(str(r * width)), upper=cst.Integer(str((r + 1) * width))))])) for r in range(rows)])
+
+
+def _numbers(value):
+    """The elements of a flat list or tuple literal of numbers, else None."""
+    if isinstance(value, (cst.List, cst.Tuple)) and value.elements and all(
+            isinstance(e, cst.Element) and isinstance(_unsigned(e.value), (cst.Integer, cst.Float))
+            for e in value.elements):
+        return value.elements
+    return None
+
+
+def _unsigned(expr):
+    return expr.expression if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) else expr
 
 
 def _without_mixed(expr):

@@ -26,7 +26,8 @@ import libcst as cst
 from .. import optable
 from ..findings import rule
 from ..names import FN, MATH, NDD, TYPES
-from .base import MigrationTransformer, Pass
+from .base import MigrationTransformer, Pass, has_marker
+from .unroll.rules import RANDOM_OUTSIDE
 
 FN_TO_NDD = rule(
     "DM101", "fn-to-ndd", "info",
@@ -87,6 +88,7 @@ class _Rename(MigrationTransformer):
         self._keep = ctx.facts.get("keep_pipeline_mode", set())
         self._skip_depth = 0
         self._callees: set[cst.CSTNode] = set()
+        self._calls: dict[cst.CSTNode, cst.Call] = {}  # callee -> its call
         self._not_loads: set[cst.Name] = set()  # names that are not references (attr, keyword, def...)
 
     def relevant_names(self):
@@ -132,6 +134,7 @@ class _Rename(MigrationTransformer):
 
     def visit_Call(self, node):
         self._callees.add(node.func)
+        self._calls[node.func] = node
 
     def _is_called(self, node) -> bool:
         return node in self._callees
@@ -182,12 +185,28 @@ class _Rename(MigrationTransformer):
             self.mark(READER_OUTSIDE_PIPELINE.id,
                       f"ndd.{ndd_path} is a stateful reader: create it once and iterate "
                       f"reader.next_epoch(batch_size=...); calling it does not return batches", original_node)
+        if entry.get("random") and entry.get("input_less") and self._is_called(original_node):
+            self._random_without_batch_size(original_node, ndd_path)
         if replaced_by:
             self.report(DEPRECATED_OP.id, f"fn.{path} is deprecated: ndd.{ndd_path}", original_node)
         else:
             self.report(FN_TO_NDD.id, f"fn.{path} -> ndd.{ndd_path}", original_node)
         self._note_ndd()
         return ndd_expr(ndd_path)
+
+    def _random_without_batch_size(self, func, ndd_path: str) -> None:
+        """An input-less random op called without inputs and without batch_size, outside any pipeline the
+        unroll wrote (a helper module's augmentation, say): in dynamic mode it returns one value for the
+        whole batch. Marked, unless the unroll marked it already (RANDOM_OUTSIDE in its own modules)."""
+        call = self._calls.get(func)
+        if call is None or any(a.keyword is None for a in call.args) or \
+                any(a.keyword is not None and a.keyword.value == "batch_size" for a in call.args):
+            return
+        statement = self.current_statement()
+        if statement is not None and has_marker(statement, RANDOM_OUTSIDE.id):
+            return
+        self.mark(RANDOM_OUTSIDE.id, f"ndd.{ndd_path} has no batch_size here: it returns one value for the whole "
+                  f"batch, not one per sample; pass the batch size in and call it with batch_size=", call)
 
     def _note_ndd(self):
         # Later passes recognise `ndd.x` through the import table, as if the import existed already.

@@ -113,6 +113,14 @@ DATANODE_SHAPE = rule(
                "where a Batch of shapes is needed.",
 )
 
+LIST_INPUT = rule(
+    "DM126", "op-over-list", "info",
+    "An operator given a list of DataNodes becomes one call per element (a list comprehension).",
+    "Pipeline mode applies an operator to each DataNode of a list input and returns a list; dynamic-mode "
+    "operators take one Batch and raise TypeError on a list (verified on DALI 2.4.0).",
+    before="views = fn.resize([left, right], resize_x=8)",
+    after="views = [ndd.resize(view, resize_x=8) for view in [left, right]]",
+)
 _NUMPY_COPIES = ("numpy.array", "numpy.asarray")
 # Batch/Tensor have no counterpart for these TensorList/TensorCPU methods.
 _NO_COUNTERPART = {"as_reshaped_tensor", "is_dense_tensor", "copy_to_external", "data_ptr", "reset",
@@ -147,6 +155,7 @@ class _TensorList(MigrationTransformer):
         super().__init__(ctx)
         self.flow = flow
         self._numpy = _numpy_name(ctx, names_in_use)
+        self._names_in_use = names_in_use
         self._fresh_copies: set[cst.CSTNode] = set()  # original at()/as_array() calls we rewrote
         self._bare: set[cst.CSTNode] = set()  # expressions that need no parentheses where they are
         self._called: set[cst.CSTNode] = set()
@@ -194,6 +203,9 @@ class _TensorList(MigrationTransformer):
     # -- rewrites ----------------------------------------------------------------------------
     def leave_Call(self, original_node, updated_node):
         func = original_node.func
+        listed = self._list_input(original_node, updated_node)
+        if listed is not None:
+            return listed
         if isinstance(func, cst.Attribute):
             new = self._method_call(original_node, updated_node)
             if new is not None:
@@ -215,6 +227,25 @@ class _TensorList(MigrationTransformer):
                 new = _call(self._np("array"), _call(self._ndd("as_tensor"), updated_node.args[0].value))
                 return _keep_parens(original_node, new)
         return updated_node
+
+    def _list_input(self, original, updated):
+        """``fn.op([a, b], ...)`` -> ``[fn.op(x, ...) for x in [a, b]]``: pipeline mode maps an op over a list
+        of DataNodes, dynamic-mode ops take one Batch (TypeError on a list)."""
+        qualname = self.ctx.imports.qualname(original.func)
+        if qualname is None or not qualname.startswith(FN + "."):
+            return None
+        arg = self.flow.list_input(original)
+        if arg is None or not isinstance(arg, cst.Arg):
+            return None
+        index = original.args.index(arg)
+        item = _fresh_name("view", self._names_in_use)
+        args = list(updated.args)
+        listed = args[index].value
+        args[index] = args[index].with_changes(value=cst.Name(item))
+        self.report(LIST_INPUT.id, f"{qualname.replace('nvidia.dali.', '')} over a list of DataNodes -> one call per "
+                    f"element: dynamic-mode operators take one Batch", original)
+        return cst.ListComp(elt=updated.with_changes(args=args),
+                            for_in=cst.CompFor(target=cst.Name(item), iter=listed))
 
     def _method_call(self, original, updated):
         func = original.func
@@ -301,6 +332,14 @@ class _TensorList(MigrationTransformer):
                       "slicing a pipeline output: Batch.select(slice) returns the whole batch in DALI 2.4.0; "
                       "use ndd.as_batch([batch.select(i) for i in range(a, b)])", original_node)
         return updated_node
+
+
+def _fresh_name(base: str, taken: set[str]) -> str:
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    return name
 
 
 def _numpy_name(ctx, names_in_use: set[str]) -> str:
