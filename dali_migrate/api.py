@@ -255,7 +255,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     task_slots = sorted(sources)
     # With pipelines shared between modules, a unit can span files: the files are migrated without writing
     # until no module keeps in pipeline mode a pipeline that another one migrated, then written.
-    shared = len(task_slots) > 1
+    shared = len(task_slots) > 1 or bool(task_slots) and len(slots) > 1
     tasks = [(*sources[slot], write and not shared, project if shared or project else None) for slot in task_slots]
     # The bar counts every file, as the summary does; those settled without a worker are done already.
     bar = Progress(len(slots), enabled=Progress.wanted(progress) and len(tasks) >= 20)
@@ -267,13 +267,14 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     results = {slot: result for slot, (result, _) in zip(task_slots, done)}
     written = {slot for slot, (_, wrote) in zip(task_slots, done) if wrote}
     if shared:
-        _agree_on_kept_units(project, results, sources, jobs)
+        others = {slot: slots[slot].path for slot in quiet if slots[slot] is not None}  # not migrated yet
+        _agree_on_kept_units(project, results, sources, jobs, others)
         if write:
             for slot, result in results.items():
                 _, wrote = _write_result(result)
                 if wrote:
                     written.add(slot)
-    for slot in task_slots:
+    for slot in sorted(results):
         slots[slot] = results[slot]
         if slot in written:
             run.written.append(results[slot].path)
@@ -281,27 +282,48 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     return run
 
 
-def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs) -> None:
+def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs, others: dict) -> None:
     """Migrate again the files that share a pipeline some module keeps in pipeline mode, until every
-    module agrees (a unit that spans modules moves whole). A few rounds at most: each one only adds to
-    the kept set."""
+    module agrees (a unit that spans modules moves whole); a module of the run that imports no DALI but
+    gets pipelines passed (``others``: slot -> path) joins in when it does. A few rounds at most: each one
+    only adds to what the modules know."""
+    from .dataflow import join_kind
     from .parallel import run_ordered
 
     modules = {module_name_of(Path(name)) or Path(name).stem: slot for slot, (name, _) in sources.items()}
+    quiet_modules = {module_name_of(Path(name)) or Path(name).stem: slot for slot, name in others.items()}
     for _ in range(4):
         new = {q: why for result in results.values() for q, why in result.kept_pipelines.items()
                if q not in project.kept}
-        helpers = {}
+        helpers, calls = {}, {}
         for result in results.values():
             for helper, pipelines in result.graph_helpers.items():
                 known = project.graph_helpers.get(helper, set())
                 if not set(pipelines) <= known:
                     helpers[helper] = known | set(pipelines)
-        if not new and not helpers:
+            for callee, arguments in result.foreign_calls.items():
+                known = dict(calls.get(callee) or project.foreign_calls.get(callee, {}))
+                for key, (kind, origins) in arguments.items():
+                    old_kind, old_origins = known.get(key, (None, []))
+                    merged = (join_kind(old_kind, kind), sorted(set(old_origins) | set(origins)))
+                    if merged != known.get(key):
+                        known[key] = merged
+                        calls[callee] = known
+        if not new and not helpers and not calls:
             return
         project.kept.update(new)
         project.graph_helpers.update(helpers)
-        again = {modules[h.rpartition(".")[0]] for h in helpers if h.rpartition(".")[0] in modules}
+        project.foreign_calls.update(calls)
+        again = {modules[h.rpartition(".")[0]] for h in (*helpers, *calls) if h.rpartition(".")[0] in modules}
+        for callee in (*helpers, *calls):
+            slot = quiet_modules.pop(callee.rpartition(".")[0], None)
+            if slot is not None:
+                try:
+                    sources[slot] = (others[slot], decode_source(read_bytes(others[slot])))
+                except (OSError, SourceError):
+                    continue
+                modules[callee.rpartition(".")[0]] = slot
+                again.add(slot)
         words = {q: {q.rpartition(".")[2]} | {a.rpartition(".")[2] for a, t in project.reexports.items() if t == q}
                  for q in new}
         for slot, result in results.items():

@@ -854,7 +854,7 @@ class DataFlow:
     so (migrated pipelines, by the origin they had; pipelines imported from other modules)."""
 
     def __init__(self, module: cst.Module, imports: ImportTable, extra_pipelines: dict[str, str] | None = None,
-                 imported_generators: dict[str, str] | None = None):
+                 imported_generators: dict[str, str] | None = None, param_seeds: dict | None = None):
         self.module = module
         self.imports = imports
         collector = _Collector(imports, extra_pipelines, imported_generators)
@@ -883,6 +883,10 @@ class DataFlow:
         self._returns: dict = {}
         self.call_targets: dict[cst.Call, tuple] = {}  # call -> (Function, offset) it reaches
         self.module_scope_functions = {s for s in module.body if isinstance(s, cst.FunctionDef)}
+        # What other modules of the project pass to this module's top-level functions and classes:
+        # {name: {position or keyword: value}} (``engine``: a call in another module).
+        self.param_seeds = param_seeds or {}
+        self.seeded: dict[str, cst.CSTNode] = {}  # name -> the def or class that gets seeds
         self._mark_escaping_functions(collector)
         self._solve()
 
@@ -967,10 +971,31 @@ class DataFlow:
                 key = (function.node, name)
                 if function.escapes and kind in ("pos", "kw"):
                     params[key] = join(params.get(key), UNKNOWN)
+        self._seed_parameters(params)
         self.call_targets = targets
         changed = params != self._params
         self._params = params
         return changed
+
+    def _seed_parameters(self, params: dict) -> None:
+        for name, seeds in self.param_seeds.items():
+            target = None
+            for statement in self.module.body:
+                if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and statement.name.value == name:
+                    target = statement
+            if target is None:
+                continue
+            self.seeded[name] = target
+            node = self._method_of(target, "__init__") if isinstance(target, cst.ClassDef) else target
+            function = self.functions.get(node) if node is not None else None
+            if function is None:
+                continue
+            own = function.params[1:] if function.bound else function.params
+            positional = [p[0] for p in own if p[1] == "pos"]
+            for key, found in seeds.items():
+                param = positional[key] if isinstance(key, int) and key < len(positional) else key
+                if isinstance(param, str) and any(p[0] == param for p in own):
+                    params[(node, param)] = join(params.get((node, param)), found)
 
     def _pass_arguments(self, call: cst.Call, function: Function, params: dict) -> None:
         own = function.params[1:] if function.bound else function.params

@@ -88,6 +88,10 @@ class Elision:
         """Whether a cold unit reads or binds ``name`` (its words first: the ``ast`` walk is rarely needed)."""
         return any(name in unit.words for unit in self.units.values()) and name in self.names()
 
+    def bound(self) -> set[str]:
+        """The names the placeholders bind (what the left-out statements define)."""
+        return {name for unit in self.units.values() for name in _placeholder_names(unit)}
+
     def names(self) -> set[str]:
         """Every name the cold units read or bind (from ``ast``; computed when first asked)."""
         if self._names is None:
@@ -135,7 +139,7 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
             if names is None:
                 return None  # a star import from DALI or the project: any word could be one of its names
             hot_words |= names
-    cold = cold_by_fixpoint(units, lambda unit: unit.words, _bound, hot_words, read_by_hot=_read_by_hot)
+    cold = cold_by_fixpoint(units, lambda unit: unit.words, _bound, hot_words)
     # Imports stay in the parsed text whatever they import (the import table and the imports pass
     # read them; they do not make the names of other modules hot), and so does the docstring.
     first = units[0].statements[0]
@@ -165,40 +169,26 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
     return Elision(text="".join(pieces), units=elided, line_map=line_map)
 
 
-def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], read_by_hot=None) -> list:
+def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str]) -> list:
     """The items (top-level statements) that stay cold: an item that mentions a hot word is hot, and
     the names it binds (``bound_of``) become hot words, until nothing changes. Order is kept.
-    With ``read_by_hot`` (item -> (the names it binds, whether what it mentions counts too)), an item that
-    binds a name a hot item mentions is hot too: the flow model reads the values of the names hot code
-    reads, and follows values into the helpers and classes they are passed to (a def or class passes on
-    what it mentions; a plain assignment does not). Shared by elision (before libcst parses) and
-    ``transforms.base.cold_statements`` (after)."""
+    Shared by elision (before libcst parses) and ``transforms.base.cold_statements`` (after).
+    A cold definition that hot code hands a DALI value to is found later, by the flow model, and the
+    file is then migrated whole (``engine.NeedsWholeFile``)."""
     hot_words = set(hot_words)
-    mentioned: set[str] = set()
     cold = list(items)
     changed = True
     while changed:
         changed = False
         still_cold = []
         for item in cold:
-            words = words_of(item)
-            bound, passes_on = read_by_hot(item) if read_by_hot is not None else ((), False)
-            hot = bool(words & hot_words)
-            if hot or (read_by_hot is not None and not mentioned.isdisjoint(bound)):
+            if words_of(item) & hot_words:
                 hot_words |= bound_of(item)  # seen by the items after it in this same sweep
-                if read_by_hot is not None and (hot or passes_on):
-                    mentioned |= words
                 changed = True
             else:
                 still_cold.append(item)
         cold = still_cold
     return cold
-
-
-def _read_by_hot(unit) -> tuple[set[str], bool]:
-    """What a unit binds, and whether it is a function or class (whose own mentions count then)."""
-    defines = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for s in unit.statements)
-    return _placeholder_names(unit), defines
 
 
 def _units(body: list[ast.stmt]) -> list[Unit]:

@@ -169,6 +169,8 @@ class MigrationResult:
     kept_pipelines: dict[str, str] = field(default_factory=dict)
     # Functions of other modules this module's pipelines build with: {helper qualname: {pipeline qualnames}}.
     graph_helpers: dict[str, set] = field(default_factory=dict)
+    # What it passes to imported functions and classes: {callee qualname: {argument: (kind, [qualnames])}}.
+    foreign_calls: dict[str, dict] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -599,7 +601,8 @@ def migrate_source(source: str, path: str = "<string>", passes=None, project=Non
         result.migrated = BOM + result.migrated
         return result
     result = MigrationResult(path=path, original=source, migrated=source)
-    if not force and not might_use_dali(source) and not (project and project.mentioned_in(source)):
+    if not force and not might_use_dali(source) and not (project and project.mentioned_in(source)) \
+            and not (project is not None and project.concerns(path)):
         return result
     # Garbage collection is paused while one file migrates: a parse allocates tens of thousands of
     # nodes, and every few hundred start a cyclic collection that finds nothing (libcst trees hold no
@@ -657,7 +660,8 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
         return _fail(result, PARSE_ERROR.id, "libcst does not print this file back byte-identical",
                      _first_difference(source, printed))
     imports = ImportTable.from_module(module)
-    if not imports.uses_dali() and not force and not (project and project.imported_by(imports)):
+    if not imports.uses_dali() and not force and not (project and project.imported_by(imports)) \
+            and not (project is not None and project.concerns(path)):
         return result
     result.uses_dali = True
     ctx = MigrationContext(path=path, source=text, imports=imports, elision=elision, layout=layout,
@@ -668,6 +672,8 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
     try:
         module, ctx = _migrate_units(module, ctx, passes, force)
         migrated = print_code(module, layout)
+    except NeedsWholeFile:
+        return whole_file()
     except _Unwritable as e:
         return _fail(result, INTERNAL_ERROR.id, f"the migrated code failed its check and no unit could be kept "
                                                 f"in pipeline mode instead: {e}", e.line)
@@ -685,10 +691,22 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
     result.findings = sorted(ctx.findings, key=lambda f: (f.line, f.column, f.rule))
     result.kept_pipelines = ctx.facts.get("kept_pipelines", {})
     result.graph_helpers = ctx.facts.get("graph_helpers", {})
+    result.foreign_calls = ctx.facts.get("foreign_calls", {})
     return result
 
 
 BOM = "\ufeff"
+
+
+class NeedsWholeFile(Exception):
+    """A pass or the flow model needs a statement elision left out (a definition hot code hands a DALI
+    value to, the value of a name an argument rewrite reads): migrate the file whole instead."""
+
+
+def needs_whole_file(ctx: MigrationContext, names) -> None:
+    """Raise NeedsWholeFile when one of ``names`` is bound by a statement elision left out."""
+    if ctx.elision is not None and not ctx.elision.bound().isdisjoint(names):
+        raise NeedsWholeFile(sorted(set(names) & ctx.elision.bound()))
 
 
 class _Unwritable(Exception):
@@ -717,16 +735,23 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
 
     original = module
     start_aliases = dict(ctx.imports.aliases)  # passes add to the table: each run starts from this
-    flow = DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx))
     project = ctx.facts.get("project")
     here = _module_of(ctx.path)
     foreign = {}  # top-level functions here that other modules' pipelines build with
+    seeds = {}  # top-level functions and classes here that other modules pass pipeline values to
     if project is not None:
         for helper, pipelines in project.graph_helpers.items():
             module_name, _, function = helper.rpartition(".")
             if module_name == here:
                 foreign[function] = frozenset(pipelines)
+        for callee, arguments in project.foreign_calls.items():
+            module_name, _, name = callee.rpartition(".")
+            if module_name == here:
+                seeds[name] = {key: (kind, frozenset(origins)) for key, (kind, origins) in arguments.items()}
+    flow = DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx), param_seeds=seeds)
     units = Units(flow, module, ctx.position, foreign)
+    # Values handed to a definition elision left out, or another module's seeds for one: read it all.
+    needs_whole_file(ctx, {e.callee for e in units.escapes if e.callee} | set(seeds) | set(foreign))
     kept = Kept(units)
     for escape in units.escapes:
         kept.keep(escape.origins, Reason(ctx.position(escape.node)[0], VALUE_ESCAPES.id, escape.message))
@@ -737,9 +762,16 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
             kept.keep(origins, Reason(ctx.position(statement)[0], rule_id, message))
     shared = _project_pipelines(ctx, units)  # origin here -> project qualname (defined here or imported)
     shared.update({origin: origin for pipelines in foreign.values() for origin in pipelines})
+    shared.update({origin: origin for arguments in seeds.values() for _, origins in arguments.values()
+                   for origin in origins})
+    # Where another module's pipeline shows here: the helper it builds with, the function it is passed to.
+    foreign_where = {origin: node for node, origins in units.helpers.items() for origin in origins
+                     if origin in shared and origin not in units.definitions}
+    foreign_where.update({origin: flow.seeded[name] for name, arguments in seeds.items() if name in flow.seeded
+                          for _, origins in arguments.values() for origin in origins})
     for origin, qualname in shared.items():
         if project is not None and qualname in project.kept:  # kept by another module of the unit
-            statement = units.definitions.get(origin) or _import_of(module, origin)
+            statement = units.definitions.get(origin) or foreign_where.get(origin) or _import_of(module, origin)
             line = ctx.position(statement)[0] if statement is not None else 1
             kept.keep({origin}, Reason(line, UNIT_KEPT_HERE, f"{_origin_name(origin)} stays in pipeline mode with "
                                                               f"the rest of its unit, in another module: "
@@ -782,9 +814,10 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     if kept.origins:
         # A pipeline imported from another module is marked where it is imported.
         definitions = {**{o: _import_of(original, o) for o in shared if o not in units.definitions},
-                       **units.definitions}
+                       **foreign_where, **units.definitions}
         module = _annotate_kept(module, ctx, units, kept, definitions)
     ctx.facts["graph_helpers"] = _graph_helpers(flow, ctx, shared) if project is not None else {}
+    ctx.facts["foreign_calls"] = _foreign_calls(units, ctx, shared) if project is not None else {}
     ctx.facts["kept_pipelines"] = {
         qualname: f"in {here}, line {reasons[0].line}: {reasons[0].message}"
         for origin, qualname in shared.items() if (reasons := kept.reasons.get(origin))}
@@ -808,6 +841,30 @@ def _graph_helpers(flow, ctx: MigrationContext, shared: dict) -> dict[str, set[s
         qualname = project.resolve(qualname)
         found.setdefault(qualname, set()).add(shared[origin])
     return found
+
+
+def _foreign_calls(units, ctx: MigrationContext, shared: dict) -> dict:
+    """What this module passes to functions and classes imported from elsewhere (maybe the project's):
+    ``{callee qualname: {position or keyword: (kind, [pipeline qualnames])}}``, the kinds the other module
+    can read (no node of this module in them)."""
+    project = ctx.facts["project"]
+    found: dict = {}
+    for callee, key, (kind, origins) in units.foreign_calls:
+        names = [shared[o] for o in origins if o in shared]
+        if not names or not _portable(kind):
+            continue
+        entry = found.setdefault(project.resolve(callee), {})
+        old_kind, old_names = entry.get(key, (None, []))
+        from .dataflow import join_kind
+
+        entry[key] = (join_kind(old_kind, kind), sorted(set(old_names) | set(names)))
+    return found
+
+
+def _portable(kind) -> bool:
+    if isinstance(kind, str):
+        return True
+    return isinstance(kind, tuple) and all(_portable(k) for k in kind)
 
 
 def _import_of(module: cst.Module, local: str):
@@ -840,6 +897,8 @@ def _project_pipelines(ctx: MigrationContext, units) -> dict[str, str]:
         name = origin[1:] if origin.startswith(":") else origin
         if "." not in name and ":" not in name and statement in units.top_level:
             found.setdefault(origin, f"{module}.{name}")
+        else:  # a pipeline other modules cannot import, but may get passed
+            found.setdefault(origin, f"{module}.{origin}")
     return found
 
 

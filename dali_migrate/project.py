@@ -51,9 +51,18 @@ class Project:
     reexports: dict[str, str] = field(default_factory=dict)
     # Functions that pipelines of other modules build their graphs with: helper qualname -> those pipelines.
     graph_helpers: dict[str, set[str]] = field(default_factory=dict)
+    # What modules pass to other modules' functions and classes: callee qualname -> {argument: (kind, origins)}.
+    foreign_calls: dict[str, dict] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.pipelines or self.kept)
+
+    def concerns(self, path: str) -> bool:
+        """Other modules pass pipeline values to this module's functions, or build pipelines with them."""
+        if not (self.foreign_calls or self.graph_helpers):
+            return False
+        module = module_name_of(Path(path)) or Path(path).stem
+        return any(callee.rpartition(".")[0] == module for callee in (*self.foreign_calls, *self.graph_helpers))
 
     def resolve(self, qualname: str) -> str:
         """The qualname a re-exported name stands for (itself when it is not re-exported)."""

@@ -128,6 +128,7 @@ class Escape:
     node: cst.CSTNode
     origins: frozenset
     message: str
+    callee: str | None = None  # the plain name called with the value, where that is the escape
 
 
 @dataclass
@@ -193,6 +194,7 @@ class Units:
         self.helpers: dict[cst.CSTNode, frozenset] = tagger.function_units  # graph helpers -> their pipelines
         # Markers already in the file (a person has not removed them yet): (statement, rule, message).
         self.existing_markers: list[tuple[cst.CSTNode, str, str]] = tagger.existing_markers
+        self.foreign_calls = tagger.foreign_calls
         for found in (*flow._values.values(), *flow._attr_values.values(), *flow._params.values(),
                       *flow._returns.values()):
             if found is not None and len(found[1]) > 1:
@@ -288,6 +290,7 @@ class _Tagger(cst.CSTVisitor):
         self.escapes: list[Escape] = []
         self.definitions: dict[str, cst.CSTNode] = {}
         self.existing_markers: list[tuple[cst.CSTNode, str, str]] = []
+        self.foreign_calls: list[tuple[str, object, tuple]] = []  # (imported callee, argument key, value)
         self._statements: list[list] = []  # [statement, origins set]
         self._context: list[frozenset] = [frozenset()]
         # Inside a pipeline's definition or a graph helper, values are DataNodes: the unroll's business.
@@ -384,10 +387,11 @@ class _Tagger(cst.CSTVisitor):
         moving = [(a, v) for a, v in arguments if tracked(v)]
         if not moving:
             return
+        callee = node.func.value if isinstance(node.func, cst.Name) else None
         for arg, found_arg in moving:
             problem = self._call_problem(node, arg, found_arg)
             if problem:
-                self._escape(arg.value, found_arg, problem)
+                self._escape(arg.value, found_arg, problem, callee)
 
     def _call_problem(self, call: cst.Call, arg: cst.Arg, found) -> str | None:
         """None when the migration handles ``arg`` (a tracked value) passed to ``call``; else why not."""
@@ -401,6 +405,11 @@ class _Tagger(cst.CSTVisitor):
                 return None  # DALI's own API: the passes migrate or mark it
             if qualname in _NUMPY_COPIES and kind in (df.TENSORLIST, df.TENSORCPU) and arg is call.args[0]:
                 return None
+            if isinstance(func, cst.Name) and not arg.star:
+                # Maybe a module of the project: it learns what it gets (engine, api.migrate_paths).
+                key = arg.keyword.value if arg.keyword is not None else \
+                    [a for a in call.args if a.keyword is None].index(arg)
+                self.foreign_calls.append((qualname, key, found))
             return f"{what} is passed to {qualname}, which dali-migrate cannot follow"
         if isinstance(func, cst.Name) and flow.is_builtin(func):
             name = func.value
@@ -487,11 +496,11 @@ class _Tagger(cst.CSTVisitor):
             self._escape(node.expression, found, f"{_code(node.expression)} ({_describe(found[0])}) is formatted "
                                                  f"into a string: its text changes in dynamic mode")
 
-    def _escape(self, node, found, message: str) -> None:
+    def _escape(self, node, found, message: str, callee: str | None = None) -> None:
         origins = found[1]
         if not origins or self._graph[-1]:
             return
-        self.escapes.append(Escape(node, origins, message))
+        self.escapes.append(Escape(node, origins, message, callee))
 
 
 def _function_units(flow: df.DataFlow, foreign: dict | None = None) -> dict:

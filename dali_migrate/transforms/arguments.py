@@ -113,6 +113,9 @@ class _Arguments(MigrationTransformer):
         only to one; None otherwise (a nested list, a Batch of per-sample matrices, ...)."""
         found = _numbers(value)
         if found is None and isinstance(value, cst.Name):
+            from ..engine import needs_whole_file
+
+            needs_whole_file(self.ctx, {value.value})  # its value is in a statement elision left out
             flow = self.ctx.facts.get("flow")
             bound = flow.single_value(value) if flow is not None else None
             found = _numbers(bound) if bound is not None else None
