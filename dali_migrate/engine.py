@@ -760,7 +760,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
         origins = units.statement_origins.get(statement, frozenset())
         if origins:
             kept.keep(origins, Reason(ctx.position(statement)[0], rule_id, message))
-    shared = _project_pipelines(ctx, units)  # origin here -> project qualname (defined here or imported)
+    shared = _project_pipelines(ctx, units, flow)  # origin here -> project qualname (defined here or imported)
     shared.update({origin: origin for pipelines in foreign.values() for origin in pipelines})
     shared.update({origin: origin for arguments in seeds.values() for _, origins in arguments.values()
                    for origin in origins})
@@ -880,7 +880,7 @@ def _import_of(module: cst.Module, local: str):
     return None
 
 
-def _project_pipelines(ctx: MigrationContext, units) -> dict[str, str]:
+def _project_pipelines(ctx: MigrationContext, units, flow) -> dict[str, str]:
     """The origins of this module that other modules can share: ``{origin: qualname}`` for the pipelines
     it imports from the project and the top-level pipelines and factories it defines."""
     project = ctx.facts.get("project")
@@ -899,6 +899,12 @@ def _project_pipelines(ctx: MigrationContext, units) -> dict[str, str]:
             found.setdefault(origin, f"{module}.{name}")
         else:  # a pipeline other modules cannot import, but may get passed
             found.setdefault(origin, f"{module}.{origin}")
+    for statement in units.top_level:  # a factory's pipelines go by the factory's name
+        qualname = f"{module}.{statement.name.value}" if isinstance(statement, cst.FunctionDef) else None
+        if qualname in project.pipelines:
+            returned = flow._returns.get(statement)
+            for origin in returned[1] if returned is not None else ():
+                found[origin] = qualname
     return found
 
 
