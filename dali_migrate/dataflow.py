@@ -328,7 +328,7 @@ class Scope:
     """A module, class, function, lambda or comprehension: its name bindings (sources, below)."""
 
     __slots__ = ("node", "parent", "kind", "bindings", "declared_global", "declared_nonlocal", "function",
-                 "class_node")
+                 "class_node", "graph_sources")
 
     def __init__(self, node, parent: "Scope | None", kind: str):
         self.node = node
@@ -339,6 +339,7 @@ class Scope:
         self.declared_nonlocal: set[str] = set()
         self.function: "Function | None" = None
         self.class_node = None  # the class a method belongs to
+        self.graph_sources: set[tuple[str, int]] = set()  # (name, binding index) bound inside a pipeline's definition
 
     def bind(self, name: str, source) -> None:
         self.bindings.setdefault(name, []).append(source)
@@ -422,6 +423,7 @@ class _Collector(cst.CSTVisitor):
         self.pipeline_calls: dict[cst.Call, str] = {}  # Pipeline(...) call -> its origin key
         self.graph_origin: dict[cst.CSTNode, str] = {}  # call inside a pipeline definition -> that pipeline
         self.graph_stack: list[str] = []
+        self.graph_names: set[cst.Name] = set()  # names read inside a pipeline's definition
         self.with_origin: dict[cst.With, str] = {}  # `with pipe:` -> the pipeline its body defines
         self.function_names: list[str] = []  # enclosing defs, for `with pipe:` origin keys
         self.calls_dali = False
@@ -431,6 +433,12 @@ class _Collector(cst.CSTVisitor):
         self.attributes: list[cst.Attribute] = []
 
     # -- scopes -------------------------------------------------------------------------------
+    def _bind(self, scope: Scope, name: str, source) -> None:
+        """``scope.bind``, noting a binding made inside a pipeline's definition (a DataNode's name)."""
+        scope.bind(name, source)
+        if self.graph_stack:
+            scope.graph_sources.add((name, len(scope.bindings[name]) - 1))
+
     def _push(self, scope: Scope) -> Scope:
         self.scopes.append(scope)
         self.scope_by_node[scope.node] = scope
@@ -475,9 +483,9 @@ class _Collector(cst.CSTVisitor):
         self.classes[node] = (name, [b.value for b in node.bases], methods, is_pipeline)
         origin = self.extra_pipelines.get(name)
         if is_pipeline:
-            self.scope.bind(name, ("value", value(PIPELINE_FACTORY, frozenset((name,)))))
+            self._bind(self.scope, name, ("value", value(PIPELINE_FACTORY, frozenset((name,)))))
         else:  # a migrated pipeline class is a plain class whose instances carry the pipeline's origin
-            self.scope.bind(name, ("value", value(("class", node), frozenset((origin,)) if origin else _NO_ORIGINS)))
+            self._bind(self.scope, name, ("value", value(("class", node), frozenset((origin,)) if origin else _NO_ORIGINS)))
         for decorator in node.decorators:
             walk(decorator, self)
         for base in (*node.bases, *node.keywords):
@@ -501,14 +509,14 @@ class _Collector(cst.CSTVisitor):
         origin = self.extra_pipelines.get(name) if outer.kind != "class" else None
         if is_pipeline:
             function.pipeline = name
-            outer.bind(name, ("value", value(PIPELINE_FACTORY, frozenset((name,)))))
+            self._bind(outer, name, ("value", value(PIPELINE_FACTORY, frozenset((name,)))))
         elif origin:
             function.pipeline = origin
-            outer.bind(name, ("value", value(("function", node), frozenset((origin,)))))
+            self._bind(outer, name, ("value", value(("function", node), frozenset((origin,)))))
         elif outer.kind == "class":
-            outer.bind(name, ("value", value(("function", node))))
+            self._bind(outer, name, ("value", value(("function", node))))
         else:
-            self._binding_scope(name).bind(name, ("value", value(("function", node))))
+            self._bind(self._binding_scope(name), name, ("value", value(("function", node))))
         for decorator in node.decorators:
             walk(decorator, self)
         self._visit_param_defaults(node.params)
@@ -559,18 +567,18 @@ class _Collector(cst.CSTVisitor):
             name = param.name.value
             function.params.append((name, "pos", param.default))
             if index == 0 and function.bound:
-                self.scope.bind(name, ("self", function.class_node))
+                self._bind(self.scope, name, ("self", function.class_node))
             else:
-                self.scope.bind(name, self._param_source(function, param))
+                self._bind(self.scope, name, self._param_source(function, param))
         if isinstance(params.star_arg, cst.Param):
             function.params.append((params.star_arg.name.value, "star", None))
-            self.scope.bind(params.star_arg.name.value, ("value", UNKNOWN))
+            self._bind(self.scope, params.star_arg.name.value, ("value", UNKNOWN))
         for param in params.kwonly_params:
             function.params.append((param.name.value, "kw", param.default))
-            self.scope.bind(param.name.value, self._param_source(function, param))
+            self._bind(self.scope, param.name.value, self._param_source(function, param))
         if isinstance(params.star_kwarg, cst.Param):
             function.params.append((params.star_kwarg.name.value, "starstar", None))
-            self.scope.bind(params.star_kwarg.name.value, ("value", UNKNOWN))
+            self._bind(self.scope, params.star_kwarg.name.value, ("value", UNKNOWN))
 
     def _param_source(self, function: Function, param: cst.Param):
         if param.annotation is not None:
@@ -627,7 +635,7 @@ class _Collector(cst.CSTVisitor):
             # `outs.append(pipe.run())`: `outs` is a container of outputs (every other binding must agree).
             item = node.args[-1].value
             if isinstance(func.value, cst.Name):
-                self._binding_scope(func.value.value).bind(func.value.value, ("append", item))
+                self._bind(self._binding_scope(func.value.value), func.value.value, ("append", item))
             elif isinstance(func.value, cst.Attribute):
                 self.attr_stores.append((func.value.value, func.value.attr.value, ("append", item)))
 
@@ -681,6 +689,8 @@ class _Collector(cst.CSTVisitor):
     def visit_Name(self, node):
         if node not in self.not_references:
             self.name_scope[node] = self.scope
+            if self.graph_stack:
+                self.graph_names.add(node)
 
     def visit_Attribute(self, node):
         self.not_references.add(node.attr)
@@ -732,7 +742,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_NamedExpr(self, node):
         if isinstance(node.target, cst.Name):
-            self._binding_scope(node.target.value).bind(node.target.value, ("expr", node.value))
+            self._bind(self._binding_scope(node.target.value), node.target.value, ("expr", node.value))
 
     def visit_WithItem(self, node):
         if node.asname is not None:
@@ -740,7 +750,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_ExceptHandler(self, node):
         if node.name is not None and isinstance(node.name.name, cst.Name):
-            self.scope.bind(node.name.name.value, ("value", UNKNOWN))
+            self._bind(self.scope, node.name.name.value, ("value", UNKNOWN))
 
     def visit_Import(self, node):
         for alias in node.names:
@@ -748,7 +758,7 @@ class _Collector(cst.CSTVisitor):
             while isinstance(local, cst.Attribute):
                 local = local.value
             if isinstance(local, cst.Name):
-                self._binding_scope(local.value).bind(local.value, ("value", UNKNOWN))
+                self._bind(self._binding_scope(local.value), local.value, ("value", UNKNOWN))
         return False
 
     def visit_ImportFrom(self, node):
@@ -761,7 +771,7 @@ class _Collector(cst.CSTVisitor):
                     migrated = self.imported_generators.get(local.value)
                     if migrated:  # a pipeline another module migrated: calling it gives a generator
                         known = ("value", value(GENERATOR_FACTORY, frozenset((migrated,))))
-                    self._binding_scope(local.value).bind(local.value, known)
+                    self._bind(self._binding_scope(local.value), local.value, known)
         return False
 
     def visit_Global(self, node):
@@ -777,23 +787,23 @@ class _Collector(cst.CSTVisitor):
 
     def visit_MatchAs(self, node):
         if node.name is not None:
-            self.scope.bind(node.name.value, ("value", UNKNOWN))
+            self._bind(self.scope, node.name.value, ("value", UNKNOWN))
 
     def visit_MatchStar(self, node):
         if node.name is not None:
-            self.scope.bind(node.name.value, ("value", UNKNOWN))
+            self._bind(self.scope, node.name.value, ("value", UNKNOWN))
 
     def visit_MatchMapping(self, node):
         if node.rest is not None:
-            self.scope.bind(node.rest.value, ("value", UNKNOWN))
+            self._bind(self.scope, node.rest.value, ("value", UNKNOWN))
 
     def _bind_target(self, target, source, scope=None):
         if isinstance(target, cst.Name):
             if scope is not None:
-                scope.bind(target.value, source)
+                self._bind(scope, target.value, source)
             else:
                 owner = self._binding_scope(target.value)
-                owner.bind(target.value, source)
+                self._bind(owner, target.value, source)
                 if source[0] == "expr" and isinstance(source[1], (cst.Dict, cst.DictComp)):
                     self.dict_names.add((id(owner), target.value))
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -819,7 +829,7 @@ class _Collector(cst.CSTVisitor):
                 inner = target.value
                 item = ("store", source)
                 if isinstance(inner, cst.Name):
-                    self._binding_scope(inner.value).bind(inner.value, item)
+                    self._bind(self._binding_scope(inner.value), inner.value, item)
                 elif isinstance(inner, cst.Attribute):
                     self.attr_stores.append((inner.value, inner.attr.value, item))
 
@@ -878,6 +888,10 @@ class DataFlow:
         self._stored_attrs = {attr for _, attr in collector.class_attrs} | {a for _, a, _ in collector.attr_stores}
         self._callees = collector.callees
         self._values: dict[tuple[int, str], Value | None] = {}
+        # A name bound both inside a pipeline's definition (a DataNode) and outside it: what code outside
+        # the definition reads (a notebook that reuses `images` after its `with pipe:` cell, say).
+        self._outside: dict[tuple[int, str], Value | None] = {}
+        self.graph_names = collector.graph_names
         self._attr_values: dict[tuple, Value | None] = {}
         self._params: dict[tuple, Value | None] = {}
         self._returns: dict = {}
@@ -919,16 +933,26 @@ class DataFlow:
         for _ in range(30):  # a handful of rounds in practice; the bound keeps odd code finite
             changed = self._solve_calls()
             for scope in self.scopes:
+                graph = scope.graph_sources
                 for name, sources in scope.bindings.items():
                     key = (id(scope), name)
-                    current = self._values.get(key)
+                    current, current_outside = self._values.get(key), self._outside.get(key)
                     new = current
-                    for source in sources:
-                        new = join(new, self._source_value(source, scope, name))
+                    outside = current_outside
+                    for index, source in enumerate(sources):
+                        found = self._source_value(source, scope, name)
+                        new = join(new, found)
+                        if (name, index) not in graph:
+                            outside = join(outside, found)
                     new = _capped(new)
                     if new != current:
                         self._values[key] = new
                         changed = True
+                    if graph and outside is not None:
+                        outside = _capped(outside)
+                        if outside != current_outside:
+                            self._outside[key] = outside
+                            changed = True
             for key, sources in self._class_attrs.items():
                 changed |= self._update_attr(key, sources)
             for owner, attr, source in self._attr_stores:
@@ -1298,7 +1322,18 @@ class DataFlow:
         owner = scope.lookup_scope(name.value) if scope is not None else None
         if owner is None:
             return UNKNOWN  # a builtin, an undefined name, or a name the walk did not see
-        return self._values.get((id(owner), name.value))
+        key = (id(owner), name.value)
+        if owner.graph_sources and name not in self.graph_names and self._bound_outside(owner, name.value):
+            return self._outside.get(key)  # None until solved: an early answer would stick
+        return self._values.get(key)
+
+    @staticmethod
+    def _bound_outside(scope: Scope, name: str) -> bool:
+        """``name`` has a binding outside every pipeline definition, and one inside one."""
+        graph = scope.graph_sources
+        count = len(scope.bindings.get(name, ()))
+        inside = sum(1 for index in range(count) if (name, index) in graph)
+        return 0 < inside < count
 
     def _attribute(self, node: cst.Attribute):
         if self.imports.qualname(node) is not None:

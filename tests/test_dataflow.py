@@ -171,6 +171,16 @@ CASES = {
         x = None
         x = pipe('a').run()
         x""", "x", "tuple:tensorlist ['pipe']"),
+    "a name reused after its pipeline's definition (notebook style)": ("""
+        pipe = Pipeline(batch_size=2)
+        with pipe:
+            boxes = fn.random.uniform(shape=4)
+            pipe.set_outputs(boxes)
+        pipe.build()
+        (out,) = pipe.run()
+        boxes = out.at(0)
+        for box in boxes:
+            box""", "box", "top []"),
     "a migrated generator (dynamic mode)": ("""
         def gen(root, *, batch_size=4):
             reader = ndd.readers.File(file_root=root)
