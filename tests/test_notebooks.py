@@ -258,3 +258,20 @@ def test_rules_are_documented():
         assert RULES[rule_id].summary and RULES[rule_id].why
     assert notebooks.CODE_CELL_MAGICS >= {"time", "timeit", "capture"}
     assert copy.deepcopy(notebooks.CELL_MAGIC_SKIPPED) == notebooks.CELL_MAGIC_SKIPPED
+
+
+def test_the_ndd_import_goes_above_its_first_use():
+    """The DALI imports of the first cell are all pruned; the last import of the notebook sits in a later
+    cell (matplotlib). The ndd import must land above the pipeline's cell, not after that last import
+    (NameError when the notebook runs top to bottom)."""
+    text = make_notebook(
+        ("code", "import os\nfrom nvidia.dali import pipeline_def\nimport nvidia.dali.fn as fn\n"),
+        ("code", "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\ndef pipe(root):\n"
+                 "    jpegs, labels = fn.readers.file(file_root=root)\n    return jpegs, labels\n"),
+        ("code", "p = pipe('x')\np.build()\nout = p.run()\n"),
+        ("code", "from matplotlib import pyplot as plt\n"))
+    result = migrate_notebook(text, "nb.ipynb")
+    cells = sources(result.migrated)
+    assert "import nvidia.dali.experimental.dynamic as ndd" in cells[0], cells
+    assert "ndd" not in cells[3]
+    assert not result.manual, [f.format() for f in result.manual]

@@ -264,10 +264,14 @@ def _has_ndd_import(module: cst.Module) -> bool:
     return False
 
 
-def _insert_index(module: cst.Module) -> int:
-    """After the last top-level DALI import; else after the last top-level import; else at the top."""
+def _insert_index(module: cst.Module, before: int | None = None) -> int:
+    """After the last top-level DALI import; else after the last top-level import; else at the top. Only
+    imports above ``before`` (the first statement that needs what is imported) count: in a notebook the
+    last import can sit in a cell far below the first use."""
     last_dali = last_import = None
     for i, stmt in enumerate(module.body):
+        if before is not None and i >= before:
+            break
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue
         for small in stmt.body:
@@ -284,8 +288,27 @@ def _insert_index(module: cst.Module) -> int:
     # after a module docstring
     if module.body and isinstance(module.body[0], cst.SimpleStatementLine) and \
             isinstance(module.body[0].body[0], cst.Expr) and isinstance(module.body[0].body[0].value, cst.SimpleString):
-        return 1
+        return 1 if before is None or before > 0 else 0
     return 0
+
+
+def _first_use(module: cst.Module, name: str) -> int | None:
+    """The index of the first top-level statement whose code reads ``name`` (at any depth)."""
+    for i, stmt in enumerate(module.body):
+        names = _Names()
+        walk(stmt, names)
+        if name in names.found:
+            return i
+    return None
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.found: set[str] = set()
+
+    def visit_Name(self, node):
+        self.found.add(node.value)
 
 
 class ImportsPass(Pass):
@@ -306,7 +329,7 @@ class ImportsPass(Pass):
         from .base import run_transformer
         module = run_transformer(module, pruner)
         if "ndd" in used and not _has_ndd_import(module):
-            module = _insert_statement(module, _insert_index(module), NDD_IMPORT)
+            module = _insert_statement(module, _insert_index(module, _first_use(module, "ndd")), NDD_IMPORT)
             ctx.report(IMPORTS.id, f"added `{NDD_IMPORT}`", line=0)
         module = _add_requested_imports(module, ctx, used)
         if pruner.removed:
