@@ -782,6 +782,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
         if attempt:
             ctx = _fresh_context(first, start_aliases)
         ctx.facts["flow"] = flow
+        ctx.facts["units"] = units
         ctx.kept = kept.origins
         ctx.kept_statements = units.kept_statements(kept.origins)
         module = _run_passes(original, ctx, passes, force)

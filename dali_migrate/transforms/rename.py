@@ -27,7 +27,7 @@ from .. import optable
 from ..findings import rule
 from ..names import FN, MATH, NDD, TYPES
 from .base import MigrationTransformer, Pass, has_marker
-from .unroll.rules import RANDOM_OUTSIDE
+from .unroll.rules import RANDOM_BATCH_SIZE, RANDOM_OUTSIDE
 
 FN_TO_NDD = rule(
     "DM101", "fn-to-ndd", "info",
@@ -89,6 +89,8 @@ class _Rename(MigrationTransformer):
         self._skip_depth = 0
         self._callees: set[cst.CSTNode] = set()
         self._calls: dict[cst.CSTNode, cst.Call] = {}  # callee -> its call
+        self._batch_sizes: dict[cst.Call, str] = {}  # random op -> the helper parameter its batch size is
+        self._functions: list[cst.FunctionDef] = []
         self._not_loads: set[cst.Name] = set()  # names that are not references (attr, keyword, def...)
 
     def relevant_names(self):
@@ -112,11 +114,13 @@ class _Rename(MigrationTransformer):
 
     def visit_FunctionDef(self, node):
         self._not_loads.add(node.name)
+        self._functions.append(node)
         if node.name.value in self._keep:
             self._skip_depth += 1
         return True
 
     def leave_FunctionDef(self, original_node, updated_node):
+        self._functions.pop()
         if original_node.name.value in self._keep:
             self._skip_depth -= 1
         return updated_node
@@ -205,8 +209,24 @@ class _Rename(MigrationTransformer):
         statement = self.current_statement()
         if statement is not None and has_marker(statement, RANDOM_OUTSIDE.id):
             return
+        from .unroll.unroll import batch_size_from
+
+        data = batch_size_from(self._functions[-1], self.ctx) if self._functions else None
+        if data is not None:  # a graph helper (of another module's pipeline): its data's batch size
+            self._batch_sizes[call] = data
+            self.report(RANDOM_BATCH_SIZE.id, f"ndd.{ndd_path} gets batch_size={data}.batch_size: the helper's "
+                        f"data has one sample per value, as in the pipeline", call)
+            return
         self.mark(RANDOM_OUTSIDE.id, f"ndd.{ndd_path} has no batch_size here: it returns one value for the whole "
                   f"batch, not one per sample; pass the batch size in and call it with batch_size=", call)
+
+    def leave_Call(self, original_node, updated_node):
+        data = self._batch_sizes.get(original_node)
+        if data is None:
+            return updated_node
+        from .unroll.model import expr, with_kwarg
+
+        return with_kwarg(updated_node, "batch_size", expr(f"{data}.batch_size"))
 
     def _note_ndd(self):
         # Later passes recognise `ndd.x` through the import table, as if the import existed already.

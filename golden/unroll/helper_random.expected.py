@@ -1,10 +1,11 @@
 from nvidia.dali import pipeline_def, fn
 
 
-# dali-migrate: DM230 augment builds part of pipe, which stays in pipeline mode with everything that uses it: line 6: ndd.random.uniform has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=; it also gets no rng=: the migrated pipeline seeds RNG objects, so this op draws from the unseeded default RNG (values change from run to run); pass the pipeline's rng in; line 9: ndd.random.coin_flip gets no rng=: the migrated pipeline seeds RNG objects, so this op draws from the unseeded default RNG (values change from run to run); pass the pipeline's rng in
+# dali-migrate: DM230 augment builds part of pipe, which stays in pipeline mode with everything that uses it: line 7: ndd.random.uniform gets no rng=: the migrated pipeline seeds RNG objects, so this op draws from the unseeded default RNG (values change from run to run); pass the pipeline's rng in; line 10: ndd.random.coin_flip gets no rng=: the migrated pipeline seeds RNG objects, so this op draws from the unseeded default RNG (values change from run to run); pass the pipeline's rng in
 def augment(images, strong):
-    # A helper the pipeline calls: the unroll cannot give its random ops a batch size or an rng.
-    # dali-migrate: DM216 ndd.random.uniform has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=; it also gets no rng=: the migrated pipeline seeds RNG objects, so this op draws from the unseeded default RNG (values change from run to run); pass the pipeline's rng in
+    # A helper the pipeline calls: its random ops get the batch size of its data, but the unroll cannot give
+    # them the pipeline's rng (the pipeline seeds RNG objects).
+    # dali-migrate: DM216 ndd.random.uniform gets no rng=: the migrated pipeline seeds RNG objects, so this op draws from the unseeded default RNG (values change from run to run); pass the pipeline's rng in
     angle = fn.random.uniform(range=(-30, 30))
     images = fn.rotate(images, angle=angle)
     if strong:
@@ -13,7 +14,7 @@ def augment(images, strong):
     return images, angle
 
 
-# dali-migrate: DM230 pipe stays in pipeline mode with everything that uses it: line 6: ndd.random.uniform has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=; it also gets no rng=: the migrated pipeline seeds RNG objects, so this op draws from the unseeded default RNG (values change from run to run); pass the pipeline's rng in; line 9: ndd.random.coin_flip gets no rng=: the migrated pipeline seeds RNG objects, so this op draws from the unseeded default RNG (values change from run to run); pass the pipeline's rng in
+# dali-migrate: DM230 pipe stays in pipeline mode with everything that uses it: line 7: ndd.random.uniform gets no rng=: the migrated pipeline seeds RNG objects, so this op draws from the unseeded default RNG (values change from run to run); pass the pipeline's rng in; line 10: ndd.random.coin_flip gets no rng=: the migrated pipeline seeds RNG objects, so this op draws from the unseeded default RNG (values change from run to run); pass the pipeline's rng in
 @pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=12)
 def pipe(strong=True):
     jpegs, labels = fn.readers.file(file_root="data", random_shuffle=True, seed=3)

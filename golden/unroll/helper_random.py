@@ -2,7 +2,8 @@ from nvidia.dali import pipeline_def, fn
 
 
 def augment(images, strong):
-    # A helper the pipeline calls: the unroll cannot give its random ops a batch size or an rng.
+    # A helper the pipeline calls: its random ops get the batch size of its data, but the unroll cannot give
+    # them the pipeline's rng (the pipeline seeds RNG objects).
     angle = fn.random.uniform(range=(-30, 30))
     images = fn.rotate(images, angle=angle)
     if strong:

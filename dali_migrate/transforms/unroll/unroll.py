@@ -11,12 +11,13 @@ from ... import optable
 from ...names import dotted
 from ...engine import register_names
 from ..base import MigrationTransformer
-from ..walk import node_children
+from ..walk import node_children, walk
 from . import checkpoints, epoch_iterator, rules
 from .graph import (Env, _uses_name, build_graph, loop_statements, output_elements, seeding_statements,
                     thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
-                    PipelineDesc, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt, without_kwargs)
+                    PipelineDesc, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt, with_kwarg,
+                    without_kwargs)
 
 TORCH_ITERATORS = {
     "nvidia.dali.plugin.pytorch.DALIGenericIterator": None,
@@ -181,6 +182,7 @@ class Unroller(MigrationTransformer):
         self.rng_counter = [0]
         self._reported_once: set[tuple[str, str]] = set()
         self._scope: list[str] = []
+        self._functions: list[cst.FunctionDef] = []
         # Unroll definitions first (the transformer sees calls before or after the defs).
         self._prepare()
 
@@ -225,6 +227,7 @@ class Unroller(MigrationTransformer):
 
     def visit_FunctionDef(self, node):
         self._scope.append(node.name.value)
+        self._functions.append(node)
         if self.d.defs.get(node.name.value) is node:
             self._pipeline_depth += 1
         return True
@@ -249,27 +252,35 @@ class Unroller(MigrationTransformer):
             self._pipeline_depth -= 1
         return updated_node
 
-    def _mark_random_outside(self, call: cst.Call):
-        """An fn random op outside any pipeline (in a helper the pipeline calls) is not fixed by the
-        unroll: without batch_size it returns one value for the whole batch, and in a module that seeds
-        RNG objects it draws from the unseeded default RNG. Mark it rather than change it silently."""
+    def _random_outside(self, call: cst.Call, updated: cst.Call) -> cst.Call:
+        """An fn random op outside any pipeline (in a helper the pipeline calls). Without batch_size it
+        would return one value for the whole batch: in a graph helper that gets the pipeline's data, the
+        batch size is that data's (``batch_size=images.batch_size``); elsewhere it is marked. In a module
+        that seeds RNG objects it would draw from the unseeded default RNG: marked."""
         path = fn_path(self.ctx.imports, call.func)
         if path is None:
-            return
+            return updated
         from .model import op_entry
         current, entry = op_entry(path)
         if not entry or not entry.get("random"):
-            return
+            return updated
         problems = []
         positional = [a for a in call.args if a.keyword is None]
         if entry.get("input_less") and not positional and kwarg(call, "batch_size") is None:
-            problems.append("has no batch_size here: it returns one value for the whole batch, not one per "
-                            "sample; pass the batch size in and call it with batch_size=")
+            data = batch_size_from(self._functions[-1], self.ctx) if self._functions else None
+            if data is not None:
+                self.report(rules.RANDOM_BATCH_SIZE.id, f"fn.{current} gets batch_size={data}.batch_size: the "
+                            f"helper's data has one sample per value, as in the pipeline", call)
+                updated = with_kwarg(updated, "batch_size", expr(f"{data}.batch_size"))
+            else:
+                problems.append("has no batch_size here: it returns one value for the whole batch, not one per "
+                                "sample; pass the batch size in and call it with batch_size=")
         if self.d.rng_mode and kwarg(call, "seed") is None and kwarg(call, "rng") is None:
             problems.append("gets no rng=: the migrated pipeline seeds RNG objects, so this op draws from the "
                             "unseeded default RNG (values change from run to run); pass the pipeline's rng in")
         if problems:
             self.mark(rules.RANDOM_OUTSIDE.id, f"ndd.{current} " + "; it also ".join(problems), call)
+        return updated
 
     def _pipe_kind_of(self, node, name: str | None):
         """``_pipe_kind(name)``, or, where the pipeline reaches ``node`` some other way (returned by a
@@ -389,6 +400,23 @@ class Unroller(MigrationTransformer):
         return Env(self.ctx, self._reporter, batch_size=f"{prefix}batch_size", seed=f"{prefix}seed",
                    rng_mode=self.d.rng_mode, prefix=prefix, rng_counter=self.rng_counter)
 
+    def _helpers_may_draw(self, origin: str) -> bool:
+        """The pipeline's graph calls a helper that draws random numbers (one of this module's, read here),
+        or one imported from elsewhere (which may: its seed must be set all the same)."""
+        flow = self.ctx.facts.get("flow")
+        if flow is None:
+            return False
+        for call, graph in flow.graph_origin.items():
+            if graph != origin:
+                continue
+            qualname = self.ctx.imports.qualname(call.func)
+            if qualname is not None and not qualname.startswith("nvidia."):
+                return True
+            reached = flow.call_targets.get(call)
+            if reached is not None and _draws(reached[0].node, self.ctx.imports):
+                return True
+        return False
+
     def _check_config(self, name, config, node):
         if config.get("enable_conditionals") is not None and literal_value(config["enable_conditionals"]) is not False:
             raise CannotUnroll("enable_conditionals=True: `if` on a Batch is always true in dynamic mode; "
@@ -416,6 +444,7 @@ class Unroller(MigrationTransformer):
         desc.params = [p.name.value for p in node.params.params]
         desc.param_defaults = {p.name.value: p.default for p in node.params.params if p.default is not None}
         build_graph(desc, statements[:-1], outputs, self._env())
+        desc.has_random = desc.has_random or self._helpers_may_draw(desc.name)
         desc.pre = docstring + desc.pre  # the docstring stays first
         if checkpoints.enabled(config) or desc.name in self.d.checkpointed_calls:
             desc.extra["checkpoint"] = True
@@ -424,6 +453,7 @@ class Unroller(MigrationTransformer):
         return desc
 
     def leave_FunctionDef(self, original_node, updated_node):
+        self._functions.pop()
         key = self.d.factories.get(original_node.name.value)
         plan = self.with_checkpoint.get(key) if key and key.split(":", 1)[0] == ".".join(self._scope) else None
         if plan and plan.get("add_param"):
@@ -665,7 +695,7 @@ class Unroller(MigrationTransformer):
 
     def leave_Call(self, original_node, updated_node):
         if self._pipeline_depth == 0:
-            self._mark_random_outside(original_node)
+            updated_node = self._random_outside(original_node, updated_node)
         func = updated_node.func
         qualname = self.ctx.imports.qualname(original_node.func)
         if qualname in TORCH_ITERATORS:
@@ -780,6 +810,49 @@ class Unroller(MigrationTransformer):
         self.ctx.facts["migrated"] = True
         self.ctx.facts["uses_ndd"] = True
         return module
+
+
+def _draws(function, imports) -> bool:
+    """The function calls a random fn op (at any depth of its body)."""
+    found = _RandomCalls(imports)
+    walk(function, found)
+    return found.any
+
+
+class _RandomCalls(cst.CSTVisitor):
+    def __init__(self, imports):
+        super().__init__()
+        self.imports, self.any = imports, False
+
+    def visit_Call(self, node):
+        path = fn_path(self.imports, node.func)
+        if path is not None and (optable.resolve_fn(path)[1] or path) in RNG_OPS:
+            self.any = True
+
+
+def batch_size_from(function: cst.FunctionDef, ctx) -> str | None:
+    """In a graph helper (a function a pipeline builds with), the parameter that carries the pipeline's
+    data: the first one passed as an operator's input. Its batch size is the batch size there."""
+    units = ctx.facts.get("units")
+    if units is None or not any(helper.name.value == function.name.value for helper in units.helpers):
+        return None
+    params = [p.name.value for p in [*function.params.posonly_params, *function.params.params]]
+    inputs = _OperatorInputs(ctx.imports, set(params))
+    walk(function.body, inputs)
+    return next((p for p in params if p in inputs.found), None)
+
+
+class _OperatorInputs(cst.CSTVisitor):
+    def __init__(self, imports, names: set[str]):
+        super().__init__()
+        self.imports, self.names, self.found = imports, names, set()
+
+    def visit_Call(self, node):
+        qualname = self.imports.qualname(node.func) or ""
+        if qualname.startswith(("nvidia.dali.fn.", "nvidia.dali.experimental.dynamic.")):
+            for arg in node.args:
+                if arg.keyword is None and isinstance(arg.value, cst.Name) and arg.value.value in self.names:
+                    self.found.add(arg.value.value)
 
 
 @functools.lru_cache(maxsize=1)
