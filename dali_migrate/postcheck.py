@@ -142,6 +142,11 @@ class _Check(cst.CSTVisitor):
             if arg[0] == df.PIPELINE and arg[1] & self.kept:
                 self._add(node, arg[1], f"{func.value}({_code(node.args[0].value)}) on a pipeline that stays in "
                                         f"pipeline mode (use .run())")
+            kind = arg[0]
+            if func.value == "next" and isinstance(kind, tuple) and kind[0] == "instance" and arg[1] & self.migrated \
+                    and not self.flow.has_attribute(kind[1], "__next__"):
+                self._add(node, arg[1], f"next({_code(node.args[0].value)}): the migrated pipeline class is iterable "
+                                        f"(it has __iter__), not an iterator: take next() of iter(...)")
         if isinstance(func, cst.Name) and func.value == self.epoch_iterator and node.args:
             arg = self.flow.value_of(node.args[0].value)
             if arg[1] & self.kept:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import optable
-from ..engine import code_for_node
+from ..engine import code_for_node, parse_expression
 from ..findings import rule
 from ..names import NDD, TYPES
 from .base import MigrationTransformer, Pass
@@ -83,11 +83,12 @@ class _Names(cst.CSTVisitor):
 
 FLAT_MATRIX = rule(
     "DM114", "flat-matrix", "info",
-    "warp_affine(matrix=<a flat list of 6 or 12 numbers>) becomes the list of the matrix's rows.",
+    "warp_affine(matrix=<a flat list of 6 or 12 numbers>) becomes a float32 array of the matrix's shape.",
     "Pipeline mode reshapes a flat matrix argument to 2x3 (or 3x4); dynamic mode takes the argument's shape "
-    "as it is and fails an assertion on a flat one (verified on DALI 2.4.0: the nested list works).",
+    "as it is and fails an assertion on a flat one. A nested list is not always enough either (in NVIDIA's "
+    "augmentation gallery it fails to build the op); a float32 array works (verified, docs/dali-facts.md).",
     before="ndd.warp_affine(images, matrix=[1, 0.2, -2, 0, 1, 1.5])",
-    after="ndd.warp_affine(images, matrix=[[1, 0.2, -2], [0, 1, 1.5]])",
+    after="ndd.warp_affine(images, matrix=np.array([[1, 0.2, -2], [0, 1, 1.5]], dtype=np.float32))",
 )
 
 
@@ -107,6 +108,25 @@ class _Arguments(MigrationTransformer):
     def _types_import(self) -> str | None:
         self._types_name  # noqa: B018 -- fills self._types
         return self._types[1]
+
+    def _matrix(self, value, rows: int) -> cst.BaseExpression:
+        """A flat matrix as a float32 array of its shape: ``np.array([[...], [...]], dtype=np.float32)`` for
+        a literal, ``np.asarray(M, dtype=np.float32).reshape(2, 3)`` for a name (a nested list can fail to
+        build the op, docs/dali-facts.md)."""
+        from .tensorlist import _numpy_name
+
+        flow = self.ctx.facts.get("flow")
+        np_name = _numpy_name(self.ctx, {n.value for n in flow.name_scope} if flow is not None else set())
+        request_import(self.ctx, np_name, "import numpy as np" if np_name == "np" else "import numpy")
+        width = rows + 1
+        numbers = _numbers(value)
+        if numbers is not None:
+            elements = [e.value for e in numbers]
+            nested = "[" + ", ".join("[" + ", ".join(code_for_node(v) for v in elements[r * width:(r + 1) * width]) + "]"
+                                     for r in range(rows)) + "]"
+            return parse_expression(f"{np_name}.array({nested}, dtype={np_name}.float32)")
+        return parse_expression(f"{np_name}.asarray({code_for_node(value)}, dtype={np_name}.float32)"
+                                f".reshape({rows}, {width})")
 
     def _flat_matrix(self, value) -> int | None:
         """Rows of a flat 2D (6 numbers) or 3D (12 numbers) matrix given as a literal, or as a name bound
@@ -156,9 +176,9 @@ class _Arguments(MigrationTransformer):
                 changed = True
             elif keyword == "matrix" and ndd_path == "warp_affine" and self._flat_matrix(arg.value) is not None:
                 rows = self._flat_matrix(arg.value)
-                self.report(FLAT_MATRIX.id, f"matrix={code_for_node(arg.value)} (a flat list) -> {rows} rows on "
-                            f"ndd.{ndd_path}: dynamic mode needs the matrix's shape", original_arg)
-                arg = arg.with_changes(value=_rows(arg.value, rows))
+                self.report(FLAT_MATRIX.id, f"matrix={code_for_node(arg.value)} (a flat list) -> a {rows} x {rows + 1} "
+                            f"float32 array on ndd.{ndd_path}: dynamic mode needs the matrix's shape", original_arg)
+                arg = arg.with_changes(value=self._matrix(arg.value, rows))
                 changed = True
             elif keyword in type_args:
                 value = self._dali_type(arg.value, ndd_path, keyword)
@@ -194,18 +214,6 @@ class _Arguments(MigrationTransformer):
                     f"{self._types_name}.{dali_name} on ndd.{ndd_path}", value)
         return cst.Attribute(value=cst.Name(self._types_name), attr=cst.Name(dali_name)).with_changes(
             lpar=value.lpar, rpar=value.rpar)
-
-
-def _rows(value, rows: int) -> cst.BaseExpression:
-    """A flat matrix as a list of its rows: a literal's elements regrouped, a name sliced."""
-    width = len(_numbers(value)) // rows if _numbers(value) is not None else None
-    if width is not None:
-        elements = [e.value for e in value.elements]
-        return cst.List([cst.Element(cst.List([cst.Element(v) for v in elements[r * width:(r + 1) * width]]))
-                         for r in range(rows)])
-    width = {2: 3, 3: 4}[rows]
-    return cst.List([cst.Element(cst.Subscript(value=value, slice=[cst.SubscriptElement(cst.Slice(
-        lower=cst.Integer(str(r * width)), upper=cst.Integer(str((r + 1) * width))))])) for r in range(rows)])
 
 
 def _numbers(value):
