@@ -34,7 +34,7 @@ import builtins
 import libcst as cst
 
 from . import optable
-from .names import FN, MATH, NDD, OPS, TYPES, ImportTable, dotted
+from .names import FN, MATH, NDD, OPS, TYPES, ImportTable, dotted, import_bindings
 
 # -- kinds ------------------------------------------------------------------------------------------
 # A value is ``(kind, origins)``; ``None`` is "no information yet" (the fixpoint's start).
@@ -753,25 +753,18 @@ class _Collector(cst.CSTVisitor):
             self._bind(self.scope, node.name.name.value, ("value", UNKNOWN))
 
     def visit_Import(self, node):
-        for alias in node.names:
-            local = alias.asname.name if alias.asname else alias.name
-            while isinstance(local, cst.Attribute):
-                local = local.value
-            if isinstance(local, cst.Name):
-                self._bind(self._binding_scope(local.value), local.value, ("value", UNKNOWN))
+        for local in import_bindings(node):
+            self._bind(self._binding_scope(local), local, ("value", UNKNOWN))
         return False
 
     def visit_ImportFrom(self, node):
-        if not isinstance(node.names, cst.ImportStar):
-            for alias in node.names:
-                local = alias.asname.name if alias.asname else alias.name
-                if isinstance(local, cst.Name):
-                    origin = self.extra_pipelines.get(local.value)
-                    known = ("value", value(PIPELINE_FACTORY, frozenset((origin,)))) if origin else ("value", UNKNOWN)
-                    migrated = self.imported_generators.get(local.value)
-                    if migrated:  # a pipeline another module migrated: calling it gives a generator
-                        known = ("value", value(GENERATOR_FACTORY, frozenset((migrated,))))
-                    self._bind(self._binding_scope(local.value), local.value, known)
+        for local in import_bindings(node):
+            origin = self.extra_pipelines.get(local)
+            known = ("value", value(PIPELINE_FACTORY, frozenset((origin,)))) if origin else ("value", UNKNOWN)
+            migrated = self.imported_generators.get(local)
+            if migrated:  # a pipeline another module migrated: calling it gives a generator
+                known = ("value", value(GENERATOR_FACTORY, frozenset((migrated,))))
+            self._bind(self._binding_scope(local), local, known)
         return False
 
     def visit_Global(self, node):

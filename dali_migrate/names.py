@@ -34,6 +34,29 @@ def dotted(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+def import_bindings(node) -> list[str]:
+    """The local names an ``import`` or ``from ... import`` statement binds (``import a.b`` binds ``a``)."""
+    if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
+        return []
+    found = []
+    for alias in node.names:
+        local = alias.asname.name if alias.asname else alias.name
+        while isinstance(local, cst.Attribute):
+            local = local.value
+        if isinstance(local, cst.Name):
+            found.append(local.value)
+    return found
+
+
+def free_name(base: str, taken: set[str]) -> str:
+    """``base``, or ``base_2``, ``base_3``, ... the first that is not in ``taken``."""
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
 def module_name(node: cst.BaseExpression) -> str:
     return dotted(node) or ""
 

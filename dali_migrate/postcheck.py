@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from . import dataflow as df
-from .names import ImportTable
+from .names import ImportTable, import_bindings
 from .transforms.walk import walk
 
 # TensorList/TensorCPU methods that an ndd Batch/Tensor does not have.
@@ -279,20 +279,11 @@ class _TopLevel(cst.CSTVisitor):
             self.reads.append(node)
 
     def visit_Import(self, node):
-        for alias in node.names:
-            local = alias.asname.name if alias.asname else alias.name
-            while isinstance(local, cst.Attribute):
-                local = local.value
-            if isinstance(local, cst.Name):
-                self.binds.add(local.value)
+        self.binds.update(import_bindings(node))
         return False
 
     def visit_ImportFrom(self, node):
-        if not isinstance(node.names, cst.ImportStar):
-            for alias in node.names:
-                local = alias.asname.name if alias.asname else alias.name
-                if isinstance(local, cst.Name):
-                    self.binds.add(local.value)
+        self.binds.update(import_bindings(node))
         return False
 
     def visit_AssignTarget(self, node):

@@ -50,7 +50,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..findings import rule
-from ..names import FN, MATH, NDD, OPS
+from ..names import FN, MATH, NDD, OPS, free_name
 from .. import dataflow as df
 from .base import MigrationTransformer, Pass
 from .imports import request_import
@@ -238,7 +238,7 @@ class _TensorList(MigrationTransformer):
         if arg is None or not isinstance(arg, cst.Arg):
             return None
         index = original.args.index(arg)
-        item = _fresh_name("view", self._names_in_use)
+        item = free_name("view", self._names_in_use)
         args = list(updated.args)
         listed = args[index].value
         args[index] = args[index].with_changes(value=cst.Name(item))
@@ -332,14 +332,6 @@ class _TensorList(MigrationTransformer):
                       "slicing a pipeline output: Batch.select(slice) returns the whole batch in DALI 2.4.0; "
                       "use ndd.as_batch([batch.select(i) for i in range(a, b)])", original_node)
         return updated_node
-
-
-def _fresh_name(base: str, taken: set[str]) -> str:
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}_{n}"
-    return name
 
 
 def _numpy_name(ctx, names_in_use: set[str]) -> str:

@@ -12,7 +12,7 @@ import libcst as cst
 
 from ..walk import transform, walk, walk_many
 from ...findings import marker_text
-from ...names import FN, NDD, OPS
+from ...names import FN, NDD, OPS, free_name
 from . import rules, sources
 from .model import (AssignedNames, CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
@@ -346,17 +346,9 @@ def _external_sources(desc: PipelineDesc, statements, facts: list[_StatementFact
                                                lambda rule_id, message, node: env.report(rule_id, message, node))
     taken = local_names | set(symbols)
     for n, spec in enumerate(found.values(), 1):
-        spec.var = _free_name("source" if len(found) == 1 else f"source_{n}", taken)
+        spec.var = free_name("source" if len(found) == 1 else f"source_{n}", taken)
         taken.add(spec.var)
     return found
-
-
-def _free_name(base: str, taken: set[str]) -> str:
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}_{n}"
-    return name
 
 
 def output_elements(value: cst.BaseExpression | None) -> list[cst.BaseExpression]:
