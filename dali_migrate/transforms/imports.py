@@ -24,7 +24,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..findings import rule
-from ..names import DALI, NDD, dotted, module_name
+from ..names import DALI, NDD, dotted, import_bindings, module_name
 from .base import MigrationTransformer, Pass
 from .walk import walk
 
@@ -364,13 +364,8 @@ def _top_level_bindings(module: cst.Module) -> set[str]:
     for stmt in module.body:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-                    for alias in small.names:
-                        target = alias.asname.name if alias.asname else alias.name
-                        while isinstance(target, cst.Attribute):
-                            target = target.value
-                        if isinstance(target, cst.Name):
-                            names.add(target.value)
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    names.update(import_bindings(small))
     return names
 
 
