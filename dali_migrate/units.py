@@ -415,7 +415,9 @@ class _Tagger(cst.CSTVisitor):
             name = func.value
             if name in ("enumerate", "zip") and call in self._loop_iters:
                 return None
-            if name == "len" and kind in (df.TENSORLIST, df.OUTPUTS, df.DALI_ITERATOR) or (
+            if kind == df.DALI_ITERATOR and name in ("len", "next", "iter", "enumerate", "zip"):
+                return None  # the migrated EpochIterator is an iterator with a length, as the plugin's was
+            if name == "len" and kind in (df.TENSORLIST, df.OUTPUTS) or (
                     name in _SEE_THROUGH and (kind == df.OUTPUTS or isinstance(kind, tuple))):
                 return None
             return f"{what} is passed to {name}(), whose result differs once it is a dynamic-mode value"
