@@ -353,8 +353,6 @@ def _reexports(name: str, data: bytes) -> dict[str, str]:
     """What a package's ``__init__.py`` re-exports from its modules: ``{"pkg.alias": "pkg.mod.name"}``."""
     import ast
 
-    from .project import module_name_of
-
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -833,12 +833,11 @@ def _graph_helpers(flow, ctx: MigrationContext, shared: dict) -> dict[str, set[s
     imported from ``augment``): ``{helper qualname: {pipeline qualnames}}``. The helper's module migrates it
     with those pipelines' units (``api.migrate_paths``)."""
     found: dict[str, set[str]] = {}
+    project = ctx.facts["project"]
     for call, origin in flow.graph_origin.items():
-        func = call.func
-        qualname = ctx.imports.qualname(func)
+        qualname = ctx.imports.qualname(call.func)
         if qualname is None or qualname.startswith("nvidia.") or origin not in shared:
             continue
-        project = ctx.facts["project"]
         qualname = project.resolve(qualname)
         found.setdefault(qualname, set()).add(shared[origin])
     return found
@@ -848,6 +847,8 @@ def _foreign_calls(units, ctx: MigrationContext, shared: dict) -> dict:
     """What this module passes to functions and classes imported from elsewhere (maybe the project's):
     ``{callee qualname: {position or keyword: (kind, [pipeline qualnames])}}``, the kinds the other module
     can read (no node of this module in them)."""
+    from .dataflow import join_kind
+
     project = ctx.facts["project"]
     found: dict = {}
     for callee, key, (kind, origins) in units.foreign_calls:
@@ -856,8 +857,6 @@ def _foreign_calls(units, ctx: MigrationContext, shared: dict) -> dict:
             continue
         entry = found.setdefault(project.resolve(callee), {})
         old_kind, old_names = entry.get(key, (None, []))
-        from .dataflow import join_kind
-
         entry[key] = (join_kind(old_kind, kind), sorted(set(old_names) | set(names)))
     return found
 
