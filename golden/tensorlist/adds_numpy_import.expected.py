@@ -10,8 +10,9 @@ class Prefetch:
 
     Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
     seeds, readers and random ops all live in that thread) and finished before they are handed over;
-    an error is raised by the next() that asks for the step that failed; close(), dropping the
-    generator or the end of the calling thread stops the thread after its current step.
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
     """
 
     def __init__(self, depth=2):
@@ -25,6 +26,8 @@ class Prefetch:
         import nvidia.dali.experimental.dynamic as ndd
 
         ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
 
         @functools.wraps(steps)
         def prefetched(*args, **kwargs):
@@ -41,9 +44,12 @@ class Prefetch:
                             if stopping:
                                 return
                             step = next(generator)
-                            for value in step if isinstance(step, (tuple, list)) else (step,):
-                                if callable(getattr(value, "evaluate", None)):
-                                    value.evaluate()  # no DALI work left pending in this thread
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
                             ready.put((True, step))
                 except BaseException as error:  # StopIteration too: the end of the steps
                     ready.put((False, error))

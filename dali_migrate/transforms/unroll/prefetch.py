@@ -14,8 +14,10 @@ caller holds a batch:
   in that thread, in order, so the steps and their values are the ones the generator computes alone:
   ``ndd.random.set_seed`` seeds the calling thread's default RNG (DALI 2.4.0), the thread that draws;
 * each step is evaluated before it is handed over, so no DALI work is pending in the thread when the
-  program ends, and an error raised while loading step k is raised by the ``next()`` that asks for
-  step k (then the generator is finished, as a generator that raised is);
+  program ends (a thread still inside DALI then aborts the interpreter, exit 134); errors surface where
+  they would without the thread: an exception the generator raises at step k is raised by the ``next()``
+  that asks for step k (and the generator is finished), an operator that failed raises when step k's
+  output is read, and the next step still comes, as with pipe.run();
 * ``close()``, dropping the generator or the end of the thread that iterates it stops the background
   thread after its current step, and the generator is closed in the thread that ran it (a suspended
   ``next_epoch`` keeps its EvalContext entered on that thread; docs/dali-facts.md);
@@ -43,8 +45,9 @@ class Prefetch:
 
     Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
     seeds, readers and random ops all live in that thread) and finished before they are handed over;
-    an error is raised by the next() that asks for the step that failed; close(), dropping the
-    generator or the end of the calling thread stops the thread after its current step.
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
     """
 
     def __init__(self, depth=2):
@@ -58,6 +61,8 @@ class Prefetch:
         import nvidia.dali.experimental.dynamic as ndd
 
         ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
 
         @functools.wraps(steps)
         def prefetched(*args, **kwargs):
@@ -74,9 +79,12 @@ class Prefetch:
                             if stopping:
                                 return
                             step = next(generator)
-                            for value in step if isinstance(step, (tuple, list)) else (step,):
-                                if callable(getattr(value, "evaluate", None)):
-                                    value.evaluate()  # no DALI work left pending in this thread
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
                             ready.put((True, step))
                 except BaseException as error:  # StopIteration too: the end of the steps
                     ready.put((False, error))
