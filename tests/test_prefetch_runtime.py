@@ -144,7 +144,8 @@ def augmented(root):
     images = fn.crop_mirror_normalize(images, mirror=fn.random.coin_flip(), dtype=types.FLOAT)
     return images, labels, angle
 '''
-RNG_OBJECTS = DEFAULT_RNG.replace("fn.random.uniform(range=(-20.0, 20.0))", "fn.random.uniform(range=(-20.0, 20.0), seed=5)")
+RNG_OBJECTS = DEFAULT_RNG.replace("fn.random.uniform(range=(-20.0, 20.0))",
+                                  "fn.random.uniform(range=(-20.0, 20.0), seed=5)")  # RNG objects, not set_seed
 STEPS = 9  # 10 images, batch 4: three epochs
 
 

@@ -220,7 +220,8 @@ class TrainingLoop:
             for side in others:
                 s = by_side[side]
                 parts.append(f"{side} {s.median:.1f} [{min(s.samples_per_s):.1f}..{max(s.samples_per_s):.1f}] "
-                             f"ratio {self.ratio(work_ms, side):.3f} (per CPU-second {self.cpu_ratio(work_ms, side):.3f})")
+                             f"ratio {self.ratio(work_ms, side):.3f} "
+                             f"(per CPU-second {self.cpu_ratio(work_ms, side):.3f})")
             lines.append(f"  work {work_ms:g} ms: " + "; ".join(parts))
         return "\n".join(lines)
 
@@ -269,6 +270,9 @@ def _run_process(spec: dict, tmp: Path, timeout_s: float, env: dict | None) -> d
     spec_file = tmp / "spec.json"
     spec_file.write_text(json.dumps(spec), encoding="utf-8")
     what = f"{spec['side']} side, work {spec['work_ms']:g} ms"
+    env = dict(os.environ if env is None else env)
+    package_root = str(Path(__file__).resolve().parents[2])  # this dali_migrate, wherever it was imported from
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
     try:
         proc = subprocess.run([sys.executable, "-m", "dali_migrate.harness.training_loop", str(spec_file)],
                               capture_output=True, text=True, timeout=timeout_s, env=env)
