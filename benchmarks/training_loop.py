@@ -66,9 +66,9 @@ def migrate_with(tree: Path | None, path: Path) -> str:
         return migrate_source(path.read_text(encoding="utf-8"), str(path)).migrated
     code = ("import sys; from dali_migrate.engine import migrate_source; p = sys.argv[1]; "
             "sys.stdout.write(migrate_source(open(p, encoding='utf-8').read(), p).migrated)")
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    return subprocess.run([sys.executable, "-c", code, str(path)], env=env, capture_output=True, text=True,
-                          check=True).stdout
+    env = {**os.environ, "PYTHONPATH": str(tree)}  # and cwd: `python -c` puts the current folder first
+    return subprocess.run([sys.executable, "-c", code, str(path)], env=env, cwd=tree, capture_output=True,
+                          text=True, check=True).stdout
 
 
 def measure_config(name: str, args, tmp: Path):
