@@ -104,3 +104,31 @@ def test_cli_consumer_ms(tmp_path, image_root, capsys):
     assert "--consumer-ms: expected milliseconds" in capsys.readouterr().err
     assert cli.main(["verify", str(tmp_path / "small.py"), "--pipeline", "small", "--runs", "2"]) == 2
     assert "--consumer and --runs belong to --consumer-ms" in capsys.readouterr().err
+
+
+def test_the_report_shows_the_training_loop_per_work_time(tmp_path, monkeypatch):
+    """``report --consumer-ms`` hands the work times to the verifier and shows what it measured (a stand-in
+    verifier here: the measurement itself is tested above)."""
+    from dali_migrate.report import MEASURED_KEY, build_report, write_report
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "small.py").write_text(ORIGINAL)
+    asked = []
+
+    def stand_in(original, migrated, *, path, name, args, kwargs, training_loop):
+        asked.append(training_loop)
+        rows = [{"work_ms": w, "original": {"median": 1000.0}, "migrated": {"median": 900.0 + w},
+                 "ratios": {"migrated": (900.0 + w) / 1000}, "cpu_ratios": {"migrated": 0.9}}
+                for w in training_loop["work_ms"]]
+        return {"status": "equal", "reason": "", "training_loop": {"consumer": "numpy", "runs": 3, "work_ms": rows}}
+
+    report = build_report(["."], {"small": {"args": ["/data"]}}, progress=False, verifier=stand_in,
+                          training_loop={"work_ms": [0.0, 20.0]})
+    assert asked == [{"work_ms": [0.0, 20.0]}]
+    write_report(report, tmp_path / "out", plots=False)
+    markdown = (tmp_path / "out" / "report.md").read_text()
+    assert "### Training loop" in markdown
+    assert "| `small.py::small` | 20 | 1,000 | 920 | 0.92× | 0.90× |" in markdown
+    measured = json.loads((tmp_path / "out" / "report.json").read_text())[MEASURED_KEY]
+    assert measured["throughput"][0]["training_loop"]["work_ms"][1]["work_ms"] == 20.0
+    assert cli.main(["report", ".", "--out", str(tmp_path / "o2"), "--consumer-ms", "a,b", "--no-plots"]) == 2

@@ -522,13 +522,14 @@ __all__ = ["verify", "VerifyReport", "OutputResult", "HarnessError"]
 
 
 def verify_pipeline(original_source: str, migrated_source: str, *, path: str, name: str, args=None, kwargs=None,
-                    iterations: int = 5, throughput: bool = True) -> dict:
+                    iterations: int = 5, throughput: bool = True, training_loop: dict | None = None) -> dict:
     """The report's entry point: verify one pipeline and summarise it as
     ``{"status": equal|partial|different|failed|incomplete, "reason", "throughput_original",
     "throughput_migrated", "report": VerifyReport.to_dict()}``."""
     report = verify_sources(original_source, path, name, migrated_source,
                             str(Path(path).with_suffix(".migrated.py")), args=args, kwargs=kwargs,
-                            iterations=iterations, throughput=throughput, repeats=3, timing_iterations=10)
+                            iterations=iterations, throughput=throughput, repeats=3, timing_iterations=10,
+                            training_loop=training_loop)
     reasons = []
     if report.error:
         reasons.append(report.error)
@@ -545,5 +546,6 @@ def verify_pipeline(original_source: str, migrated_source: str, *, path: str, na
         "reason": "; ".join(reasons) or f"all outputs equal over {report.iterations} iterations",
         "throughput_original": t.original.median if t else None,
         "throughput_migrated": t.migrated.median if t else None,
+        "training_loop": report.training_loop.to_dict() if report.training_loop else None,
         "report": report.to_dict(),
     }
