@@ -33,29 +33,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from throughput import make_images  # noqa: E402
 
 CONFIGS = {
-    # name: (original file, pipeline, images, size range (w, h), warm-up steps, timed steps)
-    "classification": (HERE / "classification" / "original.py", "classification", 200, ((140, 280), (140, 280)),
-                       13, 52),
+    # name: (original file, pipeline, images, ((w_lo, w_hi), (h_lo, h_hi)) or None for 140-280 px, warm-up, timed steps)
+    "classification": (HERE / "classification" / "original.py", "classification", 200, None, 13, 52),
     "training": (HERE / "training" / "original.py", "training", 256, ((460, 540), (340, 410)), 4, 16),
 }
-
-
-def make_images(root: Path, count: int, sizes) -> None:
-    import numpy as np
-    from PIL import Image
-
-    (w_lo, w_hi), (h_lo, h_hi) = sizes
-    rs = np.random.RandomState(42)
-    for i in range(count):
-        folder = root / str(i % 10)
-        folder.mkdir(parents=True, exist_ok=True)
-        w, h = rs.randint(w_lo, w_hi + 1), rs.randint(h_lo, h_hi + 1)
-        y, x = np.mgrid[0:h, 0:w]
-        base = np.stack([(x * 255 // w), (y * 255 // h), ((x + y) * 127 // (w + h))], -1)
-        img = (base + rs.randint(0, 48, (h, w, 3))).clip(0, 255).astype(np.uint8)
-        Image.fromarray(img).save(folder / f"{i}.jpg", quality=85)
 
 
 def migrate_with(tree: Path | None, path: Path) -> str:
