@@ -71,7 +71,7 @@ class Prefetch:
             finally:
                 stopping.append(True)
                 room.release()
-                if current_thread() is not thread:
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
                     thread.join()
 
         return prefetched
