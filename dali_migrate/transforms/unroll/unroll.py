@@ -732,6 +732,10 @@ class Unroller(MigrationTransformer):
                        "exec_dynamic", "enable_memory_stats", "output_dtype", "output_ndim", "py_callback_pickler",
                        "prefetch_queue_depth") and a.keyword.value not in CORE]
         for option in dropped:
+            if option == "prefetch_queue_depth" and not desc.extra.get("imported") and prefetch.why_not(desc) is None:
+                self.report(rules.PIPELINE_OPTION.id, f"prefetch_queue_depth= is dropped here: {desc.name} loads "
+                            f"ahead with its definition's depth ({prefetch.depth(desc)})", original)
+                continue
             self.report(rules.PIPELINE_OPTION.id, f"{option}= has no dynamic-mode counterpart and is dropped",
                         original)
         if dropped:
