@@ -6,7 +6,10 @@
 # 1. verifies, as written (no device mapping), the GPU cases: the factory case (decoders.image
 #    device="mixed", labels.gpu(), device_id=0) and the classification benchmark (mixed decode,
 #    GPU resize and crop_mirror_normalize), and checks that both sides' GPU outputs are on the GPU;
-# 2. runs the throughput benchmark (eager, capture, sync_cpu) and writes its table and JSON.
+# 2. runs the throughput benchmark (eager, capture, sync_cpu) and writes its table and JSON;
+# 3. runs the training-loop benchmark (issue 18: pipeline mode against dali-migrate's output, a consumer
+#    that converts each batch with torch and then works 0, 10 and 20 ms; batch 16 and batch 64 at 224 px)
+#    and writes training_loop.md and training_loop.json.
 # Without a GPU it still runs (devices are then mapped to cpu and reported) but says it proved nothing
 # about the GPU, and exits 3.
 set -euo pipefail
@@ -62,6 +65,9 @@ check classification "$OUT_DIR/verify_classification.json"
 
 $PY benchmarks/throughput.py --data "$DATA/images" --runs 2 --json "$OUT_DIR/throughput.json" \
   | tee "$OUT_DIR/throughput.md" || status=1
+
+$PY benchmarks/training_loop.py --runs 3 --consumer torch --json "$OUT_DIR/training_loop.json" \
+  | tee "$OUT_DIR/training_loop.md" || status=1
 
 if [ "$GPUS" = "0" ]; then
   echo "NOTE: no GPU here: devices were mapped to cpu; this run proves nothing about the GPU." | tee -a "$OUT_DIR/summary.txt"

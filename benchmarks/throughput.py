@@ -31,7 +31,8 @@ ROOT = HERE.parent
 VARIANTS = {"tool": None, "eager": "migrated.py", "capture": "migrated_capture.py", "sync_cpu": "migrated_sync.py"}
 
 
-def make_images(root: Path, count: int) -> None:
+def make_images(root: Path, count: int, sizes=None) -> None:
+    """``count`` seeded JPEGs in 10 label folders, 140-280 px a side, or ``sizes`` = ((w_lo, w_hi), (h_lo, h_hi))."""
     import numpy as np
     from PIL import Image
 
@@ -39,7 +40,11 @@ def make_images(root: Path, count: int) -> None:
     for i in range(count):
         folder = root / str(i % 10)
         folder.mkdir(parents=True, exist_ok=True)
-        h, w = rs.randint(140, 281, 2)
+        if sizes is None:
+            h, w = rs.randint(140, 281, 2)
+        else:
+            (w_lo, w_hi), (h_lo, h_hi) = sizes
+            w, h = rs.randint(w_lo, w_hi + 1), rs.randint(h_lo, h_hi + 1)
         y, x = np.mgrid[0:h, 0:w]
         base = np.stack([(x * 255 // w), (y * 255 // h), ((x + y) * 127 // (w + h))], -1)
         img = (base + rs.randint(0, 48, (h, w, 3))).clip(0, 255).astype(np.uint8)

@@ -23,6 +23,10 @@ def add_arguments(parser) -> None:
                              "for pipelines that take arguments")
     parser.add_argument("--no-verify", action="store_true", help="do not run pipelines, even with the harness")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots (no matplotlib needed)")
+    parser.add_argument("--consumer-ms", metavar="MS,...",
+                        help="also time each verified pipeline as a training loop that converts every output and "
+                             "then works MS milliseconds, for each MS given (e.g. 0,10,20), as verify --consumer-ms "
+                             "does (3 alternating runs per side, each in its own process)")
     progress = parser.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None,
                           help="show progress on stderr even when it is not a terminal")
@@ -37,8 +41,18 @@ def run(args) -> int:
     except (OSError, ValueError) as e:  # JSONDecodeError is a ValueError
         print(f"dali-migrate report: {args.verify_args}: {getattr(e, 'strerror', None) or e}", file=sys.stderr)
         return EXIT_ERROR
+    training_loop = None
+    if args.consumer_ms is not None:
+        try:
+            training_loop = {"work_ms": [float(w) for w in args.consumer_ms.split(",") if w.strip()]}
+        except ValueError:
+            training_loop = {"work_ms": []}
+        if not training_loop["work_ms"] or min(training_loop["work_ms"]) < 0:
+            print(f"dali-migrate report: --consumer-ms: expected milliseconds >= 0 separated by commas, got "
+                  f"{args.consumer_ms!r}", file=sys.stderr)
+            return EXIT_ERROR
     report = build_report(args.paths, verify_args, progress=args.progress,
-                          verifier=None if args.no_verify else "auto")
+                          verifier=None if args.no_verify else "auto", training_loop=training_loop)
     try:
         written = write_report(report, args.out, plots=not args.no_plots)
     except OSError as e:

@@ -24,7 +24,7 @@ from . import __version__
 
 # Options of the one-pipeline form, and of the program form: mixing them is a usage error.
 PIPELINE_OPTIONS = ("pipeline", "migrated", "args", "iterations", "throughput", "warmup", "repeats",
-                    "timing_iterations", "no_feed_random")
+                    "timing_iterations", "no_feed_random", "consumer_ms", "consumer", "runs")
 PROGRAM_OPTIONS = ("outputs", "timeout")
 
 
@@ -57,6 +57,15 @@ def add_arguments(parser) -> None:
     parser.add_argument("--repeats", type=int, metavar="N", help="timed repeats per side (default 5)")
     parser.add_argument("--timing-iterations", type=int, metavar="N",
                         help="iterations per timed repeat (default 20)")
+    parser.add_argument("--consumer-ms", metavar="MS,...",
+                        help="also time both as a training loop whose step converts every output (--consumer) and then "
+                             "works MS milliseconds, for each MS given (e.g. 0,10,20); each side runs in its own "
+                             "processes, alternating; ratios per MS and per CPU-second")
+    parser.add_argument("--consumer", choices=("numpy", "torch"),
+                        help="with --consumer-ms: how outputs are converted (default numpy: as_array() / "
+                             "np.array(ndd.as_tensor(b)); torch: feed_ndarray as DALIGenericIterator / b.torch())")
+    parser.add_argument("--runs", type=int, metavar="N",
+                        help="with --consumer-ms: processes per side and MS (default 3; medians are reported)")
     parser.add_argument("--no-feed-random", action="store_true",
                         help="do not feed the pipeline's random ops the migrated side's random states; outputs that "
                              "depend on random ops are then skipped (shape/dtype/layout checks only)")
@@ -125,6 +134,19 @@ def _run_program(args) -> int:
 def _run_pipeline(args) -> int:
     from .harness import HarnessError, Tolerance, parse_call_args, verify
 
+    training_loop = None
+    if args.consumer_ms is not None:
+        try:
+            work_ms = [float(w) for w in args.consumer_ms.split(",") if w.strip()]
+        except ValueError:
+            return _usage_error(args, f"--consumer-ms: expected milliseconds separated by commas, "
+                                      f"got {args.consumer_ms!r}")
+        if not work_ms or min(work_ms) < 0 or (args.runs is not None and args.runs < 1):
+            return _usage_error(args, "--consumer-ms needs one or more times >= 0 ms, and --runs at least 1")
+        training_loop = {"work_ms": work_ms, "runs": 3 if args.runs is None else args.runs,
+                         "consumer": args.consumer or "numpy"}
+    elif args.consumer is not None or args.runs is not None:
+        return _usage_error(args, "--consumer and --runs belong to --consumer-ms")
     try:
         call_args, call_kwargs = parse_call_args(args.args)
         report = verify(args.original, args.pipeline, args.migrated, args=call_args, kwargs=call_kwargs,
@@ -132,7 +154,8 @@ def _run_pipeline(args) -> int:
                         tolerance=Tolerance(args.atol, args.rtol), throughput=args.throughput,
                         warmup=3 if args.warmup is None else args.warmup,
                         timing_iterations=20 if args.timing_iterations is None else args.timing_iterations,
-                        repeats=5 if args.repeats is None else args.repeats, feed_random=not args.no_feed_random)
+                        repeats=5 if args.repeats is None else args.repeats, feed_random=not args.no_feed_random,
+                        training_loop=training_loop)
     except HarnessError as e:
         return _usage_error(args, str(e))
     return _print_report(args, report)

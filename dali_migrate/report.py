@@ -165,6 +165,7 @@ class Verification:
     reason: str = ""  # why skipped / not run, or what differed
     throughput_original: float | None = None  # samples per second
     throughput_migrated: float | None = None
+    training_loop: dict | None = None  # harness.training_loop.TrainingLoop.to_dict(), when asked for
 
     @property
     def ratio(self) -> float | None:
@@ -194,7 +195,8 @@ def _field(value, name, default=None):
 
 
 def verify_pipeline(pipeline: PipelineInfo, result: MigrationResult, call_args: dict | None,
-                    verifier: Callable[..., Any] | None, not_run_reason: str = NOT_RUN_NO_HARNESS) -> Verification:
+                    verifier: Callable[..., Any] | None, not_run_reason: str = NOT_RUN_NO_HARNESS,
+                    training_loop: dict | None = None) -> Verification:
     if verifier is None:
         return Verification("not-run", not_run_reason)
     if result.error:
@@ -207,8 +209,9 @@ def verify_pipeline(pipeline: PipelineInfo, result: MigrationResult, call_args: 
                             "--verify-args")
     call_args = call_args or {}
     try:
+        extra = {"training_loop": training_loop} if training_loop is not None else {}
         outcome = verifier(result.original, result.migrated, path=result.path, name=pipeline.name,
-                           args=list(call_args.get("args", [])), kwargs=dict(call_args.get("kwargs", {})))
+                           args=list(call_args.get("args", [])), kwargs=dict(call_args.get("kwargs", {})), **extra)
     except Exception as e:  # a harness failure is a result to report, not a crash of the report
         return Verification("skipped", f"the harness failed: {type(e).__name__}: {e}")
     status = str(_field(outcome, "status", "skipped"))
@@ -217,7 +220,8 @@ def verify_pipeline(pipeline: PipelineInfo, result: MigrationResult, call_args: 
     if status not in ("equal", "partial", "different", "skipped"):
         status = "skipped"
     return Verification(status, str(_field(outcome, "reason", "") or ""),
-                        _field(outcome, "throughput_original"), _field(outcome, "throughput_migrated"))
+                        _field(outcome, "throughput_original"), _field(outcome, "throughput_migrated"),
+                        _field(outcome, "training_loop"))
 
 
 def load_verify_args(path: Path | None) -> dict[str, dict]:
@@ -313,7 +317,9 @@ class Report:
                 "throughput": [{"path": p.info.path, "name": p.info.name,
                                 "original_samples_per_s": p.verification.throughput_original,
                                 "migrated_samples_per_s": p.verification.throughput_migrated,
-                                "ratio": p.verification.ratio} for p in self.pipelines],
+                                "ratio": p.verification.ratio,
+                                **({"training_loop": p.verification.training_loop}
+                                   if p.verification.training_loop else {})} for p in self.pipelines],
             },
         }
 
@@ -349,9 +355,10 @@ class Progress:
 
 
 def build_report(paths, verify_args: dict[str, dict] | None = None, progress: bool | None = None,
-                 verifier: Callable[..., Any] | None | str = "auto") -> Report:
+                 verifier: Callable[..., Any] | None | str = "auto", training_loop: dict | None = None) -> Report:
     """Migrate (in memory) and verify everything under ``paths``. ``verifier="auto"`` uses the
-    harness when it is importable; pass None to skip verification, or a function to use."""
+    harness when it is importable; pass None to skip verification, or a function to use.
+    ``training_loop`` (``{"work_ms": [...]}``) also times each verified pipeline as a training loop."""
     verify_args = verify_args or {}
     not_run_reason = NOT_RUN_DISABLED
     if verifier == "auto":
@@ -377,7 +384,8 @@ def build_report(paths, verify_args: dict[str, dict] | None = None, progress: bo
         if verifier is not None:
             pipe_meter.step(i, f"verifying {p.path}::{p.name}")
         call_args = verify_args.get(f"{p.path}::{p.name}", verify_args.get(p.name))
-        entries.append(PipelineEntry(p, verify_pipeline(p, f.result, call_args, verifier, not_run_reason)))
+        entries.append(PipelineEntry(p, verify_pipeline(p, f.result, call_args, verifier, not_run_reason,
+                                                        training_loop)))
     total = time.perf_counter() - started
     pipe_meter.done()
     return Report([display_path(Path(p)) for p in paths], files, entries, all_rules(), verifier is not None, total,
@@ -494,6 +502,7 @@ def to_markdown(report: Report) -> str:
     else:
         out += ["No throughput was measured" + (f" ({report.not_run_reason})." if not report.verifier_used
                                                  else "."), ""]
+    out += _training_loop_section(report)
     out += ["### Migration time", "", f"Total: {report.total_seconds:.3f} s for {plural(len(report.files), 'file')}.", ""]
     if report.speed:
         sp = report.speed
@@ -555,6 +564,26 @@ def plot_findings(report: Report, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, metadata={"Software": None})
     plt.close(fig)
+
+
+def _training_loop_section(report: Report) -> list[str]:
+    """Per pipeline and consumer work time: samples/s of both sides in a training loop (``--consumer-ms``)."""
+    looped = [p for p in report.pipelines if p.verification.training_loop]
+    if not looped:
+        return []
+    first = looped[0].verification.training_loop
+    out = ["### Training loop", "",
+           f"Each step converts every output ({first['consumer']}) and then works S ms, like a training step that "
+           f"leaves the CPU free; median samples/s of {first['runs']} alternating runs per side, each in its own "
+           f"process; ratios are migrated / original, of wall-clock and of process CPU time.", "",
+           "| Pipeline | S (ms) | Original (samples/s) | Migrated (samples/s) | Ratio | Per CPU-second |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for p in looped:
+        for row in p.verification.training_loop["work_ms"]:
+            out.append(f"| `{p.info.path}::{p.info.name}` | {row['work_ms']:g} | {_num(row['original']['median'])} | "
+                       f"{_num(row['migrated']['median'])} | {row['ratios']['migrated']:.2f}× | "
+                       f"{row['cpu_ratios']['migrated']:.2f}× |")
+    return out + [""]
 
 
 def plot_throughput(report: Report, path: Path) -> None:

@@ -27,6 +27,7 @@ reports that it did.
 from __future__ import annotations
 
 import contextlib
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,14 +59,35 @@ def display_op(name: str) -> str:
 
 # --------------------------------------------------------------------------- dynamic-mode side
 class StateRecorder:
-    """Records the random state every ndd random-op call draws, per iteration, in call order."""
+    """Records the random state every ndd random-op call draws, per iteration, in call order.
+
+    The harness marks each iteration (``start_iteration``) before it asks for the step. A migrated
+    generator that prefetches (``@Prefetch``) draws in its own thread, steps ahead of those marks, so
+    there the draws are taken in order and cut into iterations of the pipeline's own number of random
+    ops (``line_up``): the steps draw in the order the generator alone draws them.
+    """
 
     def __init__(self) -> None:
-        self.iterations: list[list[tuple[str, np.ndarray]]] = []
+        self.draws: list[tuple[str, np.ndarray]] = []  # every draw, in call order
+        self.marks: list[int] = []  # len(draws) when each iteration was asked for
+        self.iterations: list[list[tuple[str, np.ndarray]]] = []  # per iteration, once lined up
+        self._marking_thread: int | None = None
+        self._other_threads = False  # some draw came from another thread than the one marking iterations
         self._current_op: list[str | None] = [None]
 
     def start_iteration(self) -> None:
-        self.iterations.append([])
+        self._marking_thread = threading.get_ident()
+        self.marks.append(len(self.draws))
+        self.line_up(None)
+
+    def line_up(self, period: int | None) -> None:
+        """Cut the draws into ``iterations``: at the marks, or, when another thread drew (a prefetching
+        generator), every ``period`` draws (the pipeline's random ops per iteration)."""
+        if self._other_threads and period:
+            self.iterations = [self.draws[i:i + period] for i in range(0, len(self.draws) - period + 1, period)]
+            return
+        bounds = [*self.marks, len(self.draws)]
+        self.iterations = [self.draws[a:b] for a, b in zip(bounds, bounds[1:])]
 
     def sequence(self, i: int) -> list[str]:
         return [name for name, _ in self.iterations[i]]
@@ -85,9 +107,10 @@ class StateRecorder:
 
         def draw_state(next_uint32):
             words = original_draw(next_uint32)
-            if recorder.iterations and recorder._current_op[0] is not None:
-                recorder.iterations[-1].append(
-                    (canonical_schema(recorder._current_op[0]), np.array(words, dtype=np.uint32)))
+            if recorder.marks and recorder._current_op[0] is not None:
+                recorder.draws.append((canonical_schema(recorder._current_op[0]), np.array(words, dtype=np.uint32)))
+                if threading.get_ident() != recorder._marking_thread:
+                    recorder._other_threads = True
             return words
 
         ndd_ops.Operator._process_params = classmethod(process_params)
@@ -187,6 +210,7 @@ class PipelineHooks:
             return None
         if self.recorder is None:
             return "random states were not recorded"
+        self.recorder.line_up(len(self.random_slots))
         expected = [display_op(n) for n in self.random_slots]
         for i in range(min(iterations, len(self.recorder.iterations))):
             got = [display_op(n) for n in self.recorder.sequence(i)]

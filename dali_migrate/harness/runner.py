@@ -128,6 +128,7 @@ class VerifyReport:
     migration_findings: list[dict] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     throughput: Any = None
+    training_loop: Any = None  # training_loop.TrainingLoop: a consumer that works between batches
 
     @property
     def equal(self) -> bool:
@@ -159,6 +160,7 @@ class VerifyReport:
             "devices": {**self.devices, "mappings": [m.to_dict() for m in self.device_mappings]},
             "notes": self.notes,
             "throughput": self.throughput.to_dict() if self.throughput else None,
+            "training_loop": self.training_loop.to_dict() if self.training_loop else None,
             "migration_findings": self.migration_findings,
             "findings": [f.to_dict() for f in self.findings],
             "exit_code": self.exit_code,
@@ -201,6 +203,8 @@ class VerifyReport:
                 lines.append(f"  ... {len(o.mismatches) - 5} more")
         if self.throughput:
             lines.append(self.throughput.format())
+        if self.training_loop:
+            lines.append(self.training_loop.format())
         summary = {"equal": "EQUAL", "partial": "EQUAL WHERE COMPARED (some outputs skipped)",
                    "different": "DIFFERENT", "failed": "FAILED", "incomplete": "NOT VERIFIABLE"}[self.verdict]
         lines.append(f"verdict: {summary} over {self.iterations} iterations (tolerance atol={self.tolerance.atol:g}, "
@@ -270,13 +274,14 @@ def _original_pipeline(module, name: str, path: str, args, kwargs, report: Verif
 def verify(original_path: str, pipeline: str, migrated_path: str | None = None, *, args: list | None = None,
            kwargs: dict | None = None, iterations: int = 5, tolerance: cmp.Tolerance | None = None,
            throughput: bool = False, warmup: int = 3, timing_iterations: int = 20, repeats: int = 5,
-           force_cpu: bool | None = None, feed_random: bool = True) -> VerifyReport:
+           force_cpu: bool | None = None, feed_random: bool = True,
+           training_loop: dict | None = None) -> VerifyReport:
     """Verify that the migrated ``pipeline`` computes what the original does. See the module docstring."""
     return verify_sources(_read(original_path), original_path, pipeline,
                           _read(migrated_path) if migrated_path else None, migrated_path, args=args, kwargs=kwargs,
                           iterations=iterations, tolerance=tolerance, throughput=throughput, warmup=warmup,
                           timing_iterations=timing_iterations, repeats=repeats, force_cpu=force_cpu,
-                          feed_random=feed_random)
+                          feed_random=feed_random, training_loop=training_loop)
 
 
 def _check_pipeline_name(source: str, path: str, name: str) -> None:
@@ -299,9 +304,11 @@ def verify_sources(original_text: str, original_path: str, pipeline: str, migrat
                    migrated_path: str | None = None, *, args: list | None = None, kwargs: dict | None = None,
                    iterations: int = 5, tolerance: cmp.Tolerance | None = None, throughput: bool = False,
                    warmup: int = 3, timing_iterations: int = 20, repeats: int = 5, force_cpu: bool | None = None,
-                   feed_random: bool = True) -> VerifyReport:
+                   feed_random: bool = True, training_loop: dict | None = None) -> VerifyReport:
     """``verify`` on texts already in memory; ``original_path`` is where the original lives (its folder is
-    the module's folder when loaded). Without ``migrated_text`` the original is migrated on the fly."""
+    the module's folder when loaded). Without ``migrated_text`` the original is migrated on the fly.
+    ``training_loop`` (keyword arguments of ``training_loop.measure_training_loop``: ``work_ms``, ``runs``,
+    ``consumer``, ...) also times both as a training loop, each side in its own processes."""
     args, kwargs = list(args or []), dict(kwargs or {})
     tolerance = tolerance or cmp.Tolerance()
     if iterations < 1:
@@ -408,6 +415,14 @@ def verify_sources(original_text: str, original_path: str, pipeline: str, migrat
     if throughput:
         report.throughput = _measure(original_text, original_path, migrated_text, migrated_load_path, pipeline,
                                      args, kwargs, warmup, timing_iterations, repeats)
+    if training_loop is not None:
+        from .training_loop import TrainingLoopError, measure_training_loop
+
+        sides = {"original": (original_text, original_path), "migrated": (migrated_text, migrated_load_path)}
+        try:
+            report.training_loop = measure_training_loop(sides, pipeline, args, kwargs, **training_loop)
+        except TrainingLoopError as e:
+            report.notes.append(f"the training-loop measurement failed: {e}")
     return report
 
 
@@ -507,13 +522,14 @@ __all__ = ["verify", "VerifyReport", "OutputResult", "HarnessError"]
 
 
 def verify_pipeline(original_source: str, migrated_source: str, *, path: str, name: str, args=None, kwargs=None,
-                    iterations: int = 5, throughput: bool = True) -> dict:
+                    iterations: int = 5, throughput: bool = True, training_loop: dict | None = None) -> dict:
     """The report's entry point: verify one pipeline and summarise it as
     ``{"status": equal|partial|different|failed|incomplete, "reason", "throughput_original",
     "throughput_migrated", "report": VerifyReport.to_dict()}``."""
     report = verify_sources(original_source, path, name, migrated_source,
                             str(Path(path).with_suffix(".migrated.py")), args=args, kwargs=kwargs,
-                            iterations=iterations, throughput=throughput, repeats=3, timing_iterations=10)
+                            iterations=iterations, throughput=throughput, repeats=3, timing_iterations=10,
+                            training_loop=training_loop)
     reasons = []
     if report.error:
         reasons.append(report.error)
@@ -530,5 +546,6 @@ def verify_pipeline(original_source: str, migrated_source: str, *, path: str, na
         "reason": "; ".join(reasons) or f"all outputs equal over {report.iterations} iterations",
         "throughput_original": t.original.median if t else None,
         "throughput_migrated": t.migrated.median if t else None,
+        "training_loop": report.training_loop.to_dict() if report.training_loop else None,
         "report": report.to_dict(),
     }

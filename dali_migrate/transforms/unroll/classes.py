@@ -400,7 +400,8 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         steps[-1:-1] = checkpoints.registration(desc, objects, holder=f"self.{checkpoints.PARAM}")
     body += steps
     graph = methods["define_graph"]
-    iterator = graph.with_changes(name=cst.Name("__iter__"), body=graph.body.with_changes(body=body))
+    iterator = graph.with_changes(name=cst.Name("__iter__"), body=graph.body.with_changes(body=body),
+                                  decorators=[*graph.decorators, *unroller.prefetch_decorators(desc, original)])
 
     new_body = []
     for statement in updated.body.body:

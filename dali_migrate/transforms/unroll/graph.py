@@ -253,6 +253,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
                            statements[reader_at[1]])
 
     source_specs = _external_sources(desc, statements, facts, env)
+    desc.extra["external_sources"] = len(source_specs)
     if len(source_specs) == 1 and not reader_at and sources.can_loop(next(iter(source_specs.values()))):
         desc.extra["source_loop"] = next(iter(source_specs.values()))
     fixer = _RandomFixer(env, desc)

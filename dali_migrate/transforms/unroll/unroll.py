@@ -12,7 +12,7 @@ from ...names import dotted
 from ...engine import register_names
 from ..base import MigrationTransformer
 from ..walk import node_children, walk
-from . import checkpoints, epoch_iterator, rules
+from . import checkpoints, epoch_iterator, prefetch, rules
 from .graph import (Env, _uses_name, build_graph, loop_statements, output_elements, seeding_statements,
                     thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
@@ -179,6 +179,7 @@ class Unroller(MigrationTransformer):
         self.descs: dict[str, PipelineDesc] = {}
         self.keep: set[str] = ctx.facts.setdefault("keep_pipeline_mode", set())
         self.need_epoch_iterator = False
+        self.need_prefetch = False
         self.rng_counter = [0]
         self._reported_once: set[tuple[str, str]] = set()
         self._scope: list[str] = []
@@ -490,7 +491,7 @@ class Unroller(MigrationTransformer):
             objects = checkpoints.stateful_objects(desc, self.d.rng_mode, _uses_name(desc, "rng"))
             steps[-1:-1] = checkpoints.registration(desc, objects)
         body += steps
-        return updated_node.with_changes(decorators=[], params=params,
+        return updated_node.with_changes(decorators=self.prefetch_decorators(desc, original_node), params=params,
                                          body=updated_node.body.with_changes(body=body))
 
     def _report_config(self, desc: PipelineDesc, node):
@@ -518,7 +519,8 @@ class Unroller(MigrationTransformer):
                           if desc.extra.get("checkpoint_unmigrated") else ""), node)
         for option in config:
             if option not in CORE and option not in HANDLED_ELSEWHERE and not (
-                    option == "checkpoint" and desc.extra.get("checkpoint")):
+                    option == "checkpoint" and desc.extra.get("checkpoint")) and not (
+                    option == "prefetch_queue_depth" and prefetch.why_not(desc) is None):
                 self.report(rules.PIPELINE_OPTION.id, f"{option}={code_of(config[option])} has no "
                             f"dynamic-mode counterpart and is dropped", node)
 
@@ -760,6 +762,10 @@ class Unroller(MigrationTransformer):
                        "exec_dynamic", "enable_memory_stats", "output_dtype", "output_ndim", "py_callback_pickler",
                        "prefetch_queue_depth") and a.keyword.value not in CORE]
         for option in dropped:
+            if option == "prefetch_queue_depth" and not desc.extra.get("imported") and prefetch.why_not(desc) is None:
+                self.report(rules.PIPELINE_OPTION.id, f"prefetch_queue_depth= is dropped here: {desc.name} loads "
+                            f"ahead with its definition's depth ({prefetch.depth(desc)})", original)
+                continue
             self.report(rules.PIPELINE_OPTION.id, f"{option}= has no dynamic-mode counterpart and is dropped",
                         original)
         if dropped:
@@ -790,26 +796,46 @@ class Unroller(MigrationTransformer):
         return call
 
     def finish(self, module: cst.Module) -> cst.Module:
-        if self.need_epoch_iterator and not _defines(module, epoch_iterator.CLASS_NAME):
-            index = _after_imports(module)
-            cls = _epoch_iterator_class()
-            self.ctx.built_words.update(_epoch_iterator_words())
-            body = list(module.body)
-            body.insert(index, cls)
-            if index + 1 < len(body):  # two blank lines after the class, as before any top-level code
-                after = body[index + 1]
-                blanks = 0
-                for line in after.leading_lines:
-                    if line.comment is not None:
-                        break
-                    blanks += 1
-                if blanks < 2:
-                    body[index + 1] = after.with_changes(
-                        leading_lines=[cst.EmptyLine()] * (2 - blanks) + list(after.leading_lines))
-            module = module.with_changes(body=body)
+        helpers = [(self.need_epoch_iterator, epoch_iterator.CLASS_NAME, epoch_iterator.SOURCE),
+                   (self.need_prefetch, prefetch.CLASS_NAME, prefetch.SOURCE)]
+        for needed, name, source in reversed(helpers):  # each inserted after the imports: the first ends first
+            if needed and not _defines(module, name):
+                module = self._insert_helper(module, source)
         self.ctx.facts["migrated"] = True
         self.ctx.facts["uses_ndd"] = True
         return module
+
+    def _insert_helper(self, module: cst.Module, source: str) -> cst.Module:
+        """A run-time helper class (``EpochIterator``, ``Prefetch``) written into the module after its imports."""
+        index = _after_imports(module)
+        cls = _helper_class(source)
+        self.ctx.built_words.update(_helper_words(source))
+        body = list(module.body)
+        body.insert(index, cls)
+        if index + 1 < len(body):  # two blank lines after the class, as before any top-level code
+            after = body[index + 1]
+            blanks = 0
+            for line in after.leading_lines:
+                if line.comment is not None:
+                    break
+                blanks += 1
+            if blanks < 2:
+                body[index + 1] = after.with_changes(
+                    leading_lines=[cst.EmptyLine()] * (2 - blanks) + list(after.leading_lines))
+        return module.with_changes(body=body)
+
+    def prefetch_decorators(self, desc: PipelineDesc, node) -> list[cst.Decorator]:
+        """``@Prefetch(depth=N)`` for the generator written for ``desc`` (reported), or none, with the reason."""
+        decorator = prefetch.decorator(desc)
+        if decorator is None:
+            self.report(rules.PREFETCH.id, f"{desc.name} is not prefetched: {prefetch.why_not(desc)}; each step "
+                        f"loads when next() asks for it", node)
+            return []
+        self.need_prefetch = True
+        self.report(rules.PREFETCH.id, f"{desc.name}: @Prefetch(depth={prefetch.depth(desc)}) loads the next step in "
+                    f"a background thread while the caller works, as prefetch_queue_depth={prefetch.depth(desc)} "
+                    f"did", node)
+        return [decorator]
 
 
 def _draws(function, imports) -> bool:
@@ -855,20 +881,20 @@ class _OperatorInputs(cst.CSTVisitor):
                     self.found.add(arg.value.value)
 
 
-@functools.lru_cache(maxsize=1)
-def _epoch_iterator_class() -> cst.ClassDef:
-    """The EpochIterator class, parsed once per process (nodes are immutable: every module that needs
-    it can hold the same one)."""
-    cls = cst.parse_statement(epoch_iterator.SOURCE)
+@functools.lru_cache(maxsize=None)
+def _helper_class(source: str) -> cst.ClassDef:
+    """A helper class, parsed once per process (nodes are immutable: every module that needs it can hold
+    the same one)."""
+    cls = cst.parse_statement(source)
     return cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
 
 
-@functools.lru_cache(maxsize=1)
-def _epoch_iterator_words() -> dict:
-    """Each node of the EpochIterator class with the names in it (attributes and keywords too): what
-    later passes could react to there (``MigrationContext.built_words``)."""
+@functools.lru_cache(maxsize=None)
+def _helper_words(source: str) -> dict:
+    """Each node of a helper class with the names in it (attributes and keywords too): what later passes
+    could react to there (``MigrationContext.built_words``)."""
     found: dict = {}
-    register_names(_epoch_iterator_class(), found, node_children)
+    register_names(_helper_class(source), found, node_children)
     return found
 
 

@@ -157,7 +157,7 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
                         f"so that each generator keeps the values of this iteration, as the pipeline did", with_statement)
     blank = [cst.EmptyLine(), cst.EmptyLine()] if module_level else []
     function = cst.FunctionDef(name=cst.Name(function_name), params=params, body=cst.IndentedBlock(body),
-                               leading_lines=blank)
+                               decorators=unroller.prefetch_decorators(desc, with_statement), leading_lines=blank)
     if desc.extra.get("checkpoint") and not plan.get("factory"):
         var = checkpoints.checkpoint_var(name)
         binding = checkpoints.with_binding(name, f"{function_name}({', '.join([*free, f'checkpoint={var}'])})",

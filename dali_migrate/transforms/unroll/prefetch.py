@@ -1,0 +1,150 @@
+"""Prefetching for migrated pipelines: the next step loads while the caller works, as in pipeline mode.
+
+Pipeline mode keeps computing up to ``prefetch_queue_depth`` (default 2) iterations while the training
+loop uses the last one; a plain generator computes a step only when ``next()`` asks for it, so loading
+and training take turns (issue 18 measured 0.54 of pipeline mode's speed with a 10 ms training step).
+
+The migration therefore decorates each generator it writes with ``@Prefetch(depth=N)``, ``N`` the
+pipeline's ``prefetch_queue_depth``. ``Prefetch`` (``SOURCE``, written once into the module, like the
+``EpochIterator``; migrated code never imports dali_migrate) runs the whole generator in one background
+thread, at most ``N - 1`` finished steps ahead of the caller, the reach pipeline mode has while the
+caller holds a batch:
+
+* every statement of the generator (thread-pool growth, ``set_seed``, reader creation, the loop) runs
+  in that thread, in order, so the steps and their values are the ones the generator computes alone:
+  ``ndd.random.set_seed`` seeds the calling thread's default RNG (DALI 2.4.0), the thread that draws;
+* each step is evaluated before it is handed over, so no DALI work is pending in the thread when the
+  program ends (a thread still inside DALI then aborts the interpreter, exit 134); errors surface where
+  they would without the thread: an exception the generator raises at step k is raised by the ``next()``
+  that asks for step k (and the generator is finished), an operator that failed raises when step k's
+  output is read, and the next step still comes, as with pipe.run();
+* ``close()``, dropping the generator or the end of the thread that iterates it stops the background
+  thread after its current step, and the generator is closed in the thread that ran it (a suspended
+  ``next_epoch`` keeps its EvalContext entered on that thread; docs/dali-facts.md);
+* the current CUDA device of the caller is the device of the background thread (it is per thread).
+
+Not decorated (``decorator`` returns None): pipelines with checkpointing (a checkpoint collected by the
+caller must describe the steps it has taken, not the ones loaded ahead), pipelines fed by
+``external_source`` (the user's source would be called from another thread at other moments than
+``pipe.run()`` called it) and ``prefetch_queue_depth=1`` (no overlap in pipeline mode either).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .model import PipelineDesc, literal_value
+
+CLASS_NAME = "Prefetch"
+DEFAULT_DEPTH = 2  # Pipeline(prefetch_queue_depth=2)
+
+SOURCE = '''\
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import functools
+        import queue
+        import threading
+
+        import nvidia.dali.experimental.dynamic as ndd
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+'''
+
+
+def depth(desc: PipelineDesc) -> int | None:
+    """The pipeline's prefetch_queue_depth as a number; None when it is not a literal the migration can
+    read (a dict of cpu/gpu sizes takes the CPU side, which is where the loop's steps are made)."""
+    value = desc.config.get("prefetch_queue_depth")
+    if value is None:
+        return DEFAULT_DEPTH
+    found = literal_value(value)
+    if isinstance(found, dict):
+        found = found.get("cpu_size")
+    if isinstance(found, int) and not isinstance(found, bool) and found >= 1:
+        return found
+    return None
+
+
+def why_not(desc: PipelineDesc) -> str | None:
+    """Why this pipeline's generator is not prefetched, or None when it is."""
+    if desc.extra.get("checkpoint") or desc.extra.get("checkpoint_unmigrated"):
+        return "it checkpoints: a checkpoint taken between steps must not include steps loaded ahead"
+    if desc.extra.get("external_sources"):
+        return ("it is fed by external_source: the source would be called from another thread, at other moments "
+                "than pipe.run() called it")
+    found = depth(desc)
+    if found is None:
+        return "its prefetch_queue_depth is not a number the migration can read"
+    if found <= 1:
+        return "prefetch_queue_depth=1: pipeline mode did not load ahead either"
+    return None
+
+
+def decorator(desc: PipelineDesc) -> cst.Decorator | None:
+    """``@Prefetch(depth=N)`` for the generator of ``desc``, or None (see ``why_not``)."""
+    if why_not(desc) is not None:
+        return None
+    return cst.Decorator(decorator=cst.parse_expression(f"{CLASS_NAME}(depth={depth(desc)})"))

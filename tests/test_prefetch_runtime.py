@@ -1,0 +1,317 @@
+"""Prefetching migrated generators (issue 18): ``@Prefetch(depth=N)`` runs the generator in a thread of its
+own, up to N - 1 steps ahead of the caller, and must not change what the generator computes.
+
+The helper is the text the migration writes into a module (``prefetch.SOURCE``); it is tested here on plain
+Python generators (order, reach, errors, closing) and on migrated DALI pipelines (bitwise the values the
+same generator gives without the thread, random ops included; errors at the same batch; no thread left
+behind; a clean exit while the thread works).
+"""
+
+import gc
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from dali_migrate import migrate_source
+from dali_migrate.transforms.unroll import prefetch
+from runtime import assert_bitwise_equal, load, make_images, on_cpu, output, steps_as_arrays
+
+THREAD = "dali-migrate prefetch"
+
+
+def _helper():
+    namespace = {}
+    exec(compile(prefetch.SOURCE, "<Prefetch>", "exec"), namespace)
+    return namespace["Prefetch"]
+
+
+def _prefetch_threads():
+    return [t for t in threading.enumerate() if t.name == THREAD]
+
+
+def _wait_until(condition, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+@pytest.fixture(autouse=True)
+def _no_thread_left_behind():
+    yield
+    gc.collect()
+    assert _wait_until(lambda: not _prefetch_threads()), "a prefetch thread outlived its test"
+
+
+# ------------------------------------------------------------------------- the helper on plain generators
+def _counting(log, steps=None, fail_at=None):
+    def steps_function(start):
+        log.append(("started", threading.get_ident()))
+        try:
+            k = start
+            while steps is None or k < start + steps:
+                if k == fail_at:
+                    raise ValueError(f"step {k} failed")
+                log.append(("made", k))
+                yield k
+                k += 1
+        finally:
+            log.append(("closed", threading.get_ident()))
+    return steps_function
+
+
+def test_steps_come_in_order_from_one_other_thread_which_starts_at_the_first_next():
+    log = []
+    gen = _helper()(depth=2)(_counting(log))(10)
+    assert not _prefetch_threads() and log == []  # nothing runs before the first next(), as with a generator
+    assert [next(gen) for _ in range(5)] == [10, 11, 12, 13, 14]
+    started = [who for what, who in log if what == "started"]
+    assert started and started[0] != threading.get_ident()
+    gen.close()
+    assert log[-1] == ("closed", started[0])  # closed in the thread that ran it
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_never_more_than_depth_minus_one_steps_ahead(depth):
+    log = []
+    gen = _helper()(depth=depth)(_counting(log))(0)
+    for taken in range(1, 5):
+        next(gen)
+        time.sleep(0.2)  # room for the thread to run ahead as far as it may
+        made = sum(1 for what, _ in log if what == "made")
+        assert made == taken + depth - 1, (taken, made)
+    gen.close()
+
+
+def test_depth_one_keeps_the_generator_function():
+    def steps():
+        yield 1
+
+    assert _helper()(depth=1)(steps) is steps
+
+
+def test_an_exception_of_the_generator_is_raised_by_the_next_that_asks_for_that_step():
+    log = []
+    gen = _helper()(depth=3)(_counting(log, fail_at=3))(0)
+    assert [next(gen) for _ in range(3)] == [0, 1, 2]
+    with pytest.raises(ValueError, match="step 3 failed"):
+        next(gen)
+    with pytest.raises(StopIteration):  # a generator that raised is finished
+        next(gen)
+
+
+def test_a_finite_generator_ends_like_the_generator():
+    gen = _helper()(depth=2)(_counting([], steps=3))(5)
+    assert list(gen) == [5, 6, 7]
+
+
+def test_a_dropped_or_closed_generator_leaves_no_thread():
+    log = []
+    gen = _helper()(depth=2)(_counting(log))(0)
+    next(gen)
+    assert len(_prefetch_threads()) == 1
+    del gen
+    gc.collect()
+    assert _wait_until(lambda: not _prefetch_threads())
+    assert log[-1][0] == "closed"
+    gen = _helper()(depth=2)(_counting([]))(0)
+    next(gen)
+    gen.close()
+    assert not _prefetch_threads()  # close() joins the thread
+
+
+# ------------------------------------------------------------------------- migrated DALI pipelines
+DEFAULT_RNG = '''
+import nvidia.dali.fn as fn
+import nvidia.dali.types as types
+from nvidia.dali import pipeline_def
+
+
+@pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=11)
+def augmented(root):
+    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=3)
+    images = fn.decoders.image_random_crop(jpegs, random_area=[0.3, 1.0])
+    images = fn.resize(images, size=(16, 16))
+    angle = fn.random.uniform(range=(-20.0, 20.0))
+    images = fn.rotate(images, angle=angle, fill_value=0)
+    images = fn.crop_mirror_normalize(images, mirror=fn.random.coin_flip(), dtype=types.FLOAT)
+    return images, labels, angle
+'''
+RNG_OBJECTS = DEFAULT_RNG.replace("fn.random.uniform(range=(-20.0, 20.0))",
+                                  "fn.random.uniform(range=(-20.0, 20.0), seed=5)")  # RNG objects, not set_seed
+STEPS = 9  # 10 images, batch 4: three epochs
+
+
+def _migrated(text, name):
+    result = migrate_source(text, f"{name}.py")
+    assert result.error is None and "@Prefetch(depth=2)" in result.migrated
+    plain = result.migrated.replace("@Prefetch(depth=2)\n", "")
+    return load(on_cpu(result.migrated), name), load(on_cpu(plain), name + "_plain")
+
+
+@pytest.fixture(scope="module")
+def image_root(tmp_path_factory):
+    return make_images(tmp_path_factory.mktemp("images"), count=10, classes=2)
+
+
+def _take(gen, n):
+    steps = steps_as_arrays([next(gen) for _ in range(n)])
+    gen.close()
+    return steps
+
+
+@pytest.mark.parametrize("text", [DEFAULT_RNG, RNG_OBJECTS], ids=["set_seed", "rng_objects"])
+def test_prefetched_steps_are_bitwise_the_generators_own(text, image_root):
+    prefetched, plain = _migrated(text, "augmented_" + str(len(text)))
+    want = _take(plain.augmented(str(image_root)), STEPS)
+    gen = prefetched.augmented(str(image_root))
+    first = next(gen)
+    assert len(_prefetch_threads()) == 1  # loaded in the background
+    got = steps_as_arrays([first] + [next(gen) for _ in range(STEPS - 1)])
+    gen.close()
+    for k, name in enumerate(["images", "labels", "angle"]):
+        assert assert_bitwise_equal(output(want, k), output(got, k), name) == STEPS * 4
+    angles = np.array([float(a) for a in output(got, 2)])
+    assert len(set(angles.tolist())) > 1  # random values, one per sample
+
+
+def test_two_seeded_generators_side_by_side_each_give_their_own_stream(image_root):
+    """Each prefetched generator draws from the default RNG of its own thread, which its set_seed seeded, as
+    each pipeline had its own RNG. Without the threads both would share the caller's default RNG, and the
+    second set_seed would change the first generator's values."""
+    prefetched, plain = _migrated(DEFAULT_RNG, "side_by_side")
+    alone = _take(prefetched.augmented(str(image_root)), 4)
+    train, val = prefetched.augmented(str(image_root)), prefetched.augmented(str(image_root))
+    both = [(next(train), next(val)) for _ in range(4)]
+    train.close(), val.close()
+    for which in (0, 1):
+        got = steps_as_arrays([pair[which] for pair in both])
+        assert_bitwise_equal(output(alone, 2), output(got, 2), "angle")
+    train, val = plain.augmented(str(image_root)), plain.augmented(str(image_root))
+    shared = [(next(train), next(val)) for _ in range(4)]
+    train.close(), val.close()
+    first = steps_as_arrays([pair[0] for pair in shared])
+    assert [a.tobytes() for a in output(first, 2)] != [a.tobytes() for a in output(alone, 2)]
+
+
+def _outcomes(gen, n):
+    """What a consumer sees per step: the labels it read, or the error reading the images raised."""
+    seen = []
+    for _ in range(n):
+        images, labels, _ = next(gen)
+        try:
+            np.asarray(images.select(0))
+            seen.append(np.asarray(labels.select(0)).tolist())
+        except RuntimeError as e:
+            seen.append(type(e).__name__)
+    gen.close()
+    return seen
+
+
+def test_an_operator_that_fails_raises_when_that_step_is_read_and_the_next_step_comes(tmp_path):
+    root = make_images(tmp_path / "images", count=10, classes=1)
+    sorted(root.rglob("*.jpg"))[5].write_bytes(b"not a jpeg")  # in the second batch of every epoch
+    text = DEFAULT_RNG.replace("random_shuffle=True, seed=3", "random_shuffle=False")
+    prefetched, plain = _migrated(text, "failing")
+    want = _outcomes(plain.augmented(str(root)), 6)
+    assert want[1] == "RuntimeError" and want.count("RuntimeError") == 2
+    assert _outcomes(prefetched.augmented(str(root)), 6) == want
+
+
+def test_the_program_exits_cleanly_while_the_thread_works(tmp_path, image_root):
+    """A thread still inside DALI when the interpreter ends aborts it (exit 134); the thread stops after its
+    step when the calling thread has ended."""
+    prefetched = migrate_source(DEFAULT_RNG, "exiting.py").migrated
+    (tmp_path / "pipes.py").write_text(on_cpu(prefetched))
+    for what in ("pass", "time.sleep(0.01)", "raise SystemExit(3)"):
+        program = textwrap.dedent(f"""\
+            import time
+            import pipes
+            gen = pipes.augmented({str(image_root)!r})
+            next(gen)
+            {what}
+            """)
+        (tmp_path / "main.py").write_text(program)
+        done = subprocess.run([sys.executable, "main.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == (3 if "SystemExit" in what else 0), done.stderr[-2000:]
+        assert "terminate called" not in done.stderr
+
+
+def test_verify_feeds_the_random_states_drawn_ahead(tmp_path, image_root):
+    from dali_migrate.harness import verify_sources
+
+    path = tmp_path / "augmented.py"
+    path.write_text(DEFAULT_RNG)
+    report = verify_sources(DEFAULT_RNG, str(path), "augmented", args=[str(image_root)], iterations=STEPS)
+    assert "@Prefetch(depth=2)" in migrate_source(DEFAULT_RNG, str(path)).migrated
+    assert report.verdict == "equal", report.format()
+    assert all(o.random_handling == "fed" for o in report.outputs if o.random_ops)
+
+
+# ------------------------------------------------------------------------- what the migration writes
+def _findings(text):
+    result = migrate_source(text, "pipes.py")
+    return result, [f.message for f in result.findings if f.rule == "DM223"]
+
+
+def test_the_pipelines_depth_is_kept_and_one_means_no_thread():
+    three = DEFAULT_RNG.replace("seed=11)", "seed=11, prefetch_queue_depth=3)")
+    result, messages = _findings(three)
+    assert "@Prefetch(depth=3)\ndef augmented(" in result.migrated
+    assert not [f for f in result.findings if f.rule == "DM208"]  # not reported as dropped: it is kept
+    one = DEFAULT_RNG.replace("seed=11)", "seed=11, prefetch_queue_depth=1)")
+    result, messages = _findings(one)
+    assert "Prefetch" not in result.migrated
+    assert messages == ["augmented is not prefetched: prefetch_queue_depth=1: pipeline mode did not load ahead "
+                        "either; each step loads when next() asks for it"]
+
+
+def test_checkpointing_and_external_source_pipelines_load_on_demand():
+    checkpointed = DEFAULT_RNG.replace("seed=11)", "seed=11, enable_checkpointing=True)")
+    result, messages = _findings(checkpointed)
+    assert "Prefetch" not in result.migrated and "it checkpoints" in messages[0]
+    fed = '''
+import numpy as np
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+def source():
+    while True:
+        yield [np.zeros((2, 2), dtype=np.uint8)]
+
+
+@pipeline_def(batch_size=1, num_threads=1, device_id=None)
+def fed():
+    data = fn.external_source(source=source)
+    return fn.flip(data, horizontal=1)
+'''
+    result, messages = _findings(fed)
+    assert "Prefetch" not in result.migrated and "external_source" in messages[0]
+
+
+def test_a_pipeline_class_prefetches_its_steps():
+    text = '''
+import nvidia.dali.fn as fn
+from nvidia.dali import Pipeline
+
+
+class Pipe(Pipeline):
+    def __init__(self, root):
+        super().__init__(batch_size=2, num_threads=1, device_id=None)
+        self.root = root
+
+    def define_graph(self):
+        jpegs, labels = fn.readers.file(file_root=self.root)
+        return fn.decoders.image(jpegs), labels
+'''
+    result, messages = _findings(text)
+    assert "    @Prefetch(depth=2)\n    def __iter__(self):" in result.migrated
+    assert result.migrated.count("class Prefetch:") == 1
