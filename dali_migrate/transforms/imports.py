@@ -292,7 +292,7 @@ def _insert_index(module: cst.Module, before: int | None = None) -> int:
     return 0
 
 
-def _first_use(module: cst.Module, name: str) -> int | None:
+def first_use(module: cst.Module, name: str) -> int | None:
     """The index of the first top-level statement whose code reads ``name`` (at any depth)."""
     for i, stmt in enumerate(module.body):
         names = _Names()
@@ -329,7 +329,7 @@ class ImportsPass(Pass):
         from .base import run_transformer
         module = run_transformer(module, pruner)
         if "ndd" in used and not _has_ndd_import(module):
-            module = _insert_statement(module, _insert_index(module, _first_use(module, "ndd")), NDD_IMPORT)
+            module = _insert_statement(module, _insert_index(module, first_use(module, "ndd")), NDD_IMPORT)
             ctx.report(IMPORTS.id, f"added `{NDD_IMPORT}`", line=0)
         module = _add_requested_imports(module, ctx, used)
         if pruner.removed:

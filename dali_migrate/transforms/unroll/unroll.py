@@ -11,6 +11,7 @@ from ... import optable
 from ...names import dotted
 from ...engine import register_names
 from ..base import MigrationTransformer
+from ..imports import first_use
 from ..walk import node_children, walk
 from . import checkpoints, epoch_iterator, prefetch, rules
 from .graph import (Env, _uses_name, build_graph, loop_statements, output_elements, seeding_statements,
@@ -800,14 +801,16 @@ class Unroller(MigrationTransformer):
                    (self.need_prefetch, prefetch.CLASS_NAME, prefetch.SOURCE)]
         for needed, name, source in reversed(helpers):  # each inserted after the imports: the first ends first
             if needed and not _defines(module, name):
-                module = self._insert_helper(module, source)
+                module = self._insert_helper(module, source, first_use(module, name))
         self.ctx.facts["migrated"] = True
         self.ctx.facts["uses_ndd"] = True
         return module
 
-    def _insert_helper(self, module: cst.Module, source: str) -> cst.Module:
-        """A run-time helper class (``EpochIterator``, ``Prefetch``) written into the module after its imports."""
-        index = _after_imports(module)
+    def _insert_helper(self, module: cst.Module, source: str, before: int | None) -> cst.Module:
+        """A run-time helper class (``EpochIterator``, ``Prefetch``) written into the module after its imports
+        above ``before``, the first statement that uses it (in a notebook the last import can sit in a later
+        cell than the pipeline)."""
+        index = _after_imports(module, before)
         cls = _helper_class(source)
         self.ctx.built_words.update(_helper_words(source))
         body = list(module.body)
@@ -911,9 +914,11 @@ def _defines(module: cst.Module, name: str) -> bool:
     return any(isinstance(s, (cst.ClassDef, cst.FunctionDef)) and s.name.value == name for s in module.body)
 
 
-def _after_imports(module: cst.Module) -> int:
+def _after_imports(module: cst.Module, before: int | None = None) -> int:
     index = 0
     for i, statement in enumerate(module.body):
+        if before is not None and i >= before:
+            break
         if isinstance(statement, cst.SimpleStatementLine) and any(
                 isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body):
             index = i + 1
