@@ -905,10 +905,14 @@ class DataFlow:
         for function in self.functions.values():
             if isinstance(function.node, cst.FunctionDef):
                 by_name.setdefault(function.name, []).append(function)
-        for name in self.name_scope:
+        defined_in = _defining_scopes(self.scopes, by_name)
+        for name, scope in self.name_scope.items():
             if name.value in by_name and name not in self._callees and name not in collector.not_references:
+                seen = scope.lookup_scope(name.value)
                 for function in by_name[name.value]:
-                    function.escapes = True
+                    # A local of the same name elsewhere (``step = next(gen)`` in another function) is not it.
+                    if seen is None or defined_in.get(function.node, seen) is seen:
+                        function.escapes = True
         for attribute in collector.attributes:
             if attribute.attr.value in by_name and attribute not in self._callees:
                 for function in by_name[attribute.attr.value]:
@@ -1631,6 +1635,18 @@ _BUILTIN_CALLS = {"next", "iter", "list", "tuple", "sorted", "reversed"}
 _TRANSPARENT_DECORATORS = {"staticmethod", "classmethod", "property", "functools.wraps", "torch.no_grad",
                            "torch.inference_mode", "contextlib.contextmanager", "functools.lru_cache",
                            "functools.cache"}
+
+
+def _defining_scopes(scopes, by_name: dict) -> dict:
+    """Each named function's node -> the scope whose binding its ``def`` makes."""
+    found = {}
+    for scope in scopes:
+        for name, sources in scope.bindings.items():
+            for function in by_name.get(name, ()):
+                if any(source[0] == "value" and source[1] is not None and isinstance(source[1][0], tuple)
+                       and len(source[1][0]) > 1 and source[1][0][1] is function.node for source in sources):
+                    found[function.node] = scope
+    return found
 
 
 def _transparent_decorator(decorator: cst.Decorator, imports: ImportTable) -> bool:

@@ -200,6 +200,24 @@ CASES = {
                 out = self.batch()
                 return out
         """, "out", "tuple:tensorlist ['pipe']"),
+    # A local of another function named like a module function is not a reference to it: the
+    # function keeps its call sites (a helper class with `step = next(gen)` beside `def step(q)`).
+    "same_name_local_elsewhere": (PIPE + """
+        def step(q):
+            return q.run()
+        def other(gen):
+            step = next(gen)
+            return step
+        p = pipe('r')
+        out = step(p)
+        """, "q", "pipeline ['pipe']"),
+    "function_passed_as_value_escapes": (PIPE + """
+        def step(q):
+            return q.run()
+        callbacks = [step]
+        p = pipe('r')
+        out = step(p)
+        """, "q", "top []"),
 }
 
 

@@ -64,7 +64,10 @@ class UnrollPass(Pass):
         discovery = Discovery(ctx)
         # Cold top-level statements cannot define, hold or use a pipeline (``cold_statements``):
         # discovery reads the others only, as the unroller rewrites the others only.
-        cold = cold_statements(module, ctx, UNROLL_WORDS)
+        # A statement that holds a pipeline value by another name (``def step(q): return q.run()``,
+        # called with one) is hot too: the flow model knows that name.
+        flow = ctx.facts.get("flow")
+        cold = cold_statements(module, ctx, UNROLL_WORDS | (flow.dali_names() if flow is not None else set()))
         discovery.on_visit(module)
         for statement in module.body:
             if statement not in cold:
