@@ -315,3 +315,51 @@ class Pipe(Pipeline):
     result, messages = _findings(text)
     assert "    @Prefetch(depth=2)\n    def __iter__(self):" in result.migrated
     assert result.migrated.count("class Prefetch:") == 1
+
+
+STEPPED = '''
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3)
+def pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    return fn.decoders.image(jpegs), labels
+
+
+p = pipe(ROOT)
+p.build()
+images, labels = p.run()
+print([labels.at(i).item() for i in range(len(labels))])
+'''
+
+
+@pytest.mark.parametrize("form, prefetched", [
+    ("top level", False),  # a demo: a step or two, nothing to overlap with
+    ("loop", True),
+    ("function", True),
+    ("comprehension", True),
+    ("never used here", True),  # another module may step it in a loop
+])
+def test_a_pipeline_stepped_only_at_the_top_level_is_not_prefetched(form, prefetched, image_root):
+    text = STEPPED.replace("ROOT", repr(str(image_root)))
+    if form == "loop":
+        text = text.replace("images, labels = p.run()\n", "for _ in range(3):\n    images, labels = p.run()\n")
+    elif form == "function":
+        text = text.replace("images, labels = p.run()\n", "def step(q):\n    return q.run()\n\n\n"
+                                                          "images, labels = step(p)\n")
+    elif form == "comprehension":
+        text = text.replace("images, labels = p.run()\n", "images, labels = [p.run() for _ in range(2)][-1]\n")
+    elif form == "never used here":
+        text = text[:text.index("p = pipe(")]
+    result, messages = _findings(text)
+    assert ("@Prefetch(depth=2)\ndef pipe(" in result.migrated) is prefetched, result.migrated
+    assert ("class Prefetch:" in result.migrated) is prefetched
+    if not prefetched:
+        assert messages == ["pipe is not prefetched: every step of it is taken at the top level, outside loops and "
+                            "functions, so there is no work to load ahead of"]
+    if form != "never used here":  # and the program prints what pipeline mode printed
+        runs = [subprocess.run([sys.executable, "-c", on_cpu(source)], capture_output=True, text=True, timeout=120)
+                for source in (text, result.migrated)]
+        assert runs[0].returncode == 0 and runs[0].stdout == runs[1].stdout, runs

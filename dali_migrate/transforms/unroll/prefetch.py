@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ... import dataflow as df
+from ..walk import walk
 from .model import PipelineDesc, literal_value
 
 CLASS_NAME = "Prefetch"
@@ -141,6 +143,51 @@ def why_not(desc: PipelineDesc) -> str | None:
     if found <= 1:
         return "prefetch_queue_depth=1: pipeline mode did not load ahead either"
     return None
+
+
+# Pipeline-mode kinds that are not the pipeline itself: using an output in a loop steps nothing.
+_STEPPED_NOT = frozenset((df.OUTPUTS, df.TENSORLIST, df.TENSORCPU, df.DATANODE, df.DATANODES, *df.DATA_KINDS))
+
+
+def stepped_once(flow: "df.DataFlow", module: cst.Module) -> frozenset:
+    """The pipelines (origins) whose every use in the module is a top-level statement outside any loop,
+    function or class: a demo that takes a step or two (``p = pipe(); p.build(); out = p.run()``, as
+    notebooks do) has nothing to overlap loading with, so its generator needs no ``Prefetch``. A pipeline
+    used in a loop, a function or a class, or not used here at all (another module may step it), keeps
+    the prefetch."""
+    finder = _Uses(flow, flow.dali_names())
+    walk(module, finder)
+    return frozenset(finder.used - finder.repeated)
+
+
+class _Uses(cst.CSTVisitor):
+    def __init__(self, flow, names: set[str]):
+        super().__init__()
+        self.flow, self.names, self.depth = flow, names, 0
+        self.used: set[str] = set()
+        self.repeated: set[str] = set()
+
+    def on_visit(self, node) -> bool:
+        if isinstance(node, cst.FunctionDef) and self.flow.kind_of(node.name) == df.PIPELINE_FACTORY:
+            return False  # a @pipeline_def's own body defines the graph; it steps nothing
+        if isinstance(node, _REPEATING):
+            self.depth += 1
+        elif isinstance(node, cst.Name) and node.value in self.names:
+            kind, origins = self.flow.value_of(node)
+            if origins and kind not in _STEPPED_NOT:
+                self.used.update(origins)
+                if self.depth:
+                    self.repeated.update(origins)
+        return True
+
+    def on_leave(self, node) -> None:
+        if isinstance(node, _REPEATING) and not (
+                isinstance(node, cst.FunctionDef) and self.flow.kind_of(node.name) == df.PIPELINE_FACTORY):
+            self.depth -= 1
+
+
+_REPEATING = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While, cst.ListComp, cst.SetComp,
+              cst.DictComp, cst.GeneratorExp)
 
 
 def decorator(desc: PipelineDesc) -> cst.Decorator | None:

@@ -520,8 +520,8 @@ class Unroller(MigrationTransformer):
                           if desc.extra.get("checkpoint_unmigrated") else ""), node)
         for option in config:
             if option not in CORE and option not in HANDLED_ELSEWHERE and not (
-                    option == "checkpoint" and desc.extra.get("checkpoint")) and not (
-                    option == "prefetch_queue_depth" and prefetch.why_not(desc) is None):
+                    option == "checkpoint" and desc.extra.get("checkpoint")) and \
+                    option != "prefetch_queue_depth":  # DM223 says what became of it
                 self.report(rules.PIPELINE_OPTION.id, f"{option}={code_of(config[option])} has no "
                             f"dynamic-mode counterpart and is dropped", node)
 
@@ -827,9 +827,21 @@ class Unroller(MigrationTransformer):
                     leading_lines=[cst.EmptyLine()] * (2 - blanks) + list(after.leading_lines))
         return module.with_changes(body=body)
 
+    def _stepped_once(self) -> frozenset:
+        """``prefetch.stepped_once`` of this module, asked once."""
+        if "stepped_once" not in self.ctx.facts:
+            flow = self.ctx.facts.get("flow")
+            self.ctx.facts["stepped_once"] = frozenset() if flow is None else \
+                prefetch.stepped_once(flow, flow.module)
+        return self.ctx.facts["stepped_once"]
+
     def prefetch_decorators(self, desc: PipelineDesc, node) -> list[cst.Decorator]:
         """``@Prefetch(depth=N)`` for the generator written for ``desc`` (reported), or none, with the reason."""
         decorator = prefetch.decorator(desc)
+        if decorator is not None and desc.extra.get("origin", desc.name) in self._stepped_once():
+            self.report(rules.PREFETCH.id, f"{desc.name} is not prefetched: every step of it is taken at the top "
+                        f"level, outside loops and functions, so there is no work to load ahead of", node)
+            return []
         if decorator is None:
             self.report(rules.PREFETCH.id, f"{desc.name} is not prefetched: {prefetch.why_not(desc)}; each step "
                         f"loads when next() asks for it", node)

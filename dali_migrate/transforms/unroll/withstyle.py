@@ -127,6 +127,7 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     build_graph(desc, statements[:-1], outputs, env)
     unroller.descs[name] = desc
     key = ".".join(unroller._scope) + ":" + name
+    desc.extra["origin"] = key
     unroller.d.pipe_vars[key] = ("with", name, call)
     plan = unroller.with_checkpoint.get(key)
     if plan is not None and "reason" in plan:
