@@ -196,7 +196,7 @@ def test_seeded_ops_object_draws_new_values_every_step():
     assert [tuple(int(x.item()) for x in next(again)[0]) for _ in range(6)] == steps
 
 
-@pytest.mark.parametrize("name", ["gallery", "named_tuple", "from_helper", "one"])
+@pytest.mark.parametrize("name", ["gallery", "named_tuple", "from_helper", "from_helper_named", "one"])
 def test_outputs_shapes_same_arity_and_values(image_root, name):
     """pipe.run() gives one output per element of a returned tuple; the migrated generator must yield
     tuples of the same arity (a `return tuple(...)` was once yielded as one nested output)."""

@@ -120,6 +120,17 @@ def from_helper(root, *, batch_size=2, num_threads=1, device_id=None, seed=None)
 
 
 @Prefetch(depth=2)
+def from_helper_named(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            outs = helper_outputs(jpegs, labels)
+            yield tuple(outs) if isinstance(outs, tuple) else (outs,)
+
+
+@Prefetch(depth=2)
 def one(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
     if num_threads is not None and num_threads > ndd.get_num_threads():
         ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4

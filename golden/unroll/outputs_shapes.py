@@ -33,6 +33,13 @@ def from_helper(root):
 
 
 @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def from_helper_named(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    outs = helper_outputs(jpegs, labels)
+    return outs
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
 def one(root):
     jpegs, labels = fn.readers.file(file_root=root)
     return labels

@@ -389,6 +389,8 @@ def _single_output_kind(expr: cst.BaseExpression, statements, single_names=froze
                         return "single"  # one element of an unpacked multi-output op
         if not values:
             return "unknown"  # a parameter or a name bound elsewhere
+        if any(isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and not _is_sequence(v) for v in values):
+            return "unknown"  # what a helper function returned: it may be several DataNodes
         if all(_is_sequence(v) for v in values):
             return "sequence"
         if any(_is_sequence(v) for v in values):
