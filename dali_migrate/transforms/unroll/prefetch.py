@@ -150,44 +150,78 @@ _STEPPED_NOT = frozenset((df.OUTPUTS, df.TENSORLIST, df.TENSORCPU, df.DATANODE, 
 
 
 def stepped_once(flow: "df.DataFlow", module: cst.Module) -> frozenset:
-    """The pipelines (origins) whose every use in the module is a top-level statement outside any loop,
-    function or class: a demo that takes a step or two (``p = pipe(); p.build(); out = p.run()``, as
-    notebooks do) has nothing to overlap loading with, so its generator needs no ``Prefetch``. A pipeline
-    used in a loop, a function or a class, or not used here at all (another module may step it), keeps
-    the prefetch."""
-    finder = _Uses(flow, flow.dali_names())
-    walk(module, finder)
-    return frozenset(finder.used - finder.repeated)
+    """The pipelines (origins) that are stepped a few times, none of them in a loop: every use of the
+    pipeline is outside loops and comprehensions, in top-level code or in functions that are themselves
+    called only that way (a notebook's ``show(pipe)`` helper, ``p = pipe(); p.build(); out = p.run()``).
+    There is nothing to overlap loading with, so the generator needs no ``Prefetch``. A pipeline used in
+    a loop, in a class, in a function called from a loop, from elsewhere (escaping) or from nowhere here
+    (another module may call it), or not used in this module at all keeps the prefetch."""
+    uses = _Uses(flow, flow.dali_names())
+    walk(module, uses)
+    repeating = _repeating_functions(flow, uses.calls)
+    used, repeated = set(), set()
+    for origins, function, looped in uses.found:
+        used |= origins
+        if looped or (function is not None and function in repeating):
+            repeated |= origins
+    return frozenset(used - repeated)
+
+
+def _repeating_functions(flow, calls: list) -> set:
+    """Functions (nodes) that may run many times: methods, lambdas, functions that escape or that this
+    module never calls, and, to a fixpoint, those called in a loop or from a repeating function."""
+    called: dict = {}
+    for call, function, looped in calls:
+        reached = flow.call_targets.get(call)
+        if reached is not None:
+            called.setdefault(reached[0].node, []).append((function, looped))
+    repeating = {node for node, f in flow.functions.items()
+                 if f.escapes or f.class_node is not None or isinstance(node, cst.Lambda) or node not in called}
+    changed = True
+    while changed:
+        changed = False
+        for node, sites in called.items():
+            if node not in repeating and any(looped or caller in repeating for caller, looped in sites):
+                repeating.add(node)
+                changed = True
+    return repeating
 
 
 class _Uses(cst.CSTVisitor):
+    """Each use of a pipeline value and each call, with its innermost function and whether it sits in a
+    loop or comprehension inside that function (or in a class body)."""
+
     def __init__(self, flow, names: set[str]):
         super().__init__()
-        self.flow, self.names, self.depth = flow, names, 0
-        self.used: set[str] = set()
-        self.repeated: set[str] = set()
+        self.flow, self.names = flow, names
+        self.stack: list[list] = [[None, 0]]  # [function node, loops open inside it]
+        self.found: list[tuple[frozenset, object, bool]] = []
+        self.calls: list[tuple[cst.Call, object, bool]] = []
 
     def on_visit(self, node) -> bool:
         if isinstance(node, cst.FunctionDef) and self.flow.kind_of(node.name) == df.PIPELINE_FACTORY:
             return False  # a @pipeline_def's own body defines the graph; it steps nothing
-        if isinstance(node, _REPEATING):
-            self.depth += 1
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            self.stack.append([node, 0])
+        elif isinstance(node, _LOOPS):
+            self.stack[-1][1] += 1
+        elif isinstance(node, cst.Call):
+            self.calls.append((node, self.stack[-1][0], self.stack[-1][1] > 0))
         elif isinstance(node, cst.Name) and node.value in self.names:
             kind, origins = self.flow.value_of(node)
             if origins and kind not in _STEPPED_NOT:
-                self.used.update(origins)
-                if self.depth:
-                    self.repeated.update(origins)
+                self.found.append((origins, self.stack[-1][0], self.stack[-1][1] > 0))
         return True
 
     def on_leave(self, node) -> None:
-        if isinstance(node, _REPEATING) and not (
-                isinstance(node, cst.FunctionDef) and self.flow.kind_of(node.name) == df.PIPELINE_FACTORY):
-            self.depth -= 1
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and self.stack[-1][0] is node:
+            self.stack.pop()
+        elif isinstance(node, _LOOPS):
+            self.stack[-1][1] -= 1
 
 
-_REPEATING = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While, cst.ListComp, cst.SetComp,
-              cst.DictComp, cst.GeneratorExp)
+# A class body counts as a loop: its methods may run any number of times, and so may what it holds.
+_LOOPS = (cst.ClassDef, cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 def decorator(desc: PipelineDesc) -> cst.Decorator | None:

@@ -839,8 +839,8 @@ class Unroller(MigrationTransformer):
         """``@Prefetch(depth=N)`` for the generator written for ``desc`` (reported), or none, with the reason."""
         decorator = prefetch.decorator(desc)
         if decorator is not None and desc.extra.get("origin", desc.name) in self._stepped_once():
-            self.report(rules.PREFETCH.id, f"{desc.name} is not prefetched: every step of it is taken at the top "
-                        f"level, outside loops and functions, so there is no work to load ahead of", node)
+            self.report(rules.PREFETCH.id, f"{desc.name} is not prefetched: it is stepped a few times, never in a "
+                        f"loop, so there is no work to load ahead of", node)
             return []
         if decorator is None:
             self.report(rules.PREFETCH.id, f"{desc.name} is not prefetched: {prefetch.why_not(desc)}; each step "
