@@ -369,3 +369,13 @@ def test_a_pipeline_stepped_only_at_the_top_level_is_not_prefetched(form, prefet
         runs = [subprocess.run([sys.executable, "-c", on_cpu(source)], capture_output=True, text=True, timeout=120)
                 for source in (text, result.migrated)]
         assert runs[0].returncode == 0 and runs[0].stdout == runs[1].stdout, runs
+
+
+def test_loops_inside_the_pipeline_definition_step_nothing():
+    """A comprehension in the graph (one op per conversion) is not a loop over steps."""
+    text = STEPPED.replace("    return fn.decoders.image(jpegs), labels\n",
+                           "    images = [fn.decoders.image(jpegs) for _ in range(2)]\n"
+                           "    return tuple(images + [labels])\n").replace("images, labels = p.run()",
+                                                                         "images, _, labels = p.run()")
+    result, messages = _findings(text.replace("ROOT", "'root'"))
+    assert "Prefetch" not in result.migrated and "never in a loop" in messages[0]

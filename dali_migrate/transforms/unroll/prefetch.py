@@ -145,8 +145,15 @@ def why_not(desc: PipelineDesc) -> str | None:
     return None
 
 
-# Pipeline-mode kinds that are not the pipeline itself: using an output in a loop steps nothing.
-_STEPPED_NOT = frozenset((df.OUTPUTS, df.TENSORLIST, df.TENSORCPU, df.DATANODE, df.DATANODES, *df.DATA_KINDS))
+def _may_step(kind) -> bool:
+    """A value through which a pipeline can be stepped: the pipeline, an iterator over it, a container or
+    user object that may hold one, or something the model cannot see into. Outputs and graph values step
+    nothing."""
+    if kind in (df.PIPELINE, df.DALI_ITERATOR, df.TOP):
+        return True
+    if isinstance(kind, tuple) and kind and kind[0] in ("seq", "gen", "map"):
+        return _may_step(kind[1])
+    return isinstance(kind, tuple) and kind and kind[0] == "instance"
 
 
 def stepped_once(flow: "df.DataFlow", module: cst.Module) -> frozenset:
@@ -199,7 +206,7 @@ class _Uses(cst.CSTVisitor):
         self.calls: list[tuple[cst.Call, object, bool]] = []
 
     def on_visit(self, node) -> bool:
-        if isinstance(node, cst.FunctionDef) and self.flow.kind_of(node.name) == df.PIPELINE_FACTORY:
+        if isinstance(node, cst.FunctionDef) and getattr(self.flow.functions.get(node), "pipeline", None):
             return False  # a @pipeline_def's own body defines the graph; it steps nothing
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             self.stack.append([node, 0])
@@ -209,7 +216,7 @@ class _Uses(cst.CSTVisitor):
             self.calls.append((node, self.stack[-1][0], self.stack[-1][1] > 0))
         elif isinstance(node, cst.Name) and node.value in self.names:
             kind, origins = self.flow.value_of(node)
-            if origins and kind not in _STEPPED_NOT:
+            if origins and _may_step(kind):
                 self.found.append((origins, self.stack[-1][0], self.stack[-1][1] > 0))
         return True
 
