@@ -309,6 +309,8 @@ def _several_outputs(qualname: str, call: cst.Call) -> bool:
     """Whether an fn op whose output count the table leaves open may return several outputs here."""
     from .lint import derive
 
+    if qualname == f"{FN}.external_source":  # one DataNode unless num_outputs says otherwise (DALI 2.4.0)
+        return any(a.keyword is not None and a.keyword.value == "num_outputs" for a in call.args)
     ndd_path, _, entry = optable.resolve_fn(qualname[len(FN) + 1:])
     if not entry or not ndd_path:
         return True

@@ -794,20 +794,26 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
             origins = units.origins_at(finding.line)
             if origins - before:  # every marker of a unit found in this run is one of its reasons
                 grew |= kept.keep(origins, Reason(finding.line, finding.rule, finding.message, dict(finding.extra)))
-        if not grew and ctx.facts.get("migrated_origins") is not None and passes is None:
+        # Checked whenever ndd code was written, a pipeline unrolled or not (a rename alone can hand a
+        # pipeline-mode DataNode to an ndd operator).
+        if not grew and (ctx.facts.get("migrated_origins") is not None or ctx.facts.get("uses_ndd")) \
+                and passes is None:
             if undefined_before is None:
                 undefined_before = set(postcheck.undefined_names(original, flow))
             imported = {local: local for local, q in shared.items() if local not in units.definitions
                         and local not in kept.origins and _generator_style(project, q)}
-            for violation in postcheck.check(module, ctx.facts["migrated_origins"], kept.origins,
+            for violation in postcheck.check(module, ctx.facts.get("migrated_origins") or {}, kept.origins,
                                              known_undefined=undefined_before, positioned=ctx.positions,
                                              imported_generators=imported):
                 line = ctx.position(violation.statement)[0] if violation.statement is not None else 0
                 origins = (violation.origins or units.origins_at(line)) - kept.origins
-                if not origins and not violation.origins & kept.origins:
+                if not origins and not (violation.origins or units.origins_at(line)) & kept.origins:
                     origins = units.all_origins() - kept.origins  # nothing to pin it on: keep them all
-                    if not origins:
-                        raise _Unwritable(violation.message, line)
+                    if not origins:  # nor any unit left: keep the top-level statement where it failed
+                        adopted = units.adopt(line)
+                        if adopted is None:
+                            raise _Unwritable(violation.message, line)
+                        origins = {adopted}
                 if origins:
                     grew |= kept.keep(origins, Reason(line, CHECK_FAILED.id, violation.message))
         if not grew:
@@ -970,7 +976,8 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
                 continue
             add(statement, reason.rule, reason.message, reason.line, reason.extra)
         for helper, helped in units.helpers.items():
-            if helped & origins and helper not in definitions:
+            # A lambda graph helper has no name and no line of its own: its pipeline's marker covers it.
+            if helped & origins and helper not in definitions and isinstance(helper, cst.FunctionDef):
                 pipelines = ", ".join(sorted(_origin_name(o) for o in helped))
                 add(helper, UNIT_KEPT.id, f"{helper.name.value} builds part of {pipelines}, which stays in pipeline "
                                           f"mode with everything that uses it: {summary or 'see its definition'}",

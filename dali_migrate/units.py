@@ -204,6 +204,8 @@ class Units:
                 self._union(origins)
         self._by_line: dict[int, tuple[int, frozenset, cst.CSTNode]] | None = None
         self._lines()
+        self._top_lines = [(position(s)[0], self._last_line(s, position(s)[0]), s) for s in module.body
+                           if position(s)[0]]
         self._position = None
 
     # -- units ------------------------------------------------------------------------------------
@@ -231,6 +233,25 @@ class Units:
 
     def all_origins(self) -> frozenset:
         return frozenset(self.definitions) | frozenset(self._parent)
+
+    def adopt(self, line: int) -> str | None:
+        """A unit of its own for the top-level statement holding ``line``, when what failed there belongs
+        to no pipeline the model knows (graph code outside ``with pipe:``, ``pipe.set_outputs(...)``
+        called on DataNodes built around it): keeping that origin leaves the whole statement as it was.
+        None when there is no such statement or it was adopted already."""
+        top = next((s for first, last, s in self._top_lines if first <= line <= last), None)
+        origin = f"<statement at line {line}>"
+        if top is None or any(o.startswith("<statement at line") for o in self.statement_origins.get(top, ())):
+            return None
+        inner = _Statements()
+        walk(top, inner)
+        for statement in inner.found:
+            self.statement_origins[statement] = self.statement_origins.get(statement, frozenset()) | {origin}
+        self._parent[origin] = origin
+        if self._by_line is not None:
+            self._by_line = {n: (size, origins | {origin} if statement in inner.found else origins, statement)
+                             for n, (size, origins, statement) in self._by_line.items()}
+        return origin
 
     # -- places -----------------------------------------------------------------------------------
     def _lines(self) -> dict:
@@ -277,6 +298,17 @@ class Units:
         if not kept:
             return set()
         return {statement for statement, origins in self.statement_origins.items() if origins & kept}
+
+
+class _Statements(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.found: set = set()
+
+    def on_visit(self, node) -> bool:
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.found.add(node)
+        return True
 
 
 class _Tagger(cst.CSTVisitor):
@@ -353,6 +385,11 @@ class _Tagger(cst.CSTVisitor):
         if node in self.flow.name_scope:
             found = self.flow.value_of(node)
             self._touch(found[1])
+
+    def visit_Lambda(self, node):
+        # A lambda graph helper (``aug = lambda x: fn.flip(x)``) is not a statement: the one holding it
+        # belongs to the units of the pipelines that build with it.
+        self._touch(self.function_units.get(node, frozenset()))
 
     def visit_Assign(self, node):
         if isinstance(node.value, cst.Call) and node.value in self.flow.pipeline_calls and self._statements:

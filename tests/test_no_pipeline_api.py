@@ -87,3 +87,47 @@ def test_unknown_shapes_get_the_safety_net_marker():
     assert "# dali-migrate: DM230 Coins stays in pipeline mode" in result.migrated
     again = migrate_source(result.migrated, "coins.py")
     assert again.migrated == result.migrated and [f.rule for f in again.manual] == ["DM230", "DM105"]
+
+
+def test_a_lambda_graph_helper_stays_with_its_kept_unit():
+    """``aug = lambda x: fn.flip(x)`` builds part of a pipeline that stays in pipeline mode: the lambda's
+    statement is part of that unit and keeps ``fn.flip`` (renamed to ndd.flip it fails on a DataNode); the
+    kept helper once crashed the marker writer (a lambda has no name)."""
+    from dali_migrate import migrate_source
+
+    source = (
+        "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n"
+        "aug = lambda x: fn.flip(x, horizontal=1)\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\ndef pipe(root):\n"
+        "    jpegs, labels = fn.readers.file(file_root=root)\n    return aug(fn.decoders.image(jpegs)), labels\n\n\n"
+        "p = pipe('x')\np.build()\nout = p.run()\nprint(out)\n")
+    result = migrate_source(source, "lam.py")
+    assert [f.rule for f in result.manual] == ["DM230", "DM231"], [f.message for f in result.findings]
+    assert "aug = lambda x: fn.flip(x, horizontal=1)" in result.migrated and "ndd" not in result.migrated
+    migrated = migrate_source(source.replace("print(out)", "print(out[1].at(0))"), "lam.py").migrated
+    assert "aug = lambda x: ndd.flip(x, horizontal=1)" in migrated and "@pipeline_def" not in migrated
+
+
+def test_graph_code_outside_with_pipe_stays_as_it_was():
+    """Operators called around ``pipe.set_outputs(...)`` without ``with pipe:`` (DALI's own tests do it)
+    belong to no pipeline the flow model knows: the post-check's failure there keeps that top-level
+    statement as it was, marked, instead of failing the whole file."""
+    from dali_migrate import migrate_source
+
+    source = (
+        "import numpy as np\nimport nvidia.dali as dali\nimport nvidia.dali.fn as fn\n\n\n"
+        "def test_slice():\n    pipe = dali.pipeline.Pipeline(1, 1, None)\n"
+        "    src = fn.external_source([[np.arange(9, dtype=np.float32).reshape(3, 3)]])\n"
+        "    out = fn.slice(src, np.array([1, 1]), np.array([2, 1]), axes=[0, 1])\n"
+        "    pipe.set_outputs(out)\n    (o,) = pipe.run()\n    print(o.at(0).tolist())\n\n\n"
+        "test_slice()\n")
+    result = migrate_source(source, "t.py")
+    assert not [f for f in result.findings if f.rule == "DM002"], [f.message for f in result.findings]
+    body = result.migrated[result.migrated.index("def test_slice"):]
+    code = "\n".join(line for line in body.splitlines() if not line.lstrip().startswith("#"))
+    assert "fn.slice(src" in code and "ndd." not in code and "# dali-migrate: DM232" in body
+    import subprocess
+    import sys
+    runs = [subprocess.run([sys.executable, "-c", text], capture_output=True, text=True, timeout=120)
+            for text in (source, result.migrated)]
+    assert runs[0].returncode == 0 and runs[1].stdout == runs[0].stdout, runs

@@ -175,7 +175,8 @@ def test_a_pass_that_moves_code_across_cells_leaves_the_notebook_untouched(monke
     monkeypatch.setattr(transforms, "PASSES", [Reverse(), *transforms.PASSES])
     result = migrate_notebook(CROSS_CELL, "aug.ipynb")
     assert result.error and not result.changed and result.migrated == CROSS_CELL
-    assert [f.rule for f in result.findings if not f.fixed] == ["DM504"]
+    # (the post-check also sees the reversed code read names before they are bound: DM232)
+    assert [f.rule for f in result.findings if not f.fixed and f.rule != "DM232"] == ["DM504"]
 
 
 @pytest.mark.parametrize("text, why", [
