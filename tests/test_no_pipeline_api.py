@@ -131,3 +131,20 @@ def test_graph_code_outside_with_pipe_stays_as_it_was():
     runs = [subprocess.run([sys.executable, "-c", text], capture_output=True, text=True, timeout=120)
             for text in (source, result.migrated)]
     assert runs[0].returncode == 0 and runs[1].stdout == runs[0].stdout, runs
+
+
+def test_a_lambda_helper_beside_a_drawing_helper():
+    """A module with a lambda graph helper and a function helper that draws: the function's random op gets
+    its data's batch size (the lookup of graph helpers by name once failed on the lambda, which has none)."""
+    from dali_migrate import migrate_source
+
+    source = (
+        "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n"
+        "aug = lambda x: fn.flip(x, horizontal=1)\n\n\n"
+        "def jitter(images):\n    return fn.hsv(images, hue=fn.random.uniform(range=(-10, 10)))\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)\ndef pipe(root):\n"
+        "    jpegs, labels = fn.readers.file(file_root=root)\n"
+        "    return jitter(aug(fn.decoders.image(jpegs))), labels\n")
+    result = migrate_source(source, "l.py")
+    assert not [f for f in result.findings if f.rule == "DM002"], [f.message for f in result.findings]
+    assert "ndd.random.uniform(range=(-10, 10), batch_size=images.batch_size)" in result.migrated
