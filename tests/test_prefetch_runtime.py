@@ -379,3 +379,18 @@ def test_loops_inside_the_pipeline_definition_step_nothing():
                                                                          "images, _, labels = p.run()")
     result, messages = _findings(text.replace("ROOT", "'root'"))
     assert "Prefetch" not in result.migrated and "never in a loop" in messages[0]
+
+
+def test_a_call_sites_depth_is_reported_as_the_generator_is_written():
+    """prefetch_queue_depth= at the call site of a pipeline stepped once: the generator is not prefetched,
+    and no finding says that it loads ahead."""
+    text = STEPPED.replace("ROOT", "'root'").replace("p = pipe('root')", "p = pipe('root', prefetch_queue_depth=3)")
+    result, messages = _findings(text)
+    assert "Prefetch" not in result.migrated and "never in a loop" in messages[0]
+    dropped = [f.message for f in result.findings if f.rule == "DM208"]
+    assert dropped == ["prefetch_queue_depth= has no dynamic-mode counterpart and is dropped"], dropped
+    looped = text.replace("images, labels = p.run()", "for _ in range(2):\n    images, labels = p.run()")
+    result, _ = _findings(looped)
+    assert "@Prefetch(depth=2)" in result.migrated
+    assert [f.message for f in result.findings if f.rule == "DM208"] == [
+        "prefetch_queue_depth= is dropped here: pipe loads ahead with its definition's depth (2)"]

@@ -23,10 +23,11 @@ caller holds a batch:
   ``next_epoch`` keeps its EvalContext entered on that thread; docs/dali-facts.md);
 * the current CUDA device of the caller is the device of the background thread (it is per thread).
 
-Not decorated (``decorator`` returns None): pipelines with checkpointing (a checkpoint collected by the
+Not decorated (``why_not`` says why): pipelines with checkpointing (a checkpoint collected by the
 caller must describe the steps it has taken, not the ones loaded ahead), pipelines fed by
 ``external_source`` (the user's source would be called from another thread at other moments than
-``pipe.run()`` called it) and ``prefetch_queue_depth=1`` (no overlap in pipeline mode either).
+``pipe.run()`` called it) and ``prefetch_queue_depth=1`` (no overlap in pipeline mode either); nor
+pipelines stepped only a few times, outside loops (``stepped_once``: nothing to overlap).
 """
 
 from __future__ import annotations
@@ -231,8 +232,6 @@ class _Uses(cst.CSTVisitor):
 _LOOPS = (cst.ClassDef, cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
-def decorator(desc: PipelineDesc) -> cst.Decorator | None:
-    """``@Prefetch(depth=N)`` for the generator of ``desc``, or None (see ``why_not``)."""
-    if why_not(desc) is not None:
-        return None
+def decorator(desc: PipelineDesc) -> cst.Decorator:
+    """``@Prefetch(depth=N)`` for the generator of ``desc`` (one that ``why_not`` lets load ahead)."""
     return cst.Decorator(decorator=cst.parse_expression(f"{CLASS_NAME}(depth={depth(desc)})"))

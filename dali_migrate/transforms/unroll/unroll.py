@@ -763,7 +763,7 @@ class Unroller(MigrationTransformer):
                        "exec_dynamic", "enable_memory_stats", "output_dtype", "output_ndim", "py_callback_pickler",
                        "prefetch_queue_depth") and a.keyword.value not in CORE]
         for option in dropped:
-            if option == "prefetch_queue_depth" and not desc.extra.get("imported") and prefetch.why_not(desc) is None:
+            if option == "prefetch_queue_depth" and not desc.extra.get("imported") and self._not_prefetched(desc) is None:
                 self.report(rules.PIPELINE_OPTION.id, f"prefetch_queue_depth= is dropped here: {desc.name} loads "
                             f"ahead with its definition's depth ({prefetch.depth(desc)})", original)
                 continue
@@ -835,22 +835,26 @@ class Unroller(MigrationTransformer):
                 prefetch.stepped_once(flow, flow.module)
         return self.ctx.facts["stepped_once"]
 
+    def _not_prefetched(self, desc: PipelineDesc) -> str | None:
+        """Why the generator written for ``desc`` loads on demand, or None when it is prefetched."""
+        why = prefetch.why_not(desc)
+        if why is not None:
+            return f"{why}; each step loads when next() asks for it"
+        if desc.extra.get("origin", desc.name) in self._stepped_once():
+            return "it is stepped a few times, never in a loop, so there is no work to load ahead of"
+        return None
+
     def prefetch_decorators(self, desc: PipelineDesc, node) -> list[cst.Decorator]:
         """``@Prefetch(depth=N)`` for the generator written for ``desc`` (reported), or none, with the reason."""
-        decorator = prefetch.decorator(desc)
-        if decorator is not None and desc.extra.get("origin", desc.name) in self._stepped_once():
-            self.report(rules.PREFETCH.id, f"{desc.name} is not prefetched: it is stepped a few times, never in a "
-                        f"loop, so there is no work to load ahead of", node)
-            return []
-        if decorator is None:
-            self.report(rules.PREFETCH.id, f"{desc.name} is not prefetched: {prefetch.why_not(desc)}; each step "
-                        f"loads when next() asks for it", node)
+        why = self._not_prefetched(desc)
+        if why is not None:
+            self.report(rules.PREFETCH.id, f"{desc.name} is not prefetched: {why}", node)
             return []
         self.need_prefetch = True
         self.report(rules.PREFETCH.id, f"{desc.name}: @Prefetch(depth={prefetch.depth(desc)}) loads the next step in "
                     f"a background thread while the caller works, as prefetch_queue_depth={prefetch.depth(desc)} "
                     f"did", node)
-        return [decorator]
+        return [prefetch.decorator(desc)]
 
 
 def _draws(function, imports) -> bool:
