@@ -29,9 +29,8 @@ from .. import optable
 from ..engine import code_for_node, parse_expression
 from ..findings import rule
 from ..names import NDD, TYPES
-from .base import MigrationTransformer, Pass
+from .base import MigrationTransformer, Pass, names_in
 from .imports import request_import
-from .walk import walk
 
 MIXED_TO_GPU = rule(
     "DM110", "mixed-to-gpu", "info",
@@ -71,14 +70,6 @@ NUMPY_DTYPE = rule(
 )
 
 _DEVICE_ARG = "device"
-
-
-class _Names(cst.CSTVisitor):
-    def __init__(self):
-        self.names: set[str] = set()
-
-    def visit_Name(self, node):
-        self.names.add(node.value)
 
 
 FLAT_MATRIX = rule(
@@ -256,9 +247,7 @@ def _types_local(ctx, module) -> tuple[str, str | None]:
     for local, qualified in ctx.imports.aliases.items():
         if qualified == TYPES:
             return local, None
-    names = _Names()
-    walk(module, names)
-    local = "types" if "types" not in names.names else "dali_types"
+    local = "types" if "types" not in names_in(module) else "dali_types"
     return local, f"import nvidia.dali.types as {local}"
 
 

@@ -229,9 +229,7 @@ def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str]) 
     for statement in module.body:
         span = ctx.span(statement)
         if span is None:  # built or changed by an earlier pass: hot, and every name in it counts
-            names = _NameCollector()
-            walk(statement, names)
-            hot_words |= names.names
+            hot_words |= names_in(statement)
             continue
         body.append(statement)
         found = set(WORD.findall(ctx.source, span[0], span[1]))
@@ -252,9 +250,7 @@ class _Bindings(cst.CSTVisitor):
         self.names: set[str] = set()
 
     def _targets(self, node):
-        collector = _NameCollector()
-        walk(node, collector)
-        self.names |= collector.names
+        self.names |= names_in(node)
 
     def visit_FunctionDef(self, node):
         self.names.add(node.name.value)
@@ -291,6 +287,13 @@ class _Bindings(cst.CSTVisitor):
 
     def visit_Lambda(self, node):
         return False
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every ``Name`` in ``node``'s subtree (references, targets, parameters alike)."""
+    collector = _NameCollector()
+    walk(node, collector)
+    return collector.names
 
 
 class _NameCollector(cst.CSTVisitor):

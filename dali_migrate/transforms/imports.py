@@ -25,7 +25,7 @@ import libcst as cst
 
 from ..findings import rule
 from ..names import DALI, NDD, dotted, import_bindings, module_name
-from .base import MigrationTransformer, Pass
+from .base import MigrationTransformer, Pass, names_in
 from .walk import walk
 
 IMPORTS = rule(
@@ -294,21 +294,7 @@ def _insert_index(module: cst.Module, before: int | None = None) -> int:
 
 def first_use(module: cst.Module, name: str) -> int | None:
     """The index of the first top-level statement whose code reads ``name`` (at any depth)."""
-    for i, stmt in enumerate(module.body):
-        names = _Names()
-        walk(stmt, names)
-        if name in names.found:
-            return i
-    return None
-
-
-class _Names(cst.CSTVisitor):
-    def __init__(self):
-        super().__init__()
-        self.found: set[str] = set()
-
-    def visit_Name(self, node):
-        self.found.add(node.value)
+    return next((i for i, stmt in enumerate(module.body) if name in names_in(stmt)), None)
 
 
 class ImportsPass(Pass):
