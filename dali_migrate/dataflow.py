@@ -428,6 +428,7 @@ class _Collector(cst.CSTVisitor):
         self.graph_names: set[cst.Name] = set()  # names read inside a pipeline's definition
         self.with_origin: dict[cst.With, str] = {}  # `with pipe:` -> the pipeline its body defines
         self.function_names: list[str] = []  # enclosing defs, for `with pipe:` origin keys
+        self.defined_in: dict[cst.FunctionDef, Scope] = {}  # a def -> the scope its name is bound in
         self.calls_dali = False
         self.pipeline_classes: set[str] = set()
         self.dict_names: set[tuple[int, str]] = set()  # (scope id, name) bound to a dict somewhere
@@ -515,10 +516,13 @@ class _Collector(cst.CSTVisitor):
         elif origin:
             function.pipeline = origin
             self._bind(outer, name, ("value", value(("function", node), frozenset((origin,)))))
+            self.defined_in[node] = outer
         elif outer.kind == "class":
             self._bind(outer, name, ("value", value(("function", node))))
+            self.defined_in[node] = outer
         else:
-            self._bind(self._binding_scope(name), name, ("value", value(("function", node))))
+            self.defined_in[node] = self._binding_scope(name)
+            self._bind(self.defined_in[node], name, ("value", value(("function", node))))
         for decorator in node.decorators:
             walk(decorator, self)
         self._visit_param_defaults(node.params)
@@ -907,7 +911,7 @@ class DataFlow:
         for function in self.functions.values():
             if isinstance(function.node, cst.FunctionDef):
                 by_name.setdefault(function.name, []).append(function)
-        defined_in = _defining_scopes(self.scopes, by_name)
+        defined_in = collector.defined_in
         for name, scope in self.name_scope.items():
             if name.value in by_name and name not in self._callees and name not in collector.not_references:
                 seen = scope.lookup_scope(name.value)
@@ -1637,18 +1641,6 @@ _BUILTIN_CALLS = {"next", "iter", "list", "tuple", "sorted", "reversed"}
 _TRANSPARENT_DECORATORS = {"staticmethod", "classmethod", "property", "functools.wraps", "torch.no_grad",
                            "torch.inference_mode", "contextlib.contextmanager", "functools.lru_cache",
                            "functools.cache"}
-
-
-def _defining_scopes(scopes, by_name: dict) -> dict:
-    """Each named function's node -> the scope whose binding its ``def`` makes."""
-    found = {}
-    for scope in scopes:
-        for name, sources in scope.bindings.items():
-            for function in by_name.get(name, ()):
-                if any(source[0] == "value" and source[1] is not None and isinstance(source[1][0], tuple)
-                       and len(source[1][0]) > 1 and source[1][0][1] is function.node for source in sources):
-                    found[function.node] = scope
-    return found
 
 
 def _transparent_decorator(decorator: cst.Decorator, imports: ImportTable) -> bool:
