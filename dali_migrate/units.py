@@ -206,6 +206,7 @@ class Units:
         self._lines()
         self._top_lines = [(position(s)[0], self._last_line(s, position(s)[0]), s) for s in module.body
                            if position(s)[0]]
+        self._adopted: set[cst.CSTNode] = set()  # top-level statements made units of their own (``adopt``)
         self._position = None
 
     # -- units ------------------------------------------------------------------------------------
@@ -240,9 +241,10 @@ class Units:
         called on DataNodes built around it): keeping that origin leaves the whole statement as it was.
         None when there is no such statement or it was adopted already."""
         top = next((s for first, last, s in self._top_lines if first <= line <= last), None)
-        origin = f"<statement at line {line}>"
-        if top is None or any(o.startswith("<statement at line") for o in self.statement_origins.get(top, ())):
+        if top is None or top in self._adopted:
             return None
+        self._adopted.add(top)
+        origin = f"<statement at line {line}>"
         inner = _Statements()
         walk(top, inner)
         for statement in inner.found:
