@@ -43,14 +43,14 @@ def run(args) -> int:
         return EXIT_ERROR
     training_loop = None
     if args.consumer_ms is not None:
-        try:
-            training_loop = {"work_ms": [float(w) for w in args.consumer_ms.split(",") if w.strip()]}
-        except ValueError:
-            training_loop = {"work_ms": []}
-        if not training_loop["work_ms"] or min(training_loop["work_ms"]) < 0:
+        from .harness.training_loop import parse_work_ms
+
+        work_ms = parse_work_ms(args.consumer_ms)
+        if work_ms is None:
             print(f"dali-migrate report: --consumer-ms: expected milliseconds >= 0 separated by commas, got "
                   f"{args.consumer_ms!r}", file=sys.stderr)
             return EXIT_ERROR
+        training_loop = {"work_ms": work_ms}
     report = build_report(args.paths, verify_args, progress=args.progress,
                           verifier=None if args.no_verify else "auto", training_loop=training_loop)
     try:

@@ -136,13 +136,14 @@ def _run_pipeline(args) -> int:
 
     training_loop = None
     if args.consumer_ms is not None:
-        try:
-            work_ms = [float(w) for w in args.consumer_ms.split(",") if w.strip()]
-        except ValueError:
-            return _usage_error(args, f"--consumer-ms: expected milliseconds separated by commas, "
+        from .harness.training_loop import parse_work_ms
+
+        work_ms = parse_work_ms(args.consumer_ms)
+        if work_ms is None:
+            return _usage_error(args, f"--consumer-ms: expected milliseconds >= 0 separated by commas, "
                                       f"got {args.consumer_ms!r}")
-        if not work_ms or min(work_ms) < 0 or (args.runs is not None and args.runs < 1):
-            return _usage_error(args, "--consumer-ms needs one or more times >= 0 ms, and --runs at least 1")
+        if args.runs is not None and args.runs < 1:
+            return _usage_error(args, "--runs must be at least 1")
         training_loop = {"work_ms": work_ms, "runs": 3 if args.runs is None else args.runs,
                          "consumer": args.consumer or "numpy"}
     elif args.consumer is not None or args.runs is not None:

@@ -39,6 +39,15 @@ CONSUMERS = ("numpy", "torch")
 ORIGINAL = "original"
 
 
+def parse_work_ms(text: str) -> list[float] | None:
+    """``--consumer-ms 0,10,20`` as milliseconds; None unless it is one or more numbers >= 0."""
+    try:
+        work_ms = [float(w) for w in text.split(",") if w.strip()]
+    except ValueError:
+        return None
+    return work_ms if work_ms and min(work_ms) >= 0 else None
+
+
 # ------------------------------------------------------------------------------------ in the worker
 def _convert_original(output, consumer: str) -> int:
     """Convert one pipeline output (a TensorList) as user code does; returns its batch size."""
