@@ -899,7 +899,10 @@ class DataFlow:
         # What other modules of the project pass to this module's top-level functions and classes:
         # {name: {position or keyword: value}} (``engine``: a call in another module).
         self.param_seeds = param_seeds or {}
-        self.seeded: dict[str, cst.CSTNode] = {}  # name -> the def or class that gets seeds
+        self.seeded: dict[str, cst.CSTNode] = {}  # name -> the def or class that gets seeds (the last one)
+        for statement in module.body:
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and statement.name.value in self.param_seeds:
+                self.seeded[statement.name.value] = statement
         self._mark_escaping_functions(collector)
         self._solve()
 
@@ -1005,14 +1008,8 @@ class DataFlow:
         return changed
 
     def _seed_parameters(self, params: dict) -> None:
-        for name, seeds in self.param_seeds.items():
-            target = None
-            for statement in self.module.body:
-                if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and statement.name.value == name:
-                    target = statement
-            if target is None:
-                continue
-            self.seeded[name] = target
+        for name, target in self.seeded.items():
+            seeds = self.param_seeds[name]
             node = self._method_of(target, "__init__") if isinstance(target, cst.ClassDef) else target
             function = self.functions.get(node) if node is not None else None
             if function is None:
