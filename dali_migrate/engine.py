@@ -705,8 +705,9 @@ class NeedsWholeFile(Exception):
 
 def needs_whole_file(ctx: MigrationContext, names) -> None:
     """Raise NeedsWholeFile when one of ``names`` is bound by a statement elision left out."""
-    if ctx.elision is not None and not ctx.elision.bound().isdisjoint(names):
-        raise NeedsWholeFile(sorted(set(names) & ctx.elision.bound()))
+    left_out = ctx.elision.bound() if ctx.elision is not None else set()
+    if not left_out.isdisjoint(names):
+        raise NeedsWholeFile(sorted(left_out & set(names)))
 
 
 class _Unwritable(Exception):
