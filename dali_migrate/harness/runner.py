@@ -225,6 +225,16 @@ def _as_tuple(value: Any) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
+def built_for_timing(module, name: str, path: str, args, kwargs):
+    """The original pipeline, built as the user builds it, without the harness's hooks; its device_id is
+    dropped where there is no GPU (a positional one escapes the text mapping)."""
+    pipe, _ = _original_pipeline(module, name, path, args, kwargs, None)
+    if pipe.device_id is not None and cuda_device_count() == 0:
+        pipe._device_id = None
+    pipe.build()
+    return pipe
+
+
 def _migrated_iterator(module, name: str, path: str, args, kwargs):
     target = find(module, name, path)
     from nvidia.dali.pipeline import Pipeline
@@ -505,10 +515,7 @@ def _measure(original_text, original_path, migrated_text, migrated_path, pipelin
     from .throughput import measure, migrated_stepper, pipeline_stepper
 
     original_module = load_module(original_text, original_path, "original")
-    pipe, _ = _original_pipeline(original_module, pipeline, original_path, args, kwargs, None)
-    if pipe.device_id is not None and cuda_device_count() == 0:
-        pipe._device_id = None
-    pipe.build()
+    pipe = built_for_timing(original_module, pipeline, original_path, args, kwargs)
     migrated_module = load_module(migrated_text, migrated_path, "migrated")
     iterator, _ = _migrated_iterator(migrated_module, pipeline, migrated_path, args, kwargs)
     try:

@@ -96,25 +96,22 @@ def _convert_migrated(output, consumer: str) -> int:
 
 def _stepper(spec: dict) -> tuple[Callable[[], int], Callable[[], None]]:
     """(one training-loop step that returns its sample count, cleanup) for the side in ``spec``."""
-    from .loading import instantiate, find, load_module
-    from .devices import cuda_device_count
+    from .loading import load_module
+    from .runner import _migrated_iterator, built_for_timing
 
     text = Path(spec["source_file"]).read_text(encoding="utf-8")
     module = load_module(text, spec["module_path"], spec["kind"])
     consumer = spec["consumer"]
+    where = (module, spec["pipeline"], spec["module_path"], spec["args"], spec["kwargs"])
     if spec["kind"] == ORIGINAL:
-        pipe, _ = instantiate(find(module, spec["pipeline"], spec["module_path"]), spec["args"], spec["kwargs"])
-        if pipe.device_id is not None and cuda_device_count() == 0:
-            pipe._device_id = None  # as the harness does: a positional device_id escapes the text mapping
-        pipe.build()
+        pipe = built_for_timing(*where)
 
         def step() -> int:
             outputs = pipe.run()
             return max([_convert_original(o, consumer) for o in outputs] or [0])
 
         return step, lambda: None
-    target, _ = instantiate(find(module, spec["pipeline"], spec["module_path"]), spec["args"], spec["kwargs"])
-    iterator = iter(target)
+    iterator, _ = _migrated_iterator(*where)
 
     def step() -> int:
         outputs = next(iterator)
