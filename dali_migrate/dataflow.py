@@ -35,6 +35,7 @@ import libcst as cst
 
 from . import optable
 from .names import FN, MATH, NDD, OPS, TYPES, ImportTable, dotted, import_bindings
+from .reaching import Reaching
 
 # -- kinds ------------------------------------------------------------------------------------------
 # A value is ``(kind, origins)``; ``None`` is "no information yet" (the fixpoint's start).
@@ -330,7 +331,7 @@ class Scope:
     """A module, class, function, lambda or comprehension: its name bindings (sources, below)."""
 
     __slots__ = ("node", "parent", "kind", "bindings", "declared_global", "declared_nonlocal", "function",
-                 "class_node", "graph_sources")
+                 "class_node", "graph_sources", "statement_depth")
 
     def __init__(self, node, parent: "Scope | None", kind: str):
         self.node = node
@@ -342,6 +343,7 @@ class Scope:
         self.function: "Function | None" = None
         self.class_node = None  # the class a method belongs to
         self.graph_sources: set[tuple[str, int]] = set()  # (name, binding index) bound inside a pipeline's definition
+        self.statement_depth = 0  # the collector's statement stack when the scope began
 
     def bind(self, name: str, source) -> None:
         self.bindings.setdefault(name, []).append(source)
@@ -433,16 +435,31 @@ class _Collector(cst.CSTVisitor):
         self.pipeline_classes: set[str] = set()
         self.dict_names: set[tuple[int, str]] = set()  # (scope id, name) bound to a dict somewhere
         self.not_references: set[cst.Name] = set()  # attribute names and keywords: not reads of a name
+        # The order of bindings and reads (``reaching``): the statements around each, innermost last.
+        self.statements: list[cst.CSTNode] = []
+        self.binding_chain: dict[tuple[int, str, int], tuple] = {}
+        self.read_statement: dict[cst.Name, cst.CSTNode] = {}
+        self.unordered: set[tuple[int, str]] = set()  # bound from another scope (global, nonlocal)
+        self.elifs: set[cst.If] = set()
         self.attributes: list[cst.Attribute] = []
 
     # -- scopes -------------------------------------------------------------------------------
     def _bind(self, scope: Scope, name: str, source) -> None:
         """``scope.bind``, noting a binding made inside a pipeline's definition (a DataNode's name)."""
         scope.bind(name, source)
+        index = len(scope.bindings[name]) - 1
         if self.graph_stack:
-            scope.graph_sources.add((name, len(scope.bindings[name]) - 1))
+            scope.graph_sources.add((name, index))
+        here = self.scope
+        while here is not None and here.kind == "comprehension":
+            here = here.parent  # a walrus in a comprehension binds where the comprehension is
+        if here is scope:
+            self.binding_chain[(id(scope), name, index)] = tuple(self.statements[scope.statement_depth:])
+        else:
+            self.unordered.add((id(scope), name))
 
     def _push(self, scope: Scope) -> Scope:
+        scope.statement_depth = len(self.statements)
         self.scopes.append(scope)
         self.scope_by_node[scope.node] = scope
         self.stack.append(scope)
@@ -455,6 +472,27 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Module(self, node):
         self._push(Scope(node, None, "module"))
+
+    # -- statements, for the order of bindings and reads (``reaching``) ----------------------------
+    def _enter_statement(self, node) -> None:
+        self.statements.append(node)
+
+    def _leave_statement(self, node) -> None:
+        self.statements.pop()
+
+    def visit_If(self, node):
+        if isinstance(node.orelse, cst.If):
+            self.elifs.add(node.orelse)
+        if node not in self.elifs:  # an elif belongs to the statement of its first If
+            self.statements.append(node)
+
+    def leave_If(self, node):
+        if node not in self.elifs:
+            self.statements.pop()
+
+    visit_SimpleStatementLine = visit_While = visit_Try = visit_TryStar = visit_Match = _enter_statement
+    leave_SimpleStatementLine = leave_While = leave_Try = leave_TryStar = leave_Match = _leave_statement
+    leave_For = leave_With = leave_FunctionDef = leave_ClassDef = _leave_statement
 
     def _binding_scope(self, name: str) -> Scope:
         """Where an assignment to ``name`` here binds: ``global``/``nonlocal`` move it out."""
@@ -472,6 +510,7 @@ class _Collector(cst.CSTVisitor):
         return scope
 
     def visit_ClassDef(self, node):
+        self.statements.append(node)
         is_pipeline = False
         for base in node.bases:
             qualname = self.imports.qualname(base.value)
@@ -504,6 +543,7 @@ class _Collector(cst.CSTVisitor):
         return False
 
     def visit_FunctionDef(self, node):
+        self.statements.append(node)
         name = node.name.value
         is_pipeline = any(_is_pipeline_def(d, self.imports) for d in node.decorators)
         outer = self.scope
@@ -669,6 +709,7 @@ class _Collector(cst.CSTVisitor):
         return None
 
     def visit_With(self, node):
+        self.statements.append(node)
         # `with pipe:` over a Pipeline object: the calls inside build that pipeline's graph.
         for item in node.items:
             target = dotted(item.item) if isinstance(item.item, (cst.Name, cst.Attribute)) else None
@@ -695,6 +736,8 @@ class _Collector(cst.CSTVisitor):
     def visit_Name(self, node):
         if node not in self.not_references:
             self.name_scope[node] = self.scope
+            if self.statements:
+                self.read_statement[node] = self.statements[-1]
             if self.graph_stack:
                 self.graph_names.add(node)
 
@@ -728,6 +771,7 @@ class _Collector(cst.CSTVisitor):
         self._bind_target(node.target, ("arith", node.target, node.value))
 
     def visit_For(self, node):
+        self.statements.append(node)
         self._bind_loop_target(node.target, node.iter, None)
 
     def _bind_loop_target(self, target, iterable, scope):
@@ -748,7 +792,9 @@ class _Collector(cst.CSTVisitor):
 
     def visit_NamedExpr(self, node):
         if isinstance(node.target, cst.Name):
-            self._bind(self._binding_scope(node.target.value), node.target.value, ("expr", node.value))
+            owner = self._binding_scope(node.target.value)
+            self._bind(owner, node.target.value, ("expr", node.value))
+            self.unordered.add((id(owner), node.target.value))  # it may not run (a comprehension, `and`)
 
     def visit_WithItem(self, node):
         if node.asname is not None:
@@ -891,7 +937,12 @@ class DataFlow:
         # the definition reads (a notebook that reuses `images` after its `with pipe:` cell, say).
         self._outside: dict[tuple[int, str], Value | None] = {}
         self.graph_names = collector.graph_names
+        # What each binding holds, and which bindings a read can see (a name rebound to a converted value).
+        self._binding_values: dict[tuple[int, str, int], Value | None] = {}
+        self._reaching = Reaching(collector.binding_chain, collector.read_statement, collector.unordered)
         self._attr_values: dict[tuple, Value | None] = {}
+        self._input_fed: set | None = None  # pipelines an input operator feeds (``never_empty``)
+        self._graph_seen: set = set()
         self._params: dict[tuple, Value | None] = {}
         self._returns: dict = {}
         self.call_targets: dict[cst.Call, tuple] = {}  # call -> (Function, offset) it reaches
@@ -948,6 +999,13 @@ class DataFlow:
                     for index, source in enumerate(sources):
                         found = self._source_value(source, scope, name)
                         new = join(new, found)
+                        if len(sources) > 1:
+                            binding = (id(scope), name, index)
+                            held = self._binding_values.get(binding)
+                            grown = _capped(join(held, found))
+                            if grown != held:
+                                self._binding_values[binding] = grown
+                                changed = True
                         if (name, index) not in graph:
                             outside = join(outside, found)
                     new = _capped(new)
@@ -1221,6 +1279,23 @@ class DataFlow:
         sources = owner.bindings.get(name.value, [])
         return bool(sources) and all(s[0] == "expr" and s[1] is not None and is_literal(s[1]) for s in sources)
 
+    def never_empty(self, origins) -> bool:
+        """Every pipeline in ``origins`` is defined here and fed by no input operator: each of its runs
+        gives batch_size samples (readers wrap or pad), so a TensorList it returned is never empty and its
+        truth (``len() > 0``) is True, as a Batch's always is. An external_source can give an empty batch."""
+        if not origins:
+            return False
+        if self._input_fed is None:
+            seen, fed = set(), set()
+            for call, origin in self.graph_origin.items():
+                seen.add(origin)
+                path = self.imports.qualname(call.func) or ""
+                if path in (f"{FN}.external_source", f"{OPS}.ExternalSource", f"{TYPES}.ExternalSource") \
+                        or path.startswith(f"{FN}.inputs."):
+                    fed.add(origin)
+            self._graph_seen, self._input_fed = seen, fed
+        return all(o in self._graph_seen and o not in self._input_fed for o in origins)
+
     def function_of(self, node) -> Function | None:
         return self.functions.get(node)
 
@@ -1325,6 +1400,13 @@ class DataFlow:
         key = (id(owner), name.value)
         if owner.graph_sources and name not in self.graph_names and self._bound_outside(owner, name.value):
             return self._outside.get(key)  # None until solved: an early answer would stick
+        if len(owner.bindings[name.value]) > 1 and not owner.graph_sources:
+            seen = self._reaching.bindings(name, owner, scope)
+            if seen is not None:
+                found = None
+                for index in seen:
+                    found = join(found, self._binding_values.get((id(owner), name.value, index)))
+                return found
         return self._values.get(key)
 
     @staticmethod

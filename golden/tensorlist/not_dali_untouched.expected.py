@@ -5,7 +5,7 @@ import nvidia.dali.fn as fn
 from nvidia.dali import pipeline_def
 
 
-# dali-migrate: DM230 pipe_def stays in pipeline mode with everything that uses it: line 23: out.at: a value that may be a pipeline's has no dynamic-mode `.at` that dali-migrate can write; line 23: out (a value that may be a pipeline's) is passed to len(), whose result differs once it is a dynamic-mode value; line 29: out (a pipeline output (TensorList)) is passed to <lambda>(), which is also called where dali-migrate cannot see
+# dali-migrate: DM230 pipe_def stays in pipeline mode with everything that uses it: line 29: out (a pipeline output (TensorList)) is passed to <lambda>(), which is also called where dali-migrate cannot see
 @pipeline_def(batch_size=2, num_threads=1, device_id=None)
 def pipe_def():
     return fn.random.uniform(range=(0, 1))
@@ -21,7 +21,6 @@ def reassigned():
     pipe.build()
     out = pipe.run()[0]
     out = pd.Series([1, 2])  # now a Series on some paths: not provably DALI
-    # dali-migrate: DM231 out.at: a value that may be a pipeline's has no dynamic-mode `.at` that dali-migrate can write
     return out.at(0), len(out)
 
 

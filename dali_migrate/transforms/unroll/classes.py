@@ -274,7 +274,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     outputs = output_elements(converted[-1].body[0].value)
     desc = PipelineDesc(name=node.name.value, style="class", node=node, config=config)
     desc.params = [p.name.value for p in init.params.params][1:]
-    build_graph(desc, converted[:-1], outputs, env)
+    build_graph(desc, converted[:-1], outputs, env, closing=converted[-1])
     if desc.pre:
         desc.loop = desc.pre + desc.loop  # nothing runs "before the reader" in a define_graph
         desc.pre = []

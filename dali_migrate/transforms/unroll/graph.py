@@ -180,7 +180,14 @@ def make_reader(call: cst.Call, fn_name: str, entry: dict, target, env: Env, des
     if isinstance(target, cst.Name) and _one_output(entry, target.value, desc.extra.get("statements", ())):
         target = cst.Tuple([cst.Element(target)])  # next_epoch always yields a tuple: unpack the one output
     return ReaderSpec(var=var, call=new_call, ndd_path=ndd_path, target=target,
-                      name=name_value if isinstance(name_value, str) else None, kwargs=kwargs)
+                      name=name_value if isinstance(name_value, str) else None, kwargs=kwargs,
+                      comments=comment_lines(original))
+
+
+def comment_lines(statement) -> list:
+    """The comments above a statement the unroll replaces (a reader's, the return's): they move with it."""
+    lines = getattr(statement, "leading_lines", ())
+    return [line for line in lines if line.comment is not None]
 
 
 def _one_output(entry: dict, name: str, statements) -> bool:
@@ -230,9 +237,11 @@ class _StatementFacts:
         walk_many(statement, [self.returns, self.calls, self.reads, self.binds, self.nested_sources])
 
 
-def build_graph(desc: PipelineDesc, statements, outputs, env: Env):
-    """Fill desc.readers / pre / loop / outputs from the body of one pipeline."""
+def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None):
+    """Fill desc.readers / pre / loop / outputs from the body of one pipeline (``closing``: the statement
+    that gave the outputs, a return or set_outputs: its comments go above the yield)."""
     imports = env.ctx.imports
+    desc.extra["closing_comments"] = comment_lines(closing)
     desc.extra["statements"] = [*statements, *outputs]  # what a reader's single name is used by
     facts = [_StatementFacts(statement, imports) for statement in statements]
     returns = [found for fact in facts for found in fact.returns.found]
@@ -467,11 +476,16 @@ def loop_statements(desc: PipelineDesc, env: Env) -> list[cst.BaseStatement]:
         # them (`outs = fn.readers.file(...)`) is a list of outputs, decided when it runs.
         if isinstance(spec.target, (cst.Tuple, cst.List)):
             reader_names |= set(target_names(spec.target))
-    body = [*desc.loop, *_yield_statements(desc.outputs, [*desc.pre, *desc.loop], reader_names)]
+    yields = _yield_statements(desc.outputs, [*desc.pre, *desc.loop], reader_names)
+    closing = desc.extra.get("closing_comments")
+    if closing:
+        yields[0] = yields[0].with_changes(leading_lines=[*closing, *yields[0].leading_lines])
+    body = [*desc.loop, *yields]
     out: list[cst.BaseStatement] = list(desc.pre)
     reader = desc.readers[0] if desc.readers else None
     if reader is not None:
-        out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_target(reader.var))], reader.call)]))
+        out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_target(reader.var))], reader.call)],
+                                           leading_lines=reader.comments))
     out.extend(desc.extra.get("source_setup", []))
     looped = desc.extra.get("source_loop")
     if looped is not None:  # a reader-less pipeline fed by one generator or iterable: loop over it

@@ -44,6 +44,7 @@ class ReaderSpec:
     target: cst.BaseAssignTargetExpression  # what each step unpacks into
     name: str | None  # the reader's name= (for reader_name / epoch_size)
     kwargs: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    comments: list = field(default_factory=list)  # the comment lines above the reader's statement
 
 
 @dataclass

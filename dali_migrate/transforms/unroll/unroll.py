@@ -445,7 +445,7 @@ class Unroller(MigrationTransformer):
         desc = PipelineDesc(name=node.name.value, style="def", node=node, config=config)
         desc.params = [p.name.value for p in node.params.params]
         desc.param_defaults = {p.name.value: p.default for p in node.params.params if p.default is not None}
-        build_graph(desc, statements[:-1], outputs, self._env())
+        build_graph(desc, statements[:-1], outputs, self._env(), closing=statements[-1])
         desc.has_random = desc.has_random or self._helpers_may_draw(desc.name)
         desc.pre = docstring + desc.pre  # the docstring stays first
         if checkpoints.enabled(config) or desc.name in self.d.checkpointed_calls:

@@ -124,7 +124,7 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
         raise CannotUnroll(f"`with {name}:` does not end with {name}.set_outputs(...)", with_statement)
     desc = PipelineDesc(name=name, style="with", node=with_statement, config=config)
     env = unroller._env()
-    build_graph(desc, statements[:-1], outputs, env)
+    build_graph(desc, statements[:-1], outputs, env, closing=statements[-1])
     unroller.descs[name] = desc
     key = ".".join(unroller._scope) + ":" + name
     desc.extra["origin"] = key
