@@ -53,6 +53,7 @@ GENERATOR_FACTORY = "generator_factory"  # a migrated pipeline imported from ano
 # (reader.next_epoch(...): each step a "tuple:K"), "reader", "rng", "ckpt", "external_source".
 DATA_KINDS = ("batch", "tensor", "data")
 # Structured kinds: ("seq", K) a list or other iterable of K; ("gen", K) a generator object of K;
+# ("stream", K) a ReaderStream over a generator of K (a migrated pipeline that answers its metadata);
 # ("map", K) a dict of K values; ("ops", name) a legacy ops object; ("function", node), ("class", node),
 # ("method", function node, class node): the module's own callables; ("instance", class node).
 TOP = "top"
@@ -64,6 +65,9 @@ TORCH_ITERATORS = ("nvidia.dali.plugin.pytorch.DALIGenericIterator",
                    "nvidia.dali.plugin.pytorch.DALIRaggedIterator")
 PLUGIN_PREFIX = "nvidia.dali.plugin."
 _RUN_METHODS = {"run", "outputs", "share_outputs"}
+METADATA_METHODS = ("epoch_size", "reader_meta")
+METADATA_ATTRIBUTES = ("max_batch_size", "batch_size")
+STREAM_CLASS = "ReaderStream"  # the class the migration writes for them (unroll/stream.py)
 _DALI_CALLS = (FN + ".", MATH + ".", OPS + ".", PIPELINE_CLASS, f"{TYPES}.Constant")
 _BATCH_MAKERS = {"batch", "as_batch", "Batch", "Batch.broadcast"}
 _TENSOR_MAKERS = {"tensor", "as_tensor", "Tensor"}
@@ -83,7 +87,7 @@ UNKNOWN = (TOP, _NO_ORIGINS)
 
 
 def _depth(kind) -> int:
-    if isinstance(kind, tuple) and kind[0] in ("seq", "gen", "map"):
+    if isinstance(kind, tuple) and kind[0] in ("seq", "gen", "stream", "map"):
         return 1 + _depth(kind[1])
     if isinstance(kind, tuple) and kind[0] == "tup":
         return 1 + max((_depth(k) for k in kind[1]), default=0)
@@ -100,7 +104,7 @@ def join_kind(a, b):
     if isinstance(a, str) and isinstance(b, str) and a.startswith("tuple:") and b.startswith("tuple:"):
         inner = join_kind(a[6:], b[6:])
         return TOP if inner == TOP or not isinstance(inner, str) else f"tuple:{inner}"
-    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and a[0] in ("seq", "gen", "map"):
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and a[0] in ("seq", "gen", "stream", "map"):
         inner = join_kind(a[1], b[1])
         return TOP if inner == TOP else (a[0], inner)
     if _is_tup(a) and _is_tup(b) and len(a[1]) == len(b[1]):
@@ -139,7 +143,7 @@ def is_dali_kind(kind) -> bool:
     if kind is None or kind == TOP:
         return False
     if isinstance(kind, tuple):
-        if kind[0] in ("seq", "gen", "map"):
+        if kind[0] in ("seq", "gen", "stream", "map"):
             return is_dali_kind(kind[1])
         if kind[0] == "tup":
             return any(is_dali_kind(k) for k in kind[1])
@@ -163,7 +167,7 @@ def element(kind):
     if kind is None:
         return None
     if isinstance(kind, tuple):
-        if kind[0] in ("seq", "gen"):
+        if kind[0] in ("seq", "gen", "stream"):
             return kind[1]
         if kind[0] == "tup":
             return _join_all(kind[1])
@@ -441,6 +445,7 @@ class _Collector(cst.CSTVisitor):
         self.read_statement: dict[cst.Name, cst.CSTNode] = {}
         self.unordered: set[tuple[int, str]] = set()  # bound from another scope (global, nonlocal)
         self.elifs: set[cst.If] = set()
+        self.pipeline_defs: set[str] = set()  # @pipeline_def functions (their origins)
         self.attributes: list[cst.Attribute] = []
 
     # -- scopes -------------------------------------------------------------------------------
@@ -552,6 +557,7 @@ class _Collector(cst.CSTVisitor):
         origin = self.extra_pipelines.get(name) if outer.kind != "class" else None
         if is_pipeline:
             function.pipeline = name
+            self.pipeline_defs.add(name)
             self._bind(outer, name, ("value", value(PIPELINE_FACTORY, frozenset((name,)))))
         elif origin:
             function.pipeline = origin
@@ -942,6 +948,9 @@ class DataFlow:
         self._reaching = Reaching(collector.binding_chain, collector.read_statement, collector.unordered)
         self._attr_values: dict[tuple, Value | None] = {}
         self._input_fed: set | None = None  # pipelines an input operator feeds (``never_empty``)
+        self._metadata_asked: frozenset | None = None
+        self.attributes = collector.attributes
+        self._pipeline_defs = collector.pipeline_defs
         self._graph_seen: set = set()
         self._params: dict[tuple, Value | None] = {}
         self._returns: dict = {}
@@ -1147,6 +1156,8 @@ class DataFlow:
         result = None
         for expr in function.returns:
             result = join(result, self._eval(expr))
+        if result is not None and function.pipeline:  # a migrated pipeline's function: its ReaderStream
+            result = (result[0], result[1] | {function.pipeline})
         return result
 
     def _source_value(self, source, scope, name):
@@ -1278,6 +1289,36 @@ class DataFlow:
             return False
         sources = owner.bindings.get(name.value, [])
         return bool(sources) and all(s[0] == "expr" and s[1] is not None and is_literal(s[1]) for s in sources)
+
+    def metadata_asked(self) -> frozenset:
+        """The pipelines whose readers' metadata the module asks for: ``x.epoch_size(...)``,
+        ``x.reader_meta(...)``, ``x.max_batch_size`` or ``x.batch_size`` on a pipeline value, or a PyTorch
+        iterator with ``reader_name=`` over one (the migration answers them at run time: unroll/stream.py)."""
+        if self._metadata_asked is None:
+            found: set = set()
+            for call, _scope in self.calls:
+                func = call.func
+                if isinstance(func, cst.Attribute) and func.attr.value in METADATA_METHODS:
+                    found |= self._pipelines_in(func.value)
+                if self.imports.qualname(func) in TORCH_ITERATORS and call.args and \
+                        keyword(call, "reader_name") is not None:
+                    found |= self._pipelines_in(call.args[0].value)
+            for attribute in self.attributes:
+                if attribute.attr.value in METADATA_ATTRIBUTES and attribute not in self._callees:
+                    found |= self._pipelines_in(attribute.value)
+            self._metadata_asked = frozenset(found)
+        return self._metadata_asked
+
+    def _pipelines_in(self, expr) -> frozenset:
+        kind, origins = self.value_of(expr)
+        if kind == PIPELINE or isinstance(kind, tuple) and kind[0] == "seq" and kind[1] == PIPELINE:
+            return origins
+        return _NO_ORIGINS
+
+    def streamable(self, origins) -> bool:
+        """Every pipeline in ``origins`` is a @pipeline_def of this module (one the migration can write as a
+        function that returns a ReaderStream)."""
+        return bool(origins) and all(o in self._pipeline_defs for o in origins)
 
     def never_empty(self, origins) -> bool:
         """Every pipeline in ``origins`` is defined here and fed by no input operator: each of its runs
@@ -1471,6 +1512,12 @@ class DataFlow:
 
     def _call(self, call: cst.Call):
         func = call.func
+        if isinstance(func, cst.Name) and func.value == STREAM_CLASS and call.args:
+            # A migrated pipeline that answers its readers' metadata (unroll/stream.py): its steps.
+            steps = self._eval(call.args[0].value)
+            if steps is None or not (isinstance(steps[0], tuple) and steps[0][0] == "gen"):
+                return steps
+            return (("stream", steps[0][1]), steps[1])
         qualname = self.imports.qualname(func)
         if qualname is not None and (qualname.startswith("nvidia.") or not isinstance(func, cst.Name)
                                      or func.value not in self.extra_imported):
@@ -1644,7 +1691,7 @@ class DataFlow:
                 if method is None or method not in self.functions:
                     return UNKNOWN
                 return self._returns.get(method)  # None until solved
-            if isinstance(kind, tuple) and kind[0] in ("gen", "seq") or (isinstance(kind, str) and kind.startswith(
+            if isinstance(kind, tuple) and kind[0] in ("gen", "stream", "seq") or (isinstance(kind, str) and kind.startswith(
                     "epoch:")):
                 return (element(kind), origins)
             return UNKNOWN

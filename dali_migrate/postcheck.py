@@ -73,7 +73,8 @@ def dynamic_value_misuse(flow: df.DataFlow, node) -> tuple[str, frozenset] | Non
         kind, attr = owner[0], node.attr.value
         if kind in df.DATA_KINDS and attr in PIPELINE_ONLY_DATA_METHODS:
             return f"{_code(node)}: {_word(kind)} has no .{attr} (TensorList API)", owner[1]
-        if _generator(kind) and attr not in _GENERATOR_ATTRS:
+        if _generator(kind) and attr not in _GENERATOR_ATTRS and not (
+                kind[0] == "stream" and attr in (*df.METADATA_METHODS, *df.METADATA_ATTRIBUTES)):
             return (f"{_code(node)}: {_code(node.value)} is a generator of dynamic-mode steps (a migrated pipeline) and has no .{attr}",
                     owner[1])
         return None
@@ -91,7 +92,8 @@ def dynamic_value_misuse(flow: df.DataFlow, node) -> tuple[str, frozenset] | Non
 
 
 def _generator(kind) -> bool:
-    return isinstance(kind, tuple) and kind[0] == "gen"
+    """A migrated pipeline's steps: a generator, or a ReaderStream over one."""
+    return isinstance(kind, tuple) and kind[0] in ("gen", "stream")
 
 
 def _word(kind) -> str:

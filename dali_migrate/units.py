@@ -103,7 +103,7 @@ def _tracked_kind(kind) -> bool:
     if isinstance(kind, tuple):
         if kind[0] == "tup":
             return any(_tracked_kind(k) for k in kind[1])
-        return kind[0] in ("seq", "gen", "map") and _tracked_kind(kind[1])
+        return kind[0] in ("seq", "gen", "stream", "map") and _tracked_kind(kind[1])
     return kind in (df.PIPELINE, df.OUTPUTS, df.TENSORLIST, df.TENSORCPU, df.DALI_ITERATOR)
 
 
@@ -482,7 +482,8 @@ class _Tagger(cst.CSTVisitor):
         if not tracked(found):
             return None
         kind, attr = found[0], node.attr.value
-        if kind == df.PIPELINE and attr in PIPELINE_METHODS or kind == df.TENSORLIST and attr in TENSORLIST_METHODS \
+        if kind == df.PIPELINE and (attr in PIPELINE_METHODS or attr in df.METADATA_ATTRIBUTES and self.flow.streamable(
+                found[1])) or kind == df.TENSORLIST and attr in TENSORLIST_METHODS \
                 or kind == df.TENSORCPU and attr in TENSORCPU_METHODS or kind == df.DALI_ITERATOR and attr in \
                 ITERATOR_ATTRS or isinstance(kind, tuple) and kind[0] in ("seq", "map") and attr in _CONTAINER_METHODS:
             return None

@@ -16,9 +16,12 @@ class EpochIterator:
     DROP drops the batch that would cross the end of the epoch; PARTIAL cuts it.
     """
 
-    def __init__(self, pipelines, output_map, *, batch_size, size=-1, reader_meta=None,
+    def __init__(self, pipelines, output_map, *, batch_size=None, size=-1, reader_name=None, reader_meta=None,
                  last_batch_policy="FILL", last_batch_padded=False, auto_reset=False):
         pipelines = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
+        if reader_name is not None:  # a migrated pipeline (ReaderStream) answers for its reader
+            reader_meta = pipelines[0].reader_meta(reader_name)
+            batch_size = pipelines[0].max_batch_size
         self._pipelines = [iter(pipeline) for pipeline in pipelines]
         self._names = list(output_map)
         self.batch_size = batch_size
@@ -65,6 +68,35 @@ class EpochIterator:
         carry = self._seen - self.size if self._policy == "FILL" and not self._padded else 0
         self._seen = carry
         self._ended = False
+
+
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name), reader_meta(name) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0).
+    """
+
+    def __init__(self, steps, readers, batch_size):
+        self._steps = steps
+        self._readers = readers  # {name: reader}
+        self.max_batch_size = self.batch_size = batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._steps)
+
+    def close(self):
+        self._steps.close()
+
+    def reader_meta(self, name):
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name):
+        return self.reader_meta(name)["epoch_size"]
 
 
 class Prefetch:
@@ -145,22 +177,26 @@ MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 
-@Prefetch(depth=2)
 def create_train_pipe(data_dir, crop, shard_id=0, num_shards=1, *, batch_size, num_threads=None, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-    if seed is not None:
-        ndd.random.set_seed(seed)
     reader = ndd.readers.File(file_root=data_dir, shard_id=shard_id, num_shards=num_shards,
-                                    random_shuffle=True, seed=2024, pad_last_batch=True, name="Reader")
-    while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
-            images = ndd.resize(images, resize_x=crop, resize_y=crop)
-            mirror = ndd.random.coin_flip(probability=0.5, batch_size=batch_size)
-            images = ndd.crop_mirror_normalize(images.gpu(), dtype=types.FLOAT, output_layout="CHW",
-                                              mean=MEAN, std=STD, mirror=mirror)
-            yield images, labels
+                                    random_shuffle=True, seed=2024, pad_last_batch=True, name="Reader", max_batch_size=batch_size)
+
+    @Prefetch(depth=2)
+    def steps():
+        if num_threads is not None and num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+        if seed is not None:
+            ndd.random.set_seed(seed)
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
+                images = ndd.resize(images, resize_x=crop, resize_y=crop)
+                mirror = ndd.random.coin_flip(probability=0.5, batch_size=batch_size)
+                images = ndd.crop_mirror_normalize(images.gpu(), dtype=types.FLOAT, output_layout="CHW",
+                                                  mean=MEAN, std=STD, mirror=mirror)
+                yield images, labels
+
+    return ReaderStream(steps(), {"Reader": reader}, batch_size)
 
 
 class ValPipe:
@@ -185,8 +221,7 @@ class ValPipe:
 def train(data_dir, epochs, batch_size=4, seed=7):
     pipe = create_train_pipe(data_dir, 24, batch_size=batch_size, num_threads=2, device_id=0,
                              seed=seed)
-    loader = EpochIterator(pipe, ["data", "label"], batch_size=batch_size, reader_meta=ndd.readers.File(file_root=data_dir, shard_id=0, num_shards=1,
-                                    random_shuffle=True, seed=2024, pad_last_batch=True, name="Reader").get_metadata(), last_batch_policy="PARTIAL", auto_reset=True)
+    loader = EpochIterator(pipe, ["data", "label"], reader_name="Reader", last_batch_policy="PARTIAL", auto_reset=True)
     seen = []
     for _ in range(epochs):
         for data in loader:

@@ -13,9 +13,12 @@ class EpochIterator:
     DROP drops the batch that would cross the end of the epoch; PARTIAL cuts it.
     """
 
-    def __init__(self, pipelines, output_map, *, batch_size, size=-1, reader_meta=None,
+    def __init__(self, pipelines, output_map, *, batch_size=None, size=-1, reader_name=None, reader_meta=None,
                  last_batch_policy="FILL", last_batch_padded=False, auto_reset=False):
         pipelines = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
+        if reader_name is not None:  # a migrated pipeline (ReaderStream) answers for its reader
+            reader_meta = pipelines[0].reader_meta(reader_name)
+            batch_size = pipelines[0].max_batch_size
         self._pipelines = [iter(pipeline) for pipeline in pipelines]
         self._names = list(output_map)
         self.batch_size = batch_size
@@ -62,6 +65,35 @@ class EpochIterator:
         carry = self._seen - self.size if self._policy == "FILL" and not self._padded else 0
         self._seen = carry
         self._ended = False
+
+
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name), reader_meta(name) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0).
+    """
+
+    def __init__(self, steps, readers, batch_size):
+        self._steps = steps
+        self._readers = readers  # {name: reader}
+        self.max_batch_size = self.batch_size = batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._steps)
+
+    def close(self):
+        self._steps.close()
+
+    def reader_meta(self, name):
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name):
+        return self.reader_meta(name)["epoch_size"]
 
 
 class Prefetch:
@@ -138,22 +170,26 @@ class Prefetch:
         return prefetched
 
 
-@Prefetch(depth=2)
 def val_pipe(root, pad=False, size=24, *, batch_size, num_threads=2, device_id=0, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-    reader = ndd.readers.File(file_root=root, pad_last_batch=pad, name="Reader")
-    while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            images = ndd.decoders.image(jpegs, device="gpu")
-            images = ndd.resize(images, resize_x=size, resize_y=size)
-            images = ndd.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW")
-            yield images, labels
+    reader = ndd.readers.File(file_root=root, pad_last_batch=pad, name="Reader", max_batch_size=batch_size)
+
+    @Prefetch(depth=2)
+    def steps():
+        if num_threads is not None and num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                images = ndd.decoders.image(jpegs, device="gpu")
+                images = ndd.resize(images, resize_x=size, resize_y=size)
+                images = ndd.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW")
+                yield images, labels
+
+    return ReaderStream(steps(), {"Reader": reader}, batch_size)
 
 
 def partial_epochs(root, epochs, pad):
     pipe = val_pipe(root, pad=pad, batch_size=4)
-    loader = EpochIterator(pipe, ["data", "label"], batch_size=4, reader_meta=ndd.readers.File(file_root=root, pad_last_batch=pad, name="Reader").get_metadata(), last_batch_policy="PARTIAL", auto_reset=True)
+    loader = EpochIterator(pipe, ["data", "label"], reader_name="Reader", last_batch_policy="PARTIAL", auto_reset=True)
     seen = []
     for _ in range(epochs):
         for data in loader:
@@ -163,7 +199,7 @@ def partial_epochs(root, epochs, pad):
 
 def fill_epochs(root, epochs, pad):
     pipe = val_pipe(root, pad, batch_size=4)
-    loader = EpochIterator([pipe], ["images", "labels"], batch_size=4, reader_meta=ndd.readers.File(file_root=root, pad_last_batch=pad, name="Reader").get_metadata())
+    loader = EpochIterator([pipe], ["images", "labels"], reader_name="Reader")
     seen = []
     for _ in range(epochs):
         for batch in loader:
@@ -174,7 +210,7 @@ def fill_epochs(root, epochs, pad):
 
 def drop_epochs(root, epochs, pad):
     pipe = val_pipe(root, pad, batch_size=4)
-    size = ndd.readers.File(file_root=root, pad_last_batch=pad, name="Reader").get_metadata()["epoch_size"]
+    size = pipe.epoch_size("Reader")
     loader = EpochIterator(pipe, ["images", "labels"], batch_size=4, size=size, last_batch_policy="DROP", auto_reset=True)
     seen = []
     for _ in range(epochs):

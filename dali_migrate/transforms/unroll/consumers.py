@@ -134,6 +134,10 @@ def rewrite_reader_meta(unroller, original, call, owner, kind):
         mark_left(unroller, original, called, "its reader name is computed, so the tool cannot tell which reader "
                   "it means", f"call get_metadata(){key} on that reader, built once more with its arguments")
         return call
+    if name_arg is not None and unroller.streams(original.func.value):
+        unroller.report(rules.READER_META.id, f"{called} stays: the migrated pipeline ({_stream_word()}) answers it "
+                        f"from its reader at run time", original)
+        return call
     if name is None and method == "epoch_size":
         mark_left(unroller, original, called, "without a reader name it returns a dict over all readers",
                   'call get_metadata()["epoch_size"] on each reader you mean, built once more with its arguments')
@@ -176,6 +180,8 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
         owners = [e.value for e in pipelines.elements]
     elif pipelines is not None:
         owners = [pipelines]
+    if reader_name is not None and owners and output_map is not None and all(unroller.streams(o) for o in owners):
+        return _iterator_over_streams(unroller, original, call, which, owners, pipelines, output_map, reader_name)
     names = [code_of(o) for o in owners]
     kinds = [unroller._pipe_kind_of(o, n) for o, n in zip(owners, names)]
     if not owners or any(k is None for k in kinds) or output_map is None:
@@ -230,6 +236,35 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
     unroller.need_epoch_iterator = True
     unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({policy}), written into "
                     f"this module", original)
+    return cst.Call(func=cst.Name(epoch_iterator.CLASS_NAME), args=_commas(args))
+
+
+def _stream_word() -> str:
+    from .stream import CLASS_NAME
+    return CLASS_NAME
+
+
+def _iterator_over_streams(unroller, original, call, which, owners, pipelines, output_map, reader_name):
+    """The iterator over migrated pipelines that answer their metadata at run time (ReaderStream): the
+    EpochIterator asks the (first) pipeline for its reader's epoch size and its batch size."""
+    held_list = owners[0] is pipelines and unroller.streams_list(pipelines)  # a name that holds a list of them
+    args = [cst.Arg(pipelines), cst.Arg(output_map), _kw("reader_name", reader_name)]
+    policy = _policy(unroller, call)
+    if policy != "FILL":
+        args.append(_kw("last_batch_policy", expr(f'"{policy}"')))
+    auto_reset = kwarg(call, "auto_reset")
+    if auto_reset is not None:
+        value = literal_value(auto_reset)
+        if value in ("yes", "no"):
+            auto_reset = cst.Name("True" if value == "yes" else "False")
+        args.append(_kw("auto_reset", auto_reset))
+    if len(owners) > 1 or held_list:
+        unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over several pipelines: EpochIterator counts "
+                      f"the epoch of the first one only", original)
+    unroller.mark_if_sharded_stream(original, which, owners[0])
+    unroller.need_epoch_iterator = True
+    unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({policy}): it asks the "
+                    f"migrated pipeline ({_stream_word()}) for its reader's epoch size at run time", original)
     return cst.Call(func=cst.Name(epoch_iterator.CLASS_NAME), args=_commas(args))
 
 

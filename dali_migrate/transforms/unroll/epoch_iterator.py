@@ -16,9 +16,12 @@ class EpochIterator:
     DROP drops the batch that would cross the end of the epoch; PARTIAL cuts it.
     """
 
-    def __init__(self, pipelines, output_map, *, batch_size, size=-1, reader_meta=None,
+    def __init__(self, pipelines, output_map, *, batch_size=None, size=-1, reader_name=None, reader_meta=None,
                  last_batch_policy="FILL", last_batch_padded=False, auto_reset=False):
         pipelines = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
+        if reader_name is not None:  # a migrated pipeline (ReaderStream) answers for its reader
+            reader_meta = pipelines[0].reader_meta(reader_name)
+            batch_size = pipelines[0].max_batch_size
         self._pipelines = [iter(pipeline) for pipeline in pipelines]
         self._names = list(output_map)
         self.batch_size = batch_size

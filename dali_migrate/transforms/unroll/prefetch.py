@@ -152,7 +152,7 @@ def _may_step(kind) -> bool:
     nothing."""
     if kind in (df.PIPELINE, df.DALI_ITERATOR, df.TOP):
         return True
-    if isinstance(kind, tuple) and kind and kind[0] in ("seq", "gen", "map"):
+    if isinstance(kind, tuple) and kind and kind[0] in ("seq", "gen", "stream", "map"):
         return _may_step(kind[1])
     return isinstance(kind, tuple) and kind and kind[0] == "instance"
 

@@ -107,20 +107,30 @@ TORCH_ITERATOR = rule(
     "DM210", "torch-iterator", "info",
     "DALIGenericIterator / DALIClassificationIterator become EpochIterator, a short class written into "
     "the module that counts samples per epoch like the plugin and yields [{name: torch.Tensor}].",
-    "Dynamic mode has no framework iterators; outputs convert with Batch.torch(). The epoch size comes "
-    "from reader.get_metadata() of a reader built with the same arguments.",
+    "Dynamic mode has no framework iterators; outputs convert with Batch.torch(). With reader_name=, the "
+    "EpochIterator asks the migrated pipeline for its reader's epoch size and its batch size when it is made "
+    "(a ReaderStream answers them, DM211), wherever the pipeline came from; for a pipeline built in a "
+    "`with pipe:` block, they come from a reader built with the same arguments.",
     before="loader = DALIClassificationIterator(pipe, reader_name=\"Reader\", "
            "last_batch_policy=LastBatchPolicy.PARTIAL)",
-    after="loader = EpochIterator(pipe, [\"data\", \"label\"], batch_size=4, reader_meta=ndd.readers.File("
-          "file_root=root, name=\"Reader\").get_metadata(), last_batch_policy=\"PARTIAL\")",
+    after="loader = EpochIterator(pipe, [\"data\", \"label\"], reader_name=\"Reader\", "
+          "last_batch_policy=\"PARTIAL\")",
 )
 READER_META = rule(
     "DM211", "epoch-size", "info",
-    "pipe.epoch_size(name) / pipe.reader_meta(name) become reader.get_metadata().",
-    "Dynamic-mode readers report the same metadata keys. get_metadata() is called on a reader that is "
-    "never iterated, so it cannot freeze the batch size of the one that is.",
-    before="n = pipe.epoch_size(\"Reader\")",
-    after="n = ndd.readers.File(file_root=root, name=\"Reader\").get_metadata()[\"epoch_size\"]",
+    "A @pipeline_def whose readers' metadata the program asks for returns a ReaderStream: its steps, and "
+    "epoch_size(name), reader_meta(name) and max_batch_size answered by its reader at run time; the code "
+    "that asks stays as it was.",
+    "Pipeline mode answers from the pipeline object wherever it went (a factory's result, a parameter, a "
+    "list); the ReaderStream goes the same ways. Its reader is created with max_batch_size, so asking "
+    "before the first batch does not freeze the batch size (DALI 2.4.0). A pipeline built in a `with "
+    "pipe:` block gets reader.get_metadata() of a reader built with the same arguments instead.",
+    before="@pipeline_def\ndef pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root, name=\"Reader\")\n"
+           "    return jpegs, labels\n\np = make()\nn = p.epoch_size(\"Reader\")",
+    after="def pipe(root, *, batch_size, ...):\n    reader = ndd.readers.File(file_root=root, name=\"Reader\", "
+          "max_batch_size=batch_size)\n\n    def steps():\n        ...\n\n"
+          "    return ReaderStream(steps(), {\"Reader\": reader}, batch_size)\n\np = make()\n"
+          "n = p.epoch_size(\"Reader\")",
 )
 CANNOT_UNROLL = rule(
     "DM212", "cannot-unroll", "warning",

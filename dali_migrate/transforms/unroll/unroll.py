@@ -13,11 +13,11 @@ from ...engine import register_names
 from ..base import MigrationTransformer
 from ..imports import first_use
 from ..walk import node_children, walk
-from . import checkpoints, epoch_iterator, prefetch, rules
+from . import checkpoints, epoch_iterator, prefetch, rules, stream
 from .graph import (Env, _uses_name, build_graph, loop_statements, output_elements, seeding_statements,
                     thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
-                    PipelineDesc, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt, with_kwarg,
+                    PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt, with_kwarg,
                     without_kwargs)
 
 TORCH_ITERATORS = {
@@ -181,6 +181,7 @@ class Unroller(MigrationTransformer):
         self.keep: set[str] = ctx.facts.setdefault("keep_pipeline_mode", set())
         self.need_epoch_iterator = False
         self.need_prefetch = False
+        self.need_stream = False
         self.rng_counter = [0]
         self._reported_once: set[tuple[str, str]] = set()
         self._scope: list[str] = []
@@ -284,6 +285,40 @@ class Unroller(MigrationTransformer):
             self.mark(rules.RANDOM_OUTSIDE.id, f"ndd.{current} " + "; it also ".join(problems), call)
         return updated
 
+    def streams(self, node) -> bool:
+        """``node`` holds a pipeline (or a list of them) that the migration writes as a ReaderStream, which
+        answers epoch_size()/reader_meta()/max_batch_size itself at run time (unroll/stream.py)."""
+        flow = self.ctx.facts.get("flow")
+        if flow is None or node is None:
+            return False
+        kind, origins = flow.value_of(node)
+        if not (kind == df.PIPELINE or isinstance(kind, tuple) and kind[0] == "seq" and kind[1] == df.PIPELINE):
+            return False
+        return bool(origins) and origins <= self.streamed and not origins & self.ctx.kept
+
+    def streams_list(self, node) -> bool:
+        flow = self.ctx.facts.get("flow")
+        kind = flow.value_of(node)[0] if flow is not None else None
+        return isinstance(kind, tuple) and kind[0] == "seq"
+
+    def mark_if_sharded_stream(self, original, which, node) -> None:
+        """DM217 where the reader of a streamed pipeline behind ``node`` may be sharded (its num_shards, or
+        the value its parameter has at the call that made the pipeline, when that call is seen, is not 1)."""
+        from .consumers import _binding
+        flow = self.ctx.facts.get("flow")
+        for origin in sorted(flow.value_of(node)[1]):
+            desc = self.descs[origin]
+            shards = kwarg(desc.readers[0].call, "num_shards")
+            if isinstance(shards, cst.Name) and shards.value in desc.params and isinstance(node, cst.Name):
+                try:
+                    shards = _binding(self, node.value, "def")[1].get(shards.value, shards)
+                except CannotUnroll:
+                    pass
+            if shards is not None and literal_value(shards) != 1:
+                self.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over a sharded reader: EpochIterator counts the "
+                          f"whole epoch_size; the plugin counted one shard's samples", original)
+                return
+
     def _pipe_kind_of(self, node, name: str | None):
         """``_pipe_kind(name)``, or, where the pipeline reaches ``node`` some other way (returned by a
         factory, passed as a parameter, held in a list, a dict or an attribute), what the flow model says:
@@ -375,6 +410,11 @@ class Unroller(MigrationTransformer):
                 self.descs[name] = self._describe_class(node)
             except CannotUnroll as e:
                 self._cannot(name, node, e)
+        flow = self.ctx.facts.get("flow")
+        asked = flow.metadata_asked() if flow is not None else frozenset()
+        self.streamed = {name for name in asked if name in self.descs and self.descs[name].style == "def"
+                         and len(self.descs[name].readers) == 1 and not self.descs[name].extra.get("checkpoint")
+                         and not self.descs[name].extra.get("imported")}
         self.imported_objects: dict[str, object] = {}
         for local, pipeline in self.d.imported().items():
             if local in self.descs or local in self.d.defs or local in self.d.classes or local in kept:
@@ -483,16 +523,32 @@ class Unroller(MigrationTransformer):
         body = []
         docstring = [s for s in desc.pre if _is_docstring(s)]
         pre = [s for s in desc.pre if not _is_docstring(s)]
-        body += docstring
         body.append(thread_statement("num_threads"))
         body += seeding_statements(desc, env, desc.config.get("seed"))
         desc_copy = PipelineDesc(**{**desc.__dict__, "pre": pre})
+        streamed = desc.name in self.streamed
+        if streamed:  # its readers' metadata is asked for: created once, asked before the first batch is safe
+            reader = desc.readers[0]
+            if kwarg(reader.call, "max_batch_size") is None:
+                reader = ReaderSpec(**{**reader.__dict__, "call": with_kwarg(reader.call, "max_batch_size",
+                                                                          expr(env.batch_size))})
+            desc_copy.readers = [reader, *desc.readers[1:]]
         steps = loop_statements(desc_copy, env)
         if desc.extra.get("checkpoint"):
             objects = checkpoints.stateful_objects(desc, self.d.rng_mode, _uses_name(desc, "rng"))
             steps[-1:-1] = checkpoints.registration(desc, objects)
-        body += steps
-        return updated_node.with_changes(decorators=self.prefetch_decorators(desc, original_node), params=params,
+        decorators = self.prefetch_decorators(desc, original_node)
+        if streamed:
+            self.need_stream = True
+            self.report(rules.READER_META.id, f"{desc.name} returns a {stream.CLASS_NAME}: its steps, and "
+                        f"epoch_size()/reader_meta()/max_batch_size answered by its reader at run time", original_node)
+            outer, reader_statement, inner = steps[:len(pre)], steps[len(pre)], steps[len(pre) + 1:]
+            body = docstring + stream.wrap(outer, reader_statement, body + inner, decorators, desc_copy.readers[0],
+                                           env.batch_size)
+            decorators = []
+        else:
+            body = docstring + body + steps
+        return updated_node.with_changes(decorators=decorators, params=params,
                                          body=updated_node.body.with_changes(body=body))
 
     def _report_config(self, desc: PipelineDesc, node):
@@ -798,6 +854,7 @@ class Unroller(MigrationTransformer):
 
     def finish(self, module: cst.Module) -> cst.Module:
         helpers = [(self.need_epoch_iterator, epoch_iterator.CLASS_NAME, epoch_iterator.SOURCE),
+                   (self.need_stream, stream.CLASS_NAME, stream.SOURCE),
                    (self.need_prefetch, prefetch.CLASS_NAME, prefetch.SOURCE)]
         for needed, name, source in reversed(helpers):  # each inserted after the imports: the first ends first
             if needed and not _defines(module, name):

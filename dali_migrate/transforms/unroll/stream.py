@@ -1,0 +1,85 @@
+"""Pipelines whose readers' metadata is asked for: the migrated pipeline answers it at run time.
+
+Pipeline mode answers ``pipe.epoch_size(name)``, ``pipe.reader_meta(name)`` and ``pipe.max_batch_size``
+from the pipeline object, wherever that object went: returned by a factory, passed to a helper, kept in a
+list or an attribute, handed to ``DALIGenericIterator(pipe, reader_name=...)``. A migrated pipeline is a
+generator, which has no such methods, and the reader lives inside it.
+
+So a pipeline whose metadata the program asks for is written as a function that creates its reader
+once, with ``max_batch_size`` (asking a reader for its metadata before its first batch is then safe in
+DALI 2.4.0, ndd-facts §1.4), and returns a ``ReaderStream``: the steps (the generator, prefetched as
+any other) together with that reader by its name. ``ReaderStream`` (``SOURCE``, written into the module
+like the ``EpochIterator``) is an iterator over the steps with ``epoch_size(name)``,
+``reader_meta(name)``, ``max_batch_size`` and ``batch_size``. The code that asks stays as it was, and
+works over any path the pipeline takes to it::
+
+    @pipeline_def                                   def eval_pipe(root, *, batch_size, ...):
+    def eval_pipe(root):                                reader = ndd.readers.File(file_root=root,
+        jpegs, labels = fn.readers.file(                    name="Reader", max_batch_size=batch_size)
+            file_root=root, name="Reader")      ->
+        return fn.decoders.image(jpegs), labels         @Prefetch(depth=2)
+                                                        def steps():
+    pipe = make()  # a factory                              while True:
+    pipe.epoch_size("Reader")                                   for jpegs, labels in reader.next_epoch(...):
+                                                                    yield ndd.decoders.image(jpegs), labels
+
+                                                        return ReaderStream(steps(), {"Reader": reader}, batch_size)
+
+                                                    pipe = make()
+                                                    pipe.epoch_size("Reader")
+
+The metadata comes from the reader that is iterated (the one the steps read), so it is the reader's own
+answer, not one recomputed from the arguments. Not streamed: pipelines with checkpointing (a checkpoint
+must be restored before the reader is first used, and asking for metadata uses it).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .model import stmt
+
+CLASS_NAME = "ReaderStream"
+
+SOURCE = '''\
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name), reader_meta(name) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0).
+    """
+
+    def __init__(self, steps, readers, batch_size):
+        self._steps = steps
+        self._readers = readers  # {name: reader}
+        self.max_batch_size = self.batch_size = batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._steps)
+
+    def close(self):
+        self._steps.close()
+
+    def reader_meta(self, name):
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name):
+        return self.reader_meta(name)["epoch_size"]
+'''
+
+
+def wrap(definition_body: list, reader_assignment, steps_body: list, decorators: list, reader, batch_size: str,
+         function_name: str = "steps") -> list:
+    """The statements of a streamed pipeline function: the reader, the steps (a generator function,
+    with the decorators the generator would have had), and ``return ReaderStream(...)``."""
+    steps = cst.FunctionDef(name=cst.Name(function_name), params=cst.Parameters(),
+                            body=cst.IndentedBlock(steps_body), decorators=decorators,
+                            leading_lines=[cst.EmptyLine(indent=False)])
+    readers = "{}" if reader.name is None else "{" + repr(reader.name).replace("'", '"') + f": {reader.var}" + "}"
+    result = stmt(f"return {CLASS_NAME}({function_name}(), {readers}, {batch_size})\n").with_changes(
+        leading_lines=[cst.EmptyLine(indent=False)])
+    return [*definition_body, reader_assignment, steps, result]
