@@ -1503,6 +1503,10 @@ class DataFlow:
             info = self.classes.get(parent)
         return out
 
+    def method_of(self, class_node, name: str):
+        """The def of ``name`` in the class or the module's classes it derives from (None: not defined here)."""
+        return self._method_of(class_node, name)
+
     def _method_of(self, class_node, name: str):
         for node in (class_node, *self._bases(class_node)):
             info = self.classes.get(node)

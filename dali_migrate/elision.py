@@ -300,7 +300,7 @@ def _bindings(statement: ast.stmt, names: set[str]) -> None:
 
 
 class ModuleSymbols:
-    """Module-level ``def``s and ``name = <value>`` assignments by name (the last binding wins), as
+    """Module-level ``def``s, ``class``es and ``name = <value>`` assignments by name (the last binding wins), as
     ``unroll.module_symbols`` finds them, with the definitions in elided statements parsed only when
     asked for."""
 
@@ -317,7 +317,7 @@ class ModuleSymbols:
 
     def add_statement(self, statement: cst.CSTNode) -> None:
         """What a parsed top-level statement defines: a ``def``, or ``name = value`` assignments."""
-        if isinstance(statement, cst.FunctionDef):
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             self.add(statement.name.value, statement)
         elif isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
@@ -330,6 +330,9 @@ class ModuleSymbols:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._found[statement.name] = unit
                 self._functions.add(statement.name)
+            elif isinstance(statement, ast.ClassDef):
+                self._found[statement.name] = unit
+                self._functions.discard(statement.name)
             elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
                     and isinstance(statement.targets[0], ast.Name):
                 self._found[statement.targets[0].id] = unit

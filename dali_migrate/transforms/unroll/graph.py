@@ -353,7 +353,8 @@ def _external_sources(desc: PipelineDesc, statements, facts: list[_StatementFact
         if direct is not None:
             target, call = direct
             found[i] = sources.describe_source(target, call, statement, len(found) + 1, symbols, local_names,
-                                               lambda rule_id, message, node: env.report(rule_id, message, node))
+                                               lambda rule_id, message, node: env.report(rule_id, message, node),
+                                               env.ctx.facts.get("flow"))
     taken = local_names | set(symbols)
     for n, spec in enumerate(found.values(), 1):
         spec.var = free_name("source" if len(found) == 1 else f"source_{n}", taken)

@@ -117,7 +117,34 @@ def _param_count(params: cst.Parameters) -> int:
         (1 if isinstance(params.star_arg, cst.Param) else 0) + (1 if params.star_kwarg else 0)
 
 
-def source_kind(source: cst.BaseExpression, symbols: dict, local_names: set[str]) -> str:
+def _instance_kind(source: cst.Name, found, symbols: dict, flow) -> str | None:
+    """``source`` holds an instance of one of the module's classes: "callable" when the class has
+    ``__call__`` (DALI asks callable() first), "iterable" when it has ``__iter__``; None otherwise. The
+    class comes from the flow model, or, for code the migration does not parse (elided), from the
+    module's symbols (``name = Class(...)``)."""
+    methods = None
+    value = flow.value_of(source) if flow is not None and source in flow.name_scope else None
+    if value is not None and isinstance(value[0], tuple) and value[0][0] == "instance":
+        class_node = value[0][1]
+        methods = {name: flow.method_of(class_node, name) for name in ("__call__", "__iter__")}
+    elif isinstance(found, cst.Call) and isinstance(found.func, cst.Name):
+        class_node = symbols.get(found.func.value)
+        if isinstance(class_node, cst.ClassDef) and not class_node.bases:
+            defined = {s.name.value: s for s in class_node.body.body if isinstance(s, cst.FunctionDef)}
+            methods = {name: defined.get(name) for name in ("__call__", "__iter__")}
+    if methods is None:
+        return None
+    call = methods["__call__"]
+    if isinstance(call, cst.FunctionDef):
+        if _param_count(call.params) > 1:
+            raise SourceError(f"the source {source.value} is called with an argument (SampleInfo, BatchInfo or the "
+                              f"iteration number); ndd has no such call: feed the ops from a loop that counts "
+                              f"iterations")
+        return "callable"
+    return "iterable" if methods["__iter__"] is not None else None
+
+
+def source_kind(source: cst.BaseExpression, symbols: dict, local_names: set[str], flow=None) -> str:
     """What the text shows ``source`` to be; raises SourceError for a source that takes an argument."""
     if isinstance(source, cst.Lambda):
         if _param_count(source.params):
@@ -139,11 +166,14 @@ def source_kind(source: cst.BaseExpression, symbols: dict, local_names: set[str]
             return "iterable"
         if isinstance(found, cst.GeneratorExp):
             return "iterator"
+        instance = _instance_kind(source, found, symbols, flow)
+        if instance is not None:
+            return instance
     return "unknown"
 
 
 def describe_source(target, call: cst.Call, statement, index: int, symbols: dict, local_names: set[str],
-                    report) -> SourceSpec:
+                    report, flow=None) -> SourceSpec:
     if any(a.star for a in call.args):
         raise SourceError("external_source called with *args/**kwargs: its options are not known")
     source = _arg(call, "source")
@@ -164,7 +194,7 @@ def describe_source(target, call: cst.Call, statement, index: int, symbols: dict
     if cycle_node is not None and cycle not in (None, False, True, "no", "quiet"):
         raise SourceError(f"cycle={code_of(cycle_node)}: pipeline mode raises StopIteration at the end of the data "
                           f"and restarts after pipe.reset(); a generator cannot be restarted")
-    kind = source_kind(source, symbols, local_names)
+    kind = source_kind(source, symbols, local_names, flow)
     if kind == "iterator" and (cycle is True or cycle == "quiet"):
         raise SourceError("cycle over a generator expression: pipeline mode rejects it (TypeError)")
     if kind == "iterator":
