@@ -67,7 +67,8 @@ READER_OUTSIDE_PIPELINE = rule(
 _NO_COUNTERPART_HINT = {
     "python_function": "call the Python function directly on the samples and wrap the result with ndd.as_batch",
     "dl_tensor_python_function": "call the function directly on batch.torch() / the samples and wrap with ndd.as_batch",
-    "constant": "use ndd.tensor(...) or ndd.Batch.broadcast(value, batch_size)",
+    "constant": ("the tool could not tell its value's type here: use ndd.Batch.broadcast(ndd.tensor(value, dtype=...), "
+                 "batch_size) with the type pipeline mode gave it (int32 for int arrays, float32 for float ones)"),
     "shapes": "use the batch.shape property (a Python list) or ndd._shape(batch)",
     "external_source": "pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource",
     "experimental.inputs.video": "decode the video with ndd.decoders.video on data you pass in",

@@ -13,7 +13,7 @@ import libcst as cst
 from ..walk import transform, walk, walk_many
 from ...findings import marker_text
 from ...names import FN, NDD, OPS, free_name
-from . import rules, sources
+from . import constants, rules, sources
 from .model import (AssignedNames, CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
                     target_names, without_kwargs)
@@ -60,14 +60,43 @@ def _entry_for(kind: str, path: str):
 
 
 class _RandomFixer(cst.CSTTransformer):
-    """batch_size= on input-less ops, seed= -> rng=, inside one pipeline step."""
+    """batch_size= on input-less ops, seed= -> rng=, and constants (``constants.py``), inside one pipeline step."""
 
     def __init__(self, env: Env, desc: PipelineDesc):
         super().__init__()
         self.env = env
         self.desc = desc
+        self._operands = constants.Operands()
+        self._cast_receivers: set[cst.Call] = set()  # types.Constant(v) in types.Constant(v).uint8()
+
+    def visit_BinaryOperation(self, node):
+        self._operands.visit_BinaryOperation(node)
+
+    def visit_UnaryOperation(self, node):
+        self._operands.visit_UnaryOperation(node)
+
+    def visit_Comparison(self, node):
+        self._operands.visit_Comparison(node)
+
+    def visit_Arg(self, node):
+        self._operands.visit_Arg(node)
+
+    def visit_Attribute(self, node):
+        if node.attr.value in constants.CASTS and isinstance(node.value, cst.Call):
+            self._cast_receivers.add(node.value)
 
     def leave_Call(self, original_node, updated_node):
+        imports = self.env.ctx.imports
+        func = original_node.func
+        cast = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) \
+            and constants.is_constant_call(imports, func.value)
+        if cast or constants.is_constant_call(imports, original_node) and original_node not in self._cast_receivers:
+            found = constants.rewrite(imports, original_node, original_node in self._operands.found,
+                                      self.env.batch_size)
+            if found is not None:
+                self.env.report(rules.CONSTANT.id, f"{code_of(original_node)} -> {code_of(found)}", original_node)
+                return found
+            return updated_node
         return fix_random_call(original_node, updated_node, self.env, self.desc)
 
     def on_leave(self, original_node, updated_node):
@@ -313,7 +342,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             continue
         if not facts[i].calls.found and not reads & step_names and not binds & read_by_steps:
             # plain Python that uses no pipeline data: the pipeline body ran it once, at definition
-            desc.pre.append(statement)
+            desc.pre.append(transform(statement, fixer, layout=False))  # (its constants, if any)
         else:
             desc.loop.append(transform(statement, fixer, layout=False))
             step_names.update(binds)

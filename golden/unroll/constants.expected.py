@@ -1,0 +1,106 @@
+"""Constants inside a pipeline: scalar constants in arithmetic and arguments, constant nodes held in
+names, fn.constant filling a shape; an array in a variable (whose numpy type pipeline mode narrowed)
+stays marked."""
+import numpy as np
+from nvidia.dali import fn, pipeline_def, types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import functools
+        import queue
+        import threading
+
+        import nvidia.dali.experimental.dynamic as ndd
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+OFFSETS = np.arange(5)
+
+
+@Prefetch(depth=2)
+def constants(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+    scale = ndd.Batch.broadcast(ndd.tensor([0.5, 1.0, 1.5], dtype=ndd.float32), batch_size)
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for images, labels in reader.next_epoch(batch_size=batch_size):
+            images = ndd.decoders.image(images)
+            bright = images * ndd.tensor(2, dtype=ndd.uint8)
+            rotated = ndd.rotate(bright, angle=30.0)
+            border = ndd.Batch.broadcast(ndd.tensor([[0, 0, 0]], dtype=types.UINT8), batch_size)
+            yield rotated * scale, border, labels + 1
+
+
+# dali-migrate: DM230 narrowed stays in pipeline mode with everything that uses it: line 24: types.Constant has no dynamic-mode counterpart: the tool could not tell its value's type here: use ndd.Batch.broadcast(ndd.tensor(value, dtype=...), batch_size) with the type pipeline mode gave it (int32 for int arrays, float32 for float ones)
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def narrowed(root):
+    images, labels = fn.readers.file(file_root=root)
+    # dali-migrate: DM103 types.Constant has no dynamic-mode counterpart: the tool could not tell its value's type here: use ndd.Batch.broadcast(ndd.tensor(value, dtype=...), batch_size) with the type pipeline mode gave it (int32 for int arrays, float32 for float ones)
+    return labels + types.Constant(OFFSETS)

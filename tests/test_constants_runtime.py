@@ -1,0 +1,72 @@
+"""Constants (unroll/constants.py): what types.Constant and fn.constant computed in DALI 2.4.0, and that
+the ndd expressions the migration writes compute the same values with the same types (real DALI)."""
+
+import numpy as np
+import pytest
+
+ndd = pytest.importorskip("nvidia.dali.experimental.dynamic")
+from nvidia.dali import fn, pipeline_def, types  # noqa: E402
+
+from dali_migrate import migrate_source  # noqa: E402
+
+BATCH = 2
+
+
+def _pipeline_outputs(build):
+    @pipeline_def(batch_size=BATCH, num_threads=1, device_id=None)
+    def pipe():
+        return build()
+
+    p = pipe()
+    p.build()
+    return [o.as_array() for o in p.run()]
+
+
+def _data():
+    return np.arange(BATCH * 5, dtype=np.uint8).reshape(BATCH, 1, 5)
+
+
+CASES = {
+    # name: (pipeline-mode expression over `u8` (a uint8 batch), the ndd expression the migration writes)
+    "int scalar operand": ("u8 * types.Constant(3)", "u8 * 3"),
+    "float scalar operand": ("u8 * types.Constant(2.5)", "u8 * 2.5"),
+    "cast scalar": ("u8 * types.Constant(255).uint8()", "u8 * ndd.tensor(255, dtype=ndd.uint8)"),
+    "scalar with dtype": ("u8 + types.Constant(1, dtype=types.INT16)", "u8 + ndd.tensor(1, dtype=types.INT16)"),
+    "int list node": ("u8 + types.Constant([1, 2, 3, 4, 5])",
+                      "u8 + ndd.Batch.broadcast(ndd.tensor([1, 2, 3, 4, 5], dtype=ndd.int32), 2)"),
+    "float list node": ("u8 * types.Constant([0.5, 1.0, 1.5, 2.0, 2.5])",
+                        "u8 * ndd.Batch.broadcast(ndd.tensor([0.5, 1.0, 1.5, 2.0, 2.5], dtype=ndd.float32), 2)"),
+    "fn.constant fill": ("fn.cat(fn.constant(idata=7, shape=[1, 5], dtype=types.UINT8), u8, axis=0)",
+                         "ndd.cat(ndd.Batch.broadcast(ndd.tensor([[7, 7, 7, 7, 7]], dtype=types.UINT8), 2), u8, axis=0)"),
+    "fn.constant fdata": ("u8 + fn.constant(fdata=[0.5] * 5)",
+                          "u8 + ndd.Batch.broadcast(ndd.tensor([0.5, 0.5, 0.5, 0.5, 0.5], dtype=ndd.float32), 2)"),
+}
+
+
+@pytest.mark.parametrize("before, after", CASES.values(), ids=CASES.keys())
+def test_the_ndd_expression_computes_what_the_constant_did(before, after):
+    expected = _pipeline_outputs(lambda: eval(before, {"types": types, "fn": fn, "np": np,
+                                                       "u8": fn.external_source(source=lambda: _data(), batch=True)}))
+    u8 = ndd.as_batch(list(_data()))
+    got = eval(after, {"ndd": ndd, "types": types, "np": np, "u8": u8})
+    got = np.array(ndd.as_tensor(got))
+    assert got.dtype == expected[0].dtype, before
+    np.testing.assert_array_equal(got, expected[0])
+
+
+@pytest.mark.parametrize("before, after", CASES.values(), ids=CASES.keys())
+def test_the_migration_writes_that_expression(before, after):
+    source = ("from nvidia.dali import fn, pipeline_def, types\n\n@pipeline_def(batch_size=2)\ndef pipe(root):\n"
+              "    u8, labels = fn.readers.file(file_root=root)\n"
+              f"    return {before}\n")
+    result = migrate_source(source, "pipe.py")
+    assert "dali-migrate:" not in result.migrated, result.migrated
+    assert after.replace(", 2)", ", batch_size)") in result.migrated, result.migrated
+
+
+def test_what_stays_marked():
+    source = ("import numpy as np\nfrom nvidia.dali import fn, pipeline_def, types\n\nARRAY = np.arange(5)\n\n"
+              "@pipeline_def(batch_size=2)\ndef pipe(root):\n    u8, labels = fn.readers.file(file_root=root)\n"
+              "    return u8 + types.Constant(ARRAY)\n")
+    result = migrate_source(source, "pipe.py")
+    assert "DM103 types.Constant" in result.migrated  # an int64 array narrowed to int32: not shown here
