@@ -15,15 +15,7 @@ def conditional_pipe(root):
     return images, labels
 
 
-# dali-migrate: DM212 two_readers stays in pipeline mode: several readers in one pipeline (their epochs differ; write the loop by hand)
-@pipeline_def(batch_size=4, num_threads=2, device_id=0)
-def two_readers(a, b):
-    x, _ = fn.readers.file(file_root=a)
-    y, _ = fn.readers.file(file_root=b)
-    return x, y
-
-
-# dali-migrate: DM230 plain stays in pipeline mode with everything that uses it: line 33: pipe.serialize() has no dynamic-mode counterpart: there is no graph to serialize
+# dali-migrate: DM230 plain stays in pipeline mode with everything that uses it: line 26: pipe.serialize() has no dynamic-mode counterpart: there is no graph to serialize
 @pipeline_def(batch_size=4, num_threads=2, device_id=0)
 def plain(root):
     jpegs, labels = fn.readers.file(file_root=root)

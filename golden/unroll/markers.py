@@ -15,13 +15,6 @@ def conditional_pipe(root):
 
 
 @pipeline_def(batch_size=4, num_threads=2, device_id=0)
-def two_readers(a, b):
-    x, _ = fn.readers.file(file_root=a)
-    y, _ = fn.readers.file(file_root=b)
-    return x, y
-
-
-@pipeline_def(batch_size=4, num_threads=2, device_id=0)
 def plain(root):
     jpegs, labels = fn.readers.file(file_root=root)
     return jpegs, labels

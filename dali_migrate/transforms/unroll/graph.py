@@ -13,7 +13,7 @@ import libcst as cst
 from ..walk import transform, walk, walk_many
 from ...findings import marker_text
 from ...names import FN, NDD, OPS, free_name
-from . import constants, rules, sources
+from . import checkpoints, constants, rules, sources
 from .model import (AssignedNames, CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
                     target_names, without_kwargs)
@@ -286,8 +286,9 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             reader_at.append(i)
         elif facts[i].calls.readers:
             raise CannotUnroll("a reader that is not assigned directly in the pipeline body", statement)
-    if len(reader_at) > 1:
-        raise CannotUnroll("several readers in one pipeline (their epochs differ; write the loop by hand)",
+    if len(reader_at) > 1 and (desc.style == "class" or checkpoints.enabled(desc.config)):
+        raise CannotUnroll("several readers in one " + ("Pipeline subclass" if desc.style == "class" else
+                           "checkpointed pipeline") + " (each reader's epochs are its own; write the loop by hand)",
                            statements[reader_at[1]])
 
     source_specs = _external_sources(desc, statements, facts, env)
@@ -334,7 +335,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
         found = parsed[i]
         if found is not None:
             target, call, fn_name, entry = found
-            var = f"{env.prefix}reader"
+            var = f"{env.prefix}reader" + (f"_{len(desc.readers) + 1}" if desc.readers else "")
             desc.readers.append(make_reader(call, fn_name, entry, target, env, desc, var, statement))
             env.report(rules.READER_ONCE.id,
                          f"ndd.{entry['ndd']} is created once and iterated with "
@@ -513,9 +514,9 @@ def loop_statements(desc: PipelineDesc, env: Env) -> list[cst.BaseStatement]:
     body = [*desc.loop, *yields]
     out: list[cst.BaseStatement] = list(desc.pre)
     reader = desc.readers[0] if desc.readers else None
-    if reader is not None:
-        out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_target(reader.var))], reader.call)],
-                                           leading_lines=reader.comments))
+    for spec in desc.readers:
+        out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_target(spec.var))], spec.call)],
+                                           leading_lines=spec.comments))
     out.extend(desc.extra.get("source_setup", []))
     looped = desc.extra.get("source_loop")
     if looped is not None:  # a reader-less pipeline fed by one generator or iterable: loop over it
@@ -525,11 +526,37 @@ def loop_statements(desc: PipelineDesc, env: Env) -> list[cst.BaseStatement]:
     if reader is None:
         out.append(cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body)))
         return out
+    if len(desc.readers) > 1:
+        return out + _zipped_readers(desc, env, body)
     inner = cst.For(target=reader.target,
                     iter=expr(f"{reader.var}.next_epoch(batch_size={env.batch_size})"),
                     body=cst.IndentedBlock(body))
     out.append(cst.While(test=cst.Name("True"), body=cst.IndentedBlock([inner])))
     return out
+
+
+def _zipped_readers(desc: PipelineDesc, env: Env, body) -> list[cst.BaseStatement]:
+    """Several readers: each is its own endless stream, epoch after epoch (what repeated pipe.run() read
+    from it, its epoch ending where its data does), and the steps zip them."""
+    taken = set(desc.params)
+    for statement in [*desc.pre, *desc.loop]:
+        reads = NameReads()
+        walk(statement, reads)
+        taken |= reads.names
+    endless = free_name("endless", taken)
+    helper = stmt(f"def {endless}(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them\n"
+                  f"    while True:\n        yield from reader.next_epoch(batch_size={env.batch_size})\n")
+    targets = cst.Tuple([cst.Element(_parenthesized(spec.target)) for spec in desc.readers], lpar=[], rpar=[])
+    streams = ", ".join(f"{endless}({spec.var})" for spec in desc.readers)
+    loop = cst.For(target=targets, iter=expr(f"zip({streams})"), body=cst.IndentedBlock(body),
+                   leading_lines=[cst.EmptyLine(indent=False)])
+    return [helper.with_changes(leading_lines=[cst.EmptyLine(indent=False)]), loop]
+
+
+def _parenthesized(target):
+    if isinstance(target, (cst.Tuple, cst.List)) and not target.lpar and isinstance(target, cst.Tuple):
+        return target.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return target
 
 
 def _target(var: str) -> cst.BaseAssignTargetExpression:

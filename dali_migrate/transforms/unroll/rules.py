@@ -137,10 +137,10 @@ CANNOT_UNROLL = rule(
     "A pipeline has a shape the tool does not unroll; it is left in pipeline mode and marked.",
     "Unrolling must not change what the code computes; shapes the tool does not understand are left "
     "for a person.",
-    before="@pipeline_def\ndef pipe():\n    a = fn.readers.file(file_root=r1)\n    b = fn.readers.file(file_root=r2)",
-    after="# dali-migrate: DM212 pipe stays in pipeline mode: several readers in one pipeline (their epochs differ; "
-          "write the loop by hand)\n@pipeline_def\ndef pipe():\n    a = fn.readers.file(file_root=r1)\n"
-          "    b = fn.readers.file(file_root=r2)",
+    before="@pipeline_def\ndef pipe(roots):\n    a = [fn.readers.file(file_root=r) for r in roots]\n    return a[0]",
+    after="# dali-migrate: DM212 pipe stays in pipeline mode: a reader that is not assigned directly in the "
+          "pipeline body\n@pipeline_def\ndef pipe(roots):\n    a = [fn.readers.file(file_root=r) for r in roots]\n"
+          "    return a[0]",
     fix="manual",
     suggestion="Write the loop by hand: create each reader once and iterate next_epoch(batch_size=N).",
 )

@@ -72,14 +72,15 @@ class ReaderStream:
 '''
 
 
-def wrap(definition_body: list, reader_assignment, steps_body: list, decorators: list, reader, batch_size: str,
-         function_name: str = "steps") -> list:
-    """The statements of a streamed pipeline function: the reader, the steps (a generator function,
-    with the decorators the generator would have had), and ``return ReaderStream(...)``."""
+def wrap(definition_body: list, reader_assignments: list, steps_body: list, decorators: list, readers: list,
+         batch_size: str, function_name: str = "steps") -> list:
+    """The statements of a streamed pipeline function: the readers, the steps (a generator function,
+    with the decorators the generator would have had), and ``return ReaderStream(...)`` with the readers
+    that have a name."""
     steps = cst.FunctionDef(name=cst.Name(function_name), params=cst.Parameters(),
                             body=cst.IndentedBlock(steps_body), decorators=decorators,
                             leading_lines=[cst.EmptyLine(indent=False)])
-    readers = "{}" if reader.name is None else "{" + repr(reader.name).replace("'", '"') + f": {reader.var}" + "}"
-    result = stmt(f"return {CLASS_NAME}({function_name}(), {readers}, {batch_size})\n").with_changes(
+    named = ", ".join(f"{repr(r.name).replace(chr(39), chr(34))}: {r.var}" for r in readers if r.name is not None)
+    result = stmt(f"return {CLASS_NAME}({function_name}(), {{{named}}}, {batch_size})\n").with_changes(
         leading_lines=[cst.EmptyLine(indent=False)])
-    return [*definition_body, reader_assignment, steps, result]
+    return [*definition_body, *reader_assignments, steps, result]

@@ -413,7 +413,7 @@ class Unroller(MigrationTransformer):
         flow = self.ctx.facts.get("flow")
         asked = flow.metadata_asked() if flow is not None else frozenset()
         self.streamed = {name for name in asked if name in self.descs and self.descs[name].style == "def"
-                         and len(self.descs[name].readers) == 1 and not self.descs[name].extra.get("checkpoint")
+                         and self.descs[name].readers and not self.descs[name].extra.get("checkpoint")
                          and not self.descs[name].extra.get("imported")}
         self.imported_objects: dict[str, object] = {}
         for local, pipeline in self.d.imported().items():
@@ -452,8 +452,9 @@ class Unroller(MigrationTransformer):
             if graph != origin:
                 continue
             qualname = self.ctx.imports.qualname(call.func)
-            if qualname is not None and not qualname.startswith("nvidia."):
-                return True
+            if qualname is not None and not qualname.startswith("nvidia.") and not (
+                    qualname.startswith("numpy.") and not qualname.startswith("numpy.random")):
+                return True  # (numpy outside numpy.random draws nothing: np.float32(4.0), np.array(...))
             reached = flow.call_targets.get(call)
             if reached is not None and _draws(reached[0].node, self.ctx.imports):
                 return True
@@ -528,11 +529,9 @@ class Unroller(MigrationTransformer):
         desc_copy = PipelineDesc(**{**desc.__dict__, "pre": pre})
         streamed = desc.name in self.streamed
         if streamed:  # its readers' metadata is asked for: created once, asked before the first batch is safe
-            reader = desc.readers[0]
-            if kwarg(reader.call, "max_batch_size") is None:
-                reader = ReaderSpec(**{**reader.__dict__, "call": with_kwarg(reader.call, "max_batch_size",
-                                                                          expr(env.batch_size))})
-            desc_copy.readers = [reader, *desc.readers[1:]]
+            desc_copy.readers = [reader if kwarg(reader.call, "max_batch_size") is not None else ReaderSpec(**{
+                **reader.__dict__, "call": with_kwarg(reader.call, "max_batch_size", expr(env.batch_size))})
+                for reader in desc.readers]
         steps = loop_statements(desc_copy, env)
         if desc.extra.get("checkpoint"):
             objects = checkpoints.stateful_objects(desc, self.d.rng_mode, _uses_name(desc, "rng"))
@@ -542,8 +541,9 @@ class Unroller(MigrationTransformer):
             self.need_stream = True
             self.report(rules.READER_META.id, f"{desc.name} returns a {stream.CLASS_NAME}: its steps, and "
                         f"epoch_size()/reader_meta()/max_batch_size answered by its reader at run time", original_node)
-            outer, reader_statement, inner = steps[:len(pre)], steps[len(pre)], steps[len(pre) + 1:]
-            body = docstring + stream.wrap(outer, reader_statement, body + inner, decorators, desc_copy.readers[0],
+            count = len(desc_copy.readers)
+            outer, readers, inner = steps[:len(pre)], steps[len(pre):len(pre) + count], steps[len(pre) + count:]
+            body = docstring + stream.wrap(outer, readers, body + inner, decorators, desc_copy.readers,
                                            env.batch_size)
             decorators = []
         else:
