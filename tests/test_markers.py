@@ -28,14 +28,13 @@ from dali_migrate.review import build_review, migrate_for_review, to_markdown as
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# A pipeline the tool leaves in pipeline mode (two readers: DM212) next to one it migrates.
+# A pipeline the tool leaves in pipeline mode (readers in a comprehension: DM212) next to one it migrates.
 SOURCE = '''from nvidia.dali import fn, pipeline_def
 
 
 @pipeline_def(batch_size=2, num_threads=1, device_id=None)
 def two_readers(r1, r2):
-    a, _ = fn.readers.file(file_root=r1)
-    b, _ = fn.readers.file(file_root=r2)
+    a, b = [fn.readers.file(file_root=r)[0] for r in (r1, r2)]
     return a, b
 
 
@@ -49,8 +48,8 @@ pipe = two_readers("x", "y")
 pipe.build()
 out = pipe.run()
 '''
-MARKER = ("# dali-migrate: DM212 two_readers stays in pipeline mode: several readers in one pipeline "
-          "(their epochs differ; write the loop by hand)")
+MARKER = ("# dali-migrate: DM212 two_readers stays in pipeline mode: a reader that is not assigned directly in "
+          "the pipeline body")
 
 
 def _cli(*args, cwd):
