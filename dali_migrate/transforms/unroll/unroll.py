@@ -65,7 +65,8 @@ class Discovery(cst.CSTVisitor):
     def __init__(self, ctx):
         super().__init__()
         self.ctx = ctx
-        self.defs: dict[str, cst.FunctionDef] = {}
+        self.defs: dict[str, cst.FunctionDef] = {}  # the last @pipeline_def of each name
+        self.earlier_defs: list[cst.FunctionDef] = []  # ones a later definition of the same name replaces
         self.classes: dict[str, cst.ClassDef] = {}
         self.pipe_vars: dict[str, tuple[str, str, cst.Call]] = {}  # "pipe" -> (kind, pipeline, call)
         self.rng_mode = False
@@ -94,6 +95,8 @@ class Discovery(cst.CSTVisitor):
     def visit_FunctionDef(self, node):
         for decorator in node.decorators:
             if _is_pipeline_def(self.ctx.imports, decorator):
+                if node.name.value in self.defs:  # a notebook cell that redefines it: each is migrated
+                    self.earlier_defs.append(self.defs[node.name.value])
                 self.defs[node.name.value] = node
         self.scope.append(node.name.value)
         self.function_params[".".join(self.scope)] = [
@@ -228,10 +231,13 @@ class Unroller(MigrationTransformer):
     def var_methods(self, name: str) -> set[str]:
         return self.d.var_methods.get(".".join(self._scope) + ":" + name, set())
 
+    def _is_pipeline_def(self, node) -> bool:
+        return self.d.defs.get(node.name.value) is node or node in self.d.earlier_defs
+
     def visit_FunctionDef(self, node):
         self._scope.append(node.name.value)
         self._functions.append(node)
-        if self.d.defs.get(node.name.value) is node:
+        if self._is_pipeline_def(node):
             self._pipeline_depth += 1
         return True
 
@@ -396,13 +402,20 @@ class Unroller(MigrationTransformer):
         # factory name -> the parameter that carries its pipeline's checkpoint
         self.checkpoint_factories = {plan["factory"]: plan["param"] for plan in self.with_checkpoint.values()
                                      if plan.get("factory")}
-        for name, node in self.d.defs.items():
+        self.earlier_descs: dict[cst.FunctionDef, PipelineDesc] = {}  # redefined names: the earlier defs
+        for node in [*self.d.earlier_defs, *self.d.defs.values()]:
+            name = node.name.value
             if name in kept:
                 continue
             try:
-                self.descs[name] = self._describe_def(node)
+                desc = self._describe_def(node)
             except CannotUnroll as e:
                 self._cannot(name, node, e)
+                continue
+            if self.d.defs[name] is node:
+                self.descs[name] = desc
+            else:
+                self.earlier_descs[node] = desc
         for name, node in self.d.classes.items():
             if name in kept:
                 continue
@@ -505,7 +518,7 @@ class Unroller(MigrationTransformer):
             updated_node = updated_node.with_changes(params=params.with_changes(
                 star_arg=star, kwonly_params=[*params.kwonly_params, checkpoints.none_param(plan["param"])]))
         self._scope.pop()
-        if self.d.defs.get(original_node.name.value) is original_node:
+        if self._is_pipeline_def(original_node):
             self._pipeline_depth -= 1
         desc = self._desc_to_emit(original_node)
         if desc is None:
@@ -590,7 +603,9 @@ class Unroller(MigrationTransformer):
                 self.mark(rule_id, message, original_node)
             return None
         desc = self.descs.get(original_node.name.value)
-        return desc if desc is not None and desc.node is original_node else None
+        if desc is not None and desc.node is original_node:
+            return desc
+        return self.earlier_descs.get(original_node) if original_node.name.value not in self.keep else None
 
     # -- Pipeline subclasses with define_graph -----------------------------------------------
     def _describe_class(self, node: cst.ClassDef) -> PipelineDesc:
