@@ -231,6 +231,12 @@ class Unroller(MigrationTransformer):
     def var_methods(self, name: str) -> set[str]:
         return self.d.var_methods.get(".".join(self._scope) + ":" + name, set())
 
+    def _called_with_double_star(self, name: str) -> bool:
+        flow = self.ctx.facts.get("flow")
+        return flow is not None and any(
+            isinstance(call.func, cst.Name) and call.func.value == name and any(a.star == "**" for a in call.args)
+            for call, _scope in flow.calls)
+
     def _is_pipeline_def(self, node) -> bool:
         return self.d.defs.get(node.name.value) is node or node in self.d.earlier_defs
 
@@ -528,6 +534,12 @@ class Unroller(MigrationTransformer):
                     f"pipe.run()", original_node)
         self._report_config(desc, original_node)
         params = _add_core_params(updated_node.params, desc.config, desc.params)
+        if self._called_with_double_star(desc.name) and not isinstance(params.star_kwarg, cst.Param):
+            # pipeline mode takes its own options (prefetch_queue_depth=, exec_async=, ...) out of the call's
+            # keywords; a **dict at a call site can carry them, so the generator accepts and drops them
+            params = params.with_changes(star_kwarg=cst.Param(cst.Name("pipeline_options")))
+            self.report(rules.PIPELINE_OPTION.id, f"{desc.name} is called with **kwargs: the Pipeline options they "
+                        f"may carry are taken as **pipeline_options and dropped (dynamic mode has none)", original_node)
         if desc.extra.get("checkpoint"):
             params = params.with_changes(kwonly_params=[*params.kwonly_params, cst.Param(
                 cst.Name(checkpoints.PARAM), default=cst.Name("None"),
