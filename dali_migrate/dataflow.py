@@ -1316,9 +1316,10 @@ class DataFlow:
         return _NO_ORIGINS
 
     def streamable(self, origins) -> bool:
-        """Every pipeline in ``origins`` is a @pipeline_def of this module (one the migration can write as a
-        function that returns a ReaderStream)."""
-        return bool(origins) and all(o in self._pipeline_defs for o in origins)
+        """Every pipeline in ``origins`` is a @pipeline_def or a `with pipe:` pipeline of this module (one the
+        migration can write as a function that returns a ReaderStream)."""
+        known = self._pipeline_defs | set(self.with_origin.values())
+        return bool(origins) and all(o in known for o in origins)
 
     def never_empty(self, origins) -> bool:
         """Every pipeline in ``origins`` is defined here and fed by no input operator: each of its runs

@@ -206,3 +206,25 @@ def run(root):
     loader = EpochIterator(make(root), ["images", "labels"], reader_name="Reader")
     for batch in loader:
         print(batch[0]["labels"].shape)
+
+
+def make_with_block(root):
+    def pipe_steps(*, batch_size=2, num_threads=1, device_id=None, seed=None):
+        reader = ndd.readers.File(file_root=root, name="Listed", max_batch_size=batch_size)
+
+        @Prefetch(depth=2)
+        def steps():
+            if num_threads is not None and num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            while True:
+                for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                    yield ndd.decoders.image(jpegs), labels
+
+        return ReaderStream(steps(), {"Listed": reader}, batch_size)
+    pipe = pipe_steps()
+    return pipe
+
+
+def listed_steps(root):
+    pipe = make_with_block(root)
+    return pipe.epoch_size("Listed") // pipe.max_batch_size

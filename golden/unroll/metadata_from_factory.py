@@ -1,7 +1,7 @@
 """Reader metadata asked of pipelines that reach the code some other way than a local call: returned by a
 factory, passed to a helper, kept in a list, given to DALIGenericIterator. The migrated pipeline answers
 epoch_size(), reader_meta() and max_batch_size itself (a ReaderStream); the code that asks is unchanged."""
-from nvidia.dali import fn, pipeline_def
+from nvidia.dali import Pipeline, fn, pipeline_def
 from nvidia.dali.plugin.pytorch import DALIGenericIterator
 
 
@@ -34,3 +34,16 @@ def run(root):
     loader = DALIGenericIterator(make(root), ["images", "labels"], reader_name="Reader")
     for batch in loader:
         print(batch[0]["labels"].shape)
+
+
+def make_with_block(root):
+    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pipe:
+        jpegs, labels = fn.readers.file(file_root=root, name="Listed")
+        pipe.set_outputs(fn.decoders.image(jpegs), labels)
+    return pipe
+
+
+def listed_steps(root):
+    pipe = make_with_block(root)
+    return pipe.epoch_size("Listed") // pipe.max_batch_size

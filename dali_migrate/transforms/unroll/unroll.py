@@ -231,6 +231,23 @@ class Unroller(MigrationTransformer):
     def var_methods(self, name: str) -> set[str]:
         return self.d.var_methods.get(".".join(self._scope) + ":" + name, set())
 
+    # -- pipelines whose readers' metadata is asked for (stream.py) ------------------------------
+    def readers_for_stream(self, desc: PipelineDesc, env) -> list[ReaderSpec]:
+        """The readers, created with max_batch_size: asking for metadata before the first batch is then safe."""
+        return [reader if kwarg(reader.call, "max_batch_size") is not None else ReaderSpec(**{
+            **reader.__dict__, "call": with_kwarg(reader.call, "max_batch_size", expr(env.batch_size))})
+            for reader in desc.readers]
+
+    def stream_body(self, desc: PipelineDesc, env, head: list, steps: list, pre_count: int, decorators, node):
+        """(body, decorators) of a function that returns a ReaderStream: the statements before the readers
+        and the readers, then ``steps()`` (``head`` and the loop, with the generator's decorators)."""
+        self.need_stream = True
+        self.report(rules.READER_META.id, f"{desc.name} returns a {stream.CLASS_NAME}: its steps, and "
+                    f"epoch_size()/reader_meta()/max_batch_size answered by its reader at run time", node)
+        count = len(desc.readers)
+        outer, readers, inner = steps[:pre_count], steps[pre_count:pre_count + count], steps[pre_count + count:]
+        return stream.wrap(outer, readers, head + inner, decorators, desc.readers, env.batch_size), []
+
     def _called_with_double_star(self, name: str) -> bool:
         flow = self.ctx.facts.get("flow")
         return flow is not None and any(
@@ -434,6 +451,7 @@ class Unroller(MigrationTransformer):
         self.streamed = {name for name in asked if name in self.descs and self.descs[name].style == "def"
                          and self.descs[name].readers and not self.descs[name].extra.get("checkpoint")
                          and not self.descs[name].extra.get("imported")}
+        self.streamed |= {key for key in asked & self.with_ok if key not in self.with_checkpoint}
         self.imported_objects: dict[str, object] = {}
         for local, pipeline in self.d.imported().items():
             if local in self.descs or local in self.d.defs or local in self.d.classes or local in kept:
@@ -553,26 +571,18 @@ class Unroller(MigrationTransformer):
         body += seeding_statements(desc, env, desc.config.get("seed"))
         desc_copy = PipelineDesc(**{**desc.__dict__, "pre": pre})
         streamed = desc.name in self.streamed
-        if streamed:  # its readers' metadata is asked for: created once, asked before the first batch is safe
-            desc_copy.readers = [reader if kwarg(reader.call, "max_batch_size") is not None else ReaderSpec(**{
-                **reader.__dict__, "call": with_kwarg(reader.call, "max_batch_size", expr(env.batch_size))})
-                for reader in desc.readers]
+        if streamed:
+            desc_copy.readers = self.readers_for_stream(desc, env)
         steps = loop_statements(desc_copy, env)
         if desc.extra.get("checkpoint"):
             objects = checkpoints.stateful_objects(desc, self.d.rng_mode, _uses_name(desc, "rng"))
             steps[-1:-1] = checkpoints.registration(desc, objects)
         decorators = self.prefetch_decorators(desc, original_node)
         if streamed:
-            self.need_stream = True
-            self.report(rules.READER_META.id, f"{desc.name} returns a {stream.CLASS_NAME}: its steps, and "
-                        f"epoch_size()/reader_meta()/max_batch_size answered by its reader at run time", original_node)
-            count = len(desc_copy.readers)
-            outer, readers, inner = steps[:len(pre)], steps[len(pre):len(pre) + count], steps[len(pre) + count:]
-            body = docstring + stream.wrap(outer, readers, body + inner, decorators, desc_copy.readers,
-                                           env.batch_size)
-            decorators = []
+            body, decorators = self.stream_body(desc_copy, env, body, steps, len(pre), decorators, original_node)
         else:
-            body = docstring + body + steps
+            body = body + steps
+        body = docstring + body
         return updated_node.with_changes(decorators=decorators, params=params,
                                          body=updated_node.body.with_changes(body=body))
 

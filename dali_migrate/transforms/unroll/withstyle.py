@@ -141,11 +141,19 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     unroller.report(rules.UNROLL.id, f"`with {name}:` -> generator {function_name}(); {name} = "
                     f"{function_name}() yields one step per {name}.run()", with_statement)
     unroller._report_config(desc, with_statement)
+    streamed = key in unroller.streamed and desc.readers
+    if streamed:
+        desc.readers = unroller.readers_for_stream(desc, env)
     steps = loop_statements(desc, env)
     if desc.extra.get("checkpoint"):
         objects = checkpoints.stateful_objects(desc, unroller.d.rng_mode, _uses_name(desc, "rng"))
         steps[-1:-1] = checkpoints.registration(desc, objects)
-    body = [thread_statement("num_threads"), *seeding_statements(desc, env, config.get("seed")), *steps]
+    head = [thread_statement("num_threads"), *seeding_statements(desc, env, config.get("seed"))]
+    decorators = unroller.prefetch_decorators(desc, with_statement)
+    if streamed:
+        body, decorators = unroller.stream_body(desc, env, head, steps, len(desc.pre), decorators, with_statement)
+    else:
+        body = head + steps
     free = _bound_now(unroller, call, with_statement, name) if in_loop else []
     params = _add_core_params(cst.Parameters(params=[cst.Param(cst.Name(n)) for n in free]), config, free)
     if desc.extra.get("checkpoint"):
@@ -158,7 +166,7 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
                         f"so that each generator keeps the values of this iteration, as the pipeline did", with_statement)
     blank = [cst.EmptyLine(), cst.EmptyLine()] if module_level else []
     function = cst.FunctionDef(name=cst.Name(function_name), params=params, body=cst.IndentedBlock(body),
-                               decorators=unroller.prefetch_decorators(desc, with_statement), leading_lines=blank)
+                               decorators=decorators, leading_lines=blank)
     if desc.extra.get("checkpoint") and not plan.get("factory"):
         var = checkpoints.checkpoint_var(name)
         binding = checkpoints.with_binding(name, f"{function_name}({', '.join([*free, f'checkpoint={var}'])})",
