@@ -123,8 +123,8 @@ READER_META = rule(
     "that asks stays as it was.",
     "Pipeline mode answers from the pipeline object wherever it went (a factory's result, a parameter, a "
     "list); the ReaderStream goes the same ways. Its reader is created with max_batch_size, so asking "
-    "before the first batch does not freeze the batch size (DALI 2.4.0). A pipeline built in a `with "
-    "pipe:` block gets reader.get_metadata() of a reader built with the same arguments instead.",
+    "before the first batch does not freeze the batch size (DALI 2.4.0). Pipelines built in `with pipe:` "
+    "blocks get the same.",
     before="@pipeline_def\ndef pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root, name=\"Reader\")\n"
            "    return jpegs, labels\n\np = make()\nn = p.epoch_size(\"Reader\")",
     after="def pipe(root, *, batch_size, ...):\n    reader = ndd.readers.File(file_root=root, name=\"Reader\", "
