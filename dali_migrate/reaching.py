@@ -106,6 +106,8 @@ class Reaching:
                     return acc
             if owner is scope.node:
                 return acc | set(self._at_start) if scope.kind == "function" else acc
+            if isinstance(owner, cst.For) and block is owner.body.body and self._own(owner):
+                return acc | {max(self._own(owner))}  # the loop's target: bound again before each iteration
             if isinstance(owner, _LOOPS) and id(owner) in self._by_statement:
                 return None  # the loop's earlier iterations rebind the name
             if isinstance(owner, (cst.Try, cst.TryStar)) and block is not owner.body.body \

@@ -258,6 +258,12 @@ ORDER_CASES = {
             images = images.as_array()
             for b in range(2):
                 images[b]""", "images", -1, "top []"),
+    "a for target is bound again before each iteration": (PIPE + """
+        p = pipe('r')
+        images, labels = p.run()
+        for images in [1, 2]:
+            print(images)
+            images = p.run()[0]""", "images", 2, "top []"),
     "an if without else joins what came before": (PIPE + """
         p = pipe('r')
         images, labels = p.run()
