@@ -68,3 +68,23 @@ def main():
     for make in (iterated, called):
         pipe = make()
         print(np.array(ndd.as_tensor(next(pipe)[0])).tolist())
+
+
+class Both:
+    """Iterable and callable: DALI iterates it (it tries iter() first)."""
+
+    def __iter__(self):
+        return iter([[np.zeros((1,), dtype=np.int32)] * 2] * 3)
+
+    def __call__(self):
+        return [np.ones((1,), dtype=np.int32)] * 2
+
+
+both = Both()
+
+
+# dali-migrate: DM230 iterated_first stays in pipeline mode with everything that uses it: line 79: fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def iterated_first():
+    # dali-migrate: DM103 fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
+    return fn.external_source(source=both) + 0

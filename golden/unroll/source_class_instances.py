@@ -59,3 +59,21 @@ def main():
         pipe = make()
         pipe.build()
         print(pipe.run()[0].as_array().tolist())
+
+
+class Both:
+    """Iterable and callable: DALI iterates it (it tries iter() first)."""
+
+    def __iter__(self):
+        return iter([[np.zeros((1,), dtype=np.int32)] * 2] * 3)
+
+    def __call__(self):
+        return [np.ones((1,), dtype=np.int32)] * 2
+
+
+both = Both()
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def iterated_first():
+    return fn.external_source(source=both) + 0

@@ -118,8 +118,9 @@ def _param_count(params: cst.Parameters) -> int:
 
 
 def _instance_kind(source: cst.Name, found, symbols: dict, flow) -> str | None:
-    """``source`` holds an instance of one of the module's classes: "callable" when the class has
-    ``__call__`` (DALI asks callable() first), "iterable" when it has ``__iter__``; None otherwise. The
+    """``source`` holds an instance of one of the module's classes: "iterable" when the class has
+    ``__iter__`` (DALI tries iter(source) first: nvidia/dali/external_source.py, get_callback_from_source),
+    else "callable" when it has ``__call__``; None otherwise. The
     class comes from the flow model, or, for code the migration does not parse (elided), from the
     module's symbols (``name = Class(...)``)."""
     methods = None
@@ -134,6 +135,8 @@ def _instance_kind(source: cst.Name, found, symbols: dict, flow) -> str | None:
             methods = {name: defined.get(name) for name in ("__call__", "__iter__")}
     if methods is None:
         return None
+    if methods["__iter__"] is not None:
+        return "iterable"  # DALI tries iter(source) first, and calls it only when that fails
     call = methods["__call__"]
     if isinstance(call, cst.FunctionDef):
         if _param_count(call.params) > 1:
@@ -141,7 +144,7 @@ def _instance_kind(source: cst.Name, found, symbols: dict, flow) -> str | None:
                               f"iteration number); ndd has no such call: feed the ops from a loop that counts "
                               f"iterations")
         return "callable"
-    return "iterable" if methods["__iter__"] is not None else None
+    return None
 
 
 def source_kind(source: cst.BaseExpression, symbols: dict, local_names: set[str], flow=None) -> str:
