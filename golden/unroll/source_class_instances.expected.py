@@ -83,8 +83,9 @@ class Both:
 both = Both()
 
 
-# dali-migrate: DM230 iterated_first stays in pipeline mode with everything that uses it: line 79: fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def iterated_first():
-    # dali-migrate: DM103 fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
-    return fn.external_source(source=both) + 0
+def iterated_first(*, batch_size=2, num_threads=1, device_id=None, seed=None):
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+    for data in both:
+        data = ndd.as_batch(data)
+        yield (data + 0,)

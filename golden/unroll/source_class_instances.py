@@ -76,4 +76,5 @@ both = Both()
 
 @pipeline_def(batch_size=2, num_threads=1, device_id=None)
 def iterated_first():
-    return fn.external_source(source=both) + 0
+    data = fn.external_source(source=both)
+    return data + 0
