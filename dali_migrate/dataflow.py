@@ -1535,6 +1535,8 @@ class DataFlow:
         kind, origins = callee
         if kind == PIPELINE_FACTORY:
             return value(PIPELINE, origins)
+        if kind == "reader":  # calling a reader reads one sample: a Tensor (a tuple of them for several outputs)
+            return (TOP, origins) if keyword(call, "batch_size") is not None else value("tensor", origins)
         if kind == GENERATOR_FACTORY:
             return value(("gen", TOP), origins)
         if isinstance(kind, tuple):

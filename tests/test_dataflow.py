@@ -212,6 +212,10 @@ CASES = {
         p = pipe('r')
         out = step(p)
         """, "q", "pipeline ['pipe']"),
+    "calling a reader reads one sample": ("""
+        reader = ndd.readers.Video(device="gpu", filenames=f, sequence_length=4)
+        video = reader()
+        video""", "video", "tensor []"),
     "function_passed_as_value_escapes": (PIPE + """
         def step(q):
             return q.run()
