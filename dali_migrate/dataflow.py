@@ -1333,7 +1333,7 @@ class DataFlow:
                 seen.add(origin)
                 path = self.imports.qualname(call.func) or ""
                 if path in (f"{FN}.external_source", f"{OPS}.ExternalSource", f"{TYPES}.ExternalSource") \
-                        or path.startswith(f"{FN}.inputs."):
+                        or path.startswith(FN + ".") and ".inputs." in path + ".":  # fn.inputs.*, fn.experimental.inputs.*
                     fed.add(origin)
             self._graph_seen, self._input_fed = seen, fed
         return all(o in self._graph_seen and o not in self._input_fed for o in origins)

@@ -218,14 +218,7 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
         padded = kwarg(call, "last_batch_padded")
         if padded is not None:
             args.append(_kw("last_batch_padded", padded))
-    if policy != "FILL":
-        args.append(_kw("last_batch_policy", expr(f'"{policy}"')))
-    auto_reset = kwarg(call, "auto_reset")
-    if auto_reset is not None:
-        value = literal_value(auto_reset)
-        if value in ("yes", "no"):
-            auto_reset = cst.Name("True" if value == "yes" else "False")
-        args.append(_kw("auto_reset", auto_reset))
+    args.extend(_epoch_options(call, policy))
     if len(owners) > 1:
         unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over {len(owners)} pipelines: EpochIterator counts "
                       f"the epoch of the first one only", original)
@@ -248,16 +241,8 @@ def _iterator_over_streams(unroller, original, call, which, owners, pipelines, o
     """The iterator over migrated pipelines that answer their metadata at run time (ReaderStream): the
     EpochIterator asks the (first) pipeline for its reader's epoch size and its batch size."""
     held_list = owners[0] is pipelines and unroller.streams_list(pipelines)  # a name that holds a list of them
-    args = [cst.Arg(pipelines), cst.Arg(output_map), _kw("reader_name", reader_name)]
     policy = _policy(unroller, call)
-    if policy != "FILL":
-        args.append(_kw("last_batch_policy", expr(f'"{policy}"')))
-    auto_reset = kwarg(call, "auto_reset")
-    if auto_reset is not None:
-        value = literal_value(auto_reset)
-        if value in ("yes", "no"):
-            auto_reset = cst.Name("True" if value == "yes" else "False")
-        args.append(_kw("auto_reset", auto_reset))
+    args = [cst.Arg(pipelines), cst.Arg(output_map), _kw("reader_name", reader_name), *_epoch_options(call, policy)]
     if len(owners) > 1 or held_list:
         unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over several pipelines: EpochIterator counts "
                       f"the epoch of the first one only", original)
@@ -266,6 +251,20 @@ def _iterator_over_streams(unroller, original, call, which, owners, pipelines, o
     unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({policy}): it asks the "
                     f"migrated pipeline ({_stream_word()}) for its reader's epoch size at run time", original)
     return cst.Call(func=cst.Name(epoch_iterator.CLASS_NAME), args=_commas(args))
+
+
+def _epoch_options(call: cst.Call, policy: str) -> list[cst.Arg]:
+    """EpochIterator's last_batch_policy= and auto_reset= for the plugin iterator ``call``."""
+    args = []
+    if policy != "FILL":
+        args.append(_kw("last_batch_policy", expr(f'"{policy}"')))
+    auto_reset = kwarg(call, "auto_reset")
+    if auto_reset is not None:
+        value = literal_value(auto_reset)
+        if value in ("yes", "no"):
+            auto_reset = cst.Name("True" if value == "yes" else "False")
+        args.append(_kw("auto_reset", auto_reset))
+    return args
 
 
 def _policy(unroller, call) -> str:

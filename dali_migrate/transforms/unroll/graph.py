@@ -554,7 +554,8 @@ def _zipped_readers(desc: PipelineDesc, env: Env, body) -> list[cst.BaseStatemen
 
 
 def _parenthesized(target):
-    if isinstance(target, (cst.Tuple, cst.List)) and not target.lpar and isinstance(target, cst.Tuple):
+    """``(a, b)`` for an unparenthesized ``a, b`` target: zip's targets nest."""
+    if isinstance(target, cst.Tuple) and not target.lpar:
         return target.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return target
 

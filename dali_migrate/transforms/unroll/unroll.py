@@ -336,17 +336,39 @@ class Unroller(MigrationTransformer):
         from .consumers import _binding
         flow = self.ctx.facts.get("flow")
         for origin in sorted(flow.value_of(node)[1]):
-            desc = self.descs[origin]
-            shards = kwarg(desc.readers[0].call, "num_shards")
-            if isinstance(shards, cst.Name) and shards.value in desc.params and isinstance(node, cst.Name):
-                try:
-                    shards = _binding(self, node.value, "def")[1].get(shards.value, shards)
-                except CannotUnroll:
-                    pass
-            if shards is not None and literal_value(shards) != 1:
-                self.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over a sharded reader: EpochIterator counts the "
-                          f"whole epoch_size; the plugin counted one shard's samples", original)
-                return
+            desc = self.descs.get(origin)
+            params = desc.params if desc is not None else []
+            for call in self._reader_calls(origin):
+                shards = kwarg(call, "num_shards")
+                if isinstance(shards, cst.Name) and shards.value in params and isinstance(node, cst.Name):
+                    try:
+                        shards = _binding(self, node.value, "def")[1].get(shards.value, shards)
+                    except CannotUnroll:
+                        pass
+                if shards is not None and literal_value(shards) != 1:
+                    self.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over a sharded reader: EpochIterator counts "
+                              f"the whole epoch_size; the plugin counted one shard's samples", original)
+                    return
+
+    def _reader_calls(self, origin: str) -> list[cst.Call]:
+        """The reader calls of a pipeline: its description's, or those of its `with pipe:` block (a block is
+        described only when it is unrolled, which may come after the code that asks)."""
+        desc = self.descs.get(origin)
+        if desc is not None and desc.style == "def":
+            return [reader.call for reader in desc.readers]
+        block = self.d.with_blocks.get(origin)
+        if block is None:
+            return []
+        found: list[cst.Call] = []
+
+        class Readers(cst.CSTVisitor):
+            def visit_Call(inner, call):
+                path = fn_path(self.ctx.imports, call.func)
+                if path is not None and path.startswith("readers."):
+                    found.append(call)
+
+        walk(block[0], Readers())
+        return found
 
     def _pipe_kind_of(self, node, name: str | None):
         """``_pipe_kind(name)``, or, where the pipeline reaches ``node`` some other way (returned by a
