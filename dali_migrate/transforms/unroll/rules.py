@@ -303,7 +303,7 @@ PREFETCH = rule(
           "            yield ndd.decoders.image(jpegs), labels",
 )
 CONSTANT = rule(
-    "DM224", "constant", "info",
+    "DM225", "constant", "info",
     "types.Constant and fn.constant inside a pipeline become ndd.tensor(value, dtype=...): the value itself "
     "as an operand of arithmetic or a keyword argument, else a batch of it (ndd.Batch.broadcast), with the "
     "dtype pipeline mode gave it.",
