@@ -231,6 +231,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     jobs = jobs if jobs is not None else config.jobs
     to_scan, quiet_reads = _imported_candidates(to_scan, list(sources.values()), [slots[i].path for i in quiet],
                                                 project.reexports)
+    project.imported_modules.update(module_name_of(Path(name)) for name, _ in to_scan)
     for pipelines, kept in run_ordered(_scan_task, to_scan, jobs=jobs if len(to_scan) >= 8 else 1):
         project.pipelines.update(pipelines)
         project.kept.update(kept)

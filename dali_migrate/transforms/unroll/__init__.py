@@ -77,6 +77,7 @@ class UnrollPass(Pass):
             return module
         ctx.imports.aliases.setdefault("ndd", NDD)
         unroller = Unroller(ctx, discovery)
+        unroller.plan_params(module)
         module = run_transformer(module, unroller, cold)
         module = unroller.finish(module)
         return module
