@@ -201,7 +201,9 @@ def migrate_for_review(paths) -> list[MigrationResult]:
             results.append(missing_file(display_path(path)))
             continue
         results.append(migrate_file(path, display_path(path)))
-    return results
+    from .api import share_helpers
+
+    return results + share_helpers(results, paths)  # the project's helper module, as migrate --write makes it
 
 
 def review_paths(paths) -> Review:

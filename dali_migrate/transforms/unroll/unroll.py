@@ -14,6 +14,7 @@ from ..base import MigrationTransformer
 from ..imports import first_use
 from ..walk import node_children, walk
 from . import checkpoints, epoch_iterator, prefetch, rules
+from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, loop_statements, output_elements, seeding_statements,
                     thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
@@ -812,8 +813,14 @@ class Unroller(MigrationTransformer):
         module = self._grow_threads_once(module)
         helpers = [(self.need_epoch_iterator, epoch_iterator.CLASS_NAME, epoch_iterator.SOURCE),
                    (self.need_prefetch, prefetch.CLASS_NAME, prefetch.SOURCE)]
-        for needed, name, source in reversed(helpers):  # each inserted after the imports: the first ends first
-            if needed and not _defines(module, name):
+        needed = [(name, source) for wanted, name, source in helpers if wanted and not _defines(module, name)]
+        self.ctx.facts["helpers"] = sorted(name for name, _ in needed)
+        shared = self.ctx.facts.get("helper_module")
+        if shared and needed:  # one helper module for the project (helpers.py): the imports pass imports them
+            self.ctx.facts["helper_import"] = (helpers_module.import_line(shared, [n for n, _ in needed]),
+                                               [n for n, _ in needed])
+        else:
+            for name, source in reversed(needed):  # each inserted after the imports: the first ends first
                 module = self._insert_helper(module, source, first_use(module, name))
         self.ctx.facts["migrated"] = True
         self.ctx.facts["uses_ndd"] = True
