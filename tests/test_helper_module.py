@@ -237,3 +237,37 @@ def _env() -> dict:
     import os
 
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+
+
+NOTEBOOK_CELLS = [
+    "import sys\nimport nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\nroot = sys.argv[1]",
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\ndef nb_pipe():\n"
+    "    jpegs, labels = fn.readers.file(file_root=root)\n    return fn.decoders.image(jpegs), labels",
+    "pipe = nb_pipe()\npipe.build()\nfor _ in range(3):\n    images, labels = pipe.run()\n"
+    "    print([int(images.at(i).sum()) for i in range(len(images))], [int(labels.at(i)[0]) for i in range(2)])",
+]
+
+
+def test_a_notebook_and_a_module_share_the_helper_module(tmp_path, images):
+    import nbformat
+
+    original = tmp_path / "original"
+    original.mkdir()
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in NOTEBOOK_CELLS])
+    nbformat.write(notebook, original / "explore.ipynb")
+    (original / "evaluate.py").write_text(EVALUATE)
+    migrated = tmp_path / "migrated"
+    shutil.copytree(original, migrated)
+    assert migrate_paths([str(migrated)], write=True, jobs=1).exit_code(wrote=True) == EXIT_CLEAN
+    assert (migrated / "dali_dynamic_compat.py").read_text() == helpers.module_text()
+    text = (migrated / "explore.ipynb").read_text()
+    assert "from dali_dynamic_compat import Prefetch" in text and "class Prefetch" not in text
+
+    def run(folder):
+        done = subprocess.run([sys.executable, "-m", "dali_migrate.harness.run_notebook", "explore.ipynb",
+                               str(images)], cwd=folder, capture_output=True, text=True, timeout=300, env=_env())
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert run(migrated) == run(original)
+    assert migrate_paths([str(migrated)], jobs=1).exit_code() == EXIT_CLEAN

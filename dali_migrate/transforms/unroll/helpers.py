@@ -54,8 +54,11 @@ def import_line(module: str, names) -> str:
 
 def import_root(path) -> Path:
     """The folder on ``sys.path`` through which the module at ``path`` is imported: the first folder above
-    it without an ``__init__.py``."""
+    it without an ``__init__.py``; for a notebook its own folder (Jupyter runs it there, with that folder
+    on ``sys.path``)."""
     folder = Path(path).resolve().parent
+    if Path(path).suffix == ".ipynb":
+        return folder
     while (folder / "__init__.py").exists():
         folder = folder.parent
     return folder
