@@ -854,10 +854,11 @@ class Unroller(MigrationTransformer):
         rewritten (calls may come before the definition).
 
         * ``batch_size`` always (the loop reads it, callers pass it);
-        * ``device_id`` only where a call passes one that is not ``None``/``0`` (marked DM210: ndd runs on the
+        * ``device_id`` only where a call passes one that is not ``None``/``0`` (marked DM207: ndd runs on the
           current device, so the body never reads it);
-        * ``seed`` only where the body reads it (``set_seed``, a shuffled reader's ``seed=seed``, RNG objects)
-          or a call passes one that is not a plain value (its evaluation is kept);
+        * ``seed`` where the readers or RNG objects read it, where ``set_seed`` gets a seed the decorator or a
+          caller gives, or where a call passes a value that is not plain (its evaluation is kept); with no seed
+          anywhere, pipeline mode drew one at random, and the generator does not call ``set_seed`` either;
         * ``num_threads`` only where a call passes a value that is not a literal; otherwise the pipeline's
           thread count is a constant and ``finish`` grows the pool once for the whole module, to the largest
           such constant, before the first of these definitions (nothing when it is 1 or unset).
@@ -903,7 +904,7 @@ class Unroller(MigrationTransformer):
                     or any(not _plain(s) for s in seeds):
                 core.append("seed")
             elif "seed" in names and (literal_value(desc.config.get("seed")) not in (None, -1) or seeds):
-                core.append("seed")  # set_seed(seed): a seed is given (a value of -1 is dropped at the call)
+                core.append("seed")  # set_seed(seed): a seed is given (-1 meant "draw one", like none)
             elif "seed" in names:
                 desc.extra["unseeded"] = True  # no seed anywhere: pipeline mode drew one at random too
             desc.extra["core"] = tuple(o for o in CORE if o in core)
