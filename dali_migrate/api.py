@@ -441,7 +441,8 @@ class _Helpers:
         return made + list(self.errors.values())
 
 
-def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs, others: dict, helpers=None) -> None:
+def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs, others: dict,
+                         runtime_helpers=None) -> None:
     """Migrate again the files that share a pipeline some module keeps in pipeline mode, until every
     module agrees (a unit that spans modules moves whole); a module of the run that imports no DALI but
     gets pipelines passed (``others``: slot -> path) joins in when it does. A few rounds at most: each one
@@ -491,7 +492,8 @@ def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs, o
             if mentioned - set(result.kept_pipelines):  # it shares one that it migrated: do it again
                 again.add(slot)
         again = sorted(again)
-        tasks = [(*sources[slot], False, project, helpers.importable(sources[slot][0]) if helpers else None)
+        tasks = [(*sources[slot], False, project,
+                  runtime_helpers.importable(sources[slot][0]) if runtime_helpers is not None else None)
                  for slot in again]
         for slot, (result, _) in zip(again, run_ordered(_migrate_task, tasks, jobs=jobs)):
             results[slot] = result
