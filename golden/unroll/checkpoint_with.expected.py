@@ -41,7 +41,7 @@ def resume(root, saved, steps):
 
 def make_plain_pipe(root, *, checkpoint=None):
     """No checkpoint parameter: the factory gets one."""
-    def pipe_steps(*, batch_size=4, seed=None, checkpoint=checkpoint):
+    def pipe_steps(*, batch_size=4, checkpoint=checkpoint):
         if ndd.get_num_threads() < 2:
             ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
         reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, enable_checkpointing=True)
@@ -65,7 +65,7 @@ def plain_save(root, steps):
 
 def inline_round_trip(root, saved, steps):
     """Built and used in one function: saved is None for a fresh start."""
-    def pipe_steps(*, batch_size=4, seed=None, checkpoint=None):
+    def pipe_steps(*, batch_size=4, checkpoint=None):
         if ndd.get_num_threads() < 2:
             ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
         reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, enable_checkpointing=True)

@@ -83,7 +83,7 @@ if ndd.get_num_threads() < 2:
 
 
 @Prefetch(depth=2)
-def classifier_pipe(root, size=48, *, batch_size=4, seed=3):
+def classifier_pipe(root, size=48, *, batch_size=4):
     """Decode, resize and normalise; labels from the folder names."""
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=42, name="Reader")
     while True:

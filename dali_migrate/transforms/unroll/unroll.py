@@ -929,9 +929,9 @@ class Unroller(MigrationTransformer):
         body[index] = statement.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
         body.insert(index, grow)
         first = self.descs.get(statement.name.value)
-        self.report(rules.NUM_THREADS.id, f"the thread pool is grown once, to num_threads={threads} (the largest of "
-                    f"{', '.join(sorted(names))}), before the first pipeline: the thread count changes speed only",
-                    first.node if first is not None else None)
+        self.report(rules.NUM_THREADS.id, f"the thread pool is grown once, before the first pipeline, to the largest "
+                    f"num_threads the pipelines of this module are given ({threads}: {', '.join(sorted(names))}); "
+                    f"the thread count changes speed only", first.node if first is not None else None)
         return module.with_changes(body=body)
 
     def _stepped_once(self) -> frozenset:
@@ -988,12 +988,23 @@ class _PipelineUses(cst.CSTVisitor):
 
 
 class _Names(cst.CSTVisitor):
+    """The names a piece of code reads: not keywords (``seed=5``) nor attributes (``x.seed``)."""
+
     def __init__(self):
         super().__init__()
         self.found: set[str] = set()
+        self._not_read: set[int] = set()
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._not_read.add(id(node.keyword))
+
+    def visit_Attribute(self, node):
+        self._not_read.add(id(node.attr))
 
     def visit_Name(self, node):
-        self.found.add(node.value)
+        if id(node) not in self._not_read:
+            self.found.add(node.value)
 
 
 def _body_names(desc: PipelineDesc, env, seeding: bool = True) -> set[str]:
