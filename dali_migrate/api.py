@@ -53,6 +53,8 @@ def migrate_file(path: Path, display: str | None = None, project=None) -> Migrat
     name = display or str(path)
     try:
         data = read_bytes(str(path))
+        if data == _helper_module_bytes():  # the helper module a migration wrote: not user code, never migrated
+            return MigrationResult(path=name, original="", migrated="")
         if _says_dali(data) is None and not (project and project.mentioned_in_bytes(data)):
             # Cannot use DALI in any encoding we would touch: skip without decoding, so a
             # Latin-1 file elsewhere in a repository is not an error.
@@ -61,6 +63,12 @@ def migrate_file(path: Path, display: str | None = None, project=None) -> Migrat
     except (SourceError, OSError) as e:
         return _unreadable(name, e)
     return _migrate_text(source, name, Path(path).suffix, project)
+
+
+def _helper_module_bytes() -> bytes:
+    from .transforms.unroll.helpers import module_text
+
+    return module_text().encode()
 
 
 def missing_file(name: str) -> MigrationResult:
@@ -299,21 +307,22 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     return run
 
 
-def share_helpers(results: list[MigrationResult], paths) -> list[MigrationResult]:
-    """For commands that migrate file by file (review, report): what ``migrate_paths`` does with the run-time
+def share_helpers(results: list[MigrationResult], paths, project=None, base: Path | None = None) -> list[MigrationResult]:
+    """For commands that migrate file by file (review, report, the MCP server): what ``migrate_paths`` does with the run-time
     helpers, so they show the same files: modules that share an import root import the helpers from the
     project's helper module (``results`` updated in place), and the helper modules the run would create
-    come back, to be listed with the other files."""
+    come back, to be listed with the other files. ``base``: the folder the results' relative paths start
+    from (default: the current folder); the created files' paths are shown relative to it too."""
     from .config import ConfigError, config_for
 
     try:
         module = config_for(list(paths)).helper_module
     except ConfigError:
         module = _Helpers.default()
-    helpers = _Helpers(module)
+    helpers = _Helpers(module, base)
     keyed = {i: r for i, r in enumerate(results)}
     sources = {i: (r.path, r.original) for i, r in keyed.items()}
-    helpers.share(keyed, sources, None, 1)
+    helpers.share(keyed, sources, project, 1)
     results[:] = [keyed[i] for i in range(len(results))]
     return helpers.files(keyed, sources)
 
@@ -328,10 +337,11 @@ class _Helpers:
 
         return DEFAULT_MODULE
 
-    def __init__(self, module: str):
+    def __init__(self, module: str, base: Path | None = None):
         from .transforms.unroll import helpers
 
         self.module = module
+        self.base = base  # where relative file names start (None: the current folder)
         self.text = helpers.module_text()
         self.data = self.text.encode()
         self._roots: dict = {}  # import root -> "ours" | "missing" | "other" | "no-package"
@@ -340,7 +350,7 @@ class _Helpers:
     def _root(self, name: str):
         from .transforms.unroll.helpers import import_root
 
-        return import_root(name)
+        return import_root(Path(self.base, name) if self.base is not None else name)
 
     def path(self, root) -> Path:
         from .transforms.unroll.helpers import module_path
@@ -373,7 +383,7 @@ class _Helpers:
         path = self.path(root)
         if os.path.isabs(like):
             return str(path)
-        shown = os.path.relpath(path)
+        shown = os.path.relpath(path, self.base) if self.base is not None else os.path.relpath(path)
         return "./" + shown if like.startswith("./") and not shown.startswith(".") else shown
 
     def share(self, results: dict, sources: dict, project, jobs) -> None:
@@ -382,16 +392,20 @@ class _Helpers:
         in the way, they keep it inline and the run reports the error."""
         from .parallel import run_ordered
 
+        from .transforms.unroll.helpers import importers
+
         groups: dict = {}
-        for slot, result in results.items():
-            if result.helpers and not result.error and self.importable(result.path) is None:
+        for slot, result in results.items():  # the modules that got a helper inline
+            if result.helpers and not result.error and not importers(result.migrated, self.module):
                 groups.setdefault(self._root(result.path), []).append(slot)
         again = []
         for root, slots in groups.items():
-            if len(slots) < 2:
-                continue  # one module: the helper stays inline, the file stays self-contained
             state = self.state(root)
-            if state == "missing":
+            if state == "ours":  # written by an earlier run: import from it
+                again += slots
+            elif len(slots) < 2:
+                continue  # one module: the helper stays inline, the file stays self-contained
+            elif state == "missing":
                 again += slots
             else:
                 self._error(root, [results[s].path for s in slots], state)

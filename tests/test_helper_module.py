@@ -271,3 +271,19 @@ def test_a_notebook_and_a_module_share_the_helper_module(tmp_path, images):
 
     assert run(migrated) == run(original)
     assert migrate_paths([str(migrated)], jobs=1).exit_code() == EXIT_CLEAN
+
+
+def test_the_mcp_server_lists_writes_and_then_leaves_the_helper_module(tmp_path, monkeypatch):
+    from dali_migrate.mcp_server import Workspace, migrate_workspace_paths
+
+    project = _project(tmp_path / "project")
+    monkeypatch.chdir(tmp_path)  # the workspace is not the current folder
+    workspace = Workspace(project)
+    dry, _ = migrate_workspace_paths(workspace, ["."], write=False)
+    assert {(f.path, f.status) for f in dry.files} >= {("dali_dynamic_compat.py", "created")}
+    assert not (project / "dali_dynamic_compat.py").exists()
+    done, _ = migrate_workspace_paths(workspace, ["."], write=True)
+    assert (project / "dali_dynamic_compat.py").read_text() == helpers.module_text()
+    assert not (project / ".dali-migrate" / "originals" / "dali_dynamic_compat.py").exists()
+    again, text = migrate_workspace_paths(workspace, ["."], write=True)
+    assert again.counts.changed == 0 and "dali_dynamic_compat" not in text

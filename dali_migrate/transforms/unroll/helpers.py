@@ -24,6 +24,7 @@ overwritten: the run reports it as an error (exit 2) and keeps the helpers inlin
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -43,6 +44,7 @@ content is never overwritten.
 '''
 
 
+@functools.lru_cache(maxsize=None)
 def module_text() -> str:
     """The helper module's text: the header, then every helper class."""
     return _HEADER + "".join("\n\n" + source for source in CLASSES.values())
