@@ -53,6 +53,8 @@ def migrate_file(path: Path, display: str | None = None, project=None) -> Migrat
     name = display or str(path)
     try:
         data = read_bytes(str(path))
+        if data == _helper_module_bytes():  # the helper module a migration wrote: not user code, never migrated
+            return MigrationResult(path=name, original="", migrated="")
         if _says_dali(data) is None and not (project and project.mentioned_in_bytes(data)):
             # Cannot use DALI in any encoding we would touch: skip without decoding, so a
             # Latin-1 file elsewhere in a repository is not an error.
@@ -61,6 +63,12 @@ def migrate_file(path: Path, display: str | None = None, project=None) -> Migrat
     except (SourceError, OSError) as e:
         return _unreadable(name, e)
     return _migrate_text(source, name, Path(path).suffix, project)
+
+
+def _helper_module_bytes() -> bytes:
+    from .transforms.unroll.helpers import module_text
+
+    return module_text().encode()
 
 
 def missing_file(name: str) -> MigrationResult:
@@ -84,12 +92,12 @@ def _unreadable(name: str, e: Exception) -> MigrationResult:
     return result
 
 
-def _migrate_text(source: str, name: str, suffix: str, project=None) -> MigrationResult:
+def _migrate_text(source: str, name: str, suffix: str, project=None, helper_module=None) -> MigrationResult:
     if suffix == ".ipynb":  # notebooks: code cells joined, migrated, split back (notebooks.py)
         from .notebooks import migrate_notebook
 
-        return migrate_notebook(source, name)
-    return migrate_source(source, name, project=project)
+        return migrate_notebook(source, name, helper_module=helper_module)
+    return migrate_source(source, name, project=project, helper_module=helper_module)
 
 
 # -- many files: discovery, the cheap text check, a process pool (issue 8) ------------------------
@@ -159,9 +167,9 @@ def _scan_task(task: tuple[str, str]) -> tuple[dict, dict]:
 
 def _migrate_task(task: tuple) -> tuple[MigrationResult, bool]:
     """One file, in a worker process: migrate its text and, when asked, write it. (result, written)"""
-    path, source, write, project = task
+    path, source, write, project, *helper = task  # helper: the helper module to import from, or None
     try:
-        result = _migrate_text(source, path, Path(path).suffix, project)
+        result = _migrate_text(source, path, Path(path).suffix, project, helper[0] if helper else None)
     except Exception as e:  # noqa: BLE001 - one file must never end the run (the engine catches its own)
         result = MigrationResult(path=path, original=source, migrated=source)
         result.error = f"internal error: {type(e).__name__}: {e}"
@@ -196,6 +204,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
                      respect_gitignore=config.respect_gitignore if respect_gitignore is None else respect_gitignore,
                      root=config.root)
     run = RunResult()
+    helpers = _Helpers(config.helper_module)
     # Read every file once. Files that could define a pipeline are pre-scanned, so that a module
     # using a pipeline defined in another file is migrated on both sides (cross-module).
     # The cheap text check is on the bytes, once per file: a file that never says "dali" (nor, below,
@@ -213,6 +222,9 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
             continue
         if name.endswith("__init__.py"):
             project.reexports.update(_reexports(name, data))
+        if data == helpers.data:  # the helper module an earlier run wrote: not user code, never migrated
+            slots.append(MigrationResult(path=name, original="", migrated=""))
+            continue
         if _says_dali(data) is None:
             quiet.append(len(slots))
             slots.append(MigrationResult(path=name, original="", migrated=""))
@@ -231,6 +243,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     jobs = jobs if jobs is not None else config.jobs
     to_scan, quiet_reads = _imported_candidates(to_scan, list(sources.values()), [slots[i].path for i in quiet],
                                                 project.reexports)
+    project.imported_modules.update(module_name_of(Path(name)) for name, _ in to_scan)
     for pipelines, kept in run_ordered(_scan_task, to_scan, jobs=jobs if len(to_scan) >= 8 else 1):
         project.pipelines.update(pipelines)
         project.kept.update(kept)
@@ -256,7 +269,8 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     # With pipelines shared between modules, a unit can span files: the files are migrated without writing
     # until no module keeps in pipeline mode a pipeline that another one migrated, then written.
     shared = len(task_slots) > 1 or bool(task_slots) and len(slots) > 1
-    tasks = [(*sources[slot], write and not shared, project if shared or project else None) for slot in task_slots]
+    tasks = [(*sources[slot], write and not shared, project if shared or project else None,
+              helpers.importable(sources[slot][0])) for slot in task_slots]
     # The bar counts every file, as the summary does; those settled without a worker are done already.
     bar = Progress(len(slots), enabled=Progress.wanted(progress) and len(tasks) >= 20)
     bar.advance(len(slots) - len(tasks))
@@ -268,21 +282,181 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     written = {slot for slot, (_, wrote) in zip(task_slots, done) if wrote}
     if shared:
         others = {slot: slots[slot].path for slot in quiet if slots[slot] is not None}  # not migrated yet
-        _agree_on_kept_units(project, results, sources, jobs, others)
+        _agree_on_kept_units(project, results, sources, jobs, others, helpers)
+        helpers.share(results, sources, project, jobs)
         if write:
             for slot, result in results.items():
                 _, wrote = _write_result(result)
                 if wrote:
                     written.add(slot)
+    made = helpers.files(results, sources)
     for slot in sorted(results):
         slots[slot] = results[slot]
         if slot in written:
             run.written.append(results[slot].path)
-    run.files = [r for r in slots if r is not None]
+    for result in made:
+        if write and not result.error:
+            if Path(result.path).exists():  # appeared since the run looked: never overwritten
+                result.error = f"cannot write the helper module {result.path}: a file appeared there during the run"
+                result.findings.append(Finding(rule="DM001", message=result.error, path=result.path, fixed=False))
+                continue
+            _, wrote = _write_result(result)
+            if wrote:
+                run.written.append(result.path)
+    run.files = [r for r in slots if r is not None] + made
     return run
 
 
-def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs, others: dict) -> None:
+def share_helpers(results: list[MigrationResult], paths, project=None, base: Path | None = None) -> list[MigrationResult]:
+    """For commands that migrate file by file (review, report, the MCP server): what ``migrate_paths`` does with the run-time
+    helpers, so they show the same files: modules that share an import root import the helpers from the
+    project's helper module (``results`` updated in place), and the helper modules the run would create
+    come back, to be listed with the other files. ``base``: the folder the results' relative paths start
+    from (default: the current folder); the created files' paths are shown relative to it too."""
+    from .config import ConfigError, config_for
+
+    try:
+        module = config_for(list(paths)).helper_module
+    except ConfigError:
+        module = _Helpers.default()
+    helpers = _Helpers(module, base)
+    keyed = {i: r for i, r in enumerate(results)}
+    sources = {i: (r.path, r.original) for i, r in keyed.items()}
+    helpers.share(keyed, sources, project, 1)
+    results[:] = [keyed[i] for i in range(len(results))]
+    return helpers.files(keyed, sources)
+
+
+class _Helpers:
+    """The project's helper module (``transforms/unroll/helpers.py``): where it goes for each import root, what
+    is there already, which modules import from it, and the file the run creates."""
+
+    @staticmethod
+    def default() -> str:
+        from .transforms.unroll.helpers import DEFAULT_MODULE
+
+        return DEFAULT_MODULE
+
+    def __init__(self, module: str, base: Path | None = None):
+        from .transforms.unroll import helpers
+
+        self.module = module
+        self.base = base  # where relative file names start (None: the current folder)
+        self.text = helpers.module_text()
+        self.data = self.text.encode()
+        self._roots: dict = {}  # import root -> "ours" | "missing" | "other" | "no-package"
+        self.errors: dict = {}  # import root -> MigrationResult with the error
+
+    def _root(self, name: str):
+        from .transforms.unroll.helpers import import_root
+
+        return import_root(Path(self.base, name) if self.base is not None else name)
+
+    def path(self, root) -> Path:
+        from .transforms.unroll.helpers import module_path
+
+        return module_path(root, self.module)
+
+    def state(self, root) -> str:
+        if root not in self._roots:
+            path = self.path(root)
+            if not path.parent.is_dir():
+                self._roots[root] = "no-package"
+            elif not path.exists():
+                self._roots[root] = "missing"
+            else:
+                try:
+                    self._roots[root] = "ours" if read_bytes(str(path)) == self.data else "other"
+                except OSError:
+                    self._roots[root] = "other"
+        return self._roots[root]
+
+    def importable(self, name: str) -> str | None:
+        """The helper module a file imports its helpers from when one is already there (written by an earlier
+        run); None: write them inline (for now: ``share`` may decide otherwise)."""
+        return self.module if self.state(self._root(name)) == "ours" else None
+
+    def display(self, root, like: str) -> str:
+        """The helper module's path, shown the way ``like`` (a file of the run) is shown."""
+        import os
+
+        path = self.path(root)
+        if os.path.isabs(like):
+            return str(path)
+        shown = os.path.relpath(path, self.base) if self.base is not None else os.path.relpath(path)
+        return "./" + shown if like.startswith("./") and not shown.startswith(".") else shown
+
+    def share(self, results: dict, sources: dict, project, jobs) -> None:
+        """Where two or more modules under one import root got a helper inline, migrate them again importing
+        it from the helper module (``files`` then creates it); where a file of that name with other content is
+        in the way, they keep it inline and the run reports the error."""
+        from .parallel import run_ordered
+
+        from .transforms.unroll.helpers import importers
+
+        groups: dict = {}
+        for slot, result in results.items():  # the modules that got a helper inline
+            if result.helpers and not result.error and not importers(result.migrated, self.module):
+                groups.setdefault(self._root(result.path), []).append(slot)
+        again = []
+        for root, slots in groups.items():
+            state = self.state(root)
+            if state == "ours":  # written by an earlier run: import from it
+                again += slots
+            elif len(slots) < 2:
+                continue  # one module: the helper stays inline, the file stays self-contained
+            elif state == "missing":
+                again += slots
+            else:
+                self._error(root, [results[s].path for s in slots], state)
+        tasks = [(*sources[slot], False, project, self.module) for slot in again]
+        for slot, (result, _) in zip(again, run_ordered(_migrate_task, tasks, jobs=jobs)):
+            results[slot] = result
+
+    def _error(self, root, users: list[str], state: str) -> None:
+        if root in self.errors:
+            return
+        shown = self.display(root, users[0])
+        why = (f"the folder for {self.module} does not exist" if state == "no-package" else
+               "it exists with other content (not the file dali-migrate writes); it was not overwritten")
+        message = (f"cannot write the helper module {shown}: {why}; {', '.join(users)} keep their helpers inline. "
+                   f"Move the file away, or set helper_module = \"...\" in [tool.dali-migrate] to another name")
+        result = MigrationResult(path=shown, original="", migrated="")
+        result.error = message
+        result.findings = [Finding(rule="DM001", message=message, path=shown, fixed=False)]
+        self.errors[root] = result
+
+    def files(self, results: dict, sources: dict) -> list[MigrationResult]:
+        """The helper modules this run creates (one per import root whose migrated modules import it and
+        where there is none), and the errors ``share`` found. Each created file lists the imports it serves."""
+        from .transforms.unroll.helpers import importers
+
+        users: dict = {}
+        for slot, result in results.items():
+            if result.error:
+                continue
+            text = result.migrated if result.migrated else sources[slot][1]
+            for line in importers(text, self.module):
+                users.setdefault(self._root(result.path), []).append((result.path, line))
+        made = []
+        for root, where in users.items():
+            state = self.state(root)
+            if state == "ours":
+                continue
+            if state != "missing":
+                self._error(root, sorted({path for path, _ in where}), state)
+                continue
+            shown = self.display(root, where[0][0])
+            result = MigrationResult(path=shown, original="", migrated=self.text, uses_dali=True, created=True)
+            result.findings = [Finding(rule="DM224", path=shown, line=0, message=(
+                f"creates the helper module {self.module} (EpochIterator, ReaderStream, Prefetch), imported by " +
+                ", ".join(f"{path}:{line}" for path, line in where)))]
+            made.append(result)
+        return made + list(self.errors.values())
+
+
+def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs, others: dict,
+                         runtime_helpers=None) -> None:
     """Migrate again the files that share a pipeline some module keeps in pipeline mode, until every
     module agrees (a unit that spans modules moves whole); a module of the run that imports no DALI but
     gets pipelines passed (``others``: slot -> path) joins in when it does. A few rounds at most: each one
@@ -332,7 +506,9 @@ def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs, o
             if mentioned - set(result.kept_pipelines):  # it shares one that it migrated: do it again
                 again.add(slot)
         again = sorted(again)
-        tasks = [(*sources[slot], False, project) for slot in again]
+        tasks = [(*sources[slot], False, project,
+                  runtime_helpers.importable(sources[slot][0]) if runtime_helpers is not None else None)
+                 for slot in again]
         for slot, (result, _) in zip(again, run_ordered(_migrate_task, tasks, jobs=jobs)):
             results[slot] = result
 

@@ -9,6 +9,7 @@
     respect-gitignore = true                # skip what git ignores (default true)
     verify-command = "python train.py --steps 3"   # the program `verify --run` (and the MCP server) runs
     verify-outputs = "out"                  # the folder it writes, compared between the two runs
+    helper_module = "dali_dynamic_compat"   # the module holding the run-time helpers (also helper-module)
 
 "Nearest" is the first ``pyproject.toml`` *with a ``[tool.dali-migrate]`` table*, searching from the
 first path given on the command line upward (as ruff does), so a monorepo's sub-projects can differ
@@ -40,6 +41,9 @@ class Config:
     respect_gitignore: bool = True
     verify_command: str | None = None
     verify_outputs: str | None = None
+    # The module the migration writes the run-time helpers into (EpochIterator, ReaderStream, Prefetch), dotted, relative to
+    # the import root of the modules that use it (transforms/unroll/helpers.py).
+    helper_module: str = "dali_dynamic_compat"
     path: Path | None = None  # the pyproject.toml it came from
 
     @property
@@ -49,7 +53,7 @@ class Config:
 
 
 _KEYS = {"include": list, "exclude": list, "jobs": int, "respect-gitignore": bool, "verify-command": str,
-         "verify-outputs": str}
+         "verify-outputs": str, "helper-module": str, "helper_module": str}
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -98,9 +102,12 @@ def load_config(path: Path) -> Config:
         elif kind is str:
             if not isinstance(value, str) or not value.strip():
                 raise ConfigError(f"{path}: [tool.{TABLE}] {key} must be a non-empty string")
+            if key.startswith("helper") and not all(part.isidentifier() for part in value.split(".")):
+                raise ConfigError(f"{path}: [tool.{TABLE}] {key} must be a dotted module name "
+                                  f"(like dali_dynamic_compat or mypkg.dali_compat), not {value!r}")
         elif not isinstance(value, bool):
             raise ConfigError(f"{path}: [tool.{TABLE}] {key} must be true or false")
-        setattr(config, key.replace("-", "_"), value)
+        setattr(config, key.replace("-", "_"), value)  # helper-module and helper_module: the same setting
     return config
 
 

@@ -171,6 +171,11 @@ class MigrationResult:
     graph_helpers: dict[str, set] = field(default_factory=dict)
     # What it passes to imported functions and classes: {callee qualname: {argument: (kind, [qualnames])}}.
     foreign_calls: dict[str, dict] = field(default_factory=dict)
+    # The run-time helper classes (EpochIterator, ReaderStream, Prefetch) the migrated module needs, written into it or
+    # imported from the project's helper module (transforms/unroll/helpers.py).
+    helpers: list[str] = field(default_factory=list)
+    # A file the run creates (the project's helper module): there was none before.
+    created: bool = False
 
     @property
     def changed(self) -> bool:
@@ -187,6 +192,8 @@ class MigrationResult:
             return "error"
         if self.manual:  # a file without DALI imports can still carry markers a person left open
             return "needs-attention"
+        if self.created:
+            return "created"
         if not self.uses_dali:
             return "no-dali"
         return "migrated" if self.changed else "clean"
@@ -200,6 +207,8 @@ class MigrationResult:
         if not self.changed:
             return ""
         old, new = diff_headers(self.path)
+        if self.created:
+            old = "/dev/null"
         return "".join(difflib.unified_diff(
             self.original.splitlines(keepends=True), self.migrated.splitlines(keepends=True),
             fromfile=old, tofile=new, n=context))
@@ -587,16 +596,18 @@ def print_with_spans(module: cst.Module) -> tuple[str, Layout]:
 
 
 def migrate_source(source: str, path: str = "<string>", passes=None, project=None, *,
-                   force: bool = False) -> MigrationResult:
+                   force: bool = False, helper_module: str | None = None) -> MigrationResult:
     """Migrate one module's text. Never raises for bad input: errors go into the result.
 
     ``project`` (``dali_migrate.project.Project``, optional): the pipelines other files define; a module
     that imports and uses one is migrated even when it does not import DALI itself.
     ``force`` runs every pass even on code without DALI (no text gate, no import gate, no
-    ``applies``): robustness checks use it to drive the passes over unrelated real-world code."""
+    ``applies``): robustness checks use it to drive the passes over unrelated real-world code.
+    ``helper_module`` (a dotted module name): import the run-time helper classes from it instead of writing
+    them into the module (``api.migrate_paths`` decides; ``transforms/unroll/helpers.py``)."""
     if source.startswith(BOM):
         # libcst drops a UTF-8 byte-order mark; migrate what follows it and put it back.
-        result = migrate_source(source[len(BOM):], path, passes, project, force=force)
+        result = migrate_source(source[len(BOM):], path, passes, project, force=force, helper_module=helper_module)
         result.original = source
         result.migrated = BOM + result.migrated
         return result
@@ -611,7 +622,7 @@ def migrate_source(source: str, path: str = "<string>", passes=None, project=Non
     collecting = gc.isenabled()
     gc.disable()
     try:
-        result = _migrate_parsed(result, source, path, passes, force, project)
+        result = _migrate_parsed(result, source, path, passes, force, project, helper_module=helper_module)
     except RecursionError:
         # Deeply nested code (long implicit string concatenations) exhausts libcst's recursion.
         return _fail(result, PARSE_ERROR.id, "too deeply nested for libcst (RecursionError)", 0)
@@ -627,7 +638,7 @@ def migrate_source(source: str, path: str = "<string>", passes=None, project=Non
 
 
 def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, force: bool,
-                    project=None, elide: bool = True) -> MigrationResult:
+                    project=None, elide: bool = True, helper_module: str | None = None) -> MigrationResult:
     from . import elision as elision_module
     from .transforms import ELISION_WORDS, PASSES
 
@@ -636,7 +647,8 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
     text = elision.text if elision else source
 
     def whole_file() -> MigrationResult:
-        return _migrate_parsed(result, source, path, passes, force, project, elide=False)
+        return _migrate_parsed(result, source, path, passes, force, project, elide=False,
+                               helper_module=helper_module)
 
     try:
         module = parse_module(text)
@@ -668,6 +680,8 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
                            positions=layout.starts)
     if project is not None:
         ctx.facts["project"] = project
+    if helper_module:
+        ctx.facts["helper_module"] = helper_module
     built = _BUILT_WORDS.set(ctx.built_words)
     try:
         module, ctx = _migrate_units(module, ctx, passes, force)
@@ -692,6 +706,7 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
     result.kept_pipelines = ctx.facts.get("kept_pipelines", {})
     result.graph_helpers = ctx.facts.get("graph_helpers", {})
     result.foreign_calls = ctx.facts.get("foreign_calls", {})
+    result.helpers = list(ctx.facts.get("helpers", []))
     return result
 
 
@@ -940,8 +955,9 @@ def _fresh_context(first: MigrationContext, aliases: dict) -> MigrationContext:
     imports.plain_imports = set(first.imports.plain_imports)
     ctx = MigrationContext(path=first.path, source=first.source, imports=imports, elision=first.elision,
                            layout=first.layout, positions=first.positions, built_words=first.built_words)
-    if "project" in first.facts:
-        ctx.facts["project"] = first.facts["project"]
+    for fact in ("project", "helper_module"):
+        if fact in first.facts:
+            ctx.facts[fact] = first.facts[fact]
     return ctx
 
 

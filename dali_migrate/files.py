@@ -80,12 +80,19 @@ def decode_source(data: bytes) -> str:
         raise SourceError(f"not UTF-8 (byte {e.start}: {e.reason})", line) from e
 
 
+def _new_file_mode() -> int:
+    """The mode ``open()`` gives a new file (0o666 less the umask), not mkstemp's private 0o600."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def atomic_write(path: Path, text: str) -> None:
     """Write through a temporary file in the same folder and rename it over the original, so a
     crash never leaves a half-written file; the file's permission bits are kept."""
     # Write through a symbolic link to its target; replacing the link itself would cut it.
     path = Path(os.path.realpath(path))
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    mode = path.stat().st_mode & 0o7777 if path.exists() else _new_file_mode()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".dali-migrate.tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:

@@ -71,7 +71,7 @@ class ToolFailure(Exception):
 
 # -- output models: what structuredContent carries (one copy; the text content is a summary) ---------
 
-Status = Literal["migrated", "needs-attention", "clean", "no-dali", "error"]
+Status = Literal["migrated", "needs-attention", "clean", "no-dali", "error", "created"]
 
 
 class FindingOut(BaseModel):
@@ -476,13 +476,22 @@ def migrate_workspace_paths(workspace: Workspace, paths: list[str], write: bool 
     pipelines = _pipelines_by_file(workspace, project)
     run = RunResult()
     listed: list[MigratedFile] = []
-    for path in files:
+    from .api import share_helpers
+
+    results = [_too_big_result(workspace.relative(path)) if _too_big(path)
+               else migrate_file(path, display=workspace.relative(path), project=project or None) for path in files]
+    # The project's helper module (EpochIterator, ReaderStream, Prefetch), as `dali-migrate migrate` makes it: created, if
+    # two or more modules need it, beside them.
+    made = share_helpers(results, [str(workspace.root)], project or None, base=workspace.root)
+    for path, result in [*zip(files, results), *((workspace.root / r.path, r) for r in made)]:
         rel = workspace.relative(path)
-        result = _too_big_result(rel) if _too_big(path) else migrate_file(path, display=rel, project=project or None)
         written, kept = False, None
-        if write and result.changed:
+        if write and result.changed and result.created and path.exists():
+            result.error = f"cannot write the helper module {rel}: a file appeared there during the run"
+        elif write and result.changed:
             try:
-                kept = workspace.relative(keep_original(workspace.root, rel, result.original))
+                if not result.created:  # a created file has no original to keep
+                    kept = workspace.relative(keep_original(workspace.root, rel, result.original))
                 atomic_write(path, result.migrated)
                 written = True
                 run.written.append(rel)

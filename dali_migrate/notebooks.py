@@ -251,7 +251,7 @@ def _error_in_cells(error: str, findings: list[Finding], parts: list[_Part]) -> 
     return message
 
 
-def migrate_notebook(text: str, path: str = "<notebook>.ipynb") -> NotebookResult:
+def migrate_notebook(text: str, path: str = "<notebook>.ipynb", helper_module: str | None = None) -> NotebookResult:
     """Migrate a notebook's text (its JSON). Never raises for bad input: errors go into the result."""
     result = NotebookResult(path=path, original=text, migrated=text)
     if not might_use_dali(text):
@@ -269,8 +269,9 @@ def migrate_notebook(text: str, path: str = "<notebook>.ipynb") -> NotebookResul
         return result
 
     module = _join(parts)
-    migrated = migrate_source(module, path)
+    migrated = migrate_source(module, path, helper_module=helper_module)
     result.uses_dali = migrated.uses_dali
+    result.helpers = migrated.helpers
     findings = [_map_finding(f, parts) for f in migrated.findings]
     if migrated.error:
         result.error = _error_in_cells(migrated.error, findings, parts)

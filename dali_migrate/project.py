@@ -53,6 +53,9 @@ class Project:
     graph_helpers: dict[str, set[str]] = field(default_factory=dict)
     # What modules pass to other modules' functions and classes: callee qualname -> {argument: (kind, origins)}.
     foreign_calls: dict[str, dict] = field(default_factory=dict)
+    # Modules whose name another file of the run says (``from loaders.pipes import p``): their pipelines may
+    # be called from there, so their generators keep every pipeline parameter (``Unroller.plan_params``).
+    imported_modules: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
         return bool(self.pipelines or self.kept)
@@ -173,13 +176,21 @@ def scan_source(text: str, path: str, project: Project) -> None:
 
 def scan_project(paths) -> Project:
     """The pre-scan over every Python file under ``paths``."""
+    import re
+
     project = Project()
+    texts = {}
     for path in iter_source_files(paths):
         try:
-            text = read_source(path)
+            texts[str(path)] = read_source(path)
         except (SourceError, OSError):
             continue
-        scan_source(text, str(path), project)
+    for name, text in texts.items():
+        scan_source(text, name, project)
+    for module in {p.module for p in project.pipelines.values()}:
+        word = re.compile(rf"(?<!\w){re.escape(module.rpartition('.')[2])}(?!\w)")
+        if any(module_name_of(Path(name)) != module and word.search(text) for name, text in texts.items()):
+            project.imported_modules.add(module)
     return project
 
 

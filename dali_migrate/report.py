@@ -263,9 +263,10 @@ class Report:
 
     # -- counts ----------------------------------------------------------------------------
     def file_counts(self) -> dict[str, int]:
-        results = [f.result for f in self.files]
+        results = [f.result for f in self.files if not f.result.created]
         return {
             "scanned": len(results),
+            "created": sum(1 for f in self.files if f.result.created),  # the project's helper module
             "using_dali": sum(1 for r in results if r.uses_dali),
             "fully_migrated": sum(1 for r in results if r.status == "migrated"),
             "migrated_with_markers": sum(1 for r in results if r.status == "needs-attention"),
@@ -377,6 +378,12 @@ def build_report(paths, verify_args: dict[str, dict] | None = None, progress: bo
         pipelines = find_pipelines(result.original, name) if result.uses_dali or result.error else []
         files.append(FileEntry(result, seconds, pipelines))
     meter.done()
+    from .api import share_helpers
+
+    results = [f.result for f in files]  # the project's helper module, as migrate --write makes it
+    made = share_helpers(results, paths)
+    files = [FileEntry(r, f.seconds, f.pipelines) for f, r in zip(files, results)] + \
+        [FileEntry(r, 0.0, []) for r in made]
     entries = []
     candidates = [(f, p) for f in files for p in f.pipelines]
     pipe_meter = Progress(len(candidates), progress)
@@ -439,7 +446,8 @@ def to_markdown(report: Report) -> str:
            f"| fully migrated (no markers) | {counts['fully_migrated']} |",
            f"| migrated with markers (a person must finish them) | {counts['migrated_with_markers']} |",
            f"| using DALI, nothing changed | {counts['unchanged']} |",
-           f"| failed to parse or migrate (left untouched) | {counts['failed']} |", ""]
+           f"| failed to parse or migrate (left untouched) | {counts['failed']} |",
+           *([f"| created (the project's helper module) | {counts['created']} |"] if counts["created"] else []), ""]
     dali_files = [f for f in report.files if f.result.reported]
     if dali_files:
         out += ["| File | Status | Findings | Markers | Pipelines |", "|---|---|---:|---:|---|"]

@@ -181,7 +181,8 @@ def review_file(result: MigrationResult) -> FileReview:
 def build_review(results: list[MigrationResult], scanned: int | None = None) -> Review:
     rules = all_rules()
     files = [review_file(r) for r in results if r.reported]
-    return Review(files, rules, len(results) if scanned is None else scanned)
+    scanned = sum(not r.created for r in results) if scanned is None else scanned  # a created file was not scanned
+    return Review(files, rules, scanned)
 
 
 def display_path(path: Path) -> str:
@@ -201,7 +202,9 @@ def migrate_for_review(paths) -> list[MigrationResult]:
             results.append(missing_file(display_path(path)))
             continue
         results.append(migrate_file(path, display_path(path)))
-    return results
+    from .api import share_helpers
+
+    return results + share_helpers(results, paths)  # the project's helper module, as migrate --write makes it
 
 
 def review_paths(paths) -> Review:

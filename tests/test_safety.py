@@ -218,10 +218,10 @@ def test_a_file_that_breaks_the_pre_scan_or_a_worker_is_one_error_and_the_run_go
     monkeypatch.setattr(api, "scan_source", broken_scan)
     real_migrate = api._migrate_text
 
-    def broken_migrate(source, name, suffix, project=None):
+    def broken_migrate(source, name, suffix, project=None, helper_module=None):
         if name.endswith("c.py"):
             raise KeyError("bang")
-        return real_migrate(source, name, suffix, project)
+        return real_migrate(source, name, suffix, project, helper_module)
 
     monkeypatch.setattr(api, "_migrate_text", broken_migrate)
     # Workers must inherit the broken functions: fork them (the pool picks forkserver when threads run).

@@ -78,6 +78,23 @@ def main(root):
 def test_a_smaller_num_threads_after_a_larger_one_runs_to_the_end(jpegs, tmp_path):
     result = migrate_source(PROGRAM, "prog.py")
     assert result.error is None and not result.manual
+    # Literal thread counts: the module grows the pool once, to the largest (2), never shrinking it.
+    assert result.migrated.count("ndd.set_num_threads(") == 1
+    assert "if ndd.get_num_threads() < 2:\n    ndd.set_num_threads(2)" in result.migrated
+    assert "num_threads=" not in result.migrated
+    (tmp_path / "prog.py").write_text(result.migrated)
+    done = _run(f"import prog; print(len(prog.main({str(jpegs)!r})))", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("6")
+
+
+def test_computed_thread_counts_grow_only_in_each_generator(jpegs, tmp_path):
+    """Thread counts the callers compute stay generator parameters, and each generator grows only."""
+    program = PROGRAM.replace("def main(root):", "def main(root, counts=(2, 1)):").replace(
+        "train = train_pipe(root)", "train = train_pipe(root, num_threads=counts[0])").replace(
+        "val = val_pipe(root)", "val = val_pipe(root, num_threads=counts[1])")
+    result = migrate_source(program, "prog.py")
+    assert result.error is None and not result.manual
     assert "ndd.set_num_threads(num_threads)" in result.migrated
     assert result.migrated.count("> ndd.get_num_threads()") == 2  # both generators grow only
     (tmp_path / "prog.py").write_text(result.migrated)

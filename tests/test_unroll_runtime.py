@@ -210,3 +210,18 @@ def test_outputs_shapes_same_arity_and_values(image_root, name):
         for w, g in zip(want, got):
             for i in range(len(w)):
                 assert np.array_equal(np.asarray(w.as_cpu().at(i)), np.asarray(g.cpu().select(i)))
+
+
+def test_only_what_is_used_bitwise(image_root):
+    """Three pipelines, one thread-pool growth (to 2), options dropped at the call sites: same outputs."""
+    import nvidia.dali.experimental.dynamic as ndd
+
+    original, migrated, text = pair("unroll/only_what_is_used.py")
+    assert text.count("ndd.set_num_threads(") == 2  # the module's one growth, and the computed WORKERS
+    assert "device_id" not in text and "seed=123" not in text
+    want = steps_as_arrays(original.collect(str(image_root), STEPS))
+    got = steps_as_arrays(migrated.collect(str(image_root), STEPS))
+    assert len(got) == STEPS
+    for index, what in enumerate(["train images", "train labels", "val images", "val labels", "worker labels"]):
+        assert_bitwise_equal(output(want, index), output(got, index), what)
+    assert ndd.get_num_threads() >= 2

@@ -62,6 +62,7 @@ def load_module(source: str, path: str, side: str) -> types.ModuleType:
     if added:
         sys.path.insert(0, folder)
     try:
+        _provide_helper_module(source)
         exec(code, module.__dict__)
     except Exception as e:
         sys.modules.pop(name, None)
@@ -70,6 +71,27 @@ def load_module(source: str, path: str, side: str) -> types.ModuleType:
         if added:
             sys.path.remove(folder)
     return module
+
+
+def _provide_helper_module(source: str) -> None:
+    """A migrated module that imports the project's helper module (``transforms/unroll/helpers.py``) before
+    ``migrate --write`` has written it (a dry run, review, report): the harness provides the module the write
+    would create, so the migration can be verified before anything is written."""
+    import importlib.util
+    import re
+
+    from ..transforms.unroll import helpers
+
+    for found in re.finditer(rf"^from ([\w.]+) import [\w, ]+  {re.escape(helpers.IMPORT_COMMENT)}$", source, re.M):
+        module = found.group(1)
+        try:
+            present = module in sys.modules or importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            present = False
+        if not present:
+            helper = types.ModuleType(module)
+            exec(compile(helpers.module_text(), f"<{module}: written by migrate --write>", "exec"), helper.__dict__)
+            sys.modules[module] = helper
 
 
 def _describe(error: BaseException, path: str) -> str:

@@ -239,7 +239,7 @@ def _migrated_iterator(module, name: str, path: str, args, kwargs):
     target = find(module, name, path)
     from nvidia.dali.pipeline import Pipeline
 
-    obj, style = instantiate(target, args, kwargs)
+    obj, style = instantiate(target, args, _accepted(target, kwargs))
     if isinstance(obj, Pipeline):
         raise _NotMigrated(f"{path}: {name} still builds a pipeline-mode Pipeline; it has not been unrolled into "
                            f"dynamic-mode code")
@@ -247,6 +247,26 @@ def _migrated_iterator(module, name: str, path: str, args, kwargs):
         return iter(obj), style
     except TypeError:
         raise _NotMigrated(f"{path}: {name} gives a {type(obj).__name__}, which cannot be iterated") from None
+
+
+# Pipeline options a migrated generator takes only where its body or callers use them (the migration drops
+# them from the call sites it rewrites; the harness calls the generator the way the migrated callers do).
+_PIPELINE_OPTIONS = ("num_threads", "device_id", "seed")
+
+
+def _accepted(target, kwargs: dict) -> dict:
+    """``kwargs`` without the pipeline options ``target`` (a migrated generator function) does not take."""
+    import inspect
+
+    if not callable(target) or not any(k in kwargs for k in _PIPELINE_OPTIONS):
+        return kwargs
+    try:
+        params = inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return kwargs
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if k in params or k not in _PIPELINE_OPTIONS}
 
 
 class _NotMigrated(Exception):

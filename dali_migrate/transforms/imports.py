@@ -318,6 +318,11 @@ class ImportsPass(Pass):
             module = _insert_statement(module, _insert_index(module, first_use(module, "ndd")), NDD_IMPORT)
             ctx.report(IMPORTS.id, f"added `{NDD_IMPORT}`", line=0)
         module = _add_requested_imports(module, ctx, used)
+        if ctx.facts.get("helper_import"):  # the project's helper module (unroll/helpers.py): after the DALI imports
+            line, names = ctx.facts["helper_import"]
+            uses = [i for i in (first_use(module, name) for name in names) if i is not None]
+            module = _insert_statement(module, _insert_index(module, min(uses) if uses else None), line.rstrip("\n"))
+            ctx.report(IMPORTS.id, f"added `{line.split('  #')[0]}` (the project's helper module)", line=0)
         if pruner.removed:
             ctx.report(IMPORTS.id, "removed unused pipeline-mode imports: " + ", ".join(pruner.removed), line=0)
         return module

@@ -177,14 +177,16 @@ MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 
-def create_train_pipe(data_dir, crop, shard_id=0, num_shards=1, *, batch_size, num_threads=None, device_id=None, seed=None):
+if ndd.get_num_threads() < 2:
+    ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
+def create_train_pipe(data_dir, crop, shard_id=0, num_shards=1, *, batch_size, seed=None):
     reader = ndd.readers.File(file_root=data_dir, shard_id=shard_id, num_shards=num_shards,
                                     random_shuffle=True, seed=2024, pad_last_batch=True, name="Reader", max_batch_size=batch_size)
 
     @Prefetch(depth=2)
     def steps():
-        if num_threads is not None and num_threads > ndd.get_num_threads():
-            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
         if seed is not None:
             ndd.random.set_seed(seed)
         while True:
@@ -219,8 +221,7 @@ class ValPipe:
 
 
 def train(data_dir, epochs, batch_size=4, seed=7):
-    pipe = create_train_pipe(data_dir, 24, batch_size=batch_size, num_threads=2, device_id=0,
-                             seed=seed)
+    pipe = create_train_pipe(data_dir, 24, batch_size=batch_size, seed=seed)
     loader = EpochIterator(pipe, ["data", "label"], reader_name="Reader", last_batch_policy="PARTIAL", auto_reset=True)
     seen = []
     for _ in range(epochs):

@@ -79,11 +79,7 @@ class Prefetch:
 
 
 @Prefetch(depth=2)
-def crop_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-    if seed is not None:
-        ndd.random.set_seed(seed)
+def crop_pipe(*, batch_size=2):
     reader = ndd.readers.File(file_root="/data")
     while True:
         for outs in reader.next_epoch(batch_size=batch_size):
@@ -126,9 +122,7 @@ def singles():
         yield [np.ones((2, 3), np.float32)] * 2
 
 
-def external_pipe(*, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def external_pipe(*, batch_size=2):
     source_1 = pairs()
     source_2 = singles()
     while True:

@@ -79,11 +79,7 @@ class Prefetch:
 
 
 @Prefetch(depth=2)
-def pipe_def(*, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-    if seed is not None:
-        ndd.random.set_seed(seed)
+def pipe_def(*, batch_size=2):
     while True:
         yield ndd.random.uniform(range=(0, 1), shape=3, batch_size=batch_size), ndd.random.coin_flip(batch_size=batch_size)
 

@@ -78,9 +78,7 @@ class Prefetch:
 
 
 @Prefetch(depth=2)
-def labels_pipe(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def labels_pipe(root, *, batch_size=2):
     reader = ndd.readers.File(file_root=root)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):

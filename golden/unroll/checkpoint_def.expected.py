@@ -3,9 +3,11 @@
 import nvidia.dali.experimental.dynamic as ndd
 
 
-def ckpt_pipe(root, *, batch_size=4, num_threads=2, device_id=None, seed=12, checkpoint=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+if ndd.get_num_threads() < 2:
+    ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
+def ckpt_pipe(root, *, batch_size=4, seed=12, checkpoint=None):
     ndd.random.set_seed(seed)
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, name="Reader", enable_checkpointing=True)
     # checkpointing: readers and RNGs registered by name before the first next_epoch (restored if loaded)

@@ -5,9 +5,9 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def make_pipe(root, checkpoint=None):
-    def pipe_steps(*, batch_size=4, num_threads=2, device_id=None, seed=12, checkpoint=checkpoint):
-        if num_threads is not None and num_threads > ndd.get_num_threads():
-            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+    def pipe_steps(*, batch_size=4, seed=12, checkpoint=checkpoint):
+        if ndd.get_num_threads() < 2:
+            ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
         ndd.random.set_seed(seed)
         reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, name="Reader", enable_checkpointing=True)
         # checkpointing: readers and RNGs registered by name before the first next_epoch (restored if loaded)
@@ -41,9 +41,9 @@ def resume(root, saved, steps):
 
 def make_plain_pipe(root, *, checkpoint=None):
     """No checkpoint parameter: the factory gets one."""
-    def pipe_steps(*, batch_size=4, num_threads=2, device_id=None, seed=None, checkpoint=checkpoint):
-        if num_threads is not None and num_threads > ndd.get_num_threads():
-            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+    def pipe_steps(*, batch_size=4, checkpoint=checkpoint):
+        if ndd.get_num_threads() < 2:
+            ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
         reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, enable_checkpointing=True)
         # checkpointing: readers and RNGs registered by name before the first next_epoch (restored if loaded)
         if checkpoint is not None:
@@ -65,9 +65,9 @@ def plain_save(root, steps):
 
 def inline_round_trip(root, saved, steps):
     """Built and used in one function: saved is None for a fresh start."""
-    def pipe_steps(*, batch_size=4, num_threads=2, device_id=None, seed=None, checkpoint=None):
-        if num_threads is not None and num_threads > ndd.get_num_threads():
-            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+    def pipe_steps(*, batch_size=4, checkpoint=None):
+        if ndd.get_num_threads() < 2:
+            ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
         reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, enable_checkpointing=True)
         # checkpointing: readers and RNGs registered by name before the first next_epoch (restored if loaded)
         if checkpoint is not None:

@@ -84,9 +84,7 @@ OFFSETS = np.arange(5)
 
 
 @Prefetch(depth=2)
-def constants(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def constants(root, *, batch_size=2):
     scale = ndd.Batch.broadcast(ndd.tensor([0.5, 1.0, 1.5], dtype=ndd.float32), batch_size)
     reader = ndd.readers.File(file_root=root)
     while True:

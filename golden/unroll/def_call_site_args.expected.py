@@ -78,10 +78,12 @@ class Prefetch:
         return prefetched
 
 
+if ndd.get_num_threads() < 2:
+    ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
 @Prefetch(depth=2)
-def augment_pipe(root, *, batch_size, num_threads=None, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def augment_pipe(root, *, batch_size, seed=None):
     rng = ndd.random.RNG(seed=seed)
     rng_1 = ndd.random.RNG(seed=7)
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed)
@@ -97,5 +99,5 @@ def augment_pipe(root, *, batch_size, num_threads=None, device_id=None, seed=Non
 
 
 def collect(root, steps, batch_size=4):
-    pipe = augment_pipe(root, batch_size=batch_size, num_threads=2, device_id=0, seed=11)
+    pipe = augment_pipe(root, batch_size=batch_size, seed=11)
     return [next(pipe) for _ in range(steps)]

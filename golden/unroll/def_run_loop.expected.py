@@ -78,11 +78,13 @@ class Prefetch:
         return prefetched
 
 
+if ndd.get_num_threads() < 2:
+    ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
 @Prefetch(depth=2)
-def classifier_pipe(root, size=48, *, batch_size=4, num_threads=2, device_id=0, seed=3):
+def classifier_pipe(root, size=48, *, batch_size=4):
     """Decode, resize and normalise; labels from the folder names."""
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=42, name="Reader")
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):

@@ -25,18 +25,14 @@ def labelled_batches():
         yield jpegs, labels
 
 
-def decode_files(size, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def decode_files(size, *, batch_size=2):
     for jpegs in encoded_batches():
         jpegs = ndd.as_batch(jpegs)
         images = ndd.decoders.image(jpegs, device="gpu")
         yield (ndd.resize(images, resize_x=size, resize_y=size),)
 
 
-def decode_labelled(*, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def decode_labelled(*, batch_size=2):
     for jpegs, labels in labelled_batches():
         jpegs = ndd.as_batch(jpegs)
         labels = ndd.as_batch(labels)
@@ -44,18 +40,14 @@ def decode_labelled(*, batch_size=2, num_threads=1, device_id=None, seed=None):
         yield ndd.resize(images, resize_x=16, resize_y=16), labels
 
 
-def cycled_arrays(*, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def cycled_arrays(*, batch_size=2):
     while True:
         for data in BATCHES:
             data = ndd.as_batch(data, layout="HW")
             yield (data * 2,)
 
 
-def called_each_step(batches, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def called_each_step(batches, *, batch_size=2):
     pending = iter(batches)
     source = lambda: next(pending)
     while True:
@@ -75,9 +67,7 @@ def given_source(source):
     return data
 
 
-def reader_and_source(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def reader_and_source(root, *, batch_size=2):
     reader = ndd.readers.File(file_root=root)
     source = iter(PAIRS)
     while True:

@@ -170,14 +170,16 @@ class Prefetch:
         return prefetched
 
 
-def files(root, *, batch_size=4, num_threads=2, device_id=None, seed=None):
+if ndd.get_num_threads() < 2:
+    ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
+def files(root, *, batch_size=4):
     # the reader is named, so its metadata can be asked for
     reader = ndd.readers.File(file_root=root, name="Reader", pad_last_batch=True, max_batch_size=batch_size)
 
     @Prefetch(depth=2)
     def steps():
-        if num_threads is not None and num_threads > ndd.get_num_threads():
-            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=batch_size):
                 # images are decoded on the CPU
@@ -209,13 +211,11 @@ def run(root):
 
 
 def make_with_block(root):
-    def pipe_steps(*, batch_size=2, num_threads=1, device_id=None, seed=None):
+    def pipe_steps(*, batch_size=2):
         reader = ndd.readers.File(file_root=root, name="Listed", max_batch_size=batch_size)
 
         @Prefetch(depth=2)
         def steps():
-            if num_threads is not None and num_threads > ndd.get_num_threads():
-                ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
             while True:
                 for jpegs, labels in reader.next_epoch(batch_size=batch_size):
                     yield ndd.decoders.image(jpegs), labels

@@ -83,9 +83,7 @@ AUGMENTATIONS = [lambda images: ndd.flip(images, horizontal=1), lambda images: n
 
 
 @Prefetch(depth=2)
-def gallery(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def gallery(root, *, batch_size=2):
     reader = ndd.readers.File(file_root=root)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
@@ -94,9 +92,7 @@ def gallery(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
 
 
 @Prefetch(depth=2)
-def named_tuple(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def named_tuple(root, *, batch_size=2):
     reader = ndd.readers.File(file_root=root)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
@@ -109,9 +105,7 @@ def helper_outputs(jpegs, labels):
 
 
 @Prefetch(depth=2)
-def from_helper(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def from_helper(root, *, batch_size=2):
     reader = ndd.readers.File(file_root=root)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
@@ -120,9 +114,7 @@ def from_helper(root, *, batch_size=2, num_threads=1, device_id=None, seed=None)
 
 
 @Prefetch(depth=2)
-def from_helper_named(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def from_helper_named(root, *, batch_size=2):
     reader = ndd.readers.File(file_root=root)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
@@ -131,9 +123,7 @@ def from_helper_named(root, *, batch_size=2, num_threads=1, device_id=None, seed
 
 
 @Prefetch(depth=2)
-def one(root, *, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def one(root, *, batch_size=2):
     reader = ndd.readers.File(file_root=root)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):

@@ -78,10 +78,12 @@ class Prefetch:
         return prefetched
 
 
+if ndd.get_num_threads() < 2:
+    ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
 @Prefetch(depth=2)
-def paired(images_root, arrays_root, *, batch_size=4, num_threads=2, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def paired(images_root, arrays_root, *, batch_size=4):
     reader = ndd.readers.File(file_root=images_root, random_shuffle=True, seed=5)
     # arrays read beside the images
     reader_2 = ndd.readers.Numpy(file_root=arrays_root)

@@ -170,13 +170,15 @@ class Prefetch:
         return prefetched
 
 
-def val_pipe(root, pad=False, size=24, *, batch_size, num_threads=2, device_id=0, seed=None):
+if ndd.get_num_threads() < 2:
+    ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
+def val_pipe(root, pad=False, size=24, *, batch_size):
     reader = ndd.readers.File(file_root=root, pad_last_batch=pad, name="Reader", max_batch_size=batch_size)
 
     @Prefetch(depth=2)
     def steps():
-        if num_threads is not None and num_threads > ndd.get_num_threads():
-            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=batch_size):
                 images = ndd.decoders.image(jpegs, device="gpu")

@@ -5,9 +5,9 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def create_val_pipe(root, batch_size, size=40):
-    def pipe_steps(*, batch_size=batch_size, num_threads=2, device_id=0, seed=None):
-        if num_threads is not None and num_threads > ndd.get_num_threads():
-            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+    def pipe_steps(*, batch_size=batch_size):
+        if ndd.get_num_threads() < 2:
+            ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
         reader = ndd.readers.File(file_root=root, name="Reader")
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=batch_size):
@@ -28,9 +28,7 @@ def collect(root, steps):
 ROOT = "/data/images"
 
 
-def pipe_steps(*, batch_size=4, num_threads=1, device_id=None, seed=5):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+def pipe_steps(*, batch_size=4, seed=5):
     reader = ndd.readers.File(file_root=ROOT, random_shuffle=True, seed=seed)
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):

@@ -82,9 +82,9 @@ def one_pipe_per_size(root, sizes):
     pipes = []
     for size in sizes:
         @Prefetch(depth=2)
-        def pipe_steps(root, size, *, batch_size=2, num_threads=2, device_id=None, seed=None):
-            if num_threads is not None and num_threads > ndd.get_num_threads():
-                ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+        def pipe_steps(root, size, *, batch_size=2):
+            if ndd.get_num_threads() < 2:
+                ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
             reader = ndd.readers.File(file_root=root)
             while True:
                 for jpegs, labels in reader.next_epoch(batch_size=batch_size):

@@ -15,8 +15,11 @@ Before::
 
 After (rename and arguments then turn the remaining fn.* into ndd.*)::
 
-    def classifier_pipe(root, size, *, batch_size=4, num_threads=2, device_id=None, seed=3):
-        ndd.set_num_threads(num_threads)
+    if ndd.get_num_threads() < 2:
+        ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
+    def classifier_pipe(root, size, *, batch_size=4, seed=3):
         ndd.random.set_seed(seed)
         reader = ndd.readers.File(file_root=root, random_shuffle=True, name="Reader", seed=seed)
         while True:
@@ -77,6 +80,7 @@ class UnrollPass(Pass):
             return module
         ctx.imports.aliases.setdefault("ndd", NDD)
         unroller = Unroller(ctx, discovery)
+        unroller.plan_params(module)
         module = run_transformer(module, unroller, cold)
         module = unroller.finish(module)
         return module

@@ -480,7 +480,7 @@ def seeding_statements(desc: PipelineDesc, env: Env, seed_default) -> list[cst.B
     if env.rng_mode:
         if _uses_name(desc, f"{env.prefix}rng"):
             out.append(stmt(f"{env.prefix}rng = ndd.random.RNG(seed={env.seed})\n"))
-    elif uses_default and desc.has_random:
+    elif uses_default and desc.has_random and not desc.extra.get("unseeded"):
         value = literal_value(seed_default)
         if isinstance(value, int) and not isinstance(value, bool) and value != -1:
             out.append(stmt(f"ndd.random.set_seed({env.seed})\n"))

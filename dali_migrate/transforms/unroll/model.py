@@ -114,7 +114,7 @@ def without_kwargs(call: cst.Call, names) -> cst.Call:
         return call
     if kept and kept[-1] is not args[-1]:
         # the new last argument takes the old last one's ending (trailing comma, newline before ")")
-        kept[-1] = kept[-1].with_changes(comma=args[-1].comma)
+        kept[-1] = kept[-1].with_changes(comma=args[-1].comma, whitespace_after_arg=args[-1].whitespace_after_arg)
     return call.with_changes(args=kept)
 
 

@@ -68,14 +68,18 @@ OP_SEED = rule(
 )
 NUM_THREADS = rule(
     "DM206", "num-threads", "info",
-    "The pipeline's num_threads grows the process-wide CPU pool (ndd.set_num_threads) when it is smaller; "
-    "it never shrinks it.",
+    "The pipelines' num_threads grows the process-wide CPU pool (ndd.set_num_threads) when it is smaller, "
+    "never shrinks it: once per module, to the largest thread count its pipelines are given as literals "
+    "(nothing for 1), before the first of them; a generator whose callers pass a computed num_threads "
+    "keeps a num_threads parameter and grows the pool itself.",
     "Dynamic mode has one process-wide CPU thread pool instead of one per pipeline. In DALI 2.4.0, lowering "
     "it after CPU work hangs the next CPU operator, and programs run a training pipeline and then a "
     "validation one with fewer threads; thread counts change speed, never results.",
-    before="@pipeline_def(num_threads=4)",
-    after="if num_threads is not None and num_threads > ndd.get_num_threads():\n"
-          "    ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4",
+    before="@pipeline_def(num_threads=4)\ndef train_pipe(root): ...\n\n@pipeline_def(num_threads=2)\n"
+           "def val_pipe(root): ...",
+    after="if ndd.get_num_threads() < 4:\n"
+          "    ndd.set_num_threads(4)  # grow only: shrinking it after use hangs DALI 2.4\n\n\n"
+          "def train_pipe(root, *, batch_size): ...\n\n\ndef val_pipe(root, *, batch_size): ...",
 )
 DEVICE_ID = rule(
     "DM207", "device-id", "warning",
@@ -91,9 +95,12 @@ DEVICE_ID = rule(
 )
 PIPELINE_OPTION = rule(
     "DM208", "pipeline-option-dropped", "info",
-    "A pipeline option with no dynamic-mode counterpart (prefetch_queue_depth, exec_async, ...) is dropped.",
-    "Eager dynamic mode has no pipeline executor to configure; readers keep their own prefetch settings.",
-    before="pipe = create(batch_size=8, prefetch_queue_depth=2, exec_async=False)",
+    "A pipeline option with no dynamic-mode counterpart (prefetch_queue_depth, exec_async, ...) is dropped, "
+    "and so is one the migrated generator does not take (device_id None or 0, a seed where nothing is "
+    "random, a literal num_threads the module's one pool growth covers).",
+    "Eager dynamic mode has no pipeline executor to configure; readers keep their own prefetch settings. "
+    "The generator takes only the options its body or its callers use.",
+    before="pipe = create(batch_size=8, num_threads=2, device_id=0, prefetch_queue_depth=2, exec_async=False)",
     after="pipe = create(batch_size=8)",
 )
 BUILD_RUN = rule(
@@ -298,7 +305,7 @@ PREFETCH = rule(
     "called, so those pipelines load on demand.",
     before="@pipeline_def(batch_size=16)\ndef pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n"
            "    return fn.decoders.image(jpegs), labels",
-    after="@Prefetch(depth=2)\ndef pipe(root, *, batch_size=16, num_threads=None, device_id=None, seed=None):\n"
+    after="@Prefetch(depth=2)\ndef pipe(root, *, batch_size=16):\n"
           "    ...\n    while True:\n        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
           "            yield ndd.decoders.image(jpegs), labels",
 )
@@ -313,4 +320,16 @@ CONSTANT = rule(
     before="scale = types.Constant([1.5, 2.5])\nout = images * types.Constant(255).uint8()",
     after="scale = ndd.Batch.broadcast(ndd.tensor([1.5, 2.5], dtype=ndd.float32), batch_size)\n"
           "out = images * ndd.tensor(255, dtype=ndd.uint8)",
+)
+HELPER_MODULE = rule(
+    "DM224", "helper-module", "info",
+    "The run-time helpers (EpochIterator, ReaderStream, Prefetch) live in one module per import root, written beside the "
+    "code (dali_dynamic_compat.py, or helper_module in [tool.dali-migrate]) when two or more modules of the run "
+    "need them or the module is already there; a single module that needs one gets it inline.",
+    "One copy per project reads better and is maintained once; the absolute import resolves from the same "
+    "sys.path folder as the modules' own packages. A file of that name with other content is never "
+    "overwritten (error, exit 2; the helpers stay inline), and a deleted one is written again by the next "
+    "migrate --write (migrate --check reports it with the files that import it).",
+    before="# train.py and val.py both iterate DALIGenericIterator",
+    after="from dali_dynamic_compat import EpochIterator  # written by dali-migrate (migrate --write recreates it)",
 )

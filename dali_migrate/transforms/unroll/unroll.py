@@ -14,6 +14,7 @@ from ..base import MigrationTransformer
 from ..imports import first_use
 from ..walk import node_children, walk
 from . import checkpoints, epoch_iterator, prefetch, rules, stream
+from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, loop_statements, output_elements, seeding_statements,
                     thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
@@ -573,7 +574,7 @@ class Unroller(MigrationTransformer):
         self.report(rules.UNROLL.id, f"@pipeline_def {desc.name} -> a generator yielding one step per "
                     f"pipe.run()", original_node)
         self._report_config(desc, original_node)
-        params = _add_core_params(updated_node.params, desc.config, desc.params)
+        params = _add_core_params(updated_node.params, desc.config, desc.params, desc.extra.get("core", CORE))
         if self._called_with_double_star(desc.name) and not isinstance(params.star_kwarg, cst.Param):
             # pipeline mode takes its own options (prefetch_queue_depth=, exec_async=, ...) out of the call's
             # keywords; a **dict at a call site can carry them, so the generator accepts and drops them
@@ -589,7 +590,8 @@ class Unroller(MigrationTransformer):
         body = []
         docstring = [s for s in desc.pre if _is_docstring(s)]
         pre = [s for s in desc.pre if not _is_docstring(s)]
-        body.append(thread_statement("num_threads"))
+        if "num_threads" in desc.extra.get("core", CORE) or "num_threads" in desc.params:
+            body.append(thread_statement("num_threads"))
         body += seeding_statements(desc, env, desc.config.get("seed"))
         desc_copy = PipelineDesc(**{**desc.__dict__, "pre": pre})
         streamed = desc.name in self.streamed
@@ -610,7 +612,7 @@ class Unroller(MigrationTransformer):
 
     def _report_config(self, desc: PipelineDesc, node):
         config = desc.config
-        if "num_threads" in config:
+        if "num_threads" in config and "num_threads" in desc.extra.get("core", CORE):
             self.report(rules.NUM_THREADS.id, f"num_threads={code_of(config['num_threads'])} -> "
                         f"ndd.set_num_threads(num_threads) when the pool is smaller (grown, never shrunk)", node)
         if desc.has_random:
@@ -909,14 +911,32 @@ class Unroller(MigrationTransformer):
             self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
                       f"CUDA device; select it at start-up (torch.cuda.set_device) or pass "
                       f"device=ndd.Device('gpu', device_id) to the GPU ops", original)
+        core = desc.extra.get("core")
+        unused = [o for o in CORE if core is not None and o not in core and o not in desc.params
+                  and kwarg(call, o) is not None]
+        for option in unused:
+            why = {"num_threads": "the thread pool is grown once for the module, to the largest num_threads",
+                   "device_id": "ndd runs on the current device",
+                   "seed": f"{desc.name} draws no random numbers and shuffles no reader"}[option]
+            self.report(rules.PIPELINE_OPTION.id, f"{option}={code_of(kwarg(call, option))} is dropped: {why}",
+                        original)
+        if unused:
+            call = without_kwargs(call, set(unused))
         return call
 
     def finish(self, module: cst.Module) -> cst.Module:
+        module = self._grow_threads_once(module)
         helpers = [(self.need_epoch_iterator, epoch_iterator.CLASS_NAME, epoch_iterator.SOURCE),
                    (self.need_stream, stream.CLASS_NAME, stream.SOURCE),
                    (self.need_prefetch, prefetch.CLASS_NAME, prefetch.SOURCE)]
-        for needed, name, source in reversed(helpers):  # each inserted after the imports: the first ends first
-            if needed and not _defines(module, name):
+        needed = [(name, source) for wanted, name, source in helpers if wanted and not _defines(module, name)]
+        self.ctx.facts["helpers"] = sorted(name for name, _ in needed)
+        shared = self.ctx.facts.get("helper_module")
+        if shared and needed:  # one helper module for the project (helpers.py): the imports pass imports them
+            self.ctx.facts["helper_import"] = (helpers_module.import_line(shared, [n for n, _ in needed]),
+                                               [n for n, _ in needed])
+        else:
+            for name, source in reversed(needed):  # each inserted after the imports: the first ends first
                 module = self._insert_helper(module, source, first_use(module, name))
         self.ctx.facts["migrated"] = True
         self.ctx.facts["uses_ndd"] = True
@@ -941,6 +961,93 @@ class Unroller(MigrationTransformer):
             if blanks < 2:
                 body[index + 1] = after.with_changes(
                     leading_lines=[cst.EmptyLine()] * (2 - blanks) + list(after.leading_lines))
+        return module.with_changes(body=body)
+
+    # -- what the generators take: only the parameters their bodies or callers use --------------------
+    def plan_params(self, module: cst.Module) -> None:
+        """Decide, for each top-level ``@pipeline_def`` unrolled here, which of ``batch_size``, ``num_threads``,
+        ``device_id`` and ``seed`` its generator takes (``desc.extra["core"]``), before any call site is
+        rewritten (calls may come before the definition).
+
+        * ``batch_size`` always (the loop reads it, callers pass it);
+        * ``device_id`` only where a call passes one that is not ``None``/``0`` (marked DM207: ndd runs on the
+          current device, so the body never reads it);
+        * ``seed`` where the readers or RNG objects read it, where ``set_seed`` gets a seed the decorator or a
+          caller gives, or where a call passes a value that is not plain (its evaluation is kept); with no seed
+          anywhere, pipeline mode drew one at random, and the generator does not call ``set_seed`` either;
+        * ``num_threads`` only where a call passes a value that is not a literal; otherwise the pipeline's
+          thread count is a constant and ``finish`` grows the pool once for the whole module, to the largest
+          such constant, before the first of these definitions (nothing when it is 1 or unset).
+
+        Call sites drop the options the generator no longer takes (``_fix_call_site``, reported). A pipeline
+        whose callers are not all plain calls in this module (passed as a value, called with ``**``, imported
+        by another module of the run) keeps all four, as before."""
+        self.module_threads = 0
+        self.module_thread_pipelines: list[str] = []
+        candidates = {name: desc for name, desc in self.descs.items()
+                      if desc.style == "def" and not desc.extra.get("imported") and desc.node is not None
+                      and any(s is desc.node for s in module.body)}
+        if not candidates:
+            return
+        uses = _PipelineUses(set(candidates))
+        walk(module, uses)
+        project = self.ctx.facts.get("project")
+        here = None
+        if project is not None:
+            from ...project import module_name_of
+            from pathlib import Path
+            here = module_name_of(Path(self.ctx.path)) or Path(self.ctx.path).stem
+        for name, desc in candidates.items():
+            exported = project is not None and here in project.imported_modules
+            calls = uses.calls.get(name, [])
+            if name in uses.escapes or exported or any(a.star for c in calls for a in c.args):
+                continue  # callers the migration cannot see: every parameter stays
+            names = _body_names(desc, self._env())
+            core = ["batch_size"]
+            threads = [desc.config.get("num_threads"), *(kwarg(c, "num_threads") for c in calls)]
+            constant = all(v is None or literal_value(v) is None or _is_int(literal_value(v)) for v in threads)
+            values = [literal_value(v) for v in threads if constant and v is not None and literal_value(v) is not None]
+            if not constant or "num_threads" in names:
+                core.append("num_threads")
+            elif values and max(values) > 1:
+                self.module_threads = max(self.module_threads, max(values))
+                self.module_thread_pipelines.append(name)
+            if "device_id" in names or any(literal_value(kwarg(c, "device_id")) not in (None, 0)
+                                           for c in calls if kwarg(c, "device_id") is not None):
+                core.append("device_id")
+            seeds = [kwarg(c, "seed") for c in calls if kwarg(c, "seed") is not None]
+            if "seed" in _body_names(desc, self._env(), seeding=False) or self.d.rng_mode \
+                    or any(not _plain(s) for s in seeds):
+                core.append("seed")
+            elif "seed" in names and (literal_value(desc.config.get("seed")) not in (None, -1) or seeds):
+                core.append("seed")  # set_seed(seed): a seed is given (-1 meant "draw one", like none)
+            elif "seed" in names:
+                desc.extra["unseeded"] = True  # no seed anywhere: pipeline mode drew one at random too
+            desc.extra["core"] = tuple(o for o in CORE if o in core)
+
+    def _grow_threads_once(self, module: cst.Module) -> cst.Module:
+        """The module's one ``set_num_threads`` (``plan_params``), before the first pipeline definition that
+        needs it: grown to the largest constant num_threads, never shrunk (as the per-generator block did)."""
+        threads = getattr(self, "module_threads", 0)
+        if threads <= 1:
+            return module
+        names = set(self.module_thread_pipelines)
+        body = list(module.body)
+        for index, statement in enumerate(body):
+            if isinstance(statement, cst.FunctionDef) and statement.name.value in names:
+                break
+        else:
+            return module
+        grow = stmt(f"if ndd.get_num_threads() < {threads}:\n"
+                    f"    ndd.set_num_threads({threads})  # grow only: shrinking it after use hangs DALI 2.4\n")
+        statement = body[index]
+        grow = grow.with_changes(leading_lines=statement.leading_lines)
+        body[index] = statement.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+        body.insert(index, grow)
+        first = self.descs.get(statement.name.value)
+        self.report(rules.NUM_THREADS.id, f"the thread pool is grown once, before the first pipeline, to the largest "
+                    f"num_threads the pipelines of this module are given ({threads}: {', '.join(sorted(names))}); "
+                    f"the thread count changes speed only", first.node if first is not None else None)
         return module.with_changes(body=body)
 
     def _stepped_once(self) -> frozenset:
@@ -971,6 +1078,71 @@ class Unroller(MigrationTransformer):
                     f"a background thread while the caller works, as prefetch_queue_depth={prefetch.depth(desc)} "
                     f"did", node)
         return [prefetch.decorator(desc)]
+
+
+class _PipelineUses(cst.CSTVisitor):
+    """Each plain call of the named pipeline functions, and the names used any other way (passed, stored)."""
+
+    def __init__(self, names: set[str]):
+        super().__init__()
+        self.names = names
+        self.calls: dict[str, list[cst.Call]] = {}
+        self.escapes: set[str] = set()
+        self._seen: set[int] = set()  # ids of Names that are a call's callee or a definition's name
+
+    def visit_Call(self, node):
+        if isinstance(node.func, cst.Name) and node.func.value in self.names:
+            self.calls.setdefault(node.func.value, []).append(node)
+            self._seen.add(id(node.func))
+
+    def visit_FunctionDef(self, node):
+        self._seen.add(id(node.name))
+
+    def visit_Name(self, node):
+        if node.value in self.names and id(node) not in self._seen:
+            self.escapes.add(node.value)
+
+
+class _Names(cst.CSTVisitor):
+    """The names a piece of code reads: not keywords (``seed=5``) nor attributes (``x.seed``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: set[str] = set()
+        self._not_read: set[int] = set()
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._not_read.add(id(node.keyword))
+
+    def visit_Attribute(self, node):
+        self._not_read.add(id(node.attr))
+
+    def visit_Name(self, node):
+        if id(node) not in self._not_read:
+            self.found.add(node.value)
+
+
+def _body_names(desc: PipelineDesc, env, seeding: bool = True) -> set[str]:
+    """The names the generator written for ``desc`` reads (its seeding, readers, loop and outputs)."""
+    names = _Names()
+    first = seeding_statements(desc, env, desc.config.get("seed")) if seeding else []
+    for statement in [*first, *loop_statements(desc, env)]:
+        walk(statement, names)
+    return names.found
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _plain(value) -> bool:
+    """A value whose evaluation has no effect: a literal, a name or an attribute of one."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name)):
+        return True
+    if isinstance(value, cst.UnaryOperation):
+        return _plain(value.expression)
+    return isinstance(value, cst.Attribute) and _plain(value.value)
 
 
 def _draws(function, imports) -> bool:
@@ -1071,12 +1243,12 @@ def _is_return(statement) -> bool:
         isinstance(statement.body[0], cst.Return)
 
 
-def _add_core_params(params: cst.Parameters, config, existing) -> cst.Parameters:
-    """`def f(a, b)` -> `def f(a, b, *, batch_size=B, num_threads=T, device_id=D, seed=S)`."""
+def _add_core_params(params: cst.Parameters, config, existing, core=CORE) -> cst.Parameters:
+    """`def f(a, b)` -> `def f(a, b, *, batch_size=B, num_threads=T, device_id=D, seed=S)` (those of ``core``)."""
     have = set(existing) | {p.name.value for p in params.kwonly_params}
     new = []
     for name in CORE:
-        if name in have:
+        if name in have or name not in core:
             continue
         default = config.get(name)
         if name == "seed" and default is not None and literal_value(default) == -1:

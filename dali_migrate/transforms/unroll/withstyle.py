@@ -115,6 +115,37 @@ def _bound_now(unroller, call, with_statement, name) -> list[str]:
             and n != name.split(".")[0] and n not in assigned]
 
 
+def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseStatement | None]:
+    """The pipeline options the generator written for a ``with pipe:`` block takes (only the generated binding
+    calls it, with no options), and the statement that grows the thread pool to a literal num_threads:
+
+    * ``num_threads`` stays a parameter only when the Pipeline got a computed value; a literal above 1 grows
+      the pool (never shrinking it) with that number, 1 or none needs nothing;
+    * ``device_id`` never (ndd runs on the current device; another one is marked, DM207);
+    * ``seed`` where the readers or RNG objects read it, or ``set_seed`` gets a seed the Pipeline was given;
+      without one, pipeline mode drew a seed at random, and so does the migration (no ``set_seed``)."""
+    from .unroll import _body_names, _is_int
+
+    config = desc.config
+    core, grow = ["batch_size"], None
+    threads = literal_value(config.get("num_threads"))
+    if config.get("num_threads") is not None and threads is not None and not _is_int(threads):
+        core.append("num_threads")
+    elif _is_int(threads) and threads > 1:
+        grow = stmt(f"if ndd.get_num_threads() < {threads}:\n"
+                    f"    ndd.set_num_threads({threads})  # grow only: shrinking it after use hangs DALI 2.4\n")
+    names = _body_names(desc, env)
+    if "seed" in _body_names(desc, env, seeding=False) or unroller.d.rng_mode:
+        core.append("seed")
+    elif "seed" in names and literal_value(config.get("seed")) not in (None, -1):
+        core.append("seed")
+    elif "seed" in names:
+        desc.extra["unseeded"] = True
+    if "device_id" in names:
+        core.append("device_id")
+    return tuple(o for o in CORE if o in core), grow
+
+
 def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=False):
     config = _pipeline_call_config(call)
     unroller._check_config(name, config, with_statement)
@@ -148,14 +179,16 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     if desc.extra.get("checkpoint"):
         objects = checkpoints.stateful_objects(desc, unroller.d.rng_mode, _uses_name(desc, "rng"))
         steps[-1:-1] = checkpoints.registration(desc, objects)
-    head = [thread_statement("num_threads"), *seeding_statements(desc, env, config.get("seed"))]
+    core, grow = _used_options(unroller, desc, env)
+    threads = [thread_statement("num_threads")] if "num_threads" in core else [grow] if grow is not None else []
+    head = [*threads, *seeding_statements(desc, env, config.get("seed"))]
     decorators = unroller.prefetch_decorators(desc, with_statement)
     if streamed:
         body, decorators = unroller.stream_body(desc, env, head, steps, len(desc.pre), decorators, with_statement)
     else:
         body = head + steps
     free = _bound_now(unroller, call, with_statement, name) if in_loop else []
-    params = _add_core_params(cst.Parameters(params=[cst.Param(cst.Name(n)) for n in free]), config, free)
+    params = _add_core_params(cst.Parameters(params=[cst.Param(cst.Name(n)) for n in free]), config, free, core)
     if desc.extra.get("checkpoint"):
         param = checkpoints.none_param()
         if plan.get("default"):  # a factory forwards its own parameter

@@ -1,0 +1,82 @@
+"""The run-time helpers the migration writes (``EpochIterator``, ``ReaderStream``, ``Prefetch``), and the one module that holds
+them for a project.
+
+A module that needs a helper gets it inline (the class written into the module, after its imports) when it is
+the only one of its run that needs one: a single file stays self-contained. When two or more modules under
+the same import root need helpers, or when that root already holds the helper module written by an earlier
+run, the classes live once in a helper module beside the code (``dali_dynamic_compat.py`` by default,
+``helper_module = "..."`` in ``[tool.dali-migrate]``) and each module imports what it uses::
+
+    from dali_dynamic_compat import EpochIterator, Prefetch  # written by dali-migrate (migrate --write recreates it)
+
+The import root is the folder Python puts on ``sys.path`` for the module: the first folder above it without
+an ``__init__.py`` (where ``project.module_name_of`` starts the module's dotted name). A script, a notebook
+and every package module under that folder resolve ``dali_dynamic_compat`` from there, the same way they
+resolve their own packages, so one absolute import serves them all; a relative import would fail for a
+script run as ``python pkg/mod.py`` and in notebooks. A dotted ``helper_module`` (``"mypkg.dali_compat"``)
+puts the file inside a package of that root instead (for a package that ships as a wheel).
+
+The module's text is fixed (``module_text()``): every helper class, whatever the run needed, so a later run that
+needs the other one finds it there and the file never has to be rewritten. It is not migrated (its text is
+recognised), and a file of that name with other content (a user's, or one edited since) is never
+overwritten: the run reports it as an error (exit 2) and keeps the helpers inline.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+from . import epoch_iterator, prefetch, stream
+
+DEFAULT_MODULE = "dali_dynamic_compat"
+# Name -> class source, in the order the helper module holds them.
+CLASSES = {epoch_iterator.CLASS_NAME: epoch_iterator.SOURCE, stream.CLASS_NAME: stream.SOURCE,
+           prefetch.CLASS_NAME: prefetch.SOURCE}
+IMPORT_COMMENT = "# written by dali-migrate (migrate --write recreates it)"
+
+_HEADER = '''"""Run-time helpers for the code that dali-migrate moved to DALI dynamic mode (nvidia.dali.experimental.dynamic).
+
+Written by dali-migrate; the migrated modules import these classes from here. Do not edit: when this file
+is missing, `dali-migrate migrate --write` over the project writes it again, and a file here with other
+content is never overwritten.
+"""
+'''
+
+
+@functools.lru_cache(maxsize=None)
+def module_text() -> str:
+    """The helper module's text: the header, then every helper class."""
+    return _HEADER + "".join("\n\n" + source for source in CLASSES.values())
+
+
+def import_line(module: str, names) -> str:
+    return f"from {module} import {', '.join(sorted(names))}  {IMPORT_COMMENT}\n"
+
+
+def import_root(path) -> Path:
+    """The folder on ``sys.path`` through which the module at ``path`` is imported: the first folder above
+    it without an ``__init__.py``; for a notebook its own folder (Jupyter runs it there, with that folder
+    on ``sys.path``)."""
+    folder = Path(path).resolve().parent
+    if Path(path).suffix == ".ipynb":
+        return folder
+    while (folder / "__init__.py").exists():
+        folder = folder.parent
+    return folder
+
+
+def module_path(root: Path, module: str) -> Path:
+    """Where the helper module ``module`` (dotted, relative to ``root``) lives."""
+    return root.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def valid_name(module: str) -> bool:
+    return all(part.isidentifier() for part in module.split("."))
+
+
+def importers(text: str, module: str) -> list[int]:
+    """1-based lines of ``text`` that import from the helper module (a notebook's JSON counts its lines)."""
+    pattern = re.compile(rf"(?<![\w.])from\s+{re.escape(module)}\s+import\b")
+    return [text.count("\n", 0, m.start()) + 1 for m in pattern.finditer(text)]

@@ -1,0 +1,122 @@
+"""Several pipelines in one module: the generators take only the options they use, and the thread pool
+is grown once, to the largest literal num_threads (2), before the first pipeline. (Thread counts stay at 2:
+tests load this after other DALI work, and growing the pool far past the CPU count then can crash DALI 2.4.)"""
+
+import os
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import functools
+        import queue
+        import threading
+
+        import nvidia.dali.experimental.dynamic as ndd
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+WORKERS = int(os.environ.get("WORKERS", "2"))
+
+
+if ndd.get_num_threads() < 2:
+    ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
+@Prefetch(depth=2)
+def train_pipe(root, *, batch_size=4):
+    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=5)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            yield ndd.resize(ndd.decoders.image(jpegs), resize_x=16, resize_y=16), labels
+
+
+@Prefetch(depth=2)
+def val_pipe(root, *, batch_size=4):
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            yield ndd.decoders.image(jpegs), labels
+
+
+@Prefetch(depth=2)
+def worker_pipe(root, *, batch_size=4, num_threads=None):
+    if num_threads is not None and num_threads > ndd.get_num_threads():
+        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            yield (labels,)
+
+
+def collect(root, steps):
+    train = train_pipe(root)
+    val = val_pipe(root)
+    workers = worker_pipe(root, num_threads=WORKERS)
+    for pipe in (train, val, workers):
+        pass
+    return [next(train) + next(val) + next(workers) for _ in range(steps)]

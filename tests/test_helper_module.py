@@ -1,0 +1,289 @@
+"""The project's one helper module (issue 16): EpochIterator and Prefetch written once per import root,
+imported by every migrated module that needs them; a single module keeps them inline. Real DALI, real
+JPEGs, whole programs run before and after (no mocks)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dali_migrate import migrate_paths
+from dali_migrate.api import EXIT_CLEAN, EXIT_ERROR, EXIT_PENDING
+from dali_migrate.transforms.unroll import helpers
+from runtime import make_images
+
+ROOT = Path(__file__).resolve().parent.parent
+
+LOADERS = '''\
+"""Training data: a shuffled reader with its own seed, iterated the PyTorch way."""
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
+
+
+@pipeline_def(batch_size=3, num_threads=2, device_id=None, seed=5)
+def train_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=11, name="Reader")
+    images = fn.decoders.image(jpegs)
+    return fn.resize(images, resize_x=8, resize_y=8), labels
+
+
+def train_loader(root):
+    pipe = train_pipe(root)
+    pipe.build()
+    return DALIGenericIterator([pipe], ["data", "label"], reader_name="Reader",
+                               last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True)
+
+
+def epoch_sums(root, epochs):
+    loader = train_loader(root)
+    found = []
+    for _ in range(epochs):
+        for batch in loader:
+            found.append((int(batch[0]["data"].sum()), batch[0]["label"].flatten().tolist()))
+    return found
+'''
+
+EVALUATE = '''\
+"""Validation data: decoded and resized, stepped in a loop."""
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None)
+def val_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    return fn.resize(fn.decoders.image(jpegs), resize_x=6, resize_y=6), labels
+
+
+def val_sums(root, steps):
+    pipe = val_pipe(root)
+    pipe.build()
+    found = []
+    for _ in range(steps):
+        images, labels = pipe.run()
+        found.append((sum(int(images.at(i).sum()) for i in range(len(images))),
+                       [int(labels.at(i)[0]) for i in range(len(labels))]))
+    return found
+'''
+
+TRAIN = '''\
+import sys
+
+from data.evaluate import val_sums
+from data.loaders import epoch_sums
+
+root = sys.argv[1]
+for item in epoch_sums(root, 2):
+    print("train", item)
+for item in val_sums(root, 4):
+    print("val", item)
+'''
+
+
+@pytest.fixture
+def images(tmp_path_factory):
+    return make_images(tmp_path_factory.mktemp("images"), count=10, classes=2)
+
+
+def _project(root: Path) -> Path:
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "__init__.py").write_text("")
+    (root / "data" / "loaders.py").write_text(LOADERS)
+    (root / "data" / "evaluate.py").write_text(EVALUATE)
+    (root / "train.py").write_text(TRAIN)
+    return root
+
+
+def _run(folder: Path, images: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "train.py", str(images)], cwd=folder, capture_output=True, text=True,
+                          timeout=300)
+
+
+def _texts(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): p.read_text() for p in sorted(folder.rglob("*.py"))
+            if "__pycache__" not in p.parts}
+
+
+def test_one_helper_module_runs_the_same_and_a_second_run_changes_nothing(tmp_path, images):
+    original = _project(tmp_path / "original")
+    migrated = tmp_path / "migrated"
+    shutil.copytree(original, migrated)
+
+    run = migrate_paths([str(migrated)], write=True, jobs=1)
+    assert run.exit_code(wrote=True) == EXIT_CLEAN, [f.to_dict() for f in run.files]
+    helper = migrated / "dali_dynamic_compat.py"
+    assert helper.read_text() == helpers.module_text()
+    created = [f for f in run.files if f.created]
+    assert [Path(f.path).resolve() for f in created] == [helper.resolve()]
+    assert created[0].status == "created"
+    for name in ("data/loaders.py", "data/evaluate.py"):
+        text = (migrated / name).read_text()
+        assert "class EpochIterator" not in text and "class Prefetch" not in text, name
+        assert "pipeline_def" not in text
+    assert "from dali_dynamic_compat import EpochIterator, Prefetch  # written by dali-migrate" in \
+        (migrated / "data/loaders.py").read_text()
+    assert "from dali_dynamic_compat import Prefetch  # written by dali-migrate" in \
+        (migrated / "data/evaluate.py").read_text()
+
+    before, after = _run(original, images), _run(migrated, images)
+    assert before.returncode == 0, before.stderr
+    assert after.returncode == 0, after.stderr
+    assert after.stdout == before.stdout
+    assert before.stdout.count("train") >= 6 and before.stdout.count("val") == 4
+
+    # A second run changes nothing: the helper module is neither migrated, rewritten nor created again.
+    texts = _texts(migrated)
+    again = migrate_paths([str(migrated)], write=True, jobs=1)
+    assert again.written == [] and not any(f.created or f.changed for f in again.files)
+    assert again.exit_code(wrote=True) == EXIT_CLEAN
+    assert _texts(migrated) == texts
+    assert migrate_paths([str(migrated)], jobs=1).exit_code() == EXIT_CLEAN  # --check
+
+
+def test_a_single_module_keeps_its_helpers_inline_and_a_module_migrated_later_imports_them(tmp_path, images):
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "evaluate.py").write_text(EVALUATE + "\nimport sys\nprint(val_sums(sys.argv[1], 3))\n")
+    expected = subprocess.run([sys.executable, "evaluate.py", str(images)], cwd=alone, capture_output=True,
+                              text=True, timeout=300)
+    assert expected.returncode == 0, expected.stderr
+    run = migrate_paths([str(alone / "evaluate.py")], write=True, jobs=1)
+    assert run.exit_code(wrote=True) == EXIT_CLEAN
+    assert not (alone / "dali_dynamic_compat.py").exists()
+    assert "class Prefetch" in (alone / "evaluate.py").read_text()
+    got = subprocess.run([sys.executable, "evaluate.py", str(images)], cwd=alone, capture_output=True, text=True,
+                         timeout=300)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == expected.stdout
+
+    # In a project that has its helper module, a module migrated alone later imports from it.
+    project = _project(tmp_path / "project")
+    assert migrate_paths([str(project)], write=True, jobs=1).exit_code(wrote=True) == EXIT_CLEAN
+    (project / "later.py").write_text(EVALUATE.replace("val_pipe", "later_pipe").replace("val_sums", "later_sums")
+                                      + "\nimport sys\nprint(later_sums(sys.argv[1], 3))\n")
+    run = migrate_paths([str(project / "later.py")], write=True, jobs=1)
+    assert run.exit_code(wrote=True) == EXIT_CLEAN and not any(f.created for f in run.files)
+    text = (project / "later.py").read_text()
+    assert "from dali_dynamic_compat import Prefetch" in text and "class Prefetch" not in text
+    got = subprocess.run([sys.executable, "later.py", str(images)], cwd=project, capture_output=True, text=True,
+                         timeout=300)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == expected.stdout
+
+
+def test_a_deleted_helper_module_is_reported_and_written_again(tmp_path, images):
+    project = _project(tmp_path / "project")
+    assert migrate_paths([str(project)], write=True, jobs=1).exit_code(wrote=True) == EXIT_CLEAN
+    (project / "dali_dynamic_compat.py").unlink()
+
+    # Running the program: the ImportError names the module, and the line it shows says how to get it back.
+    failed = _run(project, images)
+    assert failed.returncode != 0
+    assert "No module named 'dali_dynamic_compat'" in failed.stderr
+    assert "migrate --write recreates it" in failed.stderr
+
+    # migrate --check: the file that would be created, with every file and line that imports it.
+    cli = subprocess.run([sys.executable, "-m", "dali_migrate", "migrate", "--check", "."], cwd=project,
+                         capture_output=True, text=True, timeout=300, env=_env())
+    assert cli.returncode == EXIT_PENDING, cli.stdout + cli.stderr
+    assert "DM224 [fixed] creates the helper module dali_dynamic_compat" in cli.stdout
+    assert "./data/loaders.py:4" in cli.stdout and "./data/evaluate.py:5" in cli.stdout
+
+    run = migrate_paths([str(project)], write=True, jobs=1)
+    assert run.exit_code(wrote=True) == EXIT_CLEAN
+    assert (project / "dali_dynamic_compat.py").read_text() == helpers.module_text()
+    assert _run(project, images).returncode == 0
+
+
+def test_a_users_file_of_that_name_is_never_overwritten(tmp_path, images):
+    project = _project(tmp_path / "project")
+    mine = "# my own compatibility shims\nVERSION = 3\n"
+    (project / "dali_dynamic_compat.py").write_text(mine)
+    before = _run(project, images)
+
+    run = migrate_paths([str(project)], write=True, jobs=1)
+    assert run.exit_code(wrote=True) == EXIT_ERROR
+    error = next(f for f in run.files if f.error)
+    assert error.path.endswith("dali_dynamic_compat.py") and "not overwritten" in error.error
+    assert (project / "dali_dynamic_compat.py").read_text() == mine
+    # The modules were still migrated, their helpers inline, and the program runs the same.
+    assert "class EpochIterator" in (project / "data/loaders.py").read_text()
+    assert "class Prefetch" in (project / "data/evaluate.py").read_text()
+    after = _run(project, images)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout == before.stdout
+
+
+def test_helper_module_setting_places_it_inside_a_package(tmp_path, images):
+    project = _project(tmp_path / "project")
+    (project / "pyproject.toml").write_text('[tool.dali-migrate]\nhelper_module = "data.ndd_helpers"\n')
+    before = _run(project, images)
+    run = migrate_paths([str(project)], write=True, jobs=1)
+    assert run.exit_code(wrote=True) == EXIT_CLEAN
+    assert (project / "data" / "ndd_helpers.py").read_text() == helpers.module_text()
+    assert not (project / "dali_dynamic_compat.py").exists()
+    assert "from data.ndd_helpers import Prefetch" in (project / "data/evaluate.py").read_text()
+    after = _run(project, images)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout == before.stdout
+
+
+def _env() -> dict:
+    import os
+
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+
+
+NOTEBOOK_CELLS = [
+    "import sys\nimport nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\nroot = sys.argv[1]",
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\ndef nb_pipe():\n"
+    "    jpegs, labels = fn.readers.file(file_root=root)\n    return fn.decoders.image(jpegs), labels",
+    "pipe = nb_pipe()\npipe.build()\nfor _ in range(3):\n    images, labels = pipe.run()\n"
+    "    print([int(images.at(i).sum()) for i in range(len(images))], [int(labels.at(i)[0]) for i in range(2)])",
+]
+
+
+def test_a_notebook_and_a_module_share_the_helper_module(tmp_path, images):
+    import nbformat
+
+    original = tmp_path / "original"
+    original.mkdir()
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in NOTEBOOK_CELLS])
+    nbformat.write(notebook, original / "explore.ipynb")
+    (original / "evaluate.py").write_text(EVALUATE)
+    migrated = tmp_path / "migrated"
+    shutil.copytree(original, migrated)
+    assert migrate_paths([str(migrated)], write=True, jobs=1).exit_code(wrote=True) == EXIT_CLEAN
+    assert (migrated / "dali_dynamic_compat.py").read_text() == helpers.module_text()
+    text = (migrated / "explore.ipynb").read_text()
+    assert "from dali_dynamic_compat import Prefetch" in text and "class Prefetch" not in text
+
+    def run(folder):
+        done = subprocess.run([sys.executable, "-m", "dali_migrate.harness.run_notebook", "explore.ipynb",
+                               str(images)], cwd=folder, capture_output=True, text=True, timeout=300, env=_env())
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert run(migrated) == run(original)
+    assert migrate_paths([str(migrated)], jobs=1).exit_code() == EXIT_CLEAN
+
+
+def test_the_mcp_server_lists_writes_and_then_leaves_the_helper_module(tmp_path, monkeypatch):
+    from dali_migrate.mcp_server import Workspace, migrate_workspace_paths
+
+    project = _project(tmp_path / "project")
+    monkeypatch.chdir(tmp_path)  # the workspace is not the current folder
+    workspace = Workspace(project)
+    dry, _ = migrate_workspace_paths(workspace, ["."], write=False)
+    assert {(f.path, f.status) for f in dry.files} >= {("dali_dynamic_compat.py", "created")}
+    assert not (project / "dali_dynamic_compat.py").exists()
+    done, _ = migrate_workspace_paths(workspace, ["."], write=True)
+    assert (project / "dali_dynamic_compat.py").read_text() == helpers.module_text()
+    assert not (project / ".dali-migrate" / "originals" / "dali_dynamic_compat.py").exists()
+    again, text = migrate_workspace_paths(workspace, ["."], write=True)
+    assert again.counts.changed == 0 and "dali_dynamic_compat" not in text
