@@ -464,6 +464,12 @@ def _yield_statements(outputs, statements=(), single_names=frozenset()) -> list[
     return [cst.SimpleStatementLine([cst.Expr(cst.Yield(value=value))])]
 
 
+def grow_statement(count: int) -> cst.BaseStatement:
+    """``thread_statement`` for a thread count known when migrating (a literal): grow to it, never shrink."""
+    return stmt(f"if ndd.get_num_threads() < {count}:\n"
+                f"    ndd.set_num_threads({count})  # grow only: shrinking it after use hangs DALI 2.4\n")
+
+
 def thread_statement(num_threads: str) -> cst.BaseStatement:
     """Grow the process-wide CPU pool to the pipeline's num_threads, never shrink it: in DALI 2.4.0 a
     smaller set_num_threads after CPU work hangs the next CPU operator (docs/dali-facts.md), and a

@@ -15,8 +15,8 @@ from ..imports import first_use
 from ..walk import node_children, walk
 from . import checkpoints, epoch_iterator, prefetch, rules, stream
 from . import helpers as helpers_module
-from .graph import (Env, _uses_name, build_graph, loop_statements, output_elements, seeding_statements,
-                    thread_statement)
+from .graph import (Env, _uses_name, build_graph, grow_statement, loop_statements, output_elements,
+                    seeding_statements, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
                     PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt, with_kwarg,
                     without_kwargs)
@@ -1002,7 +1002,7 @@ class Unroller(MigrationTransformer):
             calls = uses.calls.get(name, [])
             if name in uses.escapes or exported or any(a.star for c in calls for a in c.args):
                 continue  # callers the migration cannot see: every parameter stays
-            names = _body_names(desc, self._env())
+            names, outside_seeding = _generator_names(desc, self._env())
             core = ["batch_size"]
             threads = [desc.config.get("num_threads"), *(kwarg(c, "num_threads") for c in calls)]
             constant = all(v is None or literal_value(v) is None or _is_int(literal_value(v)) for v in threads)
@@ -1016,13 +1016,8 @@ class Unroller(MigrationTransformer):
                                            for c in calls if kwarg(c, "device_id") is not None):
                 core.append("device_id")
             seeds = [kwarg(c, "seed") for c in calls if kwarg(c, "seed") is not None]
-            if "seed" in _body_names(desc, self._env(), seeding=False) or self.d.rng_mode \
-                    or any(not _plain(s) for s in seeds):
+            if takes_seed(desc, names, outside_seeding, self.d.rng_mode, seeds):
                 core.append("seed")
-            elif "seed" in names and (literal_value(desc.config.get("seed")) not in (None, -1) or seeds):
-                core.append("seed")  # set_seed(seed): a seed is given (-1 meant "draw one", like none)
-            elif "seed" in names:
-                desc.extra["unseeded"] = True  # no seed anywhere: pipeline mode drew one at random too
             desc.extra["core"] = tuple(o for o in CORE if o in core)
 
     def _grow_threads_once(self, module: cst.Module) -> cst.Module:
@@ -1038,8 +1033,7 @@ class Unroller(MigrationTransformer):
                 break
         else:
             return module
-        grow = stmt(f"if ndd.get_num_threads() < {threads}:\n"
-                    f"    ndd.set_num_threads({threads})  # grow only: shrinking it after use hangs DALI 2.4\n")
+        grow = grow_statement(threads)
         statement = body[index]
         grow = grow.with_changes(leading_lines=statement.leading_lines)
         body[index] = statement.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
@@ -1123,13 +1117,29 @@ class _Names(cst.CSTVisitor):
             self.found.add(node.value)
 
 
-def _body_names(desc: PipelineDesc, env, seeding: bool = True) -> set[str]:
-    """The names the generator written for ``desc`` reads (its seeding, readers, loop and outputs)."""
-    names = _Names()
-    first = seeding_statements(desc, env, desc.config.get("seed")) if seeding else []
-    for statement in [*first, *loop_statements(desc, env)]:
-        walk(statement, names)
-    return names.found
+def _generator_names(desc: PipelineDesc, env) -> tuple[set[str], set[str]]:
+    """The names the generator written for ``desc`` reads (its seeding, readers, loop and outputs), and those
+    it reads outside its seeding statements."""
+    seeding, loop = _Names(), _Names()
+    for statement in seeding_statements(desc, env, desc.config.get("seed")):
+        walk(statement, seeding)
+    for statement in loop_statements(desc, env):
+        walk(statement, loop)
+    return seeding.found | loop.found, loop.found
+
+
+def takes_seed(desc: PipelineDesc, names: set[str], outside_seeding: set[str], rng_mode: bool, seeds=()) -> bool:
+    """Whether the generator written for ``desc`` takes ``seed``: where its readers or RNG objects read it, where
+    ``set_seed`` gets a seed the pipeline or a caller (``seeds``, their arguments) gives, or where a caller's
+    value is not plain (its evaluation is kept). A generator whose seeding nobody gives a seed is marked
+    ``unseeded``: pipeline mode drew one at random too."""
+    if "seed" in outside_seeding or rng_mode or any(not _plain(s) for s in seeds):
+        return True
+    if "seed" in names and (literal_value(desc.config.get("seed")) not in (None, -1) or seeds):
+        return True  # set_seed(seed): a seed is given (-1 meant "draw one", like none)
+    if "seed" in names:
+        desc.extra["unseeded"] = True
+    return False
 
 
 def _is_int(value) -> bool:

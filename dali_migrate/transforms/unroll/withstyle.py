@@ -11,7 +11,7 @@ import libcst as cst
 from ...findings import marker_text
 from ..base import has_marker
 from . import checkpoints, rules
-from .graph import _uses_name, build_graph, loop_statements, seeding_statements, thread_statement
+from .graph import _uses_name, build_graph, grow_statement, loop_statements, seeding_statements, thread_statement
 from .model import CORE, PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
 from .unroll import _add_core_params, _pipeline_call_config
 
@@ -124,7 +124,7 @@ def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseSta
     * ``device_id`` never (ndd runs on the current device; another one is marked, DM207);
     * ``seed`` where the readers or RNG objects read it, or ``set_seed`` gets a seed the Pipeline was given;
       without one, pipeline mode drew a seed at random, and so does the migration (no ``set_seed``)."""
-    from .unroll import _body_names, _is_int
+    from .unroll import _generator_names, _is_int, takes_seed
 
     config = desc.config
     core, grow = ["batch_size"], None
@@ -132,15 +132,10 @@ def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseSta
     if config.get("num_threads") is not None and threads is not None and not _is_int(threads):
         core.append("num_threads")
     elif _is_int(threads) and threads > 1:
-        grow = stmt(f"if ndd.get_num_threads() < {threads}:\n"
-                    f"    ndd.set_num_threads({threads})  # grow only: shrinking it after use hangs DALI 2.4\n")
-    names = _body_names(desc, env)
-    if "seed" in _body_names(desc, env, seeding=False) or unroller.d.rng_mode:
+        grow = grow_statement(threads)
+    names, outside_seeding = _generator_names(desc, env)
+    if takes_seed(desc, names, outside_seeding, unroller.d.rng_mode):
         core.append("seed")
-    elif "seed" in names and literal_value(config.get("seed")) not in (None, -1):
-        core.append("seed")
-    elif "seed" in names:
-        desc.extra["unseeded"] = True
     if "device_id" in names:
         core.append("device_id")
     return tuple(o for o in CORE if o in core), grow
