@@ -1299,17 +1299,18 @@ class DataFlow:
             for call, _scope in self.calls:
                 func = call.func
                 if isinstance(func, cst.Attribute) and func.attr.value in METADATA_METHODS:
-                    found |= self._pipelines_in(func.value)
+                    found |= self.pipelines_in(func.value)
                 if self.imports.qualname(func) in TORCH_ITERATORS and call.args and \
                         keyword(call, "reader_name") is not None:
-                    found |= self._pipelines_in(call.args[0].value)
+                    found |= self.pipelines_in(call.args[0].value)
             for attribute in self.attributes:
                 if attribute.attr.value in METADATA_ATTRIBUTES and attribute not in self._callees:
-                    found |= self._pipelines_in(attribute.value)
+                    found |= self.pipelines_in(attribute.value)
             self._metadata_asked = frozenset(found)
         return self._metadata_asked
 
-    def _pipelines_in(self, expr) -> frozenset:
+    def pipelines_in(self, expr) -> frozenset:
+        """The origins of the pipeline, or the list of pipelines, ``expr`` holds (empty: it holds neither)."""
         kind, origins = self.value_of(expr)
         if kind == PIPELINE or isinstance(kind, tuple) and kind[0] == "seq" and kind[1] == PIPELINE:
             return origins

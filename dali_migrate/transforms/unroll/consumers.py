@@ -13,6 +13,7 @@ import libcst as cst
 
 from ..walk import transform, walk
 from . import epoch_iterator, rules
+from .stream import CLASS_NAME as STREAM_CLASS
 from .model import AssignedNames, CannotUnroll, NameReads, ReaderSpec, code_of, expr, kwarg, literal_value
 
 _POLICIES = ("FILL", "DROP", "PARTIAL")
@@ -135,7 +136,7 @@ def rewrite_reader_meta(unroller, original, call, owner, kind):
                   "it means", f"call get_metadata(){key} on that reader, built once more with its arguments")
         return call
     if name_arg is not None and unroller.streams(original.func.value):
-        unroller.report(rules.READER_META.id, f"{called} stays: the migrated pipeline ({_stream_word()}) answers it "
+        unroller.report(rules.READER_META.id, f"{called} stays: the migrated pipeline ({STREAM_CLASS}) answers it "
                         f"from its reader at run time", original)
         return call
     if name is None and method == "epoch_size":
@@ -232,11 +233,6 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
     return cst.Call(func=cst.Name(epoch_iterator.CLASS_NAME), args=_commas(args))
 
 
-def _stream_word() -> str:
-    from .stream import CLASS_NAME
-    return CLASS_NAME
-
-
 def _iterator_over_streams(unroller, original, call, which, owners, pipelines, output_map, reader_name):
     """The iterator over migrated pipelines that answer their metadata at run time (ReaderStream): the
     EpochIterator asks the (first) pipeline for its reader's epoch size and its batch size."""
@@ -249,7 +245,7 @@ def _iterator_over_streams(unroller, original, call, which, owners, pipelines, o
     unroller.mark_if_sharded_stream(original, which, owners[0])
     unroller.need_epoch_iterator = True
     unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({policy}): it asks the "
-                    f"migrated pipeline ({_stream_word()}) for its reader's epoch size at run time", original)
+                    f"migrated pipeline ({STREAM_CLASS}) for its reader's epoch size at run time", original)
     return cst.Call(func=cst.Name(epoch_iterator.CLASS_NAME), args=_commas(args))
 
 

@@ -37,9 +37,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...dataflow import STREAM_CLASS as CLASS_NAME  # the flow model knows ReaderStream(...) by this name
 from .model import stmt
-
-CLASS_NAME = "ReaderStream"
 
 SOURCE = '''\
 class ReaderStream:

@@ -15,7 +15,7 @@ from ..imports import first_use
 from ..walk import node_children, walk
 from . import checkpoints, epoch_iterator, prefetch, rules, stream
 from . import helpers as helpers_module
-from .graph import (Env, _uses_name, build_graph, grow_statement, loop_statements, output_elements,
+from .graph import (Env, _ContainsCall, _uses_name, build_graph, grow_statement, loop_statements, output_elements,
                     seeding_statements, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
                     PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt, with_kwarg,
@@ -321,9 +321,7 @@ class Unroller(MigrationTransformer):
         flow = self.ctx.facts.get("flow")
         if flow is None or node is None:
             return False
-        kind, origins = flow.value_of(node)
-        if not (kind == df.PIPELINE or isinstance(kind, tuple) and kind[0] == "seq" and kind[1] == df.PIPELINE):
-            return False
+        origins = flow.pipelines_in(node)
         return bool(origins) and origins <= self.streamed and not origins & self.ctx.kept
 
     def streams_list(self, node) -> bool:
@@ -360,16 +358,9 @@ class Unroller(MigrationTransformer):
         block = self.d.with_blocks.get(origin)
         if block is None:
             return []
-        found: list[cst.Call] = []
-
-        class Readers(cst.CSTVisitor):
-            def visit_Call(inner, call):
-                path = fn_path(self.ctx.imports, call.func)
-                if path is not None and path.startswith("readers."):
-                    found.append(call)
-
-        walk(block[0], Readers())
-        return found
+        calls = _ContainsCall(self.ctx.imports)
+        walk(block[0], calls)
+        return calls.readers
 
     def _pipe_kind_of(self, node, name: str | None):
         """``_pipe_kind(name)``, or, where the pipeline reaches ``node`` some other way (returned by a
