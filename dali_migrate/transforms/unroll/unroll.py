@@ -18,7 +18,7 @@ from . import helpers as helpers_module
 from .graph import (Env, _ContainsCall, _uses_name, build_graph, grow_statement, loop_statements, output_elements,
                     seeding_statements, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
-                    PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt, with_kwarg,
+                    NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt, with_kwarg,
                     without_kwargs)
 
 TORCH_ITERATORS = {
@@ -1088,35 +1088,15 @@ class _PipelineUses(cst.CSTVisitor):
             self.escapes.add(node.value)
 
 
-class _Names(cst.CSTVisitor):
-    """The names a piece of code reads: not keywords (``seed=5``) nor attributes (``x.seed``)."""
-
-    def __init__(self):
-        super().__init__()
-        self.found: set[str] = set()
-        self._not_read: set[int] = set()
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._not_read.add(id(node.keyword))
-
-    def visit_Attribute(self, node):
-        self._not_read.add(id(node.attr))
-
-    def visit_Name(self, node):
-        if id(node) not in self._not_read:
-            self.found.add(node.value)
-
-
 def _generator_names(desc: PipelineDesc, env) -> tuple[set[str], set[str]]:
     """The names the generator written for ``desc`` reads (its seeding, readers, loop and outputs), and those
     it reads outside its seeding statements."""
-    seeding, loop = _Names(), _Names()
+    seeding, loop = NameReads(), NameReads()  # not keywords (seed=5) nor attributes (x.seed)
     for statement in seeding_statements(desc, env, desc.config.get("seed")):
         walk(statement, seeding)
     for statement in loop_statements(desc, env):
         walk(statement, loop)
-    return seeding.found | loop.found, loop.found
+    return seeding.names | loop.names, loop.names
 
 
 def takes_seed(desc: PipelineDesc, names: set[str], outside_seeding: set[str], rng_mode: bool, seeds=()) -> bool:
