@@ -18,8 +18,8 @@ from . import helpers as helpers_module
 from .graph import (Env, _ContainsCall, _uses_name, build_graph, grow_statement, loop_statements, output_elements,
                     seeding_statements, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
-                    NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt, with_kwarg,
-                    without_kwargs)
+                    NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt,
+                    with_kwarg, without_kwargs)
 
 TORCH_ITERATORS = {
     "nvidia.dali.plugin.pytorch.DALIGenericIterator": None,
