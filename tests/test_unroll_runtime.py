@@ -8,6 +8,7 @@ per-sample variation (no broadcast value), distribution, and run-to-run reproduc
 
 import numpy as np
 import pytest
+import nvidia.dali.experimental.dynamic as ndd
 
 from dali_migrate import migrate_source
 from runtime import assert_bitwise_equal, load, make_images, output, pair, steps_as_arrays
@@ -116,6 +117,8 @@ def test_torch_iterators_bitwise(image_root, consumer, pad):
     original, migrated, _ = pair("unroll/torch_iterators.py")
     want = getattr(original, consumer)(str(image_root), 3, pad)
     got = getattr(migrated, consumer)(str(image_root), 3, pad)
+    # EpochIterator converts under EvalMode.sync_cpu (issue 18); the mode must not outlive the conversion
+    assert ndd.EvalMode.current() is ndd.EvalMode.eager
     if consumer == "drop_epochs":
         (want, want_len), (got, got_len) = want, got
         assert want_len == got_len == 2

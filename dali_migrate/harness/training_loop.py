@@ -17,7 +17,7 @@ Consumers (``consumer=``):
 * ``numpy``: the original ``TensorList.as_array()`` (``as_cpu()`` first on a GPU); the migrated
   ``np.array(ndd.as_tensor(batch))`` (``.cpu()`` first): what the migration writes for ``as_array()``.
 * ``torch``: the original as ``DALIGenericIterator`` does it (``feed_ndarray`` into a new torch tensor);
-  the migrated ``batch.torch()``, as the migration's ``EpochIterator`` does.
+  the migrated ``batch.torch()`` under ``ndd.EvalMode.sync_cpu``, as the migration's ``EpochIterator`` does.
 
 Run a side by hand: ``python -m dali_migrate.harness.training_loop SPEC.json`` prints one JSON line.
 """
@@ -83,7 +83,8 @@ def _convert_migrated(output, consumer: str) -> int:
             np.asarray(output.cpu())
         return 0
     if consumer == "torch":
-        output.torch()
+        with ndd.EvalMode.sync_cpu:  # as the migration's EpochIterator converts
+            output.torch()
         return size
     cpu = output.cpu()
     if len({tuple(s) for s in cpu.shape}) <= 1:

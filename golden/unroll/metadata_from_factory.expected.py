@@ -31,6 +31,11 @@ class EpochIterator:
         self._auto_reset = auto_reset
         self._seen = 0  # samples counted in this epoch
         self._ended = False
+        import nvidia.dali.experimental.dynamic as ndd
+
+        # Outputs become torch tensors in this thread, as the plugin's copies did: handing each one to
+        # a background thread costs milliseconds while loading keeps the cores busy.
+        self._convert_mode = ndd.EvalMode.sync_cpu
 
     def __len__(self):
         if self._policy == "DROP":
@@ -51,7 +56,8 @@ class EpochIterator:
         if self._policy == "PARTIAL":
             keep = min(self.batch_size, self.size - self._seen)
         self._seen += self.batch_size
-        return [{name: batch.torch()[:keep] for name, batch in zip(self._names, step)} for step in steps]
+        with self._convert_mode:
+            return [{name: batch.torch()[:keep] for name, batch in zip(self._names, step)} for step in steps]
 
     def _end_epoch(self):
         self._ended = True
