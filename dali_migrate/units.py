@@ -94,16 +94,17 @@ def tracked(found) -> bool:
     """Values whose meaning changes with the migration: pipeline-mode objects and outputs, containers of
     them, and unknown values that carry some (``TOP`` with origins)."""
     kind, origins = found
+    return _tracked_kind(kind, bool(origins))
+
+
+def _tracked_kind(kind, carries: bool) -> bool:
+    """``carries``: the value has origins, which an unknown part of it (TOP) may hold."""
     if kind == df.TOP:
-        return bool(origins)
-    return _tracked_kind(kind)
-
-
-def _tracked_kind(kind) -> bool:
+        return carries
     if isinstance(kind, tuple):
         if kind[0] == "tup":
-            return any(_tracked_kind(k) for k in kind[1])
-        return kind[0] in ("seq", "gen", "stream", "map") and _tracked_kind(kind[1])
+            return any(_tracked_kind(k, carries) for k in kind[1])
+        return kind[0] in ("seq", "gen", "stream", "map") and _tracked_kind(kind[1], carries)
     return kind in (df.PIPELINE, df.OUTPUTS, df.TENSORLIST, df.TENSORCPU, df.DALI_ITERATOR)
 
 
@@ -118,6 +119,8 @@ def _describe(kind) -> str:
         return "a pipeline output sample (TensorCPU)"
     if kind == df.DALI_ITERATOR:
         return "a DALI framework iterator"
+    if isinstance(kind, tuple) and kind[0] == "tup":
+        return "a container holding a pipeline's values"
     if isinstance(kind, tuple):
         return "a container of " + _describe(kind[1]).removeprefix("a ")
     return "a value that may be a pipeline's"
@@ -496,8 +499,8 @@ class _Tagger(cst.CSTVisitor):
         if not tracked(found):
             return
         kind = found[0]
-        if kind in (df.OUTPUTS, df.TENSORLIST) or isinstance(kind, tuple) and kind[0] in ("seq", "map"):
-            return
+        if kind in (df.OUTPUTS, df.TENSORLIST) or isinstance(kind, tuple) and kind[0] in ("seq", "map", "tup"):
+            return  # the model knows what indexing these gives: the place that uses the item decides
         self._escape(node, found, f"{_code(node)}: indexing {_describe(kind)}")
 
     def visit_If(self, node):
