@@ -82,7 +82,7 @@ TENSORLIST_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "shape", "layout"
                       "broadcast", "reinterpret", "squeeze", "source_info", "get_property", "stream", "device_id"}
 TENSORCPU_METHODS = {"as_cpu", "shape", "layout", "ndim", "dtype", "copy_to_external", "data_ptr", "squeeze",
                      "source_info", "get_property", "stream", "device_id"}
-ITERATOR_ATTRS = {"reset", "size", "batch_size", "__len__", "__iter__", "__next__"}
+ITERATOR_ATTRS = {"reset", "size", "_size", "batch_size", "__len__", "__iter__", "__next__"}
 _CONTAINER_METHODS = {"append", "add", "insert", "pop", "get", "values", "items", "keys", "copy", "clear", "remove",
                       "index", "count", "__len__"}
 # Builtins the model sees through, by what they take (containers, tuples of outputs).

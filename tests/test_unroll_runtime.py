@@ -225,3 +225,40 @@ def test_only_what_is_used_bitwise(image_root):
     for index, what in enumerate(["train images", "train labels", "val images", "val labels", "worker labels"]):
         assert_bitwise_equal(output(want, index), output(got, index), what)
     assert ndd.get_num_threads() >= 2
+
+
+# 10 images: batch 3 and 4 leave a partial last batch, 16 is larger than the epoch (the plugin then starts
+# an epoch afresh where the samples read ahead would cover it whole). DROP with a batch larger than the
+# epoch has no data in the plugin (it raises), so it is not a case.
+_SIZE_CASES = [(bs, policy, pad) for bs in (3, 4, 16) for policy in ("FILL", "DROP", "PARTIAL") for pad in (False, True)
+               if not (bs == 16 and policy == "DROP")]
+
+
+@pytest.fixture(scope="module")
+def iterator_size_pair():
+    return pair("unroll/iterator_size.py")
+
+
+@pytest.mark.parametrize("batch_size, policy, pad", _SIZE_CASES)
+def test_iterator_size_and_len_per_epoch(image_root, iterator_size_pair, batch_size, policy, pad):
+    """EpochIterator's size, _size and len() before each of 4 epochs are the plugin's (they change from epoch
+    to epoch for FILL over an unpadded reader), and so are the labels of each epoch's batches."""
+    pytest.importorskip("torch")
+    original, migrated, _ = iterator_size_pair
+    want = original.by_reader(str(image_root), batch_size, policy, pad, epochs=4)
+    got = migrated.by_reader(str(image_root), batch_size, policy, pad, epochs=4)
+    assert got == want
+    if policy == "FILL" and not pad and batch_size != 16:
+        assert len({counted for counted, _ in want}) > 1  # the case where the count changes is exercised
+
+
+@pytest.mark.parametrize("policy", ["FILL", "DROP", "PARTIAL"])
+@pytest.mark.parametrize("size", [10, 7])
+def test_iterator_size_given(image_root, iterator_size_pair, policy, size):
+    """With size= (no reader_name) size and _size are what was given, len() is the plugin's."""
+    pytest.importorskip("torch")
+    original, migrated, _ = iterator_size_pair
+    want = original.by_size(str(image_root), 4, policy, size)
+    got = migrated.by_size(str(image_root), 4, policy, size)
+    assert [counted for counted, _ in got] == [counted for counted, _ in want]
+    assert got == want

@@ -1,0 +1,240 @@
+"""What a PyTorch DALI iterator says about its epochs: size, _size and len() before each epoch, for each
+last-batch policy, over a reader named with reader_name (padded or not) and with size= given."""
+
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class EpochIterator:
+    """Epochs of [{name: torch.Tensor}] over a dynamic-mode pipeline, as DALIGenericIterator gave.
+
+    Written by dali-migrate. The plugin's counting for one unsharded reader: FILL yields whole
+    batches and, unless the reader pads its last batch, carries the overflow into the next epoch;
+    DROP drops the batch that would cross the end of the epoch; PARTIAL cuts it. size (also _size)
+    and len() are the plugin's, epoch by epoch.
+    """
+
+    def __init__(self, pipelines, output_map, *, batch_size=None, size=-1, reader_name=None, reader_meta=None,
+                 last_batch_policy="FILL", last_batch_padded=False, auto_reset=False):
+        pipelines = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
+        if reader_name is not None:  # a migrated pipeline (ReaderStream) answers for its reader
+            reader_meta = pipelines[0].reader_meta(reader_name)
+            batch_size = pipelines[0].max_batch_size
+        self._pipelines = [iter(pipeline) for pipeline in pipelines]
+        self._names = list(output_map)
+        self.batch_size = batch_size
+        self._meta = reader_meta
+        if reader_meta is not None:
+            size = reader_meta["epoch_size"]
+            last_batch_padded = bool(reader_meta["pad_last_batch"])
+        self._epoch = size  # samples in one epoch
+        self._policy = last_batch_policy
+        self._padded = last_batch_padded
+        self._auto_reset = auto_reset
+        self._seen = 0  # samples counted in this epoch
+        self._ended = False
+        self._size = self._epoch_end()
+
+    @property
+    def size(self):
+        return self._size
+
+    def _epoch_end(self):
+        """The plugin's size (its _size): the count at which this epoch ends, the epoch size given, or for
+        a reader the whole batches this epoch still needs (FILL and PARTIAL), its epoch_size (DROP) or
+        its epoch_size_padded (a padded reader)."""
+        if self._meta is None or self._policy == "DROP":
+            return self._epoch
+        if self._padded:
+            return self._meta["epoch_size_padded"]
+        return -(-(self._epoch - self._seen) // self.batch_size) * self.batch_size
+
+    def __len__(self):
+        step = self.batch_size * (1 if self._meta is not None else len(self._pipelines))
+        if self._policy == "DROP":
+            return self._size // step
+        return -(-self._size // step)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._ended or self._seen >= self._epoch:
+            self._end_epoch()
+        steps = [next(pipeline) for pipeline in self._pipelines]
+        if self._policy == "DROP" and self._seen + self.batch_size > self._epoch:
+            self._seen = self._epoch
+            self._end_epoch()
+        keep = self.batch_size
+        if self._policy == "PARTIAL":
+            keep = min(self.batch_size, self._epoch - self._seen)
+        self._seen += self.batch_size
+        return [{name: batch.torch()[:keep] for name, batch in zip(self._names, step)} for step in steps]
+
+    def _end_epoch(self):
+        self._ended = True
+        if self._auto_reset:
+            self.reset()
+        raise StopIteration
+
+    def reset(self):
+        if self._seen < self._epoch:
+            return  # like the plugin: a reset before the end of the epoch is ignored
+        carry = 0
+        if self._policy == "FILL" and not self._padded:  # the samples read into the next epoch count there
+            carry = self._seen - self._epoch if self._meta is not None else self._seen % self._epoch
+            if carry >= self._epoch:  # a batch larger than the epoch: the plugin starts the next one afresh
+                carry = 0
+        self._seen = carry
+        self._ended = False
+        self._size = self._epoch_end()
+
+
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name), reader_meta(name) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0).
+    """
+
+    def __init__(self, steps, readers, batch_size):
+        self._steps = steps
+        self._readers = readers  # {name: reader}
+        self.max_batch_size = self.batch_size = batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._steps)
+
+    def close(self):
+        self._steps.close()
+
+    def reader_meta(self, name):
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name):
+        return self.reader_meta(name)["epoch_size"]
+
+
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import functools
+        import queue
+        import threading
+
+        import nvidia.dali.experimental.dynamic as ndd
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+if ndd.get_num_threads() < 2:
+    ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
+def labels_pipe(root, pad=False, *, batch_size):
+    reader = ndd.readers.File(file_root=root, pad_last_batch=pad, name="Reader", max_batch_size=batch_size)
+
+    @Prefetch(depth=2)
+    def steps():
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                yield (labels,)
+
+    return ReaderStream(steps(), {"Reader": reader}, batch_size)
+
+
+def by_reader(root, batch_size, policy, pad, epochs=3):
+    pipe = labels_pipe(root, pad=pad, batch_size=batch_size)
+    if policy == "FILL":
+        loader = EpochIterator(pipe, ["labels"], reader_name="Reader")
+    elif policy == "DROP":
+        loader = EpochIterator(pipe, ["labels"], reader_name="Reader", last_batch_policy="DROP")
+    else:
+        loader = EpochIterator(pipe, ["labels"], reader_name="Reader", last_batch_policy="PARTIAL")
+    return _epochs(loader, epochs)
+
+
+def by_size(root, batch_size, policy, size, epochs=3):
+    pipe = labels_pipe(root, batch_size=batch_size)
+    if policy == "FILL":
+        loader = EpochIterator(pipe, ["labels"], batch_size=batch_size, size=size)
+    elif policy == "DROP":
+        loader = EpochIterator(pipe, ["labels"], batch_size=batch_size, size=size, last_batch_policy="DROP")
+    else:
+        loader = EpochIterator(pipe, ["labels"], batch_size=batch_size, size=size, last_batch_policy="PARTIAL")
+    return _epochs(loader, epochs)
+
+
+def _epochs(loader, epochs):
+    seen = []
+    for _ in range(epochs):
+        counted = (loader._size, loader.size, len(loader))
+        labels = [batch[0]["labels"].view(-1).tolist() for batch in loader]
+        loader.reset()
+        seen.append((counted, labels))
+    return seen

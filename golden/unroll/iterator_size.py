@@ -1,0 +1,44 @@
+"""What a PyTorch DALI iterator says about its epochs: size, _size and len() before each epoch, for each
+last-batch policy, over a reader named with reader_name (padded or not) and with size= given."""
+
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
+
+
+@pipeline_def(num_threads=2, device_id=0)
+def labels_pipe(root, pad=False):
+    jpegs, labels = fn.readers.file(file_root=root, pad_last_batch=pad, name="Reader")
+    return labels
+
+
+def by_reader(root, batch_size, policy, pad, epochs=3):
+    pipe = labels_pipe(root, pad=pad, batch_size=batch_size)
+    if policy == "FILL":
+        loader = DALIGenericIterator(pipe, ["labels"], reader_name="Reader")
+    elif policy == "DROP":
+        loader = DALIGenericIterator(pipe, ["labels"], reader_name="Reader", last_batch_policy=LastBatchPolicy.DROP)
+    else:
+        loader = DALIGenericIterator(pipe, ["labels"], reader_name="Reader",
+                                     last_batch_policy=LastBatchPolicy.PARTIAL)
+    return _epochs(loader, epochs)
+
+
+def by_size(root, batch_size, policy, size, epochs=3):
+    pipe = labels_pipe(root, batch_size=batch_size)
+    if policy == "FILL":
+        loader = DALIGenericIterator(pipe, ["labels"], size=size)
+    elif policy == "DROP":
+        loader = DALIGenericIterator(pipe, ["labels"], size=size, last_batch_policy=LastBatchPolicy.DROP)
+    else:
+        loader = DALIGenericIterator(pipe, ["labels"], size=size, last_batch_policy=LastBatchPolicy.PARTIAL)
+    return _epochs(loader, epochs)
+
+
+def _epochs(loader, epochs):
+    seen = []
+    for _ in range(epochs):
+        counted = (loader._size, loader.size, len(loader))
+        labels = [batch[0]["labels"].view(-1).tolist() for batch in loader]
+        loader.reset()
+        seen.append((counted, labels))
+    return seen
