@@ -262,3 +262,14 @@ def test_iterator_size_given(image_root, iterator_size_pair, policy, size):
     got = migrated.by_size(str(image_root), 4, policy, size)
     assert [counted for counted, _ in got] == [counted for counted, _ in want]
     assert got == want
+
+
+@pytest.mark.parametrize("batch_size", [3, 4])
+def test_iterator_loops_without_reset(image_root, iterator_size_pair, batch_size):
+    """`for batch in loader:` once per epoch, never reset() and no auto_reset: the plugin's __iter__ resets
+    a finished epoch, so every loop has an epoch of batches (EpochIterator gave empty ones after the first)."""
+    pytest.importorskip("torch")
+    original, migrated, _ = iterator_size_pair
+    want = original.without_reset(str(image_root), batch_size)
+    got = migrated.without_reset(str(image_root), batch_size)
+    assert got == want and all(want)

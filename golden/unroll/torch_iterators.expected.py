@@ -11,7 +11,7 @@ class EpochIterator:
     Written by dali-migrate. The plugin's counting for one unsharded reader: FILL yields whole
     batches and, unless the reader pads its last batch, carries the overflow into the next epoch;
     DROP drops the batch that would cross the end of the epoch; PARTIAL cuts it. size (also _size)
-    and len() are the plugin's, epoch by epoch.
+    and len() are the plugin's, epoch by epoch; a new loop over it after an epoch ended starts the next.
     """
 
     def __init__(self, pipelines, output_map, *, batch_size=None, size=-1, reader_name=None, reader_meta=None,
@@ -33,6 +33,7 @@ class EpochIterator:
         self._auto_reset = auto_reset
         self._seen = 0  # samples counted in this epoch
         self._ended = False
+        self._consumed = False
         self._size = self._epoch_end()
 
     @property
@@ -56,9 +57,12 @@ class EpochIterator:
         return -(-self._size // step)
 
     def __iter__(self):
+        if self._seen != 0 and self._consumed:  # like the plugin: a new loop over a finished epoch resets it
+            self.reset()
         return self
 
     def __next__(self):
+        self._consumed = True
         if self._ended or self._seen >= self._epoch:
             self._end_epoch()
         steps = [next(pipeline) for pipeline in self._pipelines]
