@@ -273,3 +273,36 @@ def test_iterator_loops_without_reset(image_root, iterator_size_pair, batch_size
     want = original.without_reset(str(image_root), batch_size)
     got = migrated.without_reset(str(image_root), batch_size)
     assert got == want and all(want)
+
+
+# Sharded readers, one pipeline (one rank of a distributed run): the plugin counts every shard's samples,
+# moves to the next shard each epoch (unless stick_to_shard) and sizes the epoch by the largest shard.
+# 10 samples in 3 shards are 3, 3 and 4; in 2 shards 5 and 5. DROP needs a batch no larger than a shard.
+_SHARD_CASES = [(bs, policy, pad, shard, shards, stick)
+                for shards in (2, 3) for shard in range(shards) for bs in (2, 4)
+                for policy in ("FILL", "DROP", "PARTIAL") for pad in (False, True) for stick in (False, True)
+                if not (policy == "DROP" and bs > 10 // shards)]
+
+
+@pytest.mark.parametrize("batch_size, policy, pad, shard_id, num_shards, stick", _SHARD_CASES)
+def test_sharded_iterator_counts_as_the_plugin(image_root, iterator_size_pair, batch_size, policy, pad, shard_id,
+                                                num_shards, stick):
+    """Batches (labels), size, _size and len() of each of 5 epochs over one shard are the plugin's."""
+    pytest.importorskip("torch")
+    original, migrated, _ = iterator_size_pair
+    args = dict(epochs=5, shard_id=shard_id, num_shards=num_shards, stick=stick)
+    want = original.by_reader(str(image_root), batch_size, policy, pad, **args)
+    got = migrated.by_reader(str(image_root), batch_size, policy, pad, **args)
+    assert got == want
+
+
+@pytest.mark.parametrize("policy", ["FILL", "DROP", "PARTIAL"])
+@pytest.mark.parametrize("batch_size", [3, 4])
+def test_iterator_stepped_len_times_then_reset(image_root, iterator_size_pair, batch_size, policy):
+    """next() len(loader) times, then reset(), each epoch: the same batches as the plugin's (its DROP reset
+    reads the batch that would not fit, so the next epoch starts after it)."""
+    pytest.importorskip("torch")
+    original, migrated, _ = iterator_size_pair
+    want = original.by_length(str(image_root), batch_size, policy, epochs=4)
+    got = migrated.by_length(str(image_root), batch_size, policy, epochs=4)
+    assert got == want
