@@ -1327,6 +1327,10 @@ class DataFlow:
         known = self._pipeline_defs | set(self.with_origin.values())
         return bool(origins) and all(o in known for o in origins)
 
+    def pipeline_functions(self, origins) -> bool:
+        """Every pipeline in ``origins`` is a @pipeline_def function of this module."""
+        return bool(origins) and origins <= self._pipeline_defs
+
     def never_empty(self, origins) -> bool:
         """Every pipeline in ``origins`` is defined here and fed by no input operator: each of its runs
         gives batch_size samples (readers wrap or pad), so a TensorList it returned is never empty and its

@@ -83,6 +83,9 @@ TENSORLIST_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "shape", "layout"
 TENSORCPU_METHODS = {"as_cpu", "shape", "layout", "ndim", "dtype", "copy_to_external", "data_ptr", "squeeze",
                      "source_info", "get_property", "stream", "device_id"}
 ITERATOR_ATTRS = {"reset", "size", "_size", "batch_size", "__len__", "__iter__", "__next__"}
+# What a @pipeline_def function and the function it migrates to (a generator function, one wrapped by
+# Prefetch with functools.wraps, or one returning a ReaderStream) both have, with the same values.
+FUNCTION_ATTRS = {"__name__", "__qualname__", "__doc__", "__module__"}
 _CONTAINER_METHODS = {"append", "add", "insert", "pop", "get", "values", "items", "keys", "copy", "clear", "remove",
                       "index", "count", "__len__"}
 # Builtins the model sees through, by what they take (containers, tuples of outputs).
@@ -482,9 +485,14 @@ class _Tagger(cst.CSTVisitor):
         if self.flow.imports.qualname(node) is not None:
             return False  # a dotted module path
         found = self.flow.value_of(node.value)
+        kind, attr = found[0], node.attr.value
+        if kind == df.PIPELINE_FACTORY and self.flow.pipeline_functions(found[1]) \
+                and attr not in FUNCTION_ATTRS:  # `__wrapped__`, `_is_pipeline_def`: pipeline_def's own
+            self._escape(node, found, f"{_code(node)}: the migrated function has no `.{attr}` as the "
+                                      f"@pipeline_def function had")
+            return None
         if not tracked(found):
             return None
-        kind, attr = found[0], node.attr.value
         if kind == df.PIPELINE and (attr in PIPELINE_METHODS or attr in df.METADATA_ATTRIBUTES and self.flow.streamable(
                 found[1])) or kind == df.TENSORLIST and attr in TENSORLIST_METHODS \
                 or kind == df.TENSORCPU and attr in TENSORCPU_METHODS or kind == df.DALI_ITERATOR and attr in \

@@ -115,3 +115,15 @@ print(batch)
 for item in named:
     # dali-migrate: DM231 item (a value that may be a pipeline's) is passed to print(), whose result differs once it is a dynamic-mode value
     print(item)
+
+
+# dali-migrate: DM230 inspected stays in pipeline mode with everything that uses it: line 44: inspected._is_pipeline_def: the migrated function has no `._is_pipeline_def` as the @pipeline_def function had
+@pipeline_def(batch_size=2, num_threads=1, device_id=0)
+def inspected(root):
+    data = fn.readers.numpy(file_root=root)
+    return data
+
+
+print(inspected.__name__, inspected.__qualname__, inspected.__module__)
+# dali-migrate: DM231 inspected._is_pipeline_def: the migrated function has no `._is_pipeline_def` as the @pipeline_def function had
+print(inspected._is_pipeline_def)  # pipeline_def's own attribute: kept, marked

@@ -32,3 +32,13 @@ print(title)
 print(batch)
 for item in named:
     print(item)
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=0)
+def inspected(root):
+    data = fn.readers.numpy(file_root=root)
+    return data
+
+
+print(inspected.__name__, inspected.__qualname__, inspected.__module__)
+print(inspected._is_pipeline_def)  # pipeline_def's own attribute: kept, marked

@@ -18,12 +18,14 @@ def common(jpegs, labels):
 
 @pipeline_def
 def folder_pipeline(root):
+    """Images from class folders."""
     jpegs, labels = fn.readers.file(file_root=root, name="Reader")
     return common(jpegs, labels)
 
 
 @pipeline_def
 def list_pipeline(root, listing):
+    """Images from a file list."""
     jpegs, labels = fn.readers.file(file_root=root, file_list=listing, name="Reader")
     return common(jpegs, labels)
 
@@ -35,7 +37,7 @@ pipe_types = [
 
 for pipe_t in pipe_types:
     pipe_fn, label_range, args = pipe_t
-    print("RUN: " + pipe_fn.__name__)
+    print("RUN: " + pipe_fn.__name__, pipe_fn.__qualname__, pipe_fn.__module__, pipe_fn.__doc__)
     pipe = pipe_fn(*args, batch_size=3, num_threads=2, device_id=0)
     loader = DALIGenericIterator([pipe], ["data", "label"], reader_name="Reader")
     for i, data in enumerate(loader):
