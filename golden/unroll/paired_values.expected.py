@@ -127,3 +127,18 @@ def inspected(root):
 print(inspected.__name__, inspected.__qualname__, inspected.__module__)
 # dali-migrate: DM231 inspected._is_pipeline_def: the migrated function has no `._is_pipeline_def` as the @pipeline_def function had
 print(inspected._is_pipeline_def)  # pipeline_def's own attribute: kept, marked
+
+
+# dali-migrate: DM230 shown stays in pipeline mode with everything that uses it: line 57: (shown, maybe) (a container holding a pipeline's values) is passed to print(), whose result differs once it is a dynamic-mode value
+@pipeline_def(batch_size=2, num_threads=1, device_id=0)
+def shown(root):
+    data = fn.readers.numpy(file_root=root)
+    return data
+
+
+shown_pipe = shown("data")
+shown_pipe.build()
+(first,) = shown_pipe.run()
+maybe = first if title else 3  # an output or a number
+# dali-migrate: DM231 (shown, maybe) (a container holding a pipeline's values) is passed to print(), whose result differs once it is a dynamic-mode value
+print((shown, maybe))  # a tuple holding what may be an output reaches print(): marked

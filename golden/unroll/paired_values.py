@@ -42,3 +42,16 @@ def inspected(root):
 
 print(inspected.__name__, inspected.__qualname__, inspected.__module__)
 print(inspected._is_pipeline_def)  # pipeline_def's own attribute: kept, marked
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=0)
+def shown(root):
+    data = fn.readers.numpy(file_root=root)
+    return data
+
+
+shown_pipe = shown("data")
+shown_pipe.build()
+(first,) = shown_pipe.run()
+maybe = first if title else 3  # an output or a number
+print((shown, maybe))  # a tuple holding what may be an output reaches print(): marked
