@@ -57,6 +57,11 @@ DATA_KINDS = ("batch", "tensor", "data")
 # ("map", K) a dict of K values; ("ops", name) a legacy ops object; ("function", node), ("class", node),
 # ("method", function node, class node): the module's own callables; ("instance", class node).
 TOP = "top"
+# Only as an element of ("tup", kinds): an element whose own value was TOP without origins (a literal, a
+# plain Python value). A tuple's origins are one set for all of its elements; taking this element out
+# gives UNKNOWN (no origins), not TOP with the origins of its neighbours: `(pipe_fn, (0, 9))[1]` carries
+# nothing of the pipeline.
+PLAIN = "plain"
 
 PIPELINE_DEF = "nvidia.dali.pipeline_def"
 PIPELINE_CLASS = "nvidia.dali.Pipeline"
@@ -140,7 +145,7 @@ def is_data(kind) -> bool:
 
 def is_dali_kind(kind) -> bool:
     """Kinds that only DALI values have (containers of them too)."""
-    if kind is None or kind == TOP:
+    if kind is None or kind == TOP or kind == PLAIN:
         return False
     if isinstance(kind, tuple):
         if kind[0] in ("seq", "gen", "stream", "map"):
@@ -1175,7 +1180,7 @@ class DataFlow:
                 return UNKNOWN
             whole = self._source_value(parent, scope, name)
             if whole is not None and _is_tup(whole[0]) and len(whole[0][1]) == count:
-                return (whole[0][1][index], whole[1])
+                return _taken_out((whole[0][1][index], whole[1]))
             return None if whole is None else (element(whole[0]) if whole[0] is not None else None, whole[1])
         if tag == "star":
             whole = self._source_value(source[1], scope, name)
@@ -1233,7 +1238,7 @@ class DataFlow:
         found = self._eval(expr)
         if found is None or found[0] is None:
             return (TOP, found[1] if found else _NO_ORIGINS)
-        return found
+        return _taken_out(found)
 
     def kind_of(self, expr):
         return self.value_of(expr)[0]
@@ -1322,6 +1327,10 @@ class DataFlow:
         known = self._pipeline_defs | set(self.with_origin.values())
         return bool(origins) and all(o in known for o in origins)
 
+    def pipeline_functions(self, origins) -> bool:
+        """Every pipeline in ``origins`` is a @pipeline_def function of this module."""
+        return bool(origins) and origins <= self._pipeline_defs
+
     def never_empty(self, origins) -> bool:
         """Every pipeline in ``origins`` is defined here and fed by no input operator: each of its runs
         gives batch_size samples (readers wrap or pad), so a TensorList it returned is never empty and its
@@ -1383,6 +1392,10 @@ class DataFlow:
         if isinstance(expr, (cst.List, cst.Set)):
             if not expr.elements:
                 return None  # an empty container says nothing yet: what is put into it decides
+            if isinstance(expr, cst.List):
+                known = self._tuple(expr.elements)  # `[pipe_fn, (0, 9)]`: elements that differ keep their places
+                if known is not None and _is_tup(known[0]):
+                    return known  # what a mutation puts into it joins with this to TOP (flow-insensitive)
             return self._sequence(expr.elements, lambda k: ("seq", k) if k not in (None, TOP) else k)
         if isinstance(expr, cst.Dict):
             if not expr.elements:
@@ -1419,7 +1432,7 @@ class DataFlow:
         kinds = [f[0] for f in found]
         if len(set(map(str, kinds))) <= 1:
             return (tuple_of(kinds[0]) if kinds else TOP, origins)
-        return (("tup", tuple(kinds)), origins)
+        return (_tup(found), origins)
 
     def _sequence(self, elements, make):
         found = None
@@ -1751,7 +1764,7 @@ class DataFlow:
             position = int(index.value.value) if isinstance(index.value, cst.Integer) else \
                 -int(index.value.expression.value)
         result = _index(kind, is_slice, position)
-        return (result, origins) if result is not None else None
+        return _taken_out((result, origins)) if result is not None else None
 
     def _arith(self, found, operands=None):
         kinds = [f[0] if f is not None else None for f in found]
@@ -1785,6 +1798,19 @@ def _transparent_decorator(decorator: cst.Decorator, imports: ImportTable) -> bo
     name = imports.qualname(expr) or dotted(expr) or ""
     return name in _TRANSPARENT_DECORATORS or name.rsplit(".", 1)[-1] in ("no_grad", "inference_mode", "wraps") \
         or _is_pipeline_def(decorator, imports)
+
+
+def _tup(found) -> tuple:
+    """("tup", kinds) of elements whose values differ in kind; an element known to carry nothing of DALI
+    (TOP without origins) beside one that is known is PLAIN (the tuple's origins are not its own)."""
+    return ("tup", tuple(PLAIN if f[0] == TOP and not f[1] else f[0] for f in found))
+
+
+def _taken_out(found):
+    """A value taken out of a tuple: a PLAIN element is a plain value, without the tuple's origins."""
+    if found is not None and found[0] == PLAIN:
+        return UNKNOWN
+    return found
 
 
 def _capped(found):

@@ -82,7 +82,10 @@ TENSORLIST_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "shape", "layout"
                       "broadcast", "reinterpret", "squeeze", "source_info", "get_property", "stream", "device_id"}
 TENSORCPU_METHODS = {"as_cpu", "shape", "layout", "ndim", "dtype", "copy_to_external", "data_ptr", "squeeze",
                      "source_info", "get_property", "stream", "device_id"}
-ITERATOR_ATTRS = {"reset", "size", "batch_size", "__len__", "__iter__", "__next__"}
+ITERATOR_ATTRS = {"reset", "size", "_size", "batch_size", "__len__", "__iter__", "__next__"}
+# What a @pipeline_def function and the function it migrates to (a generator function, one wrapped by
+# Prefetch with functools.wraps, or one returning a ReaderStream) both have, with the same values.
+FUNCTION_ATTRS = {"__name__", "__qualname__", "__doc__", "__module__"}
 _CONTAINER_METHODS = {"append", "add", "insert", "pop", "get", "values", "items", "keys", "copy", "clear", "remove",
                       "index", "count", "__len__"}
 # Builtins the model sees through, by what they take (containers, tuples of outputs).
@@ -94,16 +97,17 @@ def tracked(found) -> bool:
     """Values whose meaning changes with the migration: pipeline-mode objects and outputs, containers of
     them, and unknown values that carry some (``TOP`` with origins)."""
     kind, origins = found
+    return _tracked_kind(kind, bool(origins))
+
+
+def _tracked_kind(kind, carries: bool) -> bool:
+    """``carries``: the value has origins, which an unknown part of it (TOP) may hold."""
     if kind == df.TOP:
-        return bool(origins)
-    return _tracked_kind(kind)
-
-
-def _tracked_kind(kind) -> bool:
+        return carries
     if isinstance(kind, tuple):
         if kind[0] == "tup":
-            return any(_tracked_kind(k) for k in kind[1])
-        return kind[0] in ("seq", "gen", "stream", "map") and _tracked_kind(kind[1])
+            return any(_tracked_kind(k, carries) for k in kind[1])
+        return kind[0] in ("seq", "gen", "stream", "map") and _tracked_kind(kind[1], carries)
     return kind in (df.PIPELINE, df.OUTPUTS, df.TENSORLIST, df.TENSORCPU, df.DALI_ITERATOR)
 
 
@@ -118,6 +122,8 @@ def _describe(kind) -> str:
         return "a pipeline output sample (TensorCPU)"
     if kind == df.DALI_ITERATOR:
         return "a DALI framework iterator"
+    if isinstance(kind, tuple) and kind[0] == "tup":
+        return "a container holding a pipeline's values"
     if isinstance(kind, tuple):
         return "a container of " + _describe(kind[1]).removeprefix("a ")
     return "a value that may be a pipeline's"
@@ -479,9 +485,14 @@ class _Tagger(cst.CSTVisitor):
         if self.flow.imports.qualname(node) is not None:
             return False  # a dotted module path
         found = self.flow.value_of(node.value)
+        kind, attr = found[0], node.attr.value
+        if kind == df.PIPELINE_FACTORY and self.flow.pipeline_functions(found[1]) \
+                and attr not in FUNCTION_ATTRS:  # `__wrapped__`, `_is_pipeline_def`: pipeline_def's own
+            self._escape(node, found, f"{_code(node)}: the migrated function has no `.{attr}` as the "
+                                      f"@pipeline_def function had")
+            return None
         if not tracked(found):
             return None
-        kind, attr = found[0], node.attr.value
         if kind == df.PIPELINE and (attr in PIPELINE_METHODS or attr in df.METADATA_ATTRIBUTES and self.flow.streamable(
                 found[1])) or kind == df.TENSORLIST and attr in TENSORLIST_METHODS \
                 or kind == df.TENSORCPU and attr in TENSORCPU_METHODS or kind == df.DALI_ITERATOR and attr in \
@@ -496,8 +507,8 @@ class _Tagger(cst.CSTVisitor):
         if not tracked(found):
             return
         kind = found[0]
-        if kind in (df.OUTPUTS, df.TENSORLIST) or isinstance(kind, tuple) and kind[0] in ("seq", "map"):
-            return
+        if kind in (df.OUTPUTS, df.TENSORLIST) or isinstance(kind, tuple) and kind[0] in ("seq", "map", "tup"):
+            return  # the model knows what indexing these gives: the place that uses the item decides
         self._escape(node, found, f"{_code(node)}: indexing {_describe(kind)}")
 
     def visit_If(self, node):

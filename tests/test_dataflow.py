@@ -216,6 +216,41 @@ CASES = {
         reader = ndd.readers.Video(device="gpu", filenames=f, sequence_length=4)
         video = reader()
         video""", "video", "tensor []"),
+    # A list of [pipeline function, plain value] pairs (issue 15: NVIDIA's various-readers notebook): the
+    # elements keep their places, and the plain one does not carry the pipeline's origins.
+    "a pipeline function in a pair list": (PIPE + """
+        kinds = [[pipe, (0, 9)], [pipe, (1, 8)]]
+        for kind in kinds:
+            fn_, bounds = kind
+            fn_""", "fn_", "pipeline_factory ['pipe']"),
+    "the plain element of a pair list has no origins": (PIPE + """
+        kinds = [[pipe, (0, 9)], [pipe, (1, 8)]]
+        for kind in kinds:
+            fn_, bounds = kind
+            bounds""", "bounds", "top []"),
+    "the plain element by index": (PIPE + """
+        pair = [pipe, 'name']
+        pair
+        item = pair[1]
+        item""", "item", "top []"),
+    "a pair list is a tuple of kinds": (PIPE + """
+        pair = [pipe, 'name']
+        pair""", "pair", "(tup (pipeline_factory plain)) ['pipe']"),
+    "an unknown beside a pipeline's value keeps the origins": (PIPE + """
+        x = pipe('a').run()[0]
+        if len(x) > 3:
+            x = 3
+        pair = (pipe, x)
+        a, b = pair
+        b""", "b", "top ['pipe']"),
+    "a mutated pair list is top": (PIPE + """
+        pair = [pipe, 'name']
+        pair.append(pipe('a').run())
+        pair""", "pair", "top ['pipe']"),
+    "an output in a pair list stays an output": (PIPE + """
+        pair = ['name', pipe('a').run()[0]]
+        for item in pair:
+            item""", "item", "top ['pipe']"),
     "function_passed_as_value_escapes": (PIPE + """
         def step(q):
             return q.run()

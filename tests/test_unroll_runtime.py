@@ -228,3 +228,84 @@ def test_only_what_is_used_bitwise(image_root):
     for index, what in enumerate(["train images", "train labels", "val images", "val labels", "worker labels"]):
         assert_bitwise_equal(output(want, index), output(got, index), what)
     assert ndd.get_num_threads() >= 2
+
+
+# 10 images: batch 3 and 4 leave a partial last batch, 16 is larger than the epoch (the plugin then starts
+# an epoch afresh where the samples read ahead would cover it whole). DROP with a batch larger than the
+# epoch has no data in the plugin (it raises), so it is not a case.
+_SIZE_CASES = [(bs, policy, pad) for bs in (3, 4, 16) for policy in ("FILL", "DROP", "PARTIAL") for pad in (False, True)
+               if not (bs == 16 and policy == "DROP")]
+
+
+@pytest.fixture(scope="module")
+def iterator_size_pair():
+    return pair("unroll/iterator_size.py")
+
+
+@pytest.mark.parametrize("batch_size, policy, pad", _SIZE_CASES)
+def test_iterator_size_and_len_per_epoch(image_root, iterator_size_pair, batch_size, policy, pad):
+    """EpochIterator's size, _size and len() before each of 4 epochs are the plugin's (they change from epoch
+    to epoch for FILL over an unpadded reader), and so are the labels of each epoch's batches."""
+    pytest.importorskip("torch")
+    original, migrated, _ = iterator_size_pair
+    want = original.by_reader(str(image_root), batch_size, policy, pad, epochs=4)
+    got = migrated.by_reader(str(image_root), batch_size, policy, pad, epochs=4)
+    assert got == want
+    if policy == "FILL" and not pad and batch_size != 16:
+        assert len({counted for counted, _ in want}) > 1  # the case where the count changes is exercised
+
+
+@pytest.mark.parametrize("policy", ["FILL", "DROP", "PARTIAL"])
+@pytest.mark.parametrize("size", [10, 7])
+def test_iterator_size_given(image_root, iterator_size_pair, policy, size):
+    """With size= (no reader_name) size and _size are what was given, len() is the plugin's."""
+    pytest.importorskip("torch")
+    original, migrated, _ = iterator_size_pair
+    want = original.by_size(str(image_root), 4, policy, size)
+    got = migrated.by_size(str(image_root), 4, policy, size)
+    assert [counted for counted, _ in got] == [counted for counted, _ in want]
+    assert got == want
+
+
+@pytest.mark.parametrize("batch_size", [3, 4])
+def test_iterator_loops_without_reset(image_root, iterator_size_pair, batch_size):
+    """`for batch in loader:` once per epoch, never reset() and no auto_reset: the plugin's __iter__ resets
+    a finished epoch, so every loop has an epoch of batches (EpochIterator gave empty ones after the first)."""
+    pytest.importorskip("torch")
+    original, migrated, _ = iterator_size_pair
+    want = original.without_reset(str(image_root), batch_size)
+    got = migrated.without_reset(str(image_root), batch_size)
+    assert got == want and all(want)
+
+
+# Sharded readers, one pipeline (one rank of a distributed run): the plugin counts every shard's samples,
+# moves to the next shard each epoch (unless stick_to_shard) and sizes the epoch by the largest shard.
+# 10 samples in 3 shards are 3, 3 and 4; in 2 shards 5 and 5. DROP needs a batch no larger than a shard.
+_SHARD_CASES = [(bs, policy, pad, shard, shards, stick)
+                for shards in (2, 3) for shard in range(shards) for bs in (2, 4)
+                for policy in ("FILL", "DROP", "PARTIAL") for pad in (False, True) for stick in (False, True)
+                if not (policy == "DROP" and bs > 10 // shards)]
+
+
+@pytest.mark.parametrize("batch_size, policy, pad, shard_id, num_shards, stick", _SHARD_CASES)
+def test_sharded_iterator_counts_as_the_plugin(image_root, iterator_size_pair, batch_size, policy, pad, shard_id,
+                                                num_shards, stick):
+    """Batches (labels), size, _size and len() of each of 5 epochs over one shard are the plugin's."""
+    pytest.importorskip("torch")
+    original, migrated, _ = iterator_size_pair
+    args = dict(epochs=5, shard_id=shard_id, num_shards=num_shards, stick=stick)
+    want = original.by_reader(str(image_root), batch_size, policy, pad, **args)
+    got = migrated.by_reader(str(image_root), batch_size, policy, pad, **args)
+    assert got == want
+
+
+@pytest.mark.parametrize("policy", ["FILL", "DROP", "PARTIAL"])
+@pytest.mark.parametrize("batch_size", [3, 4])
+def test_iterator_stepped_len_times_then_reset(image_root, iterator_size_pair, batch_size, policy):
+    """next() len(loader) times, then reset(), each epoch: the same batches as the plugin's (its DROP reset
+    reads the batch that would not fit, so the next epoch starts after it)."""
+    pytest.importorskip("torch")
+    original, migrated, _ = iterator_size_pair
+    want = original.by_length(str(image_root), batch_size, policy, epochs=4)
+    got = migrated.by_length(str(image_root), batch_size, policy, epochs=4)
+    assert got == want

@@ -11,9 +11,12 @@ import nvidia.dali.experimental.dynamic as ndd
 class EpochIterator:
     """Epochs of [{name: torch.Tensor}] over a dynamic-mode pipeline, as DALIGenericIterator gave.
 
-    Written by dali-migrate. The plugin's counting for one unsharded reader: FILL yields whole
-    batches and, unless the reader pads its last batch, carries the overflow into the next epoch;
-    DROP drops the batch that would cross the end of the epoch; PARTIAL cuts it.
+    Written by dali-migrate. It counts as the plugin does for one pipeline: FILL yields whole batches
+    and, unless the reader pads its last batch, carries the overflow into the next epoch; DROP drops
+    the batch that would cross the end of the epoch; PARTIAL cuts it. With a reader's metadata it
+    follows the plugin's per-shard counts (shard sizes, moving to the next shard each epoch unless
+    stick_to_shard). size (also _size) and len() are the plugin's, epoch by epoch; a new loop over it
+    after an epoch ended starts the next one.
     """
 
     def __init__(self, pipelines, output_map, *, batch_size=None, size=-1, reader_name=None, reader_meta=None,
@@ -25,55 +28,116 @@ class EpochIterator:
         self._pipelines = [iter(pipeline) for pipeline in pipelines]
         self._names = list(output_map)
         self.batch_size = batch_size
-        if reader_meta is not None:
-            size = reader_meta["epoch_size"]
-            last_batch_padded = bool(reader_meta["pad_last_batch"])
-        self.size = size
         self._policy = last_batch_policy
         self._padded = last_batch_padded
         self._auto_reset = auto_reset
-        self._seen = 0  # samples counted in this epoch
-        self._ended = False
         import nvidia.dali.experimental.dynamic as ndd
 
         # Outputs become torch tensors in this thread, as the plugin's copies did: handing each one to
         # a background thread costs milliseconds while loading keeps the cores busy.
         self._convert_mode = ndd.EvalMode.sync_cpu
+        self._counter = 0  # samples counted (from the smallest shard's start, with a reader)
+        self._consumed = False
+        self._meta = reader_meta
+        if reader_meta is None:
+            if size < 0:  # the plugin: no size and no reader, so FILL until the pipeline ends
+                self._policy, self._padded = "FILL", False
+            self._size = size
+            return
+        epoch, shards = reader_meta["epoch_size"], reader_meta["number_of_shards"]
+        self._padded = bool(reader_meta["pad_last_batch"])
+        self._stick = bool(reader_meta["stick_to_shard"])
+        self._shard = reader_meta["shard_id"]
+        self._shard_sizes = [(k + 1) * epoch // shards - k * epoch // shards for k in range(shards)]
+        self._initial_sizes = list(self._shard_sizes)
+        self._per_shard = [0] * shards  # samples each shard has read ahead into this epoch
+        if self._policy == "DROP":
+            self._size = epoch // shards
+        elif self._padded:
+            self._size = reader_meta["epoch_size_padded"] // shards
+        else:
+            self._size = -(-(-(-epoch // shards)) // batch_size) * batch_size
+
+    @property
+    def size(self):
+        return self._size
 
     def __len__(self):
+        step = self.batch_size * (1 if self._meta is not None else len(self._pipelines))
         if self._policy == "DROP":
-            return self.size // self.batch_size
-        return -(-self.size // self.batch_size)
+            return self._size // step
+        return -(-self._size // step)
 
     def __iter__(self):
+        if self._counter != 0 and self._consumed:  # like the plugin: a new loop over a finished epoch resets it
+            self.reset()
         return self
 
     def __next__(self):
-        if self._ended or self._seen >= self.size:
+        self._consumed = True
+        if self._size > 0 and self._counter >= self._size:
             self._end_epoch()
         steps = [next(pipeline) for pipeline in self._pipelines]
-        if self._policy == "DROP" and self._seen + self.batch_size > self.size:
-            self._seen = self.size
+        if self._advance():
             self._end_epoch()
-        keep = self.batch_size
-        if self._policy == "PARTIAL":
-            keep = min(self.batch_size, self.size - self._seen)
-        self._seen += self.batch_size
+        keep = None
+        if self._meta is not None:
+            if self._policy == "PARTIAL":
+                left = self.batch_size - (self._counter - self._initial_sizes[self._shard])
+                keep = left if left < self.batch_size else None
+        elif self._policy == "PARTIAL" and self._size > 0 and self._counter > self._size:
+            keep = (len(self._pipelines) * self.batch_size - (self._counter - self._size)) % self.batch_size or None
         with self._convert_mode:
             return [{name: batch.torch()[:keep] for name, batch in zip(self._names, step)} for step in steps]
 
+    def _advance(self, dry_run=False):
+        """Count one batch (the plugin's _advance_and_check_drop_last); True where DROP ends the epoch."""
+        if self._meta is not None:
+            counter = self._counter + self.batch_size
+            end = self._policy == "DROP" and any(
+                read + counter > size for read, size in zip(self._per_shard, self._shard_sizes))
+        else:
+            counter = self._counter + len(self._pipelines) * self.batch_size
+            end = self._policy == "DROP" and counter > self._size
+        if not dry_run:
+            self._counter = counter
+        return end
+
     def _end_epoch(self):
-        self._ended = True
         if self._auto_reset:
             self.reset()
         raise StopIteration
 
     def reset(self):
-        if self._seen < self.size:
+        if self._policy == "DROP" and self._advance(dry_run=True) and not (
+                self._size > 0 and self._counter >= self._size):
+            for pipeline in self._pipelines:  # the plugin reads and drops the batch that would not fit
+                next(pipeline)
+            self._advance()
+        if not (self._counter >= self._size or self._size < 0):
             return  # like the plugin: a reset before the end of the epoch is ignored
-        carry = self._seen - self.size if self._policy == "FILL" and not self._padded else 0
-        self._seen = carry
-        self._ended = False
+        fill = self._policy == "FILL" and not self._padded
+        if self._meta is None:
+            self._counter = self._counter % self._size if fill and self._size > 0 else 0
+            return
+        if fill:  # what each shard read ahead into the next epoch counts there
+            self._counter -= min(self._per_shard)
+            self._per_shard = [read + self._counter - size for read, size in zip(self._per_shard, self._shard_sizes)]
+            self._counter = min(self._per_shard)
+        else:
+            self._counter = 0
+        if not self._stick:
+            self._shard = (self._shard + 1) % len(self._shard_sizes)
+        if fill:
+            if not self._stick:
+                self._shard_sizes = self._shard_sizes[-1:] + self._shard_sizes[:-1]
+            ahead = max(size - read for size, read in zip(self._shard_sizes, self._per_shard))
+            self._size = -(-ahead // self.batch_size) * self.batch_size
+            if self._size == 0:  # the samples read ahead cover the next epoch whole: it starts afresh
+                self._per_shard = [0] * len(self._shard_sizes)
+                self._counter = 0
+                self._shard_sizes = self._shard_sizes[-1:] + self._shard_sizes[:-1]
+                self._size = -(-max(self._shard_sizes) // self.batch_size) * self.batch_size
 
 
 class ReaderStream:

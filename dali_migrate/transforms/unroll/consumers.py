@@ -195,13 +195,12 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
     try:
         batch_size = _batch_size(unroller, owner, kind)
         meta = None
-        reader = None
         if reader_name is not None:
             name = literal_value(reader_name)
             if not isinstance(name, str):
                 raise CannotUnroll(f"reader_name={code_of(reader_name)} is computed, so the tool cannot tell which "
                                    f"reader it names")
-            meta, reader = reader_meta_expr(unroller, owner, kind, name)
+            meta, _ = reader_meta_expr(unroller, owner, kind, name)
     except CannotUnroll as e:
         mark_left(unroller, original, f"{which}(...)", e.reason, _ITERATE_BY_HAND)
         return call
@@ -223,10 +222,6 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
     if len(owners) > 1:
         unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over {len(owners)} pipelines: EpochIterator counts "
                       f"the epoch of the first one only", original)
-    if reader is not None and kwarg(reader.call, "num_shards") is not None and \
-            literal_value(kwarg(reader.call, "num_shards")) != 1:
-        unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over a sharded reader: EpochIterator counts one "
-                      f"shard's epoch_size/num_shards samples; the plugin followed the shard sizes exactly", original)
     unroller.need_epoch_iterator = True
     unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({policy}), written into "
                     f"this module", original)
@@ -242,7 +237,6 @@ def _iterator_over_streams(unroller, original, call, which, owners, pipelines, o
     if len(owners) > 1 or held_list:
         unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over several pipelines: EpochIterator counts "
                       f"the epoch of the first one only", original)
-    unroller.mark_if_sharded_stream(original, which, owners[0])
     unroller.need_epoch_iterator = True
     unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({policy}): it asks the "
                     f"migrated pipeline ({STREAM_CLASS}) for its reader's epoch size at run time", original)

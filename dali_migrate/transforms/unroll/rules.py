@@ -201,9 +201,10 @@ RANDOM_OUTSIDE = rule(
 )
 ITERATOR_DIFFERENCE = rule(
     "DM217", "iterator-difference", "warning",
-    "A DALI iterator option is emulated only approximately (sharded readers, several pipelines, size=-1).",
-    "EpochIterator follows the plugin's counting for one unsharded reader; with shards the plugin "
-    "moves between shards of different sizes.",
+    "A DALI iterator option is emulated only approximately (several pipelines, size=-1).",
+    "EpochIterator follows the plugin's counting for one pipeline (its shard counts too); over several "
+    "pipelines the plugin counts each pipeline's shard, and without size or reader_name it ran until the "
+    "pipeline ended, which a migrated pipeline never does.",
     before="loader = DALIGenericIterator([pipe], [\"images\", \"labels\"])",
     after="# dali-migrate: DM217 DALIGenericIterator without reader_name or size ran until the pipeline ended; the "
           "migrated pipeline never ends: pass size=\n"

@@ -15,7 +15,7 @@ from ..imports import first_use
 from ..walk import node_children, walk
 from . import checkpoints, epoch_iterator, prefetch, rules, stream
 from . import helpers as helpers_module
-from .graph import (Env, _ContainsCall, _uses_name, build_graph, grow_statement, loop_statements, output_elements,
+from .graph import (Env, _uses_name, build_graph, grow_statement, loop_statements, output_elements,
                     seeding_statements, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
                     NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt,
@@ -328,39 +328,6 @@ class Unroller(MigrationTransformer):
         flow = self.ctx.facts.get("flow")
         kind = flow.value_of(node)[0] if flow is not None else None
         return isinstance(kind, tuple) and kind[0] == "seq"
-
-    def mark_if_sharded_stream(self, original, which, node) -> None:
-        """DM217 where the reader of a streamed pipeline behind ``node`` may be sharded (its num_shards, or
-        the value its parameter has at the call that made the pipeline, when that call is seen, is not 1)."""
-        from .consumers import _binding
-        flow = self.ctx.facts.get("flow")
-        for origin in sorted(flow.value_of(node)[1]):
-            desc = self.descs.get(origin)
-            params = desc.params if desc is not None else []
-            for call in self._reader_calls(origin):
-                shards = kwarg(call, "num_shards")
-                if isinstance(shards, cst.Name) and shards.value in params and isinstance(node, cst.Name):
-                    try:
-                        shards = _binding(self, node.value, "def")[1].get(shards.value, shards)
-                    except CannotUnroll:
-                        pass
-                if shards is not None and literal_value(shards) != 1:
-                    self.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over a sharded reader: EpochIterator counts "
-                              f"the whole epoch_size; the plugin counted one shard's samples", original)
-                    return
-
-    def _reader_calls(self, origin: str) -> list[cst.Call]:
-        """The reader calls of a pipeline: its description's, or those of its `with pipe:` block (a block is
-        described only when it is unrolled, which may come after the code that asks)."""
-        desc = self.descs.get(origin)
-        if desc is not None and desc.style == "def":
-            return [reader.call for reader in desc.readers]
-        block = self.d.with_blocks.get(origin)
-        if block is None:
-            return []
-        calls = _ContainsCall(self.ctx.imports)
-        walk(block[0], calls)
-        return calls.readers
 
     def _pipe_kind_of(self, node, name: str | None):
         """``_pipe_kind(name)``, or, where the pipeline reaches ``node`` some other way (returned by a

@@ -1,0 +1,68 @@
+"""What a PyTorch DALI iterator says about its epochs: size, _size and len() before each epoch, for each
+last-batch policy, over a reader named with reader_name (padded or not, sharded or not) and with size= given."""
+
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
+
+
+@pipeline_def(num_threads=2, device_id=0)
+def labels_pipe(root, pad=False, shard_id=0, num_shards=1, stick=False):
+    jpegs, labels = fn.readers.file(file_root=root, pad_last_batch=pad, shard_id=shard_id, num_shards=num_shards,
+                                    stick_to_shard=stick, name="Reader")
+    return labels
+
+
+def by_reader(root, batch_size, policy, pad, epochs=3, shard_id=0, num_shards=1, stick=False):
+    pipe = labels_pipe(root, pad=pad, shard_id=shard_id, num_shards=num_shards, stick=stick, batch_size=batch_size)
+    return _epochs(_over_reader(pipe, policy), epochs)
+
+
+def _over_reader(pipe, policy):
+    if policy == "FILL":
+        return DALIGenericIterator(pipe, ["labels"], reader_name="Reader")
+    if policy == "DROP":
+        return DALIGenericIterator(pipe, ["labels"], reader_name="Reader", last_batch_policy=LastBatchPolicy.DROP)
+    return DALIGenericIterator(pipe, ["labels"], reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL)
+
+
+def by_length(root, batch_size, policy, epochs=3):
+    """len(loader) batches with next() each epoch, then reset(): DROP never reaches its StopIteration, and the
+    plugin's reset() reads and drops the batch it would have dropped."""
+    pipe = labels_pipe(root, batch_size=batch_size)
+    loader = _over_reader(pipe, policy)
+    seen = []
+    for _ in range(epochs):
+        seen.append([next(loader)[0]["labels"].view(-1).tolist() for _ in range(len(loader))])
+        loader.reset()
+    return seen
+
+
+def by_size(root, batch_size, policy, size, epochs=3):
+    pipe = labels_pipe(root, batch_size=batch_size)
+    if policy == "FILL":
+        loader = DALIGenericIterator(pipe, ["labels"], size=size)
+    elif policy == "DROP":
+        loader = DALIGenericIterator(pipe, ["labels"], size=size, last_batch_policy=LastBatchPolicy.DROP)
+    else:
+        loader = DALIGenericIterator(pipe, ["labels"], size=size, last_batch_policy=LastBatchPolicy.PARTIAL)
+    return _epochs(loader, epochs)
+
+
+def _epochs(loader, epochs):
+    seen = []
+    for _ in range(epochs):
+        counted = (loader._size, loader.size, len(loader))
+        labels = [batch[0]["labels"].view(-1).tolist() for batch in loader]
+        loader.reset()
+        seen.append((counted, labels))
+    return seen
+
+
+def without_reset(root, batch_size, epochs=3):
+    """Each `for` over the loader starts the next epoch: the plugin's __iter__ resets a finished epoch."""
+    pipe = labels_pipe(root, batch_size=batch_size)
+    loader = DALIGenericIterator(pipe, ["labels"], reader_name="Reader")
+    seen = []
+    for _ in range(epochs):
+        seen.append([batch[0]["labels"].view(-1).tolist() for batch in loader])
+    return seen
