@@ -53,7 +53,7 @@ def migrate_file(path: Path, display: str | None = None, project=None) -> Migrat
     name = display or str(path)
     try:
         data = read_bytes(str(path))
-        if data == _helper_module_bytes():  # the helper module a migration wrote: not user code, never migrated
+        if is_helper_module(data):  # the helper module a migration wrote: not user code, never migrated
             return MigrationResult(path=name, original="", migrated="")
         if _says_dali(data) is None and not (project and project.mentioned_in_bytes(data)):
             # Cannot use DALI in any encoding we would touch: skip without decoding, so a
@@ -65,10 +65,13 @@ def migrate_file(path: Path, display: str | None = None, project=None) -> Migrat
     return _migrate_text(source, name, Path(path).suffix, project)
 
 
-def _helper_module_bytes() -> bytes:
-    from .transforms.unroll.helpers import module_text
+def is_helper_module(data: bytes) -> bool:
+    """The helper module as this or an earlier release wrote it (unedited): not user code."""
+    import hashlib
 
-    return module_text().encode()
+    from .transforms.unroll.helpers import EARLIER_TEXTS, module_text
+
+    return data == module_text().encode() or hashlib.sha256(data).hexdigest() in EARLIER_TEXTS
 
 
 def missing_file(name: str) -> MigrationResult:
@@ -222,7 +225,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
             continue
         if name.endswith("__init__.py"):
             project.reexports.update(_reexports(name, data))
-        if data == helpers.data:  # the helper module an earlier run wrote: not user code, never migrated
+        if is_helper_module(data):  # the helper module an earlier run wrote: not user code, never migrated
             slots.append(MigrationResult(path=name, original="", migrated=""))
             continue
         if _says_dali(data) is None:
@@ -296,14 +299,15 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
             run.written.append(results[slot].path)
     for result in made:
         if write and not result.error:
-            if Path(result.path).exists():  # appeared since the run looked: never overwritten
+            if result.created and Path(result.path).exists():  # appeared since the run looked: never overwritten
                 result.error = f"cannot write the helper module {result.path}: a file appeared there during the run"
                 result.findings.append(Finding(rule="DM001", message=result.error, path=result.path, fixed=False))
                 continue
             _, wrote = _write_result(result)
             if wrote:
                 run.written.append(result.path)
-    run.files = [r for r in slots if r is not None] + made
+    updated = {r.path for r in made if not r.created}  # an earlier release's helper module: listed once, as updated
+    run.files = [r for r in slots if r is not None and not (r.path in updated and not r.changed)] + made
     return run
 
 
@@ -344,7 +348,7 @@ class _Helpers:
         self.base = base  # where relative file names start (None: the current folder)
         self.text = helpers.module_text()
         self.data = self.text.encode()
-        self._roots: dict = {}  # import root -> "ours" | "missing" | "other" | "no-package"
+        self._roots: dict = {}  # import root -> "ours" | "older" | "missing" | "other" | "no-package"
         self.errors: dict = {}  # import root -> MigrationResult with the error
 
     def _root(self, name: str):
@@ -366,15 +370,21 @@ class _Helpers:
                 self._roots[root] = "missing"
             else:
                 try:
-                    self._roots[root] = "ours" if read_bytes(str(path)) == self.data else "other"
+                    self._roots[root] = self._whose(read_bytes(str(path)))
                 except OSError:
                     self._roots[root] = "other"
         return self._roots[root]
 
+    def _whose(self, data: bytes) -> str:
+        """"ours" (today's text), "older" (an earlier release's, unedited: brought up to date) or "other"."""
+        if data == self.data:
+            return "ours"
+        return "older" if is_helper_module(data) else "other"
+
     def importable(self, name: str) -> str | None:
         """The helper module a file imports its helpers from when one is already there (written by an earlier
         run); None: write them inline (for now: ``share`` may decide otherwise)."""
-        return self.module if self.state(self._root(name)) == "ours" else None
+        return self.module if self.state(self._root(name)) in ("ours", "older") else None
 
     def display(self, root, like: str) -> str:
         """The helper module's path, shown the way ``like`` (a file of the run) is shown."""
@@ -401,7 +411,7 @@ class _Helpers:
         again = []
         for root, slots in groups.items():
             state = self.state(root)
-            if state == "ours":  # written by an earlier run: import from it
+            if state in ("ours", "older"):  # written by an earlier run: import from it
                 again += slots
             elif len(slots) < 2:
                 continue  # one module: the helper stays inline, the file stays self-contained
@@ -442,6 +452,15 @@ class _Helpers:
         for root, where in users.items():
             state = self.state(root)
             if state == "ours":
+                continue
+            if state == "older":
+                shown = self.display(root, where[0][0])
+                old = read_bytes(str(self.path(root))).decode()
+                result = MigrationResult(path=shown, original=old, migrated=self.text, uses_dali=True)
+                result.findings = [Finding(rule="DM224", path=shown, line=0, message=(
+                    f"updates the helper module {self.module}, written by an earlier dali-migrate, to today's classes; "
+                    "imported by " + ", ".join(f"{path}:{line}" for path, line in where)))]
+                made.append(result)
                 continue
             if state != "missing":
                 self._error(root, sorted({path for path, _ in where}), state)

@@ -288,3 +288,36 @@ def test_the_mcp_server_lists_writes_and_then_leaves_the_helper_module(tmp_path,
     assert not (project / ".dali-migrate" / "originals" / "dali_dynamic_compat.py").exists()
     again, text = migrate_workspace_paths(workspace, ["."], write=True)
     assert again.counts.changed == 0 and "dali_dynamic_compat" not in text
+
+
+EARLIER = Path(__file__).parent / "data" / "helper_module_02be916.py.txt"  # as the release at 02be916 wrote it
+
+
+def test_a_helper_module_an_earlier_release_wrote_is_brought_up_to_date(tmp_path, images):
+    """A project migrated by an earlier release keeps that release's helper module; today's run replaces it (its
+    classes changed since), the program runs the same, and a second run changes nothing. The same text edited
+    by hand is a user's file: never overwritten."""
+    project = _project(tmp_path / "project")
+    before = _run(project, images)
+    assert migrate_paths([str(project)], write=True, jobs=1).exit_code(wrote=True) == EXIT_CLEAN
+    old = EARLIER.read_text()
+    assert old != helpers.module_text()
+    (project / "dali_dynamic_compat.py").write_text(old)
+
+    run = migrate_paths([str(project)], write=True, jobs=1)
+    assert run.exit_code(wrote=True) == EXIT_CLEAN
+    listed = [f for f in run.files if f.path.endswith("dali_dynamic_compat.py")]
+    assert len(listed) == 1 and "updates the helper module" in listed[0].findings[0].message
+    assert (project / "dali_dynamic_compat.py").read_text() == helpers.module_text()
+    after = _run(project, images)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout == before.stdout
+    again = migrate_paths([str(project)], write=True, jobs=1)
+    assert again.exit_code(wrote=False) == EXIT_CLEAN and not again.written
+
+    edited = old.replace("Written by dali-migrate", "Written by dali-migrate, then by me", 1)
+    (project / "dali_dynamic_compat.py").write_text(edited)
+    run = migrate_paths([str(project)], write=True, jobs=1)
+    assert run.exit_code(wrote=True) == EXIT_ERROR
+    assert any("not overwritten" in (f.error or "") for f in run.files)
+    assert "then by me" in (project / "dali_dynamic_compat.py").read_text()  # the user's edit is kept

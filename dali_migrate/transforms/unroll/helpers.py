@@ -19,7 +19,8 @@ puts the file inside a package of that root instead (for a package that ships as
 The module's text is fixed (``module_text()``): every helper class, whatever the run needed, so a later run that
 needs the other one finds it there and the file never has to be rewritten. It is not migrated (its text is
 recognised), and a file of that name with other content (a user's, or one edited since) is never
-overwritten: the run reports it as an error (exit 2) and keeps the helpers inline.
+overwritten: the run reports it as an error (exit 2) and keeps the helpers inline. The exception is the text an
+earlier release wrote, unedited (``EARLIER_TEXTS``): it is ours, and the run brings it up to date.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ DEFAULT_MODULE = "dali_dynamic_compat"
 CLASSES = {epoch_iterator.CLASS_NAME: epoch_iterator.SOURCE, stream.CLASS_NAME: stream.SOURCE,
            prefetch.CLASS_NAME: prefetch.SOURCE}
 IMPORT_COMMENT = "# written by dali-migrate (migrate --write recreates it)"
+# SHA-256 of the helper module's text as earlier versions wrote it (02be916): a file with one of these texts is
+# ours and unedited, so a run replaces it with today's classes instead of treating it as a user's file.
+EARLIER_TEXTS = frozenset({"894fc59d8d8831186fcc45b95a0f918cb8e76f483af7be88e71857897860b66a"})
 
 _HEADER = '''"""Run-time helpers for the code that dali-migrate moved to DALI dynamic mode (nvidia.dali.experimental.dynamic).
 
