@@ -289,6 +289,15 @@ def test_the_mcp_server_lists_writes_and_then_leaves_the_helper_module(tmp_path,
     again, text = migrate_workspace_paths(workspace, ["."], write=True)
     assert again.counts.changed == 0 and "dali_dynamic_compat" not in text
 
+    # An earlier release's helper module: listed once, updated, its old text kept like any original.
+    old = (Path(__file__).parent / "data" / "helper_module_02be916.py.txt").read_text()
+    (project / "dali_dynamic_compat.py").write_text(old)
+    updated, _ = migrate_workspace_paths(workspace, ["."], write=True)
+    listed = [f for f in updated.files if f.path == "dali_dynamic_compat.py"]
+    assert len(listed) == 1 and listed[0].status == "migrated", [(f.path, f.status) for f in listed]
+    assert (project / "dali_dynamic_compat.py").read_text() == helpers.module_text()
+    assert (project / ".dali-migrate" / "originals" / "dali_dynamic_compat.py").read_text() == old
+
 
 EARLIER = Path(__file__).parent / "data" / "helper_module_02be916.py.txt"  # as the release at 02be916 wrote it
 
