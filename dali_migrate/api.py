@@ -315,7 +315,8 @@ def share_helpers(results: list[MigrationResult], paths, project=None, base: Pat
     """For commands that migrate file by file (review, report, the MCP server): what ``migrate_paths`` does with the run-time
     helpers, so they show the same files: modules that share an import root import the helpers from the
     project's helper module (``results`` updated in place), and the helper modules the run would create
-    come back, to be listed with the other files. ``base``: the folder the results' relative paths start
+    come back, to be listed with the other files (an earlier release's helper module, brought up to date, takes
+    the place of its entry in ``results``). ``base``: the folder the results' relative paths start
     from (default: the current folder); the created files' paths are shown relative to it too."""
     from .config import ConfigError, config_for
 
@@ -328,7 +329,13 @@ def share_helpers(results: list[MigrationResult], paths, project=None, base: Pat
     sources = {i: (r.path, r.original) for i, r in keyed.items()}
     helpers.share(keyed, sources, project, 1)
     results[:] = [keyed[i] for i in range(len(results))]
-    return helpers.files(keyed, sources)
+    made = helpers.files(keyed, sources)
+    # An earlier release's helper module, scanned as a file of the run: its update takes that file's place.
+    updates = {r.path: r for r in made if not r.created}
+    for i, result in enumerate(results):
+        if result.path in updates and not result.changed:
+            results[i] = updates.pop(result.path)
+    return [r for r in made if r.created or r.path in updates]
 
 
 class _Helpers:

@@ -483,9 +483,7 @@ def migrate_workspace_paths(workspace: Workspace, paths: list[str], write: bool 
     # The project's helper module (EpochIterator, ReaderStream, Prefetch), as `dali-migrate migrate` makes it: created, if
     # two or more modules need it, beside them.
     made = share_helpers(results, [str(workspace.root)], project or None, base=workspace.root)
-    updated = {r.path for r in made if not r.created}  # an earlier release's helper module: listed once, as updated
-    scanned = [(path, r) for path, r in zip(files, results) if not (r.path in updated and not r.changed)]
-    for path, result in [*scanned, *((workspace.root / r.path, r) for r in made)]:
+    for path, result in [*zip(files, results), *((workspace.root / r.path, r) for r in made)]:
         rel = workspace.relative(path)
         written, kept = False, None
         if write and result.changed and result.created and path.exists():
