@@ -911,7 +911,8 @@ class Unroller(MigrationTransformer):
                               f"ndd.checkpoint.Checkpoint().load(...) and register(reader, name) before the first "
                               f"next_epoch", original)
         device_id = kwarg(call, "device_id")
-        if device_id is not None and literal_value(device_id) not in (None, 0) and self.device_of(desc) is None:
+        if device_id is not None and literal_value(device_id) not in (None, 0) and self.device_of(desc) is None \
+                and "device_id" not in desc.params:  # (a parameter of that name takes it: pipeline_def gives it there)
             self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: {self.device_why(desc)}", original)
         core = desc.extra.get("core")
         unused = [o for o in CORE if core is not None and o not in core and o not in desc.params
