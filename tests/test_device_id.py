@@ -106,3 +106,22 @@ def test_pipeline_subclass(image_root):
     assert np.asarray(samples(next(got)[0])[0]).shape[:1] in ((3,), (24,))
     with pytest.raises(ValueError, match=NO_GPU):
         next(iter(migrated.TrainPipe(4, 2, 0, data_dir=str(image_root), crop=24, dali_cpu=True)))
+
+
+def test_device_variable_mixed_becomes_gpu(image_root):
+    """NVIDIA's ResNet-50 keeps its decoder's device in a variable: the migrated one says "gpu" (ndd's name for
+    the mixed backend; "mixed" would be a ValueError), and the CPU path is the pipeline's, bitwise."""
+    original, migrated, text = pair("arguments/device_variable.py")
+    assert "decoder_device = 'cpu' if dali_cpu else 'gpu'" in text
+    assert "if decoder_device == 'gpu' else 0" in text
+    pipe = original.resnet_style(str(image_root), dali_cpu=True)
+    pipe.build()
+    steps = migrated.resnet_style(str(image_root), dali_cpu=True)
+    for _ in range(3):
+        want, got = pipe.run(), next(steps)
+        assert_bitwise_equal(samples(want[0]), samples(got[0]), "images")
+        assert_bitwise_equal(samples(want[1]), samples(got[1]), "labels")
+    with pytest.raises(RuntimeError, match="cudaErrorInsufficientDriver"):  # "gpu" asked for, not "mixed"
+        next(migrated.resnet_style(str(image_root), dali_cpu=False))
+    with pytest.raises(ValueError, match="Invalid device type: mixed"):  # what the variable held
+        next(load(text.replace("else 'gpu'", "else 'mixed'"), "unrenamed").resnet_style(str(image_root)))
