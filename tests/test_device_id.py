@@ -36,7 +36,7 @@ def _labels(steps):
 
 def test_the_generators_take_device_id_and_select_it(modules):
     _, _, text = modules
-    assert text.count('with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():') == 3
+    assert text.count('with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():') == 5  # 4 generators, 1 GPU reader
     assert "import contextlib" in text
     assert "EvalContext" not in text  # the lighter construct: no executor thread or stream of its own
 

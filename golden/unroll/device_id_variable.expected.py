@@ -281,13 +281,26 @@ def own_parameter(data_dir, device_id, *, batch_size=2):
             yield ndd.decoders.image(jpegs, device="gpu"), labels
 
 
-# dali-migrate: DM230 per_gpu stays in pipeline mode with everything that uses it: line 34: Pipeline.current is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code; line 81: DALIGenericIterator over several pipelines: EpochIterator counts the epoch of the first one only
+# dali-migrate: DM230 per_gpu stays in pipeline mode with everything that uses it: line 34: Pipeline.current is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code; line 90: DALIGenericIterator over several pipelines: EpochIterator counts the epoch of the first one only
 @pipeline_def(batch_size=2, num_threads=2)
 def per_gpu(data_dir, num_gpus):
     # dali-migrate: DM105 Pipeline.current is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code
     jpegs, labels = fn.readers.file(file_root=data_dir, shard_id=Pipeline.current().device_id, num_shards=num_gpus,
                                     name="Reader")
     return fn.decoders.image(jpegs, device="mixed"), labels
+
+
+def gpu_reader(data_dir, *, batch_size=2, device_id=None):
+    with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():
+        reader = ndd.readers.Numpy(file_root=data_dir, device="gpu", name="Arrays", max_batch_size=batch_size)
+
+    def steps():
+        with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():
+            while True:
+                for (arrays,) in reader.next_epoch(batch_size=batch_size):
+                    yield (arrays * 2,)
+
+    return ReaderStream(steps(), {"Arrays": reader}, batch_size)
 
 
 def make_with_block(data_dir, batch_size, num_threads, local_rank):
@@ -329,6 +342,8 @@ def main():
     print(np.array(ndd.as_tensor(next(sharded)[1])).ravel().tolist())
     block = make_with_block(args.data, 2, 2, args.local_rank)
     print(np.array(ndd.as_tensor(next(block)[1])).ravel().tolist())
+    arrays = gpu_reader(args.data, device_id=args.local_rank)
+    print(arrays.epoch_size("Arrays"), np.array(ndd.as_tensor(next(arrays)[0].cpu())).sum())
     # several pipelines on several GPUs behind one iterator: the iterator cannot count them
     pipes = [per_gpu(args.data, args.gpus, device_id=gpu) for gpu in range(args.gpus)]
     for p in pipes:

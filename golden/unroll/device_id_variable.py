@@ -36,6 +36,12 @@ def per_gpu(data_dir, num_gpus):
     return fn.decoders.image(jpegs, device="mixed"), labels
 
 
+@pipeline_def(batch_size=2, num_threads=2)
+def gpu_reader(data_dir):
+    arrays = fn.readers.numpy(file_root=data_dir, device="gpu", name="Arrays")
+    return arrays * 2
+
+
 def make_with_block(data_dir, batch_size, num_threads, local_rank):
     pipe = Pipeline(batch_size, num_threads, local_rank, seed=42 + local_rank)
     with pipe:
@@ -74,6 +80,9 @@ def main():
     block = make_with_block(args.data, 2, 2, args.local_rank)
     block.build()
     print(block.run()[1].as_array().ravel().tolist())
+    arrays = gpu_reader(args.data, device_id=args.local_rank)
+    arrays.build()
+    print(arrays.epoch_size("Arrays"), arrays.run()[0].as_cpu().as_array().sum())
     # several pipelines on several GPUs behind one iterator: the iterator cannot count them
     pipes = [per_gpu(args.data, args.gpus, device_id=gpu) for gpu in range(args.gpus)]
     for p in pipes:
