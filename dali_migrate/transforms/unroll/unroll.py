@@ -624,9 +624,11 @@ class Unroller(MigrationTransformer):
         device = self.device_of(desc)
         if device is not None:
             given = f"device_id={code_of(device_id)}" if takes_device(config) else "the device_id its callers give"
+            where = "the thread that runs them" if self._not_prefetched(desc) is None else \
+                "the caller's thread, which keeps it between steps: the generator is not prefetched"
             self.report(rules.DEVICE_ID.id, f"{desc.name}: {given} -> its steps run under "
-                        f"`with ndd.Device(\"gpu\", {device})` (the current CUDA device of the thread that runs "
-                        f"them, as the pipeline ran on that GPU); nothing is selected when it is None", node)
+                        f"`with ndd.Device(\"gpu\", {device})` (the current CUDA device of {where}, as the "
+                        f"pipeline ran on that GPU); nothing is selected when it is None", node)
         elif device_id is not None and not forwarded and literal_value(device_id) not in (None, 0):
             self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: {self.device_why(desc)}", node)
         if desc.extra.get("checkpoint"):
