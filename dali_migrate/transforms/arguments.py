@@ -289,8 +289,8 @@ def device_variables(ctx) -> tuple[dict, set[str], set]:
     variables' names, and the ``device=`` Names of variables that can be "mixed" but are used otherwise too
     (marked, DM115)."""
     flow = ctx.facts.get("flow")
-    if flow is None:
-        return {}, set(), set()
+    if flow is None or "mixed" not in (getattr(ctx, "source", None) or "mixed"):
+        return {}, set(), set()  # (most modules: no walk)
     uses = _DeviceUses(ctx.imports)
     flow.module.visit(uses)
     if not uses.device_args:
