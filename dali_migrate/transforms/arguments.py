@@ -71,6 +71,22 @@ NUMPY_DTYPE = rule(
 
 _DEVICE_ARG = "device"
 
+MIXED_VARIABLE = rule(
+    "DM115", "mixed-in-variable", "warning",
+    'A variable given as an operator\'s device= can hold "mixed", and the migration cannot spell it "gpu" '
+    "everywhere it is used (it is printed, passed on, or also \"gpu\").",
+    'ndd rejects device="mixed" (ValueError: Invalid device type: mixed) when the step runs; "gpu" selects '
+    "the op's mixed backend. A variable used only as operators' devices and in comparisons with strings is "
+    'rewritten ("mixed" -> "gpu" in its bindings and comparisons, DM110); other uses would see the new value.',
+    before='decoder = "cpu" if cpu else "mixed"\nprint("decoding on", decoder)\n'
+           "images = ndd.decoders.image(jpegs, device=decoder)",
+    after='decoder = "cpu" if cpu else "mixed"\nprint("decoding on", decoder)\n'
+          '# dali-migrate: DM115 device=decoder can be "mixed", which ndd rejects: ...\n'
+          "images = ndd.decoders.image(jpegs, device=decoder)",
+    fix="manual",
+    suggestion='Pass device="gpu" if decoder == "mixed" else decoder, or keep "gpu" in the variable.',
+)
+
 
 FLAT_MATRIX = rule(
     "DM114", "flat-matrix", "info",
@@ -88,6 +104,19 @@ class _Arguments(MigrationTransformer):
         super().__init__(ctx)
         self._module = module
         self._types: tuple[str, str | None] | None = None  # looked up on the first numpy dtype
+        # "mixed" strings of variables that only name a DALI op's device: spelled "gpu" (device_variables)
+        self._mixed, self._device_names, self._risky = device_variables(ctx)
+        self._reported: set[str] = set()
+
+    def leave_SimpleString(self, original_node, updated_node):
+        name = self._mixed.get(original_node)
+        if name is None:
+            return updated_node
+        if name not in self._reported:
+            self._reported.add(name)
+            self.report(MIXED_TO_GPU.id, f'{name}: "mixed" -> "gpu" where it is bound and compared: it only names '
+                        f'the device of DALI operators (ndd rejects "mixed")', original_node)
+        return _same_quotes(updated_node, "gpu")
 
     @property
     def _types_name(self) -> str:
@@ -135,8 +164,9 @@ class _Arguments(MigrationTransformer):
         return {6: 2, 12: 3}.get(len(found))
 
     def relevant_names(self):
-        # Only calls that resolve to ndd (through an import or the ndd name earlier passes wrote).
-        return self.ctx.imports.dali_locals() | {"ndd"}
+        # Only calls that resolve to ndd (through an import or the ndd name earlier passes wrote), and the
+        # variables that name their device.
+        return self.ctx.imports.dali_locals() | {"ndd"} | self._device_names | ({"mixed"} if self._mixed else set())
 
     def leave_Call(self, original_node, updated_node):
         qualname = self.ctx.imports.qualname(original_node.func)
@@ -161,6 +191,11 @@ class _Arguments(MigrationTransformer):
                 if index == len(original_node.args) - 1:
                     removed_last = arg
                 continue
+            elif keyword == _DEVICE_ARG and original_arg.value in self._risky:
+                self.mark(MIXED_VARIABLE.id, f'device={original_arg.value.value} can be "mixed", which ndd rejects '
+                          f'(ValueError when the step runs); the variable is used other than as a device, so it is '
+                          f'not rewritten: pass device="gpu" if {original_arg.value.value} == "mixed" else '
+                          f'{original_arg.value.value}', original_arg)
             elif keyword == _DEVICE_ARG and _without_mixed(arg.value) is not None:
                 self.report(MIXED_TO_GPU.id, f'device="mixed" -> device="gpu" on ndd.{ndd_path}', original_arg)
                 arg = arg.with_changes(value=_without_mixed(arg.value))
@@ -240,6 +275,101 @@ def _is_string(expr, text: str) -> bool:
 def _same_quotes(expr: cst.SimpleString, text: str) -> cst.SimpleString:
     prefix, quote = expr.prefix, expr.quote
     return expr.with_changes(value=f"{prefix}{quote}{text}{quote}")
+
+
+def device_variables(ctx) -> tuple[dict, set[str], set]:
+    """The "mixed" string literals to spell "gpu" for variables that only name a DALI operator's device, as
+    ``decoder_device = 'cpu' if dali_cpu else 'mixed'`` ... ``fn.decoders.image(jpegs, device=decoder_device)``
+    in NVIDIA's ResNet-50 example: ndd rejects "mixed" (its "gpu" runs the mixed backend), and a rewrite of
+    the ``device=`` argument cannot see the value. Per variable (the flow model's binding scope): every
+    binding is a plain assignment of a string or a conditional expression of strings, one of them "mixed"
+    and none "gpu"; every read is a ``device=`` argument of a DALI operator or a comparison (``==``/``!=``)
+    with a string. Then "mixed" becomes "gpu" in its bindings and in those comparisons: the variable's
+    values map one to one, so every comparison answers as before. ``{SimpleString: variable}``, the
+    variables' names, and the ``device=`` Names of variables that can be "mixed" but are used otherwise too
+    (marked, DM115)."""
+    flow = ctx.facts.get("flow")
+    if flow is None or "mixed" not in (getattr(ctx, "source", None) or "mixed"):
+        return {}, set(), set()  # (most modules: no walk)
+    uses = _DeviceUses(ctx.imports)
+    flow.module.visit(uses)
+    if not uses.device_args:
+        return {}, set(), set()
+    groups: dict[tuple, list] = {}
+    for name in flow.name_scope:
+        owner = flow.binding_scope(name)
+        if owner is not None:
+            groups.setdefault((id(owner), name.value), []).append(name)
+    found: dict = {}
+    names: set[str] = set()
+    risky: set = set()
+    for (owner_id, var), nodes in groups.items():
+        if not any(n in uses.device_args for n in nodes):
+            continue
+        owner = flow.binding_scope(nodes[0])
+        sources = owner.bindings.get(var, [])
+        targets = [n for n in nodes if n in uses.assigned]
+        if len(targets) != len(sources) or any(s[0] != "expr" for s in sources):
+            continue  # bound some other way too (a parameter, a loop, an import, global)
+        strings = [_strings(uses.assigned[n]) for n in targets]
+        if any(s is None for s in strings):
+            continue
+        values = [s for group in strings for s in group]
+        if not any(s.evaluated_value == "mixed" for s in values):
+            continue
+        if any(s.evaluated_value == "gpu" for s in values) or any(
+                n not in uses.device_args and n not in uses.compared and n not in uses.assigned for n in nodes):
+            risky |= {n for n in nodes if n in uses.device_args}
+            continue
+        from ..engine import needs_whole_file
+
+        needs_whole_file(ctx, {var})  # a binding in a statement elision left out: the whole file, please
+        for node in values + [uses.compared[n] for n in nodes if n in uses.compared]:
+            if node.evaluated_value == "mixed":
+                found[node] = var
+        names.add(var)
+    return found, names, risky
+
+
+def _strings(expr) -> list | None:
+    """The string literals a string or a conditional expression of strings can be, else None."""
+    if isinstance(expr, cst.SimpleString) and isinstance(expr.evaluated_value, str):
+        return [expr]
+    if isinstance(expr, cst.IfExp):
+        body, orelse = _strings(expr.body), _strings(expr.orelse)
+        return body + orelse if body is not None and orelse is not None else None
+    return None
+
+
+class _DeviceUses(cst.CSTVisitor):
+    """Names given as ``device=`` to DALI operators (fn, ops, ndd), compared with a string, or assigned."""
+
+    def __init__(self, imports):
+        super().__init__()
+        self.imports = imports
+        self.device_args: set = set()
+        self.compared: dict = {}  # Name -> the string it is compared with
+        self.assigned: dict = {}  # Name -> the value assigned to it
+
+    def visit_Call(self, node):
+        qualname = self.imports.qualname(node.func) or ""
+        if not qualname.startswith(("nvidia.dali.fn.", "nvidia.dali.ops.", NDD + ".")):
+            return
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == _DEVICE_ARG and isinstance(arg.value, cst.Name):
+                self.device_args.add(arg.value)
+
+    def visit_Comparison(self, node):
+        if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator, (cst.Equal, cst.NotEqual)):
+            return
+        left, right = node.left, node.comparisons[0].comparator
+        for name, other in ((left, right), (right, left)):
+            if isinstance(name, cst.Name) and isinstance(other, cst.SimpleString):
+                self.compared[name] = other
+
+    def visit_Assign(self, node):
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self.assigned[node.targets[0].target] = node.value
 
 
 def _types_local(ctx, module) -> tuple[str, str | None]:

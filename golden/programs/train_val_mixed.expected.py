@@ -4,6 +4,7 @@ DALIClassificationIterator, a legacy-ops val pipeline class consumed by a run() 
 
 import argparse
 
+import contextlib
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -282,12 +283,13 @@ class ValPipe:
 
     @Prefetch(depth=2)
     def __iter__(self):
-        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
-            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-        while True:
-            for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
-                yield ndd.crop_mirror_normalize(self.res(ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)), device="gpu", dtype=types.FLOAT, output_layout="CHW",
-                                                   mean=MEAN, std=STD), labels
+        with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
+            if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            while True:
+                for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
+                    yield ndd.crop_mirror_normalize(self.res(ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)), device="gpu", dtype=types.FLOAT, output_layout="CHW",
+                                                       mean=MEAN, std=STD), labels
 
 
 def train(data_dir, epochs, batch_size=4, seed=7):

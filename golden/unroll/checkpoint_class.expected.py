@@ -1,6 +1,7 @@
 """Checkpointing a Pipeline subclass built from ops objects: save after some steps, restore into a new
 object through the checkpoint= its __init__ forwards to Pipeline."""
 
+import contextlib
 import nvidia.dali.experimental.dynamic as ndd
 
 
@@ -14,18 +15,19 @@ class CkptPipe:
         self.input = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, name="Reader", enable_checkpointing=True)
 
     def __iter__(self):
-        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
-            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-        ndd.random.set_seed(self.seed)
-        # checkpointing: readers and RNGs registered by name before the first next_epoch (restored if loaded)
-        if self.checkpoint is not None:
-            self.checkpoint.register(self.input, "Reader")
-            self.checkpoint.register(ndd.random.get_default_rng(), "rng")
-        while True:
-            for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
-                images = ndd.resize(ndd.decoders.image(jpegs), resize_x=16, resize_y=16)
-                angle = ndd.random.uniform(range=(-30.0, 30.0), batch_size=self.batch_size)
-                yield ndd.rotate(images, angle=angle, keep_size=True), labels, angle
+        with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
+            if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            ndd.random.set_seed(self.seed)
+            # checkpointing: readers and RNGs registered by name before the first next_epoch (restored if loaded)
+            if self.checkpoint is not None:
+                self.checkpoint.register(self.input, "Reader")
+                self.checkpoint.register(ndd.random.get_default_rng(), "rng")
+            while True:
+                for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
+                    images = ndd.resize(ndd.decoders.image(jpegs), resize_x=16, resize_y=16)
+                    angle = ndd.random.uniform(range=(-30.0, 30.0), batch_size=self.batch_size)
+                    yield ndd.rotate(images, angle=angle, keep_size=True), labels, angle
 
 
 class PlainCkptPipe:

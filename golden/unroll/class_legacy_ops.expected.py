@@ -1,5 +1,6 @@
 """A Pipeline subclass built from legacy ops objects, some with names removed from modern DALI."""
 
+import contextlib
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -93,16 +94,17 @@ class HybridValPipe:
 
     @Prefetch(depth=2)
     def __iter__(self):
-        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
-            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-        ndd.random.set_seed(self.seed)
-        while True:
-            for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
-                rng = ndd.random.coin_flip(probability=0.5, batch_size=self.batch_size)
-                images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
-                images = self.res(images)
-                output = self.cmnp(images.gpu())
-                yield output, labels, rng
+        with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
+            if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            ndd.random.set_seed(self.seed)
+            while True:
+                for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
+                    rng = ndd.random.coin_flip(probability=0.5, batch_size=self.batch_size)
+                    images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
+                    images = self.res(images)
+                    output = self.cmnp(images.gpu())
+                    yield output, labels, rng
 
 
 def collect(data_dir, steps):

@@ -1,6 +1,7 @@
 """A Pipeline subclass with ops objects under their current names; an op built conditionally in
 __init__; a per-op seed on a random op."""
 
+import contextlib
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -95,16 +96,17 @@ class TrainPipe:
 
     @Prefetch(depth=2)
     def __iter__(self):
-        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
-            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-        rng_1 = ndd.random.RNG(seed=99)
-        while True:
-            for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
-                images = self.res(self.decode(jpegs))
-                mirror = ndd.random.coin_flip(probability=0.5, rng=rng_1, batch_size=self.batch_size)
-                yield ndd.crop_mirror_normalize(images, device="gpu", dtype=types.FLOAT, output_layout="CHW",
-                                                   mean=[128.0, 128.0, 128.0], std=[64.0, 64.0, 64.0]), labels, ndd.crop_mirror_normalize(images, mirror=mirror, device="gpu", dtype=types.FLOAT, output_layout="CHW",
-                                                   mean=[128.0, 128.0, 128.0], std=[64.0, 64.0, 64.0]), mirror
+        with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
+            if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            rng_1 = ndd.random.RNG(seed=99)
+            while True:
+                for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
+                    images = self.res(self.decode(jpegs))
+                    mirror = ndd.random.coin_flip(probability=0.5, rng=rng_1, batch_size=self.batch_size)
+                    yield ndd.crop_mirror_normalize(images, device="gpu", dtype=types.FLOAT, output_layout="CHW",
+                                                       mean=[128.0, 128.0, 128.0], std=[64.0, 64.0, 64.0]), labels, ndd.crop_mirror_normalize(images, mirror=mirror, device="gpu", dtype=types.FLOAT, output_layout="CHW",
+                                                       mean=[128.0, 128.0, 128.0], std=[64.0, 64.0, 64.0]), mirror
 
 
 def collect(data_dir, steps):

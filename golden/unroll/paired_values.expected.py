@@ -4,6 +4,7 @@ The first pipeline's function sits in [function, range] pairs: the ranges are pl
 are called, so it migrates. The second's output sits in a [name, output] pair whose output reaches
 print(): that unit stays in pipeline mode, whichever way the pair is taken apart.
 """
+import contextlib
 import numpy as np
 from nvidia.dali import fn, pipeline_def
 import nvidia.dali.experimental.dynamic as ndd
@@ -85,12 +86,13 @@ class Prefetch:
 
 @Prefetch(depth=2)
 def arrays(root, *, batch_size, num_threads=None, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-    reader = ndd.readers.Numpy(file_root=root, name="Reader")
-    while True:
-        for (data,) in reader.next_epoch(batch_size=batch_size):
-            yield (data,)
+    with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():
+        if num_threads is not None and num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+        reader = ndd.readers.Numpy(file_root=root, name="Reader")
+        while True:
+            for (data,) in reader.next_epoch(batch_size=batch_size):
+                yield (data,)
 
 
 # dali-migrate: DM230 more_arrays stays in pipeline mode with everything that uses it: line 32: batch (a pipeline output (TensorList)) is passed to print(), whose result differs once it is a dynamic-mode value; line 34: item (a value that may be a pipeline's) is passed to print(), whose result differs once it is a dynamic-mode value

@@ -1,6 +1,7 @@
 """external_source fed by instances of the module's own classes: one iterable (__iter__/__next__), one
 callable without arguments (a batch callable), one called with the sample index (per-sample: marked)."""
 import numpy as np
+import contextlib
 from nvidia.dali import fn, pipeline_def
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -38,23 +39,25 @@ per_sample = PerSample()
 
 
 def iterated(*, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-    for data in batches:
-        data = ndd.as_batch(data)
-        yield (data + 1,)
+    with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():
+        if num_threads is not None and num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+        for data in batches:
+            data = ndd.as_batch(data)
+            yield (data + 1,)
 
 
 def called(*, batch_size=2, num_threads=1, device_id=None, seed=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-    while True:
-        try:
-            data = counter()
-        except StopIteration:
-            return  # the source is exhausted: pipe.run() raised StopIteration from here on
-        data = ndd.as_batch(data)
-        yield (data * 2,)
+    with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():
+        if num_threads is not None and num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+        while True:
+            try:
+                data = counter()
+            except StopIteration:
+                return  # the source is exhausted: pipe.run() raised StopIteration from here on
+            data = ndd.as_batch(data)
+            yield (data * 2,)
 
 
 # dali-migrate: DM220 sampled stays in pipeline mode: a per-sample source (batch=False): ndd.ExternalSource has no per-sample mode; build each batch with ndd.as_batch([sample, ...])

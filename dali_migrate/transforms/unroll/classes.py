@@ -17,7 +17,8 @@ from ..walk import transform, walk
 from ... import optable
 from ...names import dotted
 from . import checkpoints, rules
-from .graph import _uses_name, Env, build_graph, loop_statements, output_elements, seeding_statements, thread_statement
+from .graph import (_uses_name, Env, build_graph, device_statement, loop_statements, output_elements, seeding_statements,
+                    thread_statement)
 from .model import (PIPELINE_CLS, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path, stmt, with_kwarg,
                     without_kwargs, ndd_attr, literal_value)
 
@@ -399,6 +400,9 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         objects = checkpoints.stateful_objects(desc, unroller.d.rng_mode, _uses_name(desc, "rng"))
         steps[-1:-1] = checkpoints.registration(desc, objects, holder=f"self.{checkpoints.PARAM}")
     body += steps
+    device = unroller.device_of(desc)
+    if device is not None:
+        body = [device_statement(device, body, unroller.ctx)]
     graph = methods["define_graph"]
     iterator = graph.with_changes(name=cst.Name("__iter__"), body=graph.body.with_changes(body=body),
                                   decorators=[*graph.decorators, *unroller.prefetch_decorators(desc, original)])

@@ -479,6 +479,30 @@ def thread_statement(num_threads: str) -> cst.BaseStatement:
                 f"    ndd.set_num_threads({num_threads})  # grow only: shrinking it after use hangs DALI 2.4\n")
 
 
+def takes_device(config) -> bool:
+    """The pipeline was given a ``device_id`` that is not a literal ``None`` or ``0`` (a variable, an
+    expression, another GPU): its generator selects that device itself (``device_statement``)."""
+    value = config.get("device_id")
+    return value is not None and literal_value(value) not in (None, 0)
+
+
+def device_statement(device_id: str, body: list, ctx) -> cst.With:
+    """``body`` run on the pipeline's GPU, as pipeline mode ran everything of a pipeline built with
+    ``device_id=k`` on GPU ``k``: ``with ndd.Device("gpu", k)`` makes ``k`` the current CUDA device of the
+    thread that runs the generator (the Prefetch thread, too) for all of its work: reader creation,
+    ``next_epoch``'s EvalContext (the thread's default context of the current device) and every op
+    given ``device="gpu"``. ``device_id`` None at run time (a CPU-only run) selects nothing, as before:
+    ``ndd.Device("gpu", None)`` would ask CUDA for its current device and raise without a GPU
+    (docs/dali-facts.md). ``ndd.Device`` creates no thread pool, stream or executor thread (an
+    ``EvalContext`` would), so the pool ``ndd.set_num_threads`` grew stays the one in use."""
+    from ..imports import request_import
+
+    request_import(ctx, "contextlib", "import contextlib")
+    head = stmt(f'with ndd.Device("gpu", {device_id}) if {device_id} is not None else contextlib.nullcontext():\n'
+                f'    pass\n')
+    return head.with_changes(body=cst.IndentedBlock(list(body) or [cst.SimpleStatementLine([cst.Pass()])]))
+
+
 def seeding_statements(desc: PipelineDesc, env: Env, seed_default) -> list[cst.BaseStatement]:
     """set_num_threads, the seed or RNGs, per-op RNGs: what runs once before any step."""
     out: list[cst.BaseStatement] = []

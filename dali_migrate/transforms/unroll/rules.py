@@ -82,16 +82,22 @@ NUM_THREADS = rule(
           "def train_pipe(root, *, batch_size): ...\n\n\ndef val_pipe(root, *, batch_size): ...",
 )
 DEVICE_ID = rule(
-    "DM207", "device-id", "warning",
-    "A device_id other than None or 0 has no per-pipeline counterpart in dynamic mode.",
-    "ndd runs GPU operators on the current CUDA device (0 unless the program selects another).",
-    before="pipe = create(device_id=local_rank)",
-    after="# dali-migrate: DM207 device_id=local_rank: ndd runs GPU ops on the current CUDA device; select it at "
-          "start-up (torch.cuda.set_device) or pass device=ndd.Device('gpu', device_id) to the GPU ops\n"
-          "pipe = create(device_id=local_rank)",
-    fix="manual",
-    suggestion="Select the device once at start-up (torch.cuda.set_device(local_rank)) or pass "
-               "device=ndd.Device('gpu', local_rank) to the GPU operators.",
+    "DM207", "device-id", "info",
+    "A pipeline's device_id that is not a literal None or 0 (a variable such as args.local_rank, an expression, "
+    "another GPU) becomes the GPU its generator runs on: the generator takes device_id and runs its body under "
+    "`with ndd.Device(\"gpu\", device_id)`, selecting nothing when device_id is None at run time (a CPU-only run). "
+    "Left marked where that cannot cover the pipeline's work: a Pipeline subclass that creates a GPU reader in "
+    "__init__, a pipeline function with a parameter named device_id, a Pipeline subclass of another module.",
+    "Pipeline mode ran all of a pipeline built with device_id=k on GPU k. ndd runs GPU operators, readers and "
+    "next_epoch's evaluation context on the current CUDA device of the thread that calls them, which ndd.Device "
+    "sets for that thread (the generator's, also the Prefetch thread it runs in). ndd.Device(\"gpu\", None) would "
+    "ask CUDA for its current device and raise on a CPU-only machine, hence nothing for None. An EvalContext would "
+    "select the device too, but brings its own executor thread and CUDA stream; ndd.Device keeps the default "
+    "context and the thread pool ndd.set_num_threads sized.",
+    before="@pipeline_def\ndef train_pipe(root): ...\n\npipe = train_pipe(root, batch_size=32, device_id=args.local_rank)",
+    after="def train_pipe(root, *, batch_size, device_id=None):\n"
+          "    with ndd.Device(\"gpu\", device_id) if device_id is not None else contextlib.nullcontext():\n"
+          "        ...\n\npipe = train_pipe(root, batch_size=32, device_id=args.local_rank)",
 )
 PIPELINE_OPTION = rule(
     "DM208", "pipeline-option-dropped", "info",

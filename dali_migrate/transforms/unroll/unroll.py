@@ -15,8 +15,8 @@ from ..imports import first_use
 from ..walk import node_children, walk
 from . import checkpoints, epoch_iterator, prefetch, rules, stream
 from . import helpers as helpers_module
-from .graph import (Env, _uses_name, build_graph, grow_statement, loop_statements, output_elements,
-                    seeding_statements, thread_statement)
+from .graph import (Env, _uses_name, build_graph, device_statement, grow_statement, loop_statements,
+                    output_elements, seeding_statements, takes_device, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
                     NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt,
                     with_kwarg, without_kwargs)
@@ -239,15 +239,23 @@ class Unroller(MigrationTransformer):
             **reader.__dict__, "call": with_kwarg(reader.call, "max_batch_size", expr(env.batch_size))})
             for reader in desc.readers]
 
-    def stream_body(self, desc: PipelineDesc, env, head: list, steps: list, pre_count: int, decorators, node):
+    def stream_body(self, desc: PipelineDesc, env, head: list, steps: list, pre_count: int, decorators, node,
+                    device: str | None = None):
         """(body, decorators) of a function that returns a ReaderStream: the statements before the readers
-        and the readers, then ``steps()`` (``head`` and the loop, with the generator's decorators)."""
+        and the readers, then ``steps()`` (``head`` and the loop, with the generator's decorators). With a
+        ``device`` (the expression of the pipeline's device_id), the steps run on that GPU, and so does the
+        creation of a reader that is not a CPU one (``device_statement``)."""
         self.need_stream = True
         self.report(rules.READER_META.id, f"{desc.name} returns a {stream.CLASS_NAME}: its steps, and "
                     f"epoch_size()/reader_meta()/max_batch_size answered by its reader at run time", node)
         count = len(desc.readers)
         outer, readers, inner = steps[:pre_count], steps[pre_count:pre_count + count], steps[pre_count + count:]
-        return stream.wrap(outer, readers, head + inner, decorators, desc.readers, env.batch_size), []
+        inner = head + inner
+        if device is not None:
+            inner = [device_statement(device, inner, self.ctx)]
+            if any(not _cpu_reader(r.call) for r in desc.readers):
+                readers = [device_statement(device, readers, self.ctx)]
+        return stream.wrap(outer, readers, inner, decorators, desc.readers, env.batch_size), []
 
     def _called_with_double_star(self, name: str) -> bool:
         flow = self.ctx.facts.get("flow")
@@ -560,13 +568,47 @@ class Unroller(MigrationTransformer):
             objects = checkpoints.stateful_objects(desc, self.d.rng_mode, _uses_name(desc, "rng"))
             steps[-1:-1] = checkpoints.registration(desc, objects)
         decorators = self.prefetch_decorators(desc, original_node)
+        device = self.device_of(desc)
         if streamed:
-            body, decorators = self.stream_body(desc_copy, env, body, steps, len(pre), decorators, original_node)
+            body, decorators = self.stream_body(desc_copy, env, body, steps, len(pre), decorators, original_node,
+                                                device)
+        elif device is not None:
+            body = [device_statement(device, body + steps, self.ctx)]
         else:
             body = body + steps
         body = docstring + body
         return updated_node.with_changes(decorators=decorators, params=params,
                                          body=updated_node.body.with_changes(body=body))
+
+    def device_of(self, desc: PipelineDesc) -> str | None:
+        """The expression of the device_id under which the generator written for ``desc`` runs its steps
+        (``graph.device_statement``), or None when it selects no device: a ``@pipeline_def`` whose generator
+        takes ``device_id`` (a caller or the decorator gives one that is not None/0, or its callers are not
+        all known: ``plan_params``), a ``with pipe:`` pipeline or a Pipeline subclass given one
+        (``takes_device``). Not when the pipeline function has a parameter of that name itself, nor for a
+        Pipeline subclass that creates a GPU reader in ``__init__`` or one imported from another module
+        (its reader or its class is not written here): those stay marked (DM207)."""
+        if desc.style == "def":
+            if "device_id" in desc.params:
+                return None
+            if desc.extra.get("imported"):
+                return "device_id"  # exported: its generator keeps every parameter (plan_params)
+            return "device_id" if "device_id" in desc.extra.get("core", CORE) else None
+        if desc.style == "with":
+            return "device_id" if takes_device(desc.config) else None
+        if desc.style == "class" and not desc.extra.get("imported") and takes_device(desc.config) and not any(
+                r.var.startswith("self.") and not _cpu_reader(r.call) for r in desc.readers):
+            return "self.device_id"
+        return None
+
+    def device_why(self, desc: PipelineDesc) -> str:
+        """Why a device_id given to ``desc`` is left for a person (``device_of`` is None)."""
+        if desc.style == "def" and "device_id" in desc.params:
+            return (f"{desc.name} has a parameter named device_id: the generator cannot also take the pipeline's; "
+                    f"rename it, or run the generator under `with ndd.Device(\"gpu\", device_id)`")
+        return ("ndd runs GPU ops on the current CUDA device; run the generator under "
+                "`with ndd.Device(\"gpu\", device_id)` (a GPU reader created outside it too) or pass "
+                "device=ndd.Device('gpu', device_id) to the GPU ops")
 
     def _report_config(self, desc: PipelineDesc, node):
         config = desc.config
@@ -579,10 +621,16 @@ class Unroller(MigrationTransformer):
                         f"from pipeline mode for the same seed (same distributions)", node)
         device_id = config.get("device_id")
         forwarded = isinstance(device_id, cst.Name) and device_id.value in desc.params  # checked at call sites
-        if device_id is not None and not forwarded and literal_value(device_id) not in (None, 0):
-            self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
-                      f"CUDA device; select it at start-up (torch.cuda.set_device) or pass "
-                      f"device=ndd.Device('gpu', device_id) to the GPU ops", node)
+        device = self.device_of(desc)
+        if device is not None:
+            given = f"device_id={code_of(device_id)}" if takes_device(config) else "the device_id its callers give"
+            where = "the thread that runs them" if self._not_prefetched(desc) is None else \
+                "the caller's thread, which keeps it between steps: the generator is not prefetched"
+            self.report(rules.DEVICE_ID.id, f"{desc.name}: {given} -> its steps run under "
+                        f"`with ndd.Device(\"gpu\", {device})` (the current CUDA device of {where}, as the "
+                        f"pipeline ran on that GPU); nothing is selected when it is None", node)
+        elif device_id is not None and not forwarded and literal_value(device_id) not in (None, 0):
+            self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: {self.device_why(desc)}", node)
         if desc.extra.get("checkpoint"):
             checkpoints.report_enabled(self.report, desc, node)
         elif "enable_checkpointing" in config and literal_value(config["enable_checkpointing"]) is not False:
@@ -865,10 +913,9 @@ class Unroller(MigrationTransformer):
                               f"ndd.checkpoint.Checkpoint().load(...) and register(reader, name) before the first "
                               f"next_epoch", original)
         device_id = kwarg(call, "device_id")
-        if device_id is not None and literal_value(device_id) not in (None, 0):
-            self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: ndd runs GPU ops on the current "
-                      f"CUDA device; select it at start-up (torch.cuda.set_device) or pass "
-                      f"device=ndd.Device('gpu', device_id) to the GPU ops", original)
+        if device_id is not None and literal_value(device_id) not in (None, 0) and self.device_of(desc) is None \
+                and "device_id" not in desc.params:  # (a parameter of that name takes it: pipeline_def gives it there)
+            self.mark(rules.DEVICE_ID.id, f"device_id={code_of(device_id)}: {self.device_why(desc)}", original)
         core = desc.extra.get("core")
         unused = [o for o in CORE if core is not None and o not in core and o not in desc.params
                   and kwarg(call, o) is not None]
@@ -970,9 +1017,9 @@ class Unroller(MigrationTransformer):
             elif values and max(values) > 1:
                 self.module_threads = max(self.module_threads, max(values))
                 self.module_thread_pipelines.append(name)
-            if "device_id" in names or any(literal_value(kwarg(c, "device_id")) not in (None, 0)
-                                           for c in calls if kwarg(c, "device_id") is not None):
-                core.append("device_id")
+            if "device_id" in names or takes_device(desc.config) or any(
+                    takes_device({"device_id": kwarg(c, "device_id")}) for c in calls):
+                core.append("device_id")  # the generator runs on that GPU (device_of)
             seeds = [kwarg(c, "seed") for c in calls if kwarg(c, "seed") is not None]
             if takes_seed(desc, names, outside_seeding, self.d.rng_mode, seeds):
                 core.append("seed")
@@ -1217,3 +1264,9 @@ def _add_core_params(params: cst.Parameters, config, existing, core=CORE) -> cst
     kwonly = list(params.kwonly_params)
     # required kw-only params may follow defaulted ones, Python allows any order
     return params.with_changes(star_arg=star, kwonly_params=kwonly + new)
+
+
+def _cpu_reader(call: cst.Call) -> bool:
+    """A reader created on the CPU (no ``device=``, or a literal ``"cpu"``): creating it touches no GPU."""
+    device = kwarg(call, "device")
+    return device is None or literal_value(device) == "cpu"

@@ -11,7 +11,8 @@ import libcst as cst
 from ...findings import marker_text
 from ..base import has_marker
 from . import checkpoints, rules
-from .graph import _uses_name, build_graph, grow_statement, loop_statements, seeding_statements, thread_statement
+from .graph import (_uses_name, build_graph, device_statement, grow_statement, loop_statements, seeding_statements,
+                    takes_device, thread_statement)
 from .model import CORE, PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
 from .unroll import _add_core_params, _pipeline_call_config
 
@@ -121,7 +122,9 @@ def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseSta
 
     * ``num_threads`` stays a parameter only when the Pipeline got a computed value; a literal above 1 grows
       the pool (never shrinking it) with that number, 1 or none needs nothing;
-    * ``device_id`` never (ndd runs on the current device; another one is marked, DM207);
+    * ``device_id`` where the Pipeline got one that is not a literal None/0 (the generator runs its steps on
+      that GPU, ``graph.device_statement``; its default is the Pipeline's argument, evaluated where the
+      Pipeline was created);
     * ``seed`` where the readers or RNG objects read it, or ``set_seed`` gets a seed the Pipeline was given;
       without one, pipeline mode drew a seed at random, and so does the migration (no ``set_seed``)."""
     from .unroll import _generator_names, _is_int, takes_seed
@@ -136,7 +139,7 @@ def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseSta
     names, outside_seeding = _generator_names(desc, env)
     if takes_seed(desc, names, outside_seeding, unroller.d.rng_mode):
         core.append("seed")
-    if "device_id" in names:
+    if "device_id" in names or takes_device(config):
         core.append("device_id")
     return tuple(o for o in CORE if o in core), grow
 
@@ -178,8 +181,12 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     threads = [thread_statement("num_threads")] if "num_threads" in core else [grow] if grow is not None else []
     head = [*threads, *seeding_statements(desc, env, config.get("seed"))]
     decorators = unroller.prefetch_decorators(desc, with_statement)
+    device = unroller.device_of(desc) if "device_id" in core else None
     if streamed:
-        body, decorators = unroller.stream_body(desc, env, head, steps, len(desc.pre), decorators, with_statement)
+        body, decorators = unroller.stream_body(desc, env, head, steps, len(desc.pre), decorators, with_statement,
+                                                device)
+    elif device is not None:
+        body = [device_statement(device, head + steps, unroller.ctx)]
     else:
         body = head + steps
     free = _bound_now(unroller, call, with_statement, name) if in_loop else []

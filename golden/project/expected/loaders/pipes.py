@@ -1,5 +1,6 @@
 """Pipelines of the project, used from train.py."""
 
+import contextlib
 import nvidia.dali.fn as fn
 from nvidia.dali import pipeline_def
 import nvidia.dali.experimental.dynamic as ndd
@@ -97,13 +98,14 @@ class ValPipe:
 
     @Prefetch(depth=2)
     def __iter__(self):
-        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
-            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-        reader = ndd.readers.File(file_root=self.root, name="Reader")
-        while True:
-            for jpegs, labels in reader.next_epoch(batch_size=self.batch_size):
-                images = ndd.decoders.image(jpegs)
-                yield ndd.resize(images, resize_x=8, resize_y=8), labels
+        with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
+            if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            reader = ndd.readers.File(file_root=self.root, name="Reader")
+            while True:
+                for jpegs, labels in reader.next_epoch(batch_size=self.batch_size):
+                    images = ndd.decoders.image(jpegs)
+                    yield ndd.resize(images, resize_x=8, resize_y=8), labels
 
 
 def make_padded_pipe(root):
@@ -120,12 +122,13 @@ def make_padded_pipe(root):
 
 
 def resumable_pipe(root, *, batch_size=4, num_threads=2, device_id=None, seed=None, checkpoint=None):
-    if num_threads is not None and num_threads > ndd.get_num_threads():
-        ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=9, enable_checkpointing=True)
-    # checkpointing: readers and RNGs registered by name before the first next_epoch (restored if loaded)
-    if checkpoint is not None:
-        checkpoint.register(reader, "reader")
-    while True:
-        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-            yield (labels,)
+    with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():
+        if num_threads is not None and num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+        reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=9, enable_checkpointing=True)
+        # checkpointing: readers and RNGs registered by name before the first next_epoch (restored if loaded)
+        if checkpoint is not None:
+            checkpoint.register(reader, "reader")
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                yield (labels,)

@@ -1,0 +1,114 @@
+"""A device kept in a variable (NVIDIA's ResNet-50 example): "mixed" is spelled "gpu" where the variable is
+bound and compared, when the variable only names operators' devices; otherwise it is left as it is."""
+
+import numpy as np
+import nvidia.dali.fn as fn
+import nvidia.dali.types as types
+from nvidia.dali import pipeline_def
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import functools
+        import queue
+        import threading
+
+        import nvidia.dali.experimental.dynamic as ndd
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+@Prefetch(depth=2)
+def resnet_style(data_dir, dali_cpu=False, *, batch_size=2):
+    dali_device = 'cpu' if dali_cpu else 'gpu'
+    decoder_device = 'cpu' if dali_cpu else 'gpu'
+    device_memory_padding = 211025920 if decoder_device == 'gpu' else 0
+    reader = ndd.readers.File(file_root=data_dir)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            images = ndd.decoders.image(jpegs, device=decoder_device, output_type=types.RGB,
+                                       device_memory_padding=device_memory_padding)
+            images = ndd.resize(images, device=dali_device, resize_x=8, resize_y=8)
+            yield images, labels
+
+
+# dali-migrate: DM230 also_logged stays in pipeline mode with everything that uses it: line 26: device=decoder can be "mixed", which ndd rejects (ValueError when the step runs); the variable is used other than as a device, so it is not rewritten: pass device="gpu" if decoder == "mixed" else decoder
+@pipeline_def(batch_size=2, num_threads=1)
+def also_logged(data_dir, cpu=False):
+    jpegs, labels = fn.readers.file(file_root=data_dir)
+    decoder = "cpu" if cpu else "mixed"
+    print("decoding on", decoder)  # the value is printed: it stays "mixed" (and the call is left to a person)
+    # dali-migrate: DM115 device=decoder can be "mixed", which ndd rejects (ValueError when the step runs); the variable is used other than as a device, so it is not rewritten: pass device="gpu" if decoder == "mixed" else decoder
+    return fn.decoders.image(jpegs, device=decoder), labels
+
+
+def run(data_dir):
+    pipe = resnet_style(data_dir)
+    print(np.array(ndd.as_tensor(next(pipe)[1])).ravel().tolist())
+    logged = also_logged(data_dir)
+    logged.build()
+    print(logged.run()[1].as_array().ravel().tolist())
