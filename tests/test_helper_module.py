@@ -332,3 +332,16 @@ def test_a_helper_module_an_earlier_release_wrote_is_brought_up_to_date(tmp_path
     assert run.exit_code(wrote=True) == EXIT_ERROR
     assert any("not overwritten" in (f.error or "") for f in run.files)
     assert "then by me" in (project / "dali_dynamic_compat.py").read_text()  # the user's edit is kept
+
+
+def test_a_changed_helper_text_keeps_the_earlier_one_recognised():
+    """Changing a helper class changes the module's text: the text it replaces must go into EARLIER_TEXTS, or every
+    project migrated with it would exit 2 on its next run (its file would count as the user's)."""
+    import hashlib
+
+    now = hashlib.sha256(helpers.module_text().encode()).hexdigest()
+    assert now == helpers.TEXT_SHA256, (
+        f"the helper module's text changed: add {helpers.TEXT_SHA256} to helpers.EARLIER_TEXTS and set "
+        f"helpers.TEXT_SHA256 = {now!r}")
+    assert now not in helpers.EARLIER_TEXTS
+    assert hashlib.sha256(EARLIER.read_bytes()).hexdigest() in helpers.EARLIER_TEXTS

@@ -39,6 +39,9 @@ IMPORT_COMMENT = "# written by dali-migrate (migrate --write recreates it)"
 # SHA-256 of the helper module's text as earlier versions wrote it (02be916): a file with one of these texts is
 # ours and unedited, so a run replaces it with today's classes instead of treating it as a user's file.
 EARLIER_TEXTS = frozenset({"894fc59d8d8831186fcc45b95a0f918cb8e76f483af7be88e71857897860b66a"})
+# SHA-256 of today's text. A test fails when the classes change and this does not: then add the old value to
+# EARLIER_TEXTS (so projects migrated with it are updated, not refused) and put the new one here.
+TEXT_SHA256 = "560c90d3a5838f7162f3c8fbe342f77c23060e6fa0e95211788228b781d69b20"
 
 _HEADER = '''"""Run-time helpers for the code that dali-migrate moved to DALI dynamic mode (nvidia.dali.experimental.dynamic).
 
