@@ -53,6 +53,8 @@ def migrate_file(path: Path, display: str | None = None, project=None) -> Migrat
     name = display or str(path)
     try:
         data = read_bytes(str(path))
+        from .transforms.unroll.helpers import is_helper_module
+
         if is_helper_module(data):  # the helper module a migration wrote: not user code, never migrated
             return MigrationResult(path=name, original="", migrated="")
         if _says_dali(data) is None and not (project and project.mentioned_in_bytes(data)):
@@ -63,15 +65,6 @@ def migrate_file(path: Path, display: str | None = None, project=None) -> Migrat
     except (SourceError, OSError) as e:
         return _unreadable(name, e)
     return _migrate_text(source, name, Path(path).suffix, project)
-
-
-def is_helper_module(data: bytes) -> bool:
-    """The helper module as this or an earlier release wrote it (unedited): not user code."""
-    import hashlib
-
-    from .transforms.unroll.helpers import EARLIER_TEXTS, module_text
-
-    return data == module_text().encode() or hashlib.sha256(data).hexdigest() in EARLIER_TEXTS
 
 
 def missing_file(name: str) -> MigrationResult:
@@ -199,6 +192,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     from .config import Config, config_for
     from .discovery import discover
     from .parallel import Progress, run_ordered
+    from .transforms.unroll.helpers import is_helper_module
 
     paths = list(paths)
     if not isinstance(config, Config):
@@ -306,9 +300,19 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
             _, wrote = _write_result(result)
             if wrote:
                 run.written.append(result.path)
-    updated = {r.path for r in made if not r.created}  # an earlier release's helper module: listed once, as updated
-    run.files = [r for r in slots if r is not None and not (r.path in updated and not r.changed)] + made
+    run.files = [r for r in slots if r is not None]
+    run.files += _in_place_of_scanned(run.files, made)
     return run
+
+
+def _in_place_of_scanned(results: list[MigrationResult], made: list[MigrationResult]) -> list[MigrationResult]:
+    """An earlier release's helper module is a file of the run too (scanned, left as it is): its update takes that
+    entry's place in ``results``, so it is listed once. The rest of ``made`` comes back, to be listed after them."""
+    updates = {r.path: r for r in made if r.changed and not r.created}
+    for i, result in enumerate(results):
+        if result.path in updates and not result.changed:
+            results[i] = updates.pop(result.path)
+    return [r for r in made if not (r.changed and not r.created) or r.path in updates]
 
 
 def share_helpers(results: list[MigrationResult], paths, project=None, base: Path | None = None) -> list[MigrationResult]:
@@ -329,13 +333,7 @@ def share_helpers(results: list[MigrationResult], paths, project=None, base: Pat
     sources = {i: (r.path, r.original) for i, r in keyed.items()}
     helpers.share(keyed, sources, project, 1)
     results[:] = [keyed[i] for i in range(len(results))]
-    made = helpers.files(keyed, sources)
-    # An earlier release's helper module, scanned as a file of the run: its update takes that file's place.
-    updates = {r.path: r for r in made if not r.created}
-    for i, result in enumerate(results):
-        if result.path in updates and not result.changed:
-            results[i] = updates.pop(result.path)
-    return [r for r in made if r.created or r.path in updates]
+    return _in_place_of_scanned(results, helpers.files(keyed, sources))
 
 
 class _Helpers:
@@ -354,7 +352,6 @@ class _Helpers:
         self.module = module
         self.base = base  # where relative file names start (None: the current folder)
         self.text = helpers.module_text()
-        self.data = self.text.encode()
         self._roots: dict = {}  # import root -> "ours" | "older" | "missing" | "other" | "no-package"
         self.errors: dict = {}  # import root -> MigrationResult with the error
 
@@ -382,9 +379,12 @@ class _Helpers:
                     self._roots[root] = "other"
         return self._roots[root]
 
-    def _whose(self, data: bytes) -> str:
+    @staticmethod
+    def _whose(data: bytes) -> str:
         """"ours" (today's text), "older" (an earlier release's, unedited: brought up to date) or "other"."""
-        if data == self.data:
+        from .transforms.unroll.helpers import is_helper_module, module_bytes
+
+        if data == module_bytes():
             return "ours"
         return "older" if is_helper_module(data) else "other"
 
@@ -460,23 +460,17 @@ class _Helpers:
             state = self.state(root)
             if state == "ours":
                 continue
-            if state == "older":
-                shown = self.display(root, where[0][0])
-                old = read_bytes(str(self.path(root))).decode()
-                result = MigrationResult(path=shown, original=old, migrated=self.text, uses_dali=True)
-                result.findings = [Finding(rule="DM224", path=shown, line=0, message=(
-                    f"updates the helper module {self.module}, written by an earlier dali-migrate, to today's classes; "
-                    "imported by " + ", ".join(f"{path}:{line}" for path, line in where)))]
-                made.append(result)
-                continue
-            if state != "missing":
+            if state not in ("missing", "older"):
                 self._error(root, sorted({path for path, _ in where}), state)
                 continue
             shown = self.display(root, where[0][0])
-            result = MigrationResult(path=shown, original="", migrated=self.text, uses_dali=True, created=True)
+            older = state == "older"  # an earlier release's text: updated in place, not created
+            what = (f"updates the helper module {self.module}, written by an earlier dali-migrate, to today's classes;"
+                    if older else f"creates the helper module {self.module} (EpochIterator, ReaderStream, Prefetch),")
+            result = MigrationResult(path=shown, original=read_bytes(str(self.path(root))).decode() if older else "",
+                                     migrated=self.text, uses_dali=True, created=not older)
             result.findings = [Finding(rule="DM224", path=shown, line=0, message=(
-                f"creates the helper module {self.module} (EpochIterator, ReaderStream, Prefetch), imported by " +
-                ", ".join(f"{path}:{line}" for path, line in where)))]
+                f"{what} imported by " + ", ".join(f"{path}:{line}" for path, line in where)))]
             made.append(result)
         return made + list(self.errors.values())
 

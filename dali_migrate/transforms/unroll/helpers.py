@@ -26,6 +26,7 @@ earlier release wrote, unedited (``EARLIER_TEXTS``): it is ours, and the run bri
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from pathlib import Path
 
@@ -43,8 +44,9 @@ EARLIER_TEXTS = frozenset({"894fc59d8d8831186fcc45b95a0f918cb8e76f483af7be88e718
 # EARLIER_TEXTS (so projects migrated with it are updated, not refused) and put the new one here.
 TEXT_SHA256 = "560c90d3a5838f7162f3c8fbe342f77c23060e6fa0e95211788228b781d69b20"
 
-_HEADER = '''"""Run-time helpers for the code that dali-migrate moved to DALI dynamic mode (nvidia.dali.experimental.dynamic).
-
+# The first line of every release's helper module: only a file that begins with it is hashed (is_helper_module).
+_FIRST_LINE = '"""Run-time helpers for the code that dali-migrate moved to DALI dynamic mode (nvidia.dali.experimental.dynamic).\n'
+_HEADER = _FIRST_LINE + '''
 Written by dali-migrate; the migrated modules import these classes from here. Do not edit: when this file
 is missing, `dali-migrate migrate --write` over the project writes it again, and a file here with other
 content is never overwritten.
@@ -56,6 +58,18 @@ content is never overwritten.
 def module_text() -> str:
     """The helper module's text: the header, then every helper class."""
     return _HEADER + "".join("\n\n" + source for source in CLASSES.values())
+
+
+@functools.lru_cache(maxsize=None)
+def module_bytes() -> bytes:
+    return module_text().encode()
+
+
+def is_helper_module(data: bytes) -> bool:
+    """The helper module as this release or an earlier one wrote it, unedited: ours, not user code."""
+    if data == module_bytes():
+        return True
+    return data.startswith(_FIRST_LINE.encode()) and hashlib.sha256(data).hexdigest() in EARLIER_TEXTS
 
 
 def import_line(module: str, names) -> str:
