@@ -1009,13 +1009,11 @@ class Unroller(MigrationTransformer):
                 continue  # callers the migration cannot see: every parameter stays
             names, outside_seeding = _generator_names(desc, self._env())
             core = ["batch_size"]
-            threads = [desc.config.get("num_threads"), *(kwarg(c, "num_threads") for c in calls)]
-            constant = all(v is None or literal_value(v) is None or _is_int(literal_value(v)) for v in threads)
-            values = [literal_value(v) for v in threads if constant and v is not None and literal_value(v) is not None]
-            if not constant or "num_threads" in names:
+            computed, count = threads_plan([desc.config.get("num_threads"), *(kwarg(c, "num_threads") for c in calls)])
+            if computed or "num_threads" in names:
                 core.append("num_threads")
-            elif values and max(values) > 1:
-                self.module_threads = max(self.module_threads, max(values))
+            elif count > 1:
+                self.module_threads = max(self.module_threads, count)
                 self.module_thread_pipelines.append(name)
             if "device_id" in names or takes_device(desc.config) or any(
                     takes_device({"device_id": kwarg(c, "device_id")}) for c in calls):
@@ -1125,6 +1123,16 @@ def takes_seed(desc: PipelineDesc, names: set[str], outside_seeding: set[str], r
     if "seed" in names:
         desc.extra["unseeded"] = True
     return False
+
+
+def threads_plan(values) -> tuple[bool, int]:
+    """What the num_threads given to a pipeline (``values``: its own and its callers' expressions, None where
+    not given) ask of its generator: (a value is computed, so it takes ``num_threads``; the largest literal
+    count, to grow the pool to once). A literal None asks nothing."""
+    literals = [literal_value(v) for v in values if v is not None]
+    if any(x is not None and not _is_int(x) for x in literals):
+        return True, 0
+    return False, max((x for x in literals if x is not None), default=0)
 
 
 def _is_int(value) -> bool:

@@ -127,15 +127,15 @@ def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseSta
       Pipeline was created);
     * ``seed`` where the readers or RNG objects read it, or ``set_seed`` gets a seed the Pipeline was given;
       without one, pipeline mode drew a seed at random, and so does the migration (no ``set_seed``)."""
-    from .unroll import _generator_names, _is_int, takes_seed
+    from .unroll import _generator_names, takes_seed, threads_plan
 
     config = desc.config
     core, grow = ["batch_size"], None
-    threads = literal_value(config.get("num_threads"))
-    if config.get("num_threads") is not None and threads is not None and not _is_int(threads):
+    computed, count = threads_plan([config.get("num_threads")])
+    if computed:
         core.append("num_threads")
-    elif _is_int(threads) and threads > 1:
-        grow = grow_statement(threads)
+    elif count > 1:
+        grow = grow_statement(count)
     names, outside_seeding = _generator_names(desc, env)
     if takes_seed(desc, names, outside_seeding, unroller.d.rng_mode):
         core.append("seed")
