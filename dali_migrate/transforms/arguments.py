@@ -31,6 +31,7 @@ from ..findings import rule
 from ..names import NDD, TYPES
 from .base import MigrationTransformer, Pass, names_in
 from .imports import request_import
+from .walk import walk
 
 MIXED_TO_GPU = rule(
     "DM110", "mixed-to-gpu", "info",
@@ -292,7 +293,7 @@ def device_variables(ctx) -> tuple[dict, set[str], set]:
     if flow is None or "mixed" not in (getattr(ctx, "source", None) or "mixed"):
         return {}, set(), set()  # (most modules: no walk)
     uses = _DeviceUses(ctx.imports)
-    flow.module.visit(uses)
+    walk(flow.module, uses)  # read-only: the project's walk, not libcst's rebuilding visit
     if not uses.device_args:
         return {}, set(), set()
     groups: dict[tuple, list] = {}
