@@ -975,8 +975,8 @@ class Unroller(MigrationTransformer):
         rewritten (calls may come before the definition).
 
         * ``batch_size`` always (the loop reads it, callers pass it);
-        * ``device_id`` only where a call passes one that is not ``None``/``0`` (marked DM207: ndd runs on the
-          current device, so the body never reads it);
+        * ``device_id`` where the decorator or a call gives one that is not ``None``/``0``: the generator runs its
+          steps on that GPU (``device_of``);
         * ``seed`` where the readers or RNG objects read it, where ``set_seed`` gets a seed the decorator or a
           caller gives, or where a call passes a value that is not plain (its evaluation is kept); with no seed
           anywhere, pipeline mode drew one at random, and the generator does not call ``set_seed`` either;
@@ -997,13 +997,12 @@ class Unroller(MigrationTransformer):
         uses = _PipelineUses(set(candidates))
         walk(module, uses)
         project = self.ctx.facts.get("project")
-        here = None
+        exported = False  # another module of the run imports this one: its callers are not all here
         if project is not None:
             from ...project import module_name_of
             from pathlib import Path
-            here = module_name_of(Path(self.ctx.path)) or Path(self.ctx.path).stem
+            exported = (module_name_of(Path(self.ctx.path)) or Path(self.ctx.path).stem) in project.imported_modules
         for name, desc in candidates.items():
-            exported = project is not None and here in project.imported_modules
             calls = uses.calls.get(name, [])
             if name in uses.escapes or exported or any(a.star for c in calls for a in c.args):
                 continue  # callers the migration cannot see: every parameter stays
