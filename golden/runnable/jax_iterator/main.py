@@ -30,17 +30,20 @@ def main():
     parser.add_argument("data")
     parser.add_argument("--epochs", type=int, default=2)
     args = parser.parse_args()
-    for policy, shuffle in ((LastBatchPolicy.FILL, True), (LastBatchPolicy.DROP, False)):
-        loader = DALIGenericIterator([image_pipe(args.data, shuffle)], ["images", "labels"], reader_name="Reader",
-                                     last_batch_policy=policy, auto_reset=True)
-        print(policy, "len", len(loader), "size", loader.size)
+    shuffled = image_pipe(args.data, True)
+    fill = DALIGenericIterator([shuffled], ["images", "labels"], reader_name="Reader",
+                               last_batch_policy=LastBatchPolicy.FILL, auto_reset=True)
+    in_order = image_pipe(args.data, False)
+    drop = DALIGenericIterator([in_order], ["images", "labels"], reader_name="Reader",
+                               last_batch_policy=LastBatchPolicy.DROP, auto_reset=True)
+    for name, loader in (("FILL", fill), ("DROP", drop)):
+        print(name, "len", len(loader), "size", loader.size)
         for epoch in range(args.epochs):
             for i, batch in enumerate(loader):
                 images, labels = batch["images"], batch["labels"]
-                print(f"epoch {epoch} batch {i}: {images.shape} {images.dtype} "
+                print(f"{name} epoch {epoch} batch {i}: {images.shape} {images.dtype} "
                       f"brightness {[round(float(b), 5) for b in brightness(images)]} "
                       f"labels {labels.ravel().tolist()}")
-
 
 if __name__ == "__main__":
     main()
