@@ -210,6 +210,8 @@ FRAMEWORK_MIGRATED = rule(
     before="ds = dali_tf.DALIDataset(pipeline=pipe, batch_size=32, output_dtypes=(tf.float32, tf.int32))",
     after="ds = TFDataset(pipeline=pipe, batch_size=32, output_dtypes=(tf.float32, tf.int32))",
 )
+NO_BATCH_SIZE = ("has no batch_size here: it returns one value for the whole batch, not one per sample; pass the "
+                 "batch size in and call it with batch_size=")
 RANDOM_OUTSIDE = rule(
     "DM216", "random-op-needs-batch-size", "warning",
     "An input-less random or transform operator outside an unrolled pipeline has no batch_size; marked.",

@@ -193,6 +193,8 @@ class Unroller(MigrationTransformer):
         self._scope: list[str] = []
         self._classes: list[str] = []  # the classes around the node being rewritten, innermost last
         self._functions: list[cst.FunctionDef] = []
+        self._adopted_randoms: set[cst.Call] = set()  # random ops that move into a `with pipe:` (withstyle)
+        self.unmarked_randoms: set[cst.Call] = set()  # ... as rewritten, left unmarked for that move
         # Unroll definitions first (the transformer sees calls before or after the defs).
         self._prepare()
 
@@ -311,6 +313,9 @@ class Unroller(MigrationTransformer):
         path = fn_path(self.ctx.imports, call.func)
         if path is None:
             return updated
+        if call in self._adopted_randoms:
+            self.unmarked_randoms.add(updated)
+            return updated
         from .model import op_entry
         current, entry = op_entry(path)
         if not entry or not entry.get("random"):
@@ -324,8 +329,7 @@ class Unroller(MigrationTransformer):
                             f"helper's data has one sample per value, as in the pipeline", call)
                 updated = with_kwarg(updated, "batch_size", expr(f"{data}.batch_size"))
             else:
-                problems.append("has no batch_size here: it returns one value for the whole batch, not one per "
-                                "sample; pass the batch size in and call it with batch_size=")
+                problems.append(rules.NO_BATCH_SIZE)
         if self.d.rng_mode and kwarg(call, "seed") is None and kwarg(call, "rng") is None:
             problems.append("gets no rng=: the migrated pipeline seeds RNG objects, so this op draws from the "
                             "unseeded default RNG (values change from run to run); pass the pipeline's rng in")
@@ -690,6 +694,11 @@ class Unroller(MigrationTransformer):
         from .withstyle import unroll_with_blocks
         body = unroll_with_blocks(self, list(updated_node.body), module_level=True)
         return updated_node.with_changes(body=body)
+
+    def visit_IndentedBlock(self, node):
+        from .withstyle import adoptable_calls
+        self._adopted_randoms |= adoptable_calls(self, node.body)
+        return True
 
     def leave_IndentedBlock(self, original_node, updated_node):
         body = self._unroll_with_blocks(list(updated_node.body), in_loop=self._loop_depth > 0)

@@ -68,9 +68,13 @@ def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
         if j is None:
             i += 1
             continue
+        as_written = out, i, j
+        if not module_level:
+            out, i, j = _adopt_outside_nodes(unroller, out, i, j)
         try:
             replacement = _unroll_one(unroller, name, call, out[j], module_level, in_loop)
         except CannotUnroll as e:
+            out, i, j = as_written  # the block stays in pipeline mode: as it was written
             rule_id = e.rule or (rules.CONDITIONALS.id if e.reason.startswith("enable_conditionals")
                                  else rules.CANNOT_UNROLL.id)
             out[j] = _marked(unroller, out[j], rule_id, f"{name} stays in pipeline mode: {e.reason}")
@@ -83,6 +87,97 @@ def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
             leading_lines=[*leading, *replacement[0].leading_lines[len(leading):]])
         out[i:i + 1] = replacement
         i += len(replacement)
+    return out if module_level else _mark_unadopted(unroller, out)
+
+
+def _outside_random(unroller, statement) -> str | None:
+    """The name a ``name = fn.random.<op>(keywords only)`` statement binds (an input-less random op), else None."""
+    from .model import fn_path, op_entry
+
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1
+            and isinstance(statement.body[0].targets[0].target, cst.Name)
+            and isinstance(statement.body[0].value, cst.Call)):
+        return None
+    call = statement.body[0].value
+    path = fn_path(unroller.ctx.imports, call.func)
+    entry = op_entry(path)[1] if path is not None else None
+    if not entry or not entry.get("random") or not entry.get("input_less") \
+            or any(a.keyword is None for a in call.args):
+        return None
+    return statement.body[0].targets[0].target.value
+
+
+def _adoptable(unroller, out, i, j) -> list[int]:
+    """Indexes of the statements of ``out`` that ``_adopt_outside_nodes`` moves into the ``with`` at ``j``
+    (the pipeline is created at ``i``)."""
+    from .graph import _reads_and_binds
+
+    with_reads = _reads_and_binds(out[j].body)[0]
+    moved: list[int] = []
+    for k in range(j - 1, -1, -1):
+        target = _outside_random(unroller, out[k]) if k != i else None
+        if target is None or target not in with_reads:
+            continue
+        reads = _reads_and_binds(out[k].body[0].value)[0]
+        others = [n for n in range(len(out)) if n not in (j, k) and n not in moved]
+        if any(target in _reads_and_binds(out[n])[0] - ({target} if _outside_random(unroller, out[n]) == target
+                                                         else set()) for n in others):
+            continue
+        between = [n for n in range(k + 1, j) if n not in moved]
+        if any((reads | {target}) & _reads_and_binds(out[n])[1] for n in between):
+            continue
+        moved.append(k)
+    return sorted(moved)
+
+
+def adoptable_calls(unroller, body) -> set[cst.Call]:
+    """The random-op calls of a function's block (not yet rewritten) that will move into a ``with pipe:``
+    block: the unroller leaves them unmarked (in the pipeline they get batch_size=batch_size)."""
+    out, found = list(body), set()
+    for i, statement in enumerate(out):
+        if statement in unroller.ctx.kept_statements or _pipeline_assign(unroller, statement) is None:
+            continue
+        name = _pipeline_assign(unroller, statement)[0]
+        j = next((k for k in range(i + 1, len(out)) if _with_of(out[k], name)), None)
+        if j is not None:
+            found.update(out[k].body[0].value for k in _adoptable(unroller, out, i, j))
+    return found
+
+
+def _adopt_outside_nodes(unroller, out, i, j):
+    """Random ops assigned in the same function before ``with pipe:`` (before or after ``pipe = Pipeline(...)``)
+    and read only inside it become the block's first statements. Pipeline mode made them part of the
+    pipeline's graph (a DataNode built outside any pipeline joins the one whose outputs reach it), so they
+    drew new values for each sample of each run() at the pipeline's batch size, and with its seed: moved
+    into the block, the generator draws them the same way (batch_size=batch_size). A statement moves only
+    when nothing else in the function reads its name, nothing between it and the block rebinds its name or
+    the names its arguments read, so the block sees the same values. Returns the new (out, i, j)."""
+    moved = _adoptable(unroller, out, i, j)
+    if not moved:
+        return out, i, j
+    with_statement = out[j]
+    for k in moved:
+        unroller.report(rules.UNROLL.id, f"{_outside_random(unroller, out[k])} = ... moves into the generator: "
+                        f"pipeline mode ran it in the pipeline's graph, once per run() at its batch size", out[k])
+    moving = [out[k] for k in moved]  # blank lines above the first one separated it from code outside
+    moving[0] = moving[0].with_changes(leading_lines=[line for line in moving[0].leading_lines if line.comment])
+    adopted = with_statement.with_changes(body=with_statement.body.with_changes(
+        body=[*moving, *with_statement.body.body]))
+    out = [adopted if n == j else s for n, s in enumerate(out) if n not in moved]
+    return out, i - sum(1 for k in moved if k < i), j - len(moved)
+
+
+def _mark_unadopted(unroller, out):
+    """Random ops the unroller left unmarked for a move that did not happen (the pipeline stayed in pipeline
+    mode, or the block changed): marked as any op outside a pipeline is."""
+    from .model import fn_path, op_entry
+
+    for n, statement in enumerate(out):
+        if _outside_random(unroller, statement) is not None \
+                and statement.body[0].value in unroller.unmarked_randoms:
+            current = op_entry(fn_path(unroller.ctx.imports, statement.body[0].value.func))[0]
+            out[n] = _marked(unroller, statement, rules.RANDOM_OUTSIDE.id, f"ndd.{current} {rules.NO_BATCH_SIZE}")
     return out
 
 

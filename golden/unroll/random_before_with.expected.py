@@ -1,0 +1,127 @@
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import functools
+        import queue
+        import threading
+
+        import nvidia.dali.experimental.dynamic as ndd
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+def augmented(root, batch_size):
+    @Prefetch(depth=2)
+    def pipe_steps(*, batch_size=batch_size, seed=7):
+        ndd.random.set_seed(seed)
+        reader = ndd.readers.File(file_root=root, name="reader")
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                # Random ops made before the pipeline and used only inside `with pipe:` are part of its graph:
+                # one value per sample, drawn again at every run().
+                angle = ndd.random.uniform(range=(-20.0, 20.0), batch_size=batch_size)
+                flip = ndd.random.coin_flip(probability=0.5, batch_size=batch_size)
+                flip = ndd.random.coin_flip(probability=0.25, batch_size=batch_size)
+                images = ndd.decoders.image(jpegs, output_type=types.RGB)
+                images = ndd.rotate(images, angle=angle)
+                images = ndd.flip(images, horizontal=flip)
+                yield images, labels
+    pipe = pipe_steps()
+    return pipe
+
+
+def also_read_outside(root, batch_size):
+    # `scale` is read after the pipeline too: it stays where it is (and is marked).
+    # dali-migrate: DM216 ndd.random.uniform has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=
+    scale = ndd.random.uniform(range=(0.5, 1.5))
+    @Prefetch(depth=2)
+    def pipe_steps(*, batch_size=batch_size):
+        reader = ndd.readers.File(file_root=root)
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                images = ndd.decoders.image(jpegs)
+                yield images * scale, labels
+    pipe = pipe_steps()
+    return pipe, scale
+
+
+def argument_rebound(root, batch_size, low):
+    # `low` changes between the random op and the pipeline: moving the op would read the new value.
+    # dali-migrate: DM216 ndd.random.uniform has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=
+    shift = ndd.random.uniform(range=(low, 2.0))
+    low = 1.0
+    @Prefetch(depth=2)
+    def pipe_steps(*, batch_size=batch_size):
+        reader = ndd.readers.File(file_root=root)
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                images = ndd.decoders.image(jpegs)
+                yield images + shift, labels
+    pipe = pipe_steps()
+    return pipe
