@@ -20,6 +20,8 @@ pipeline mode, a python_function, ...) are that marker's business and are left a
 
 from __future__ import annotations
 
+import libcst as cst
+
 from ..findings import MARKER_PREFIX, rule
 from ..names import dotted
 from .base import MigrationTransformer, Pass
@@ -36,6 +38,17 @@ PIPELINE_MODE_LEFT = rule(
     fix="manual",
     suggestion="Rewrite this part with ndd calls (ndd.random.coin_flip(batch_size=...) etc.), or move it into "
                "a shape dali-migrate unrolls (one ops object per attribute, called in define_graph).",
+)
+
+PIPELINE_ANNOTATION = rule(
+    "DM106", "pipeline-annotation-dropped", "info",
+    "A return annotation naming the Pipeline class is dropped where the function now returns a migrated "
+    "pipeline (its body holds no pipeline-mode API).",
+    "The factory returns what the migration made of its pipeline (a generator, or an object with "
+    "epoch_size()), not a Pipeline; an annotation is not run, so dropping it changes nothing the program "
+    "computes. Where the body still builds a pipeline-mode Pipeline, the annotation stays true and is left.",
+    before="def create_pipeline(root) -> dali.Pipeline:\n    pipe = dali.Pipeline(batch_size=4)\n    ...",
+    after="def create_pipeline(root):\n    def pipe_steps(*, batch_size=4):\n        ...",
 )
 
 PIPELINE_MODE = ("nvidia.dali.fn", "nvidia.dali.ops", "nvidia.dali.Pipeline", "nvidia.dali.pipeline_def",
@@ -60,7 +73,49 @@ def _may_reach_pipeline_mode(qualname: str) -> bool:
     return is_pipeline_mode(qualname) or any(p.startswith(qualname + ".") for p in PIPELINE_MODE)
 
 
+PIPELINE_CLASSES = ("nvidia.dali.Pipeline", "nvidia.dali.pipeline.Pipeline")
+
+
+class _PipelineModeUse(cst.CSTVisitor):
+    def __init__(self, imports):
+        self.imports, self.found = imports, False
+
+    def visit_Attribute(self, node):
+        return self._check(node)
+
+    def visit_Name(self, node):
+        return self._check(node)
+
+    def _check(self, node) -> bool:
+        qualname = self.imports.qualname(node)
+        if qualname is not None and is_pipeline_mode(qualname):
+            self.found = True
+        return qualname is None and not self.found
+
+
 class _Leftovers(MigrationTransformer):
+    _pipeline_returns: dict[cst.FunctionDef, bool] = {}  # def -> its body holds no pipeline-mode API
+
+    def visit_FunctionDef(self, node):
+        """``-> Pipeline`` on a function: dropped where the function's pipeline was migrated (nothing in its
+        body is pipeline-mode API any more), left where it still builds one (a marker there covers it)."""
+        returns = node.returns.annotation if node.returns is not None else None
+        if returns is not None and self.ctx.imports.qualname(returns) in PIPELINE_CLASSES:
+            use = _PipelineModeUse(self.ctx.imports)
+            node.body.visit(use)
+            self._pipeline_returns = {**self._pipeline_returns, node: not use.found}
+        return True
+
+    def visit_Annotation(self, node):
+        return not any(f.returns is node for f in self._pipeline_returns)
+
+    def leave_FunctionDef(self, original_node, updated_node):
+        if self._pipeline_returns.get(original_node):
+            self.report(PIPELINE_ANNOTATION.id, f"-> {dotted(original_node.returns.annotation)} dropped from "
+                        f"{original_node.name.value}(): it returns the migrated pipeline now", original_node)
+            return updated_node.with_changes(returns=None)
+        return updated_node
+
     def relevant_names(self):
         # Not `ndd`: migrated code says it everywhere, and it is never pipeline-mode API.
         return {local for local, q in self.ctx.imports.aliases.items() if _may_reach_pipeline_mode(q)}

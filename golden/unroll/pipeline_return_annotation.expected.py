@@ -1,0 +1,119 @@
+from typing import Optional
+
+import nvidia.dali.fn as fn
+from nvidia.dali.pipeline import Pipeline
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import functools
+        import queue
+        import threading
+
+        import nvidia.dali.experimental.dynamic as ndd
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+def create_pipeline(root, batch_size):
+    """Build the training pipeline (the annotation names what it returned before migration)."""
+    @Prefetch(depth=2)
+    def pipe_steps(*, batch_size=batch_size):
+        reader = ndd.readers.File(file_root=root, name="reader")
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                yield ndd.decoders.image(jpegs), labels
+    pipe = pipe_steps()
+    return pipe
+
+
+def evaluation_pipeline(root):
+    @Prefetch(depth=2)
+    def pipe_steps(*, batch_size=2):
+        reader = ndd.readers.File(file_root=root)
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                yield jpegs, labels
+    pipe = pipe_steps()
+    return pipe
+
+
+def fed_pipeline() -> Pipeline:
+    # stays in pipeline mode (fed by feed_input): its annotation stays true
+    # dali-migrate: DM105 Pipeline is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code
+    # dali-migrate: DM230 pipe stays in pipeline mode with everything that uses it: line 28: pipe stays in pipeline mode: external_source without source= is fed by feed_input; pass the data to the ndd ops instead; line 29: fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
+    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    # dali-migrate: DM220 pipe stays in pipeline mode: external_source without source= is fed by feed_input; pass the data to the ndd ops instead
+    with pipe:
+        # dali-migrate: DM103 fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
+        data = fn.external_source(name="data")
+        pipe.set_outputs(data)
+    return pipe
+
+
+def no_pipeline(size) -> Optional[int]:
+    return size
