@@ -370,6 +370,15 @@ class _NestedSources(cst.CSTVisitor):
             self.found = node
 
 
+def _nested_source_reason(statement) -> str:
+    """Why an external_source that is not ``name = fn.external_source(...)`` at the body's top level stays."""
+    keyword = {cst.If: "if", cst.For: "for", cst.While: "while", cst.With: "with", cst.Try: "try"}.get(type(statement))
+    if keyword is not None:
+        return (f"external_source inside an `{keyword}` block of the pipeline body: dali-migrate migrates an "
+                f"external_source assigned at the body's top level only")
+    return "external_source inside an expression: assign it to a name first"
+
+
 def _external_sources(desc: PipelineDesc, statements, facts: list[_StatementFacts],
                       env: Env) -> dict[int, "sources.SourceSpec"]:
     """statement index -> the external_source assigned there; SourceError for one that cannot be migrated."""
@@ -379,7 +388,7 @@ def _external_sources(desc: PipelineDesc, statements, facts: list[_StatementFact
     for i, statement in enumerate(statements):
         direct = facts[i].direct_source
         if facts[i].nested_sources.found is not None:
-            raise sources.SourceError("external_source inside an expression: assign it to a name first", statement)
+            raise sources.SourceError(_nested_source_reason(statement), statement)
         if direct is not None:
             target, call = direct
             found[i] = sources.describe_source(target, call, statement, len(found) + 1, symbols, local_names,
