@@ -51,6 +51,17 @@ PIPELINE_ANNOTATION = rule(
     after="def create_pipeline(root):\n    def pipe_steps(*, batch_size=4):\n        ...",
 )
 
+POLICY_STRING = rule(
+    "DM107", "last-batch-policy-string", "info",
+    "LastBatchPolicy.FILL/DROP/PARTIAL become the strings \"FILL\"/\"DROP\"/\"PARTIAL\" in a module whose DALI "
+    "iterators were all migrated.",
+    "The migrated iterator (EpochIterator) takes the policy's name as a string; the enum lives in the "
+    "pipeline-mode plugin, which the module no longer needs. Every member in the module is rewritten, so "
+    "comparisons between them keep their results.",
+    before="policy = LastBatchPolicy.DROP if drop_last else LastBatchPolicy.PARTIAL",
+    after="policy = \"DROP\" if drop_last else \"PARTIAL\"",
+)
+
 PIPELINE_MODE = ("nvidia.dali.fn", "nvidia.dali.ops", "nvidia.dali.Pipeline", "nvidia.dali.pipeline_def",
                  "nvidia.dali.pipeline", "nvidia.dali.plugin", "nvidia.dali.types.Constant")
 
@@ -93,6 +104,44 @@ class _PipelineModeUse(cst.CSTVisitor):
         return qualname is None and not self.found
 
 
+def _policy_member(imports, node) -> str | None:
+    """``X`` for a ``LastBatchPolicy.X`` reference (the plugin's enum), else None."""
+    if not isinstance(node, cst.Attribute) or node.attr.value not in ("FILL", "DROP", "PARTIAL"):
+        return None
+    qualname = imports.qualname(node.value)
+    if qualname and qualname.startswith("nvidia.dali.plugin.") and qualname.endswith(".LastBatchPolicy"):
+        return node.attr.value
+    return None
+
+
+class _PluginUses(cst.CSTVisitor):
+    """Whether a module refers to LastBatchPolicy members, and to anything else of the plugins (imports aside)."""
+
+    def __init__(self, imports):
+        self.imports, self.policies, self.others = imports, False, False
+
+    def visit_Import(self, node):
+        return False
+
+    def visit_ImportFrom(self, node):
+        return False
+
+    def visit_Attribute(self, node):
+        if _policy_member(self.imports, node) is not None:
+            self.policies = True
+            return False
+        return self._other(node)
+
+    def visit_Name(self, node):
+        return self._other(node)
+
+    def _other(self, node) -> bool:
+        qualname = self.imports.qualname(node)
+        if qualname is not None and qualname.startswith("nvidia.dali.plugin"):
+            self.others = True
+        return qualname is None
+
+
 class _Leftovers(MigrationTransformer):
     _pipeline_returns: dict[cst.FunctionDef, bool] = {}  # def -> its body holds no pipeline-mode API
 
@@ -105,6 +154,24 @@ class _Leftovers(MigrationTransformer):
             node.body.visit(use)
             self._pipeline_returns = {**self._pipeline_returns, node: not use.found}
         return True
+
+    _policies_to_strings = False
+
+    def visit_Module(self, node):
+        """LastBatchPolicy members become strings where nothing else of the plugins is left in the module (its
+        iterators were migrated): only the migrated iterator reads them then."""
+        uses = _PluginUses(self.ctx.imports)
+        node.visit(uses)
+        self._policies_to_strings = uses.policies and not uses.others
+        return True
+
+    def leave_Attribute(self, original_node, updated_node):
+        member = _policy_member(self.ctx.imports, original_node) if self._policies_to_strings else None
+        if member is None:
+            return updated_node
+        self.report(POLICY_STRING.id, f'{dotted(original_node)} -> "{member}" (the migrated iterator takes the '
+                    f"policy's name)", original_node)
+        return cst.SimpleString(f'"{member}"')
 
     def visit_Annotation(self, node):
         return not any(f.returns is node for f in self._pipeline_returns)
@@ -137,6 +204,8 @@ class _Leftovers(MigrationTransformer):
         return any(_marker_rules(statement) - {PIPELINE_MODE_LEFT.id} for statement, _ in self._statement_stack)
 
     def _check(self, node) -> bool:
+        if self._policies_to_strings and _policy_member(self.ctx.imports, node) is not None:
+            return False  # becomes a string (leave_Attribute)
         qualname = self.ctx.imports.qualname(node)
         if qualname is None:
             return True

@@ -246,7 +246,9 @@ def _iterator_over_streams(unroller, original, call, which, owners, pipelines, o
 def _epoch_options(call: cst.Call, policy: str) -> list[cst.Arg]:
     """EpochIterator's last_batch_policy= and auto_reset= for the plugin iterator ``call``."""
     args = []
-    if policy != "FILL":
+    if policy == _CHOSEN:
+        args.append(_kw("last_batch_policy", kwarg(call, "last_batch_policy")))
+    elif policy != "FILL":
         args.append(_kw("last_batch_policy", expr(f'"{policy}"')))
     auto_reset = kwarg(call, "auto_reset")
     if auto_reset is not None:
@@ -257,12 +259,33 @@ def _epoch_options(call: cst.Call, policy: str) -> list[cst.Arg]:
     return args
 
 
+_CHOSEN = "chosen at run time"  # a name bound to LastBatchPolicy members (leftovers makes them strings)
+
+
+def _policy_members_only(value) -> bool:
+    """``LastBatchPolicy.X``, or a conditional expression choosing between such members."""
+    if isinstance(value, cst.IfExp):
+        return _policy_members_only(value.body) and _policy_members_only(value.orelse)
+    return isinstance(value, cst.Attribute) and value.attr.value in _POLICIES \
+        and code_of(value.value).rsplit(".", 1)[-1] == "LastBatchPolicy"
+
+
 def _policy(unroller, call) -> str:
     policy = kwarg(call, "last_batch_policy")
     if policy is not None:
         text = code_of(policy).rsplit(".", 1)[-1]
         if text in _POLICIES:
             return text
+        if isinstance(policy, cst.Name) and unroller._functions:
+            from .graph import _reads_and_binds
+            bindings = [s for s in unroller._functions[-1].body.body if policy.value in _reads_and_binds(s)[1]]
+            if bindings and all(isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                                and isinstance(s.body[0], cst.Assign) and _policy_members_only(s.body[0].value)
+                                for s in bindings):
+                return _CHOSEN
+        unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"last_batch_policy={code_of(policy)}: dali-migrate cannot tell "
+                      f"which LastBatchPolicy member it holds, and the migrated iterator takes the member's name "
+                      f"(\"FILL\", \"DROP\" or \"PARTIAL\")", policy)
     fill = kwarg(call, "fill_last_batch")
     if fill is not None and literal_value(fill) is False:
         return "PARTIAL"

@@ -1,0 +1,17 @@
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+
+# dali-migrate: DM230 more_files stays in pipeline mode with everything that uses it: line 15: last_batch_policy=policy: dali-migrate cannot tell which LastBatchPolicy member it holds, and the migrated iterator takes the member's name ("FILL", "DROP" or "PARTIAL")
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def more_files(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return jpegs, labels
+
+
+def given_loader(root, policy):
+    pipe = more_files(root)
+    pipe.build()
+    # a policy from the caller: the tool cannot tell which member it is (marked, kept)
+    # dali-migrate: DM217 last_batch_policy=policy: dali-migrate cannot tell which LastBatchPolicy member it holds, and the migrated iterator takes the member's name ("FILL", "DROP" or "PARTIAL")
+    return DALIGenericIterator([pipe], ["jpegs", "labels"], reader_name="Reader", last_batch_policy=policy)
