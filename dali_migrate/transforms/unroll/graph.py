@@ -421,6 +421,10 @@ def _single_output_kind(expr: cst.BaseExpression, statements, single_names=froze
     output per element when the pipeline returns a tuple or list, one output otherwise."""
     if _is_sequence(expr):
         return "sequence"
+    if isinstance(expr, cst.IfExp):
+        kinds = {_single_output_kind(expr.body, statements, single_names),
+                 _single_output_kind(expr.orelse, statements, single_names)}
+        return kinds.pop() if len(kinds) == 1 else "unknown"
     if isinstance(expr, cst.Name):
         if expr.value in single_names:
             return "single"  # unpacked from a reader's or an op's outputs
@@ -448,6 +452,33 @@ def _single_output_kind(expr: cst.BaseExpression, statements, single_names=froze
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
         return "unknown"  # a helper function: it may return several DataNodes
     return "single"
+
+
+def conditional_return(statements) -> cst.SimpleStatementLine | None:
+    """``if cond: return X`` / ``else: return Y`` closing a pipeline function, as one ``return (X) if cond else
+    (Y)``, where ``cond`` reads nothing the body binds (a pipeline argument or a closure value: pipeline mode
+    decided it once, when the graph was defined; the generator decides it the same way each step). A branch that
+    returns one output returns a 1-tuple (pipe.run() gave a 1-tuple either way). None for other endings."""
+    last = statements[-1] if statements else None
+    if not (isinstance(last, cst.If) and isinstance(last.orelse, cst.Else)):
+        return None
+    values = []
+    for block in (last.body, last.orelse.body):
+        body = block.body
+        if not (len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1
+                and isinstance(body[0].body[0], cst.Return) and body[0].body[0].value is not None):
+            return None
+        value = body[0].body[0].value
+        kind = _single_output_kind(value, statements[:-1])
+        if kind == "unknown":
+            return None
+        values.append(value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if kind == "sequence"
+                      else cst.Tuple([cst.Element(value, comma=cst.Comma())]))
+    bound = set().union(*(_reads_and_binds(s)[1] for s in statements[:-1]))
+    if _reads_and_binds(cst.Expr(last.test))[0] & bound:
+        return None
+    return cst.SimpleStatementLine([cst.Return(cst.IfExp(test=last.test, body=values[0], orelse=values[1]))],
+                                   leading_lines=last.leading_lines)
 
 
 def _yield_statements(outputs, statements=(), single_names=frozenset()) -> list[cst.BaseStatement]:

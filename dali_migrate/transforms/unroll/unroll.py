@@ -15,7 +15,7 @@ from ..imports import first_use
 from ..walk import node_children, walk
 from . import checkpoints, epoch_iterator, frameworks, prefetch, rules, stream
 from . import helpers as helpers_module
-from .graph import (Env, _uses_name, build_graph, device_statement, grow_statement, loop_statements,
+from .graph import (Env, _uses_name, build_graph, conditional_return, device_statement, grow_statement, loop_statements,
                     output_elements, seeding_statements, takes_device, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
                     NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt,
@@ -520,6 +520,10 @@ class Unroller(MigrationTransformer):
         docstring = []
         if statements and _is_docstring(statements[0]):
             docstring = [statements.pop(0)]
+        if statements and not _is_return(statements[-1]) and conditional_return(statements) is not None:
+            self.report(rules.UNROLL.id, f"{node.name.value}: `if {code_of(statements[-1].test)}: return ... else: "
+                        f"return ...` -> one return choosing its outputs by that condition", statements[-1])
+            statements[-1] = conditional_return(statements)
         if not statements or not _is_return(statements[-1]):
             raise CannotUnroll("the pipeline function does not end with `return <outputs>`", node)
         outputs = output_elements(statements[-1].body[0].value)
