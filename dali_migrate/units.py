@@ -76,7 +76,7 @@ CHECK_FAILED = rule(
 
 # Methods with a migration (rewritten, or marked so that the unit stays whole) on each kind.
 PIPELINE_METHODS = {"build", "run", "epoch_size", "reader_meta", "checkpoint", "schedule_run", "share_outputs",
-                    "release_outputs", "outputs", "feed_input", "serialize", "set_outputs"}
+                    "release_outputs", "outputs", "feed_input", "serialize", "set_outputs", "reset"}
 TENSORLIST_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "shape", "layout", "ndim", "dtype",
                       "as_reshaped_tensor", "is_dense_tensor", "copy_to_external", "data_ptr", "reset", "set_layout",
                       "broadcast", "reinterpret", "squeeze", "source_info", "get_property", "stream", "device_id"}

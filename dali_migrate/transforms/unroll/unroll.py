@@ -36,6 +36,8 @@ UNSUPPORTED_METHODS = {
     "release_outputs": "release_outputs has no dynamic-mode counterpart",
     "outputs": "pipe.outputs() has no dynamic-mode counterpart: use next(pipe)",
 }
+RESET_RESTARTS = ("pipe.reset() restarts an external source that ended (StopIteration); the migrated generator does "
+                  "not restart: create the pipeline again for the next epoch")
 CHECKPOINT_STYLES = ("def", "class")  # whose consumers pass a checkpoint= to the pipeline's constructor
 RNG_OPS = {p for p, e in optable.table()["fn"].items() if e.get("random")}
 
@@ -834,16 +836,34 @@ class Unroller(MigrationTransformer):
             return False
         owner = dotted(call.func.value) if isinstance(call.func.value, (cst.Name, cst.Attribute)) else None
         method = call.func.attr.value
-        if method in ("build", "schedule_run", "release_outputs") and self._pipe_kind_of(call.func.value, owner):
+        if method in ("build", "schedule_run", "release_outputs") and self._pipe_kind_of(call.func.value, owner) \
+                or method == "reset" and self._reset_does_nothing(call.func.value, owner):
             what = code_of(call.func.value)
             why = {"build": "the generator needs no build",
+                   "reset": "its pipeline has no external_source, so nothing ends and reset() did nothing",
                    "schedule_run": f"next({what}) runs the step when its outputs are taken",
                    "release_outputs": "the step's outputs are plain values, released when unused"}[method]
             self.report(rules.BUILD_RUN.id, f"{what}.{method}() is dropped: {why}", statement)
             return True
         return False
 
+    def _reset_does_nothing(self, node, owner) -> bool:
+        """Pipeline.reset() only acts after an external_source ended the data (DALI 2.4.0: it checks
+        ``_last_iter``); a migrated pipeline without one never ends, so its reset() is a no-op
+        (docs/dali-facts.md)."""
+        kind = self._pipe_kind_of(node, owner)
+        desc = self.descs.get(kind[1]) if kind is not None else None
+        return desc is not None and desc.extra.get("external_sources") == 0
+
     def leave_Call(self, original_node, updated_node):
+        func = original_node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "reset" and not original_node.args:
+            flow = self.ctx.facts.get("flow")
+            owner = dotted(func.value) if isinstance(func.value, (cst.Name, cst.Attribute)) else None
+            pipeline = self._pipe_kind_of(func.value, owner) is not None or flow is not None and \
+                flow.value_of(func.value)[0] == df.PIPELINE and not flow.value_of(func.value)[1] & self.ctx.kept
+            if pipeline and not self._reset_does_nothing(func.value, owner):
+                self.mark(rules.UNSUPPORTED_API.id, RESET_RESTARTS, original_node)
         if self._pipeline_depth == 0:
             updated_node = self._random_outside(original_node, updated_node)
         func = updated_node.func
