@@ -25,7 +25,6 @@ import libcst as cst
 from ..findings import MARKER_PREFIX, rule
 from ..names import dotted
 from .base import MigrationTransformer, Pass
-from .unroll import epoch_iterator, frameworks
 
 PIPELINE_MODE_LEFT = rule(
     "DM105", "pipeline-mode-left", "warning",
@@ -105,10 +104,6 @@ class _PipelineModeUse(cst.CSTVisitor):
         return qualname is None and not self.found
 
 
-# the classes the unroll writes for plugin iterators
-MIGRATED_ITERATORS = (epoch_iterator.CLASS_NAME, frameworks.JAX_NAME)
-
-
 def _policy_member(imports, node) -> str | None:
     """``X`` for a ``LastBatchPolicy.X`` reference (the plugin's enum), else None."""
     if not isinstance(node, cst.Attribute) or node.attr.value not in ("FILL", "DROP", "PARTIAL"):
@@ -123,7 +118,7 @@ class _PluginUses(cst.CSTVisitor):
     """Whether a module refers to LastBatchPolicy members, and to anything else of the plugins (imports aside)."""
 
     def __init__(self, imports):
-        self.imports, self.policies, self.others, self.migrated_iterators = imports, False, False, False
+        self.imports, self.policies, self.others = imports, False, False
 
     def visit_Import(self, node):
         return False
@@ -138,8 +133,6 @@ class _PluginUses(cst.CSTVisitor):
         return self._other(node)
 
     def visit_Name(self, node):
-        if node.value in MIGRATED_ITERATORS:
-            self.migrated_iterators = True
         return self._other(node)
 
     def _other(self, node) -> bool:
@@ -162,7 +155,7 @@ class _Leftovers(MigrationTransformer):
             self._pipeline_returns = {**self._pipeline_returns, node: not use.found}
         return True
 
-    _policies_to_strings = _policies_of_kept = False
+    _policies_to_strings = False
 
     def visit_Module(self, node):
         """LastBatchPolicy members become strings where nothing else of the plugins is left in the module (its
@@ -170,8 +163,6 @@ class _Leftovers(MigrationTransformer):
         uses = _PluginUses(self.ctx.imports)
         node.visit(uses)
         self._policies_to_strings = uses.policies and not uses.others
-        # no iterator was migrated and some are kept: the members are theirs (the kept units carry markers)
-        self._policies_of_kept = uses.policies and uses.others and not uses.migrated_iterators
         return True
 
     def leave_Attribute(self, original_node, updated_node):
@@ -213,8 +204,8 @@ class _Leftovers(MigrationTransformer):
         return any(_marker_rules(statement) - {PIPELINE_MODE_LEFT.id} for statement, _ in self._statement_stack)
 
     def _check(self, node) -> bool:
-        if (self._policies_to_strings or self._policies_of_kept) and _policy_member(self.ctx.imports, node):
-            return False  # becomes a string (leave_Attribute), or belongs to a kept iterator
+        if self._policies_to_strings and _policy_member(self.ctx.imports, node) is not None:
+            return False  # becomes a string (leave_Attribute)
         qualname = self.ctx.imports.qualname(node)
         if qualname is None:
             return True
