@@ -46,7 +46,7 @@ PIPELINE_ANNOTATION = rule(
     "pipeline (its body holds no pipeline-mode API).",
     "The factory returns what the migration made of its pipeline (a generator, or an object with "
     "epoch_size()), not a Pipeline; an annotation is not run, so dropping it changes nothing the program "
-    "computes. Where the body still builds a pipeline-mode Pipeline, the annotation stays true and is left.",
+    "computes. Where the body still builds a pipeline-mode Pipeline, the annotation stays (marked DM105).",
     before="def create_pipeline(root) -> dali.Pipeline:\n    pipe = dali.Pipeline(batch_size=4)\n    ...",
     after="def create_pipeline(root):\n    def pipe_steps(*, batch_size=4):\n        ...",
 )
@@ -147,7 +147,7 @@ class _Leftovers(MigrationTransformer):
 
     def visit_FunctionDef(self, node):
         """``-> Pipeline`` on a function: dropped where the function's pipeline was migrated (nothing in its
-        body is pipeline-mode API any more), left where it still builds one (a marker there covers it)."""
+        body is pipeline-mode API any more); where it still builds one, marked as any leftover is."""
         returns = node.returns.annotation if node.returns is not None else None
         if returns is not None and self.ctx.imports.qualname(returns) in PIPELINE_CLASSES:
             use = _PipelineModeUse(self.ctx.imports)
@@ -174,7 +174,7 @@ class _Leftovers(MigrationTransformer):
         return cst.SimpleString(f'"{member}"')
 
     def visit_Annotation(self, node):
-        return not any(f.returns is node for f in self._pipeline_returns)
+        return not any(f.returns is node and dropped for f, dropped in self._pipeline_returns.items())
 
     def leave_FunctionDef(self, original_node, updated_node):
         if self._pipeline_returns.get(original_node):

@@ -23,7 +23,7 @@ def evaluation_pipeline(root) -> Pipeline:
 
 
 def fed_pipeline() -> Pipeline:
-    # stays in pipeline mode (fed by feed_input): its annotation stays true
+    # stays in pipeline mode (fed by feed_input): its annotation stays, marked
     pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
     with pipe:
         data = fn.external_source(name="data")
