@@ -25,6 +25,7 @@ import libcst as cst
 from ..findings import MARKER_PREFIX, rule
 from ..names import dotted
 from .base import MigrationTransformer, Pass
+from .unroll import epoch_iterator, frameworks
 
 PIPELINE_MODE_LEFT = rule(
     "DM105", "pipeline-mode-left", "warning",
@@ -54,7 +55,7 @@ PIPELINE_ANNOTATION = rule(
 POLICY_STRING = rule(
     "DM107", "last-batch-policy-string", "info",
     "LastBatchPolicy.FILL/DROP/PARTIAL become the strings \"FILL\"/\"DROP\"/\"PARTIAL\" in a module whose DALI "
-    "iterators were all migrated.",
+    "iterators were all migrated (and that has one).",
     "The migrated iterator (EpochIterator) takes the policy's name as a string; the enum lives in the "
     "pipeline-mode plugin, which the module no longer needs. Every member in the module is rewritten, so "
     "comparisons between them keep their results.",
@@ -104,6 +105,10 @@ class _PipelineModeUse(cst.CSTVisitor):
         return qualname is None and not self.found
 
 
+# the classes the unroll writes for plugin iterators: a module without one exports its members to others
+MIGRATED_ITERATORS = (epoch_iterator.CLASS_NAME, frameworks.JAX_NAME)
+
+
 def _policy_member(imports, node) -> str | None:
     """``X`` for a ``LastBatchPolicy.X`` reference (the plugin's enum), else None."""
     if not isinstance(node, cst.Attribute) or node.attr.value not in ("FILL", "DROP", "PARTIAL"):
@@ -118,7 +123,7 @@ class _PluginUses(cst.CSTVisitor):
     """Whether a module refers to LastBatchPolicy members, and to anything else of the plugins (imports aside)."""
 
     def __init__(self, imports):
-        self.imports, self.policies, self.others = imports, False, False
+        self.imports, self.policies, self.others, self.migrated_iterators = imports, False, False, False
 
     def visit_Import(self, node):
         return False
@@ -133,6 +138,8 @@ class _PluginUses(cst.CSTVisitor):
         return self._other(node)
 
     def visit_Name(self, node):
+        if node.value in MIGRATED_ITERATORS:
+            self.migrated_iterators = True
         return self._other(node)
 
     def _other(self, node) -> bool:
@@ -162,7 +169,7 @@ class _Leftovers(MigrationTransformer):
         iterators were migrated): only the migrated iterator reads them then."""
         uses = _PluginUses(self.ctx.imports)
         node.visit(uses)
-        self._policies_to_strings = uses.policies and not uses.others
+        self._policies_to_strings = uses.policies and uses.migrated_iterators and not uses.others
         return True
 
     def leave_Attribute(self, original_node, updated_node):
