@@ -332,11 +332,6 @@ class Unroller(MigrationTransformer):
         origins = flow.pipelines_in(node)
         return bool(origins) and origins <= self.streamed and not origins & self.ctx.kept
 
-    def streams_list(self, node) -> bool:
-        flow = self.ctx.facts.get("flow")
-        kind = flow.value_of(node)[0] if flow is not None else None
-        return isinstance(kind, tuple) and kind[0] == "seq"
-
     def _pipe_kind_of(self, node, name: str | None):
         """``_pipe_kind(name)``, or, where the pipeline reaches ``node`` some other way (returned by a
         factory, passed as a parameter, held in a list, a dict or an attribute), what the flow model says:
