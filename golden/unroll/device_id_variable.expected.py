@@ -5,9 +5,7 @@ import argparse
 
 import contextlib
 import numpy as np
-from nvidia.dali import fn, pipeline_def, types
-from nvidia.dali.pipeline import Pipeline
-from nvidia.dali.plugin.pytorch import DALIGenericIterator
+from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
 
@@ -296,13 +294,18 @@ def own_parameter(data_dir, device_id, *, batch_size=2):
             yield ndd.decoders.image(jpegs, device="gpu"), labels
 
 
-# dali-migrate: DM230 per_gpu stays in pipeline mode with everything that uses it: line 34: Pipeline.current is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code
-@pipeline_def(batch_size=2, num_threads=2)
-def per_gpu(data_dir, num_gpus):
-    # dali-migrate: DM105 Pipeline.current is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code
-    jpegs, labels = fn.readers.file(file_root=data_dir, shard_id=Pipeline.current().device_id, num_shards=num_gpus,
-                                    name="Reader")
-    return fn.decoders.image(jpegs, device="mixed"), labels
+def per_gpu(data_dir, num_gpus, *, batch_size=2, device_id=None):
+    reader = ndd.readers.File(file_root=data_dir, shard_id=device_id, num_shards=num_gpus,
+                                    name="Reader", max_batch_size=batch_size)
+
+    @Prefetch(depth=2)
+    def steps():
+        with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():
+            while True:
+                for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                    yield ndd.decoders.image(jpegs, device="gpu"), labels
+
+    return ReaderStream(steps(), {"Reader": reader}, batch_size)
 
 
 def gpu_reader(data_dir, *, batch_size=2, device_id=None):
@@ -359,11 +362,11 @@ def main():
     print(np.array(ndd.as_tensor(next(block)[1])).ravel().tolist())
     arrays = gpu_reader(args.data, device_id=args.local_rank)
     print(arrays.epoch_size("Arrays"), np.array(ndd.as_tensor(next(arrays)[0].cpu())).sum())
-    # several pipelines on several GPUs behind one iterator: the iterator cannot count them
+    # several pipelines on several GPUs behind one iterator: one dict per pipeline each step
     pipes = [per_gpu(args.data, args.gpus, device_id=gpu) for gpu in range(args.gpus)]
     for p in pipes:
-        p.build()
-    for data in DALIGenericIterator(pipes, ["images", "labels"], reader_name="Reader"):
+        pass
+    for data in EpochIterator(pipes, ["images", "labels"], reader_name="Reader"):
         print([d["labels"].view(-1).tolist() for d in data])
 
 

@@ -13,7 +13,7 @@ from ...engine import register_names
 from ..base import MigrationTransformer
 from ..imports import first_use
 from ..walk import node_children, walk
-from . import checkpoints, epoch_iterator, prefetch, rules, stream
+from . import checkpoints, current, epoch_iterator, prefetch, rules, stream
 from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, device_statement, grow_statement, loop_statements,
                     output_elements, seeding_statements, takes_device, thread_statement)
@@ -503,9 +503,11 @@ class Unroller(MigrationTransformer):
             docstring = [statements.pop(0)]
         if not statements or not _is_return(statements[-1]):
             raise CannotUnroll("the pipeline function does not end with `return <outputs>`", node)
+        params = [p.name.value for p in node.params.params]
+        statements = current.substitute(statements, params, self.ctx.imports)
         outputs = output_elements(statements[-1].body[0].value)
         desc = PipelineDesc(name=node.name.value, style="def", node=node, config=config)
-        desc.params = [p.name.value for p in node.params.params]
+        desc.params = params
         desc.param_defaults = {p.name.value: p.default for p in node.params.params if p.default is not None}
         build_graph(desc, statements[:-1], outputs, self._env(), closing=statements[-1])
         desc.has_random = desc.has_random or self._helpers_may_draw(desc.name)
