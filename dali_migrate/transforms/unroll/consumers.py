@@ -165,8 +165,12 @@ def _arg(call: cst.Call, position: int, name: str):
     return positional[position].value if position < len(positional) else None
 
 
-def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
+def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map, subclass=None):
+    """The plugin iterator ``call`` as an EpochIterator, or as the construction of ``subclass`` (a user class
+    that now derives from the EpochIterator: iterator_subclass.py) with the EpochIterator's arguments."""
     which = "DALIClassificationIterator" if fixed_map else "DALIGenericIterator"
+    if subclass is not None:
+        which = f"{subclass}(...) (a {which} subclass)"
     pipelines = _arg(call, 0, "pipelines")
     if fixed_map:
         output_map = expr('["data", "label"]')
@@ -182,7 +186,8 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
     elif pipelines is not None:
         owners = [pipelines]
     if owners and output_map is not None and all(unroller.streams(o) for o in owners):
-        return _iterator_over_streams(unroller, original, call, which, pipelines, output_map, reader_name, size)
+        rewritten = _iterator_over_streams(unroller, original, call, which, pipelines, output_map, reader_name, size)
+        return rewritten if subclass is None else rewritten.with_changes(func=call.func)
     names = [code_of(o) for o in owners]
     kinds = [unroller._pipe_kind_of(o, n) for o, n in zip(owners, names)]
     if not owners or any(k is None for k in kinds) or output_map is None:

@@ -13,7 +13,7 @@ from ...engine import register_names
 from ..base import MigrationTransformer
 from ..imports import first_use
 from ..walk import node_children, walk
-from . import checkpoints, current, epoch_iterator, prefetch, rules, stream
+from . import checkpoints, current, epoch_iterator, iterator_subclass, prefetch, rules, stream
 from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, device_statement, grow_statement, loop_statements,
                     output_elements, seeding_statements, takes_device, thread_statement)
@@ -203,6 +203,7 @@ class Unroller(MigrationTransformer):
         pipelines = {*d.defs, *d.classes, *d.factories, *d.imported(), *self.descs, *self.checkpoint_factories,
                      *self.imported_objects}
         words = set(self.ctx.imports.dali_locals()) | _METHOD_WORDS | pipelines | d.checkpointed_calls
+        words |= set(getattr(self, "iterator_subclasses", ()))
         for key, (kind, pipeline, _) in d.pipe_vars.items():
             if kind == "with" or pipeline in pipelines:
                 words.update(key.split(":", 1)[1].split("."))
@@ -661,7 +662,30 @@ class Unroller(MigrationTransformer):
         from .classes import describe_class
         return describe_class(self, node)
 
+    def find_iterator_subclasses(self, module: cst.Module) -> None:
+        """The module's subclasses of the PyTorch iterators, and whether each can derive from the EpochIterator
+        (iterator_subclass.py; the pipelines must be known to stream, so after ``_prepare``)."""
+        self.iterator_subclasses = iterator_subclass.find(module, self.ctx.imports, self.streams)
+
+    def _iterator_subclass(self, node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
+        found = getattr(self, "iterator_subclasses", {}).get(node.name.value)
+        if found is None or found.node is not node:
+            return updated_node
+        if found.problem is not None:
+            self.mark(rules.CANNOT_UNROLL.id, f"{found.name}({found.which}) stays in pipeline mode with its "
+                      f"pipelines: {found.problem}", node)
+            return updated_node
+        bases = [b.with_changes(value=cst.Name(epoch_iterator.CLASS_NAME))
+                 if self.ctx.imports.qualname(o.value) == found.base else b
+                 for b, o in zip(updated_node.bases, node.bases)]
+        self.need_epoch_iterator = True
+        self.report(rules.TORCH_ITERATOR.id, f"class {found.name}({found.which}) derives from "
+                    f"{epoch_iterator.CLASS_NAME}, which has what it uses (super().__next__(), output_map, ...); its "
+                    f"construction sites get the {epoch_iterator.CLASS_NAME}'s arguments", node)
+        return updated_node.with_changes(bases=bases)
+
     def leave_ClassDef(self, original_node, updated_node):
+        updated_node = self._iterator_subclass(original_node, updated_node)
         if self.d.classes.get(original_node.name.value) is original_node:
             self._pipeline_depth -= 1
         desc = self._desc_to_emit(original_node)
@@ -824,6 +848,14 @@ class Unroller(MigrationTransformer):
         if qualname in TORCH_ITERATORS:
             from .consumers import rewrite_torch_iterator
             return rewrite_torch_iterator(self, original_node, updated_node, TORCH_ITERATORS[qualname])
+        subclass = getattr(self, "iterator_subclasses", {}).get(func.value) if isinstance(func, cst.Name) else None
+        if subclass is not None and original_node in subclass.sites:
+            if subclass.problem is not None:  # its pipelines stay in pipeline mode with it (their unit is kept)
+                self.mark(rules.CANNOT_UNROLL.id, f"{func.value}(...) not migrated: {func.value} derives from "
+                          f"{subclass.which} and stays in pipeline mode: {subclass.problem}", original_node)
+                return updated_node
+            from .consumers import rewrite_torch_iterator
+            return rewrite_torch_iterator(self, original_node, updated_node, subclass.fixed_map, subclass.name)
         if qualname and qualname.startswith(OTHER_ITERATOR_PREFIXES):
             self.mark(rules.OTHER_FRAMEWORK.id, f"{qualname.rsplit('.', 1)[-1]} ({qualname.rsplit('.', 2)[-2]}) "
                       f"has no dynamic-mode adapter: iterate the generator and convert batches via DLPack",
