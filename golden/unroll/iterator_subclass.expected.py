@@ -1,6 +1,7 @@
 """Subclasses of the PyTorch iterators: one that uses only what the EpochIterator has derives from it and its
 construction sites get the EpochIterator's arguments; one that reads the plugin's private state, and one whose
-__init__ takes arguments of its own, stay in pipeline mode with their pipelines, marked."""
+__init__ takes arguments of its own, and one given pipelines that are not ReaderStreams (size=, no reader_name)
+stay in pipeline mode with their pipelines, marked."""
 
 from nvidia.dali import fn, pipeline_def
 from nvidia.dali.plugin.pytorch import DALIGenericIterator
@@ -273,14 +274,21 @@ def train_pipe(root, *, batch_size=4):
     return ReaderStream(steps(), {"Reader": reader}, batch_size)
 
 
-# dali-migrate: DM230 val_pipe stays in pipeline mode with everything that uses it: line 48: Counting(...) not migrated: Counting derives from DALIGenericIterator and stays in pipeline mode: it reads self._pipes, which the migrated base (EpochIterator) does not have
+# dali-migrate: DM230 val_pipe stays in pipeline mode with everything that uses it: line 59: Counting(...) not migrated: Counting derives from DALIGenericIterator and stays in pipeline mode: it reads self._pipes, which the migrated base (EpochIterator) does not have
 @pipeline_def(batch_size=4, num_threads=2)
 def val_pipe(root):
     jpegs, labels = fn.readers.file(file_root=root, name="Reader")
     return fn.decoders.image(jpegs, device="mixed"), labels
 
 
-# dali-migrate: DM230 test_pipe stays in pipeline mode with everything that uses it: line 44: pipe (a pipeline) is passed to super().__init__(), which dali-migrate cannot follow
+# dali-migrate: DM230 sized_pipe stays in pipeline mode with everything that uses it: line 61: Sized(...) not migrated: Sized derives from DALIGenericIterator and stays in pipeline mode: Sized(...) is given pipelines that are not migrated to ReaderStreams here (only pipelines of this module whose reader the program names, e.g. with reader_name=, are)
+@pipeline_def(batch_size=4, num_threads=2)
+def sized_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    return fn.decoders.image(jpegs, device="mixed"), labels
+
+
+# dali-migrate: DM230 test_pipe stays in pipeline mode with everything that uses it: line 55: pipe (a pipeline) is passed to super().__init__(), which dali-migrate cannot follow
 @pipeline_def(batch_size=4, num_threads=2)
 def test_pipe(root):
     jpegs, labels = fn.readers.file(file_root=root, name="Reader")
@@ -303,6 +311,11 @@ class Counting(DALIGenericIterator):
         return super().__next__()
 
 
+# dali-migrate: DM212 Sized(DALIGenericIterator) stays in pipeline mode with its pipelines: Sized(...) is given pipelines that are not migrated to ReaderStreams here (only pipelines of this module whose reader the program names, e.g. with reader_name=, are)
+class Sized(DALIGenericIterator):
+    pass
+
+
 # dali-migrate: DM212 Named(DALIGenericIterator) stays in pipeline mode with its pipelines: its __init__ does not pass (*args, **kwargs) on to super().__init__ unchanged
 class Named(DALIGenericIterator):
     def __init__(self, pipe, name):
@@ -314,3 +327,5 @@ train = PairLoader(train_pipe("/data"), ["data", "label"], reader_name="Reader",
 # dali-migrate: DM212 Counting(...) not migrated: Counting derives from DALIGenericIterator and stays in pipeline mode: it reads self._pipes, which the migrated base (EpochIterator) does not have
 val = Counting([val_pipe("/data")], ["data", "label"], reader_name="Reader")
 test = Named(test_pipe("/data"), "image")
+# dali-migrate: DM212 Sized(...) not migrated: Sized derives from DALIGenericIterator and stays in pipeline mode: Sized(...) is given pipelines that are not migrated to ReaderStreams here (only pipelines of this module whose reader the program names, e.g. with reader_name=, are)
+sized = Sized(sized_pipe("/data"), ["data", "label"], size=10)

@@ -1,6 +1,7 @@
 """Subclasses of the PyTorch iterators: one that uses only what the EpochIterator has derives from it and its
 construction sites get the EpochIterator's arguments; one that reads the plugin's private state, and one whose
-__init__ takes arguments of its own, stay in pipeline mode with their pipelines, marked."""
+__init__ takes arguments of its own, and one given pipelines that are not ReaderStreams (size=, no reader_name)
+stay in pipeline mode with their pipelines, marked."""
 
 from nvidia.dali import fn, pipeline_def
 from nvidia.dali.plugin.pytorch import DALIClassificationIterator, DALIGenericIterator, LastBatchPolicy
@@ -15,6 +16,12 @@ def train_pipe(root):
 @pipeline_def(batch_size=4, num_threads=2)
 def val_pipe(root):
     jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return fn.decoders.image(jpegs, device="mixed"), labels
+
+
+@pipeline_def(batch_size=4, num_threads=2)
+def sized_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root)
     return fn.decoders.image(jpegs, device="mixed"), labels
 
 
@@ -39,6 +46,10 @@ class Counting(DALIGenericIterator):
         return super().__next__()
 
 
+class Sized(DALIGenericIterator):
+    pass
+
+
 class Named(DALIGenericIterator):
     def __init__(self, pipe, name):
         super().__init__(pipe, [name, "label"], reader_name="Reader")
@@ -47,3 +58,4 @@ class Named(DALIGenericIterator):
 train = PairLoader(train_pipe("/data"), reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL)
 val = Counting([val_pipe("/data")], ["data", "label"], reader_name="Reader")
 test = Named(test_pipe("/data"), "image")
+sized = Sized(sized_pipe("/data"), ["data", "label"], size=10)

@@ -110,7 +110,8 @@ def _problem(subclass: IteratorSubclass, streams) -> str | None:
     for call in subclass.sites:
         pipelines = _pipelines(call)
         if pipelines is None or not all(streams(p) for p in pipelines):
-            return f"{code_of(call.func)}(...) is given pipelines the tool cannot follow to ones it migrates here"
+            return (f"{code_of(call.func)}(...) is given pipelines that are not migrated to ReaderStreams here (only "
+                    f"pipelines of this module whose reader the program names, e.g. with reader_name=, are)")
     return None
 
 
