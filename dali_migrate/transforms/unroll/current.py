@@ -65,36 +65,41 @@ class _Reads(cst.CSTVisitor):
 class _Substitute(cst.CSTTransformer):
     def __init__(self, imports, taken: set[str]):
         super().__init__()
-        self.imports, self.taken = imports, taken
+        self.imports, self.taken, self.read = imports, taken, set()
 
     def leave_Attribute(self, original_node, updated_node):
         name = _parameter(original_node, self.imports)
-        return cst.Name(name) if name is not None and name not in self.taken else updated_node
+        if name is None or name in self.taken:
+            return updated_node
+        self.read.add(original_node.attr.value)
+        return cst.Name(name)
 
 
-def substitute(statements: list, params, imports) -> list:
+def substitute(statements: list, params, imports) -> tuple[list, set[str]]:
     """The pipeline body ``statements`` with each ``Pipeline.current().<option>`` read as the generator's
-    parameter, where that name means it (not a parameter of the function, not assigned in the body)."""
+    parameter, where that name means it (not a parameter of the function, not assigned in the body), and the
+    attributes read so."""
     reads = _Reads(imports)
     for statement in statements:
         walk(statement, reads)
     if not reads.found:
-        return statements
+        return statements, set()
     dropped = {id(s): _self_assignment(s, imports) for s in statements}
     assigned = AssignedNames()
     for statement in statements:
         if dropped[id(statement)] is None:
             walk(statement, assigned)
     taken = set(params) | assigned.names
-    result, comments = [], []
+    result, comments, substitute = [], [], _Substitute(imports, taken)
     for statement in statements:
         name = dropped[id(statement)]
         if name is not None and name not in taken:
+            substitute.read.add(name)
             comments.extend(line for line in statement.leading_lines if line.comment is not None)
             continue
-        statement = transform(statement, _Substitute(imports, taken), layout=False)
+        statement = transform(statement, substitute, layout=False)
         if comments:  # the comments above a dropped assignment stay, above the next statement
             statement = statement.with_changes(leading_lines=[*comments, *statement.leading_lines])
             comments = []
         result.append(statement)
-    return result
+    return result, substitute.read

@@ -505,10 +505,11 @@ class Unroller(MigrationTransformer):
         if not statements or not _is_return(statements[-1]):
             raise CannotUnroll("the pipeline function does not end with `return <outputs>`", node)
         params = [p.name.value for p in node.params.params]
-        statements = current.substitute(statements, params, self.ctx.imports)
+        statements, current_options = current.substitute(statements, params, self.ctx.imports)
         outputs = output_elements(statements[-1].body[0].value)
         desc = PipelineDesc(name=node.name.value, style="def", node=node, config=config)
         desc.params = params
+        desc.extra["current_options"] = current_options
         desc.param_defaults = {p.name.value: p.default for p in node.params.params if p.default is not None}
         build_graph(desc, statements[:-1], outputs, self._env(), closing=statements[-1])
         desc.has_random = desc.has_random or self._helpers_may_draw(desc.name)
@@ -538,6 +539,10 @@ class Unroller(MigrationTransformer):
         self.report(rules.UNROLL.id, f"@pipeline_def {desc.name} -> a generator yielding one step per "
                     f"pipe.run()", original_node)
         self._report_config(desc, original_node)
+        for option in sorted(desc.extra.get("current_options", ())):
+            self.report(rules.UNROLL.id, f"Pipeline.current().{option} in {desc.name} -> "
+                        f"{current.PARAMETERS[option]}, the generator's parameter (the value the pipeline had)",
+                        original_node)
         params = _add_core_params(updated_node.params, desc.config, desc.params, desc.extra.get("core", CORE))
         if self._called_with_double_star(desc.name) and not isinstance(params.star_kwarg, cst.Param):
             # pipeline mode takes its own options (prefetch_queue_depth=, exec_async=, ...) out of the call's
