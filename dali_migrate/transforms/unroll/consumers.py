@@ -188,6 +188,10 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map, subcla
     if owners and output_map is not None and all(unroller.streams(o) for o in owners):
         rewritten = _iterator_over_streams(unroller, original, call, which, pipelines, output_map, reader_name, size)
         return rewritten if subclass is None else rewritten.with_changes(func=call.func)
+    if subclass is not None:  # iterator_subclass.find saw ReaderStreams here: this is not expected
+        mark_left(unroller, original, f"{subclass}(...)", "its pipelines are not migrated to ReaderStreams here",
+                  _ITERATE_BY_HAND)
+        return call
     names = [code_of(o) for o in owners]
     kinds = [unroller._pipe_kind_of(o, n) for o, n in zip(owners, names)]
     if not owners or any(k is None for k in kinds) or output_map is None:

@@ -108,6 +108,8 @@ def _problem(subclass: IteratorSubclass, streams) -> str | None:
     if not subclass.sites:
         return "it is never constructed here"
     for call in subclass.sites:
+        if subclass.fixed_map is None and not _gives_output_map(call):
+            return f"{code_of(call.func)}(...) gives no output_map the tool can see"
         pipelines = _pipelines(call)
         if pipelines is None or not all(streams(p) for p in pipelines):
             return (f"{code_of(call.func)}(...) is given pipelines that are not migrated to ReaderStreams here (only "
@@ -124,6 +126,14 @@ def _pipelines(call: cst.Call):
             return None
         arg = positional[0].value
     return [e.value for e in arg.elements] if isinstance(arg, (cst.List, cst.Tuple)) else [arg]
+
+
+def _gives_output_map(call: cst.Call) -> bool:
+    """A DALIGenericIterator-signature call with its output_map (the second positional argument or a keyword)."""
+    if any(a.star for a in call.args):
+        return False
+    return any(a.keyword is not None and a.keyword.value == "output_map" for a in call.args) or \
+        len([a for a in call.args if a.keyword is None]) >= 2
 
 
 def _forwards(init: cst.FunctionDef) -> bool:
