@@ -82,7 +82,7 @@ TENSORLIST_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "shape", "layout"
                       "broadcast", "reinterpret", "squeeze", "source_info", "get_property", "stream", "device_id"}
 TENSORCPU_METHODS = {"as_cpu", "shape", "layout", "ndim", "dtype", "copy_to_external", "data_ptr", "squeeze",
                      "source_info", "get_property", "stream", "device_id"}
-ITERATOR_ATTRS = {"reset", "size", "_size", "batch_size", "__len__", "__iter__", "__next__"}
+ITERATOR_ATTRS = {"reset", "size", "_size", "batch_size", "output_map", "__len__", "__iter__", "__next__"}
 # What a @pipeline_def function and the function it migrates to (a generator function, one wrapped by
 # Prefetch with functools.wraps, or one returning a ReaderStream) both have, with the same values.
 FUNCTION_ATTRS = {"__name__", "__qualname__", "__doc__", "__module__"}
@@ -454,6 +454,8 @@ class _Tagger(cst.CSTVisitor):
         kind = found[0]
         what = f"{_code(arg.value)} ({_describe(kind)})"
         qualname = flow.imports.qualname(func)
+        if flow.torch_iterator_call(call):
+            return None  # a PyTorch iterator, or a subclass of one: migrated or marked (iterator_subclass.py)
         if qualname is not None:
             if qualname.startswith("nvidia.dali."):
                 return None  # DALI's own API: the passes migrate or mark it
