@@ -69,7 +69,8 @@ _NO_COUNTERPART_HINT = {
     "dl_tensor_python_function": "call the function directly on batch.torch() / the samples and wrap with ndd.as_batch",
     "constant": ("the tool could not tell its value's type here: use ndd.Batch.broadcast(ndd.tensor(value, dtype=...), "
                  "batch_size) with the type pipeline mode gave it (int32 for int arrays, float32 for float ones)"),
-    "shapes": "use the batch.shape property (a Python list) or ndd._shape(batch)",
+    "shapes": ("its input is not a name here (or it has arguments besides dtype= and a literal device=): bind the "
+               "input to a name, then it becomes ndd.as_batch(x.shape, dtype=..., device=x.device)"),
     "external_source": "pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource",
     "experimental.inputs.video": "decode the video with ndd.decoders.video on data you pass in",
 }
