@@ -55,6 +55,7 @@ from ..names import FN, MATH, NDD, OPS, free_name
 from .. import dataflow as df
 from .base import MigrationTransformer, Pass
 from .imports import request_import
+from .leftovers import PIPELINE_MODE_LEFT
 
 AT_TO_SELECT = rule(
     "DM120", "tensorlist-at", "info",
@@ -185,7 +186,8 @@ class _TensorList(MigrationTransformer):
     def relevant_names(self):
         # Rewrites need an expression of a DALI kind, and every such expression mentions a DALI
         # import or a name (variable, self.attribute, pipeline) the analysis gave a DALI kind.
-        return self.ctx.imports.dali_locals() | self.flow.dali_names()
+        return self.ctx.imports.dali_locals() | self.flow.dali_names() | {
+            local for local, qualname in self.ctx.imports.aliases.items() if qualname == DALI_TEST_TO_ARRAY}
 
     # -- helpers -----------------------------------------------------------------------------
     def _np(self, name: str) -> cst.Attribute:
@@ -303,6 +305,12 @@ class _TensorList(MigrationTransformer):
             self.report(TENSORLIST_API.id, "test_utils.to_array(sample) (DALI's test helper: a numpy copy) -> "
                         "np.array(tensor.cpu())", original)
             return _call(self._np("array"), cst.Call(func=_attr(value, "cpu")))
+        if not df.is_literal(original.args[0].value):
+            # Its argument is a pipeline output by its very purpose, from a pipeline the tool cannot see.
+            self.mark(PIPELINE_MODE_LEFT.id, "test_utils.to_array (DALI's test helper over pipeline outputs) gets "
+                      f"{code_for_node(original.args[0].value)}, which the tool cannot trace to a pipeline: if it is "
+                      "a Batch once migrated, write np.array(ndd.as_tensor(x.cpu())) (a sample: np.array(x.cpu()))",
+                      original)
         return None
 
     def _list_input(self, original, updated):
