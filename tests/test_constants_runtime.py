@@ -75,7 +75,8 @@ def test_what_stays_marked():
 def test_a_typed_constant_outside_every_step_says_so():
     """The type is shown (dtype=), but the constant is built where no migrated step is (a subclass of a pipeline
     class from elsewhere): the marker says where it is and what it becomes, not that its type is unknown."""
-    source = ("import numpy as np\nimport nvidia.dali.types as types\nfrom base import BasePipeline\n\n\n"
+    source = ("import numpy as np\nimport nvidia.dali.fn as fn\nimport nvidia.dali.types as types\n"
+              "from base import BasePipeline\n\n\n"
               "class Train(BasePipeline):\n    def __init__(self, size):\n        super().__init__()\n"
               "        self.crop = types.Constant(np.array(size), dtype=types.INT64)\n")
     (finding,) = [f for f in migrate_source(source, "t.py").findings if not f.fixed]
