@@ -297,10 +297,11 @@ def finish(module: cst.Module, ctx) -> cst.Module:
         return module
     uses = _Uses(set(inlined) | set(seeded))
     walk(module, uses)
-    removed = {name for name in inlined if not uses.references.get(name)}
+    references = uses.references
+    removed = {name for name in inlined if not references.get(name)}
     rewritten = {name: f for name, f in seeded.items()
                  if all(call is not None and all(kwarg(call, p) is not None for p in f.params)
-                        for call in uses.references.get(name, []))}
+                        for call in references.get(name, []))}
     if not removed and not rewritten:
         return module
     body, comments = [], []
@@ -325,32 +326,28 @@ def _report(ctx, node, message):
     ctx.report(rules.READER_ONCE.id, message, node)
 
 
-class _Uses(cst.CSTVisitor):
+class _Uses(NameReads):
     """Each reference to the names: the call it is the callee of, or None for any other use."""
 
-    def __init__(self, names: set[str]):
+    def __init__(self, wanted: set[str]):
         super().__init__()
-        self.names = names
-        self.references: dict[str, list] = {}
-        self._skip: set[cst.CSTNode] = set()
+        self.wanted = wanted
         self._callees: dict[cst.CSTNode, cst.Call] = {}
 
     def visit_FunctionDef(self, node):
-        self._skip.add(node.name)
-
-    def visit_Attribute(self, node):
-        self._skip.add(node.attr)
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._skip.add(node.keyword)
+        self._skip.add(node.name)  # the definition is not a use
 
     def visit_Call(self, node):
+        super().visit_Call(node)
         self._callees[node.func] = node
 
-    def visit_Name(self, node):
-        if node.value in self.names and node not in self._skip:
-            self.references.setdefault(node.value, []).append(self._callees.get(node))
+    @property
+    def references(self) -> dict[str, list]:
+        found: dict[str, list] = {}
+        for node in self.nodes:
+            if node.value in self.wanted:
+                found.setdefault(node.value, []).append(self._callees.get(node))
+        return found
 
 
 class _SeedToRng(cst.CSTTransformer):
