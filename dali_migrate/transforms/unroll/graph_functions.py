@@ -18,7 +18,7 @@ Two shapes real code has (NVIDIA's detection example wraps both in functions "to
   dynamic mode the per-op ``seed=`` is gone (TypeError), so the helper takes the stream as a keyword-only
   parameter (``rng``, or ``rng_1``, ``rng_2`` for several) and each call site passes an
   ``ndd.random.RNG(seed=12345)`` its pipeline creates once, as the unroll does for ops in the body
-  (random values differ from pipeline mode: DM202).
+  (random values differ from pipeline mode: DM205).
 
 A function is handled only when it is defined once at the top of the module and every use of it is a
 call the unroll rewrote; otherwise it stays as it was, and the rename pass marks its reader (DM104) or

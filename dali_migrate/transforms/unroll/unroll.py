@@ -1193,7 +1193,6 @@ class _OperatorInputs(cst.CSTVisitor):
                     self.found.add(arg.value.value)
 
 
-@functools.lru_cache(maxsize=None)
 def _only_loops(comprehension: cst.ListComp) -> bool:
     """A comprehension that only runs its element: one ``for`` over a name or attribute, no condition (so
     dropping it drops nothing but the element's calls)."""
@@ -1202,6 +1201,7 @@ def _only_loops(comprehension: cst.ListComp) -> bool:
         and isinstance(loop.iter, (cst.Name, cst.Attribute)) and isinstance(loop.target, cst.Name)
 
 
+@functools.lru_cache(maxsize=None)
 def _helper_class(source: str) -> cst.ClassDef:
     """A helper class, parsed once per process (nodes are immutable: every module that needs it can hold
     the same one)."""
