@@ -85,7 +85,11 @@ class EpochIterator:
         elif self._policy == "PARTIAL" and self._size > 0 and self._counter > self._size:
             keep = (len(self._pipelines) * self.batch_size - (self._counter - self._size)) % self.batch_size or None
         with self._convert_mode:
-            return [{name: batch.torch()[:keep] for name, batch in zip(self._names, step)} for step in steps]
+            return self._convert(steps, keep)
+
+    def _convert(self, steps, keep):
+        """The plugin's value for one step of each pipeline: [{name: torch.Tensor}], keep samples of each."""
+        return [{name: batch.torch()[:keep] for name, batch in zip(self._names, step)} for step in steps]
 
     def _advance(self, dry_run=False):
         """Count one batch (the plugin's _advance_and_check_drop_last); True where DROP ends the epoch."""

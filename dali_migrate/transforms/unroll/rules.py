@@ -184,14 +184,31 @@ UNSUPPORTED_API = rule(
 )
 OTHER_FRAMEWORK = rule(
     "DM215", "framework-iterator", "warning",
-    "A TensorFlow, PaddlePaddle, MXNet or JAX DALI iterator has no dynamic-mode adapter; it is marked.",
-    "Dynamic mode only converts to PyTorch (Batch.torch()) and through DLPack.",
-    before="it = DALIIterator(pipe, ...)  # nvidia.dali.plugin.jax",
-    after="# dali-migrate: DM215 DALIIterator (jax) has no dynamic-mode adapter: iterate the generator and convert "
-          "batches via DLPack\nit = DALIIterator(pipe, ...)",
+    "A DALI framework plugin the migration has no adapter for (PaddlePaddle and MXNet iterators, TensorFlow's "
+    "DALIIterator()/DALIRawIterator() graph ops and DALIDatasetWithInputs, JAX's data_iterator decorators and "
+    "jax_function), or a DALIDataset / JAX DALIGenericIterator over a pipeline the tool cannot follow; it is marked.",
+    "Dynamic mode converts to other frameworks only through DLPack. The Paddle and MXNet plugins need CUDA "
+    "(paddle.device.cuda.current_stream), so no adapter for them could be tested without a GPU.",
+    before="loader = DALIGenericIterator(pipe, [\"image\"], reader_name=\"Reader\")  # nvidia.dali.plugin.paddle",
+    after="# dali-migrate: DM215 DALIGenericIterator (paddle) has no dynamic-mode adapter: the paddle plugin needs "
+          "CUDA, so none was tested; ...\nloader = DALIGenericIterator(pipe, [\"image\"], reader_name=\"Reader\")",
     fix="manual",
-    suggestion="Iterate the migrated generator and convert each batch with DLPack "
-               "(ndd.as_tensor(batch).__dlpack__()) for your framework.",
+    suggestion="Iterate the migrated generator and hand each output to your framework through DLPack "
+               "(ndd.as_tensor(batch).__dlpack__()).",
+)
+FRAMEWORK_MIGRATED = rule(
+    "DM228", "framework-adapter", "info",
+    "TensorFlow's DALIDataset becomes TFDataset (a tf.data.Dataset.from_generator over the migrated pipeline, "
+    "same arguments) and JAX's DALIGenericIterator becomes JaxEpochIterator (EpochIterator's counting, "
+    "{name: jax.Array} through DLPack), written into the module.",
+    "Dynamic mode has no framework plugins. TFDataset keeps DALIDataset's elements: a tuple per step, the "
+    "output_dtypes checked (not cast), the output_shapes matched as the plugin matches them (size-1 dimensions "
+    "dropped where exactly one way fits). Two differences: a new iterator over the dataset continues the "
+    "pipeline's stream (DALIDataset restarted the pipeline for each iterator; Keras keeps one iterator when "
+    "steps_per_epoch is given), and the tensors are made on the host (TensorFlow copies them to the device "
+    "of the ops that use them).",
+    before="ds = dali_tf.DALIDataset(pipeline=pipe, batch_size=32, output_dtypes=(tf.float32, tf.int32))",
+    after="ds = TFDataset(pipeline=pipe, batch_size=32, output_dtypes=(tf.float32, tf.int32))",
 )
 RANDOM_OUTSIDE = rule(
     "DM216", "random-op-needs-batch-size", "warning",

@@ -13,7 +13,7 @@ from ...engine import register_names
 from ..base import MigrationTransformer
 from ..imports import first_use
 from ..walk import node_children, walk
-from . import checkpoints, epoch_iterator, prefetch, rules, stream
+from . import checkpoints, epoch_iterator, frameworks, prefetch, rules, stream
 from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, device_statement, grow_statement, loop_statements,
                     output_elements, seeding_statements, takes_device, thread_statement)
@@ -186,9 +186,12 @@ class Unroller(MigrationTransformer):
         self.need_epoch_iterator = False
         self.need_prefetch = False
         self.need_stream = False
+        self.need_tf_dataset = False  # DALIDataset -> TFDataset (frameworks.py)
+        self.need_jax_iterator = False
         self.rng_counter = [0]
         self._reported_once: set[tuple[str, str]] = set()
         self._scope: list[str] = []
+        self._classes: list[str] = []  # the classes around the node being rewritten, innermost last
         self._functions: list[cst.FunctionDef] = []
         # Unroll definitions first (the transformer sees calls before or after the defs).
         self._prepare()
@@ -279,7 +282,14 @@ class Unroller(MigrationTransformer):
     def visit_ClassDef(self, node):
         if self.d.classes.get(node.name.value) is node:
             self._pipeline_depth += 1
+        self._classes.append(node.name.value)
         return True
+
+    def in_migrated_class(self) -> bool:
+        """The code being rewritten is in a Pipeline subclass that this run migrates (its ``self`` is the
+        migrated pipeline)."""
+        desc = self.descs.get(self._classes[-1]) if self._classes else None
+        return desc is not None and desc.style == "class" and desc.name not in self.ctx.kept
 
     def visit_With(self, node):
         if any(isinstance(i.item, (cst.Name, cst.Attribute)) and dotted(i.item) in self.d.with_names
@@ -667,6 +677,7 @@ class Unroller(MigrationTransformer):
     def leave_ClassDef(self, original_node, updated_node):
         if self.d.classes.get(original_node.name.value) is original_node:
             self._pipeline_depth -= 1
+        self._classes.pop()
         desc = self._desc_to_emit(original_node)
         if desc is None:
             return updated_node
@@ -829,10 +840,12 @@ class Unroller(MigrationTransformer):
         if qualname in TORCH_ITERATORS:
             from .consumers import rewrite_torch_iterator
             return rewrite_torch_iterator(self, original_node, updated_node, TORCH_ITERATORS[qualname])
+        if qualname in frameworks.TF_DATASETS:
+            return frameworks.rewrite_tf_dataset(self, original_node, updated_node)
+        if qualname in frameworks.JAX_ITERATORS:
+            return frameworks.rewrite_jax_iterator(self, original_node, updated_node)
         if qualname and qualname.startswith(OTHER_ITERATOR_PREFIXES):
-            self.mark(rules.OTHER_FRAMEWORK.id, f"{qualname.rsplit('.', 1)[-1]} ({qualname.rsplit('.', 2)[-2]}) "
-                      f"has no dynamic-mode adapter: iterate the generator and convert batches via DLPack",
-                      original_node)
+            self.mark(rules.OTHER_FRAMEWORK.id, frameworks.why_not(qualname), original_node)
             return updated_node
         if isinstance(func, cst.Name) and func.value in self.checkpoint_factories and func.value not in self.descs:
             param = self.checkpoint_factories[func.value]
@@ -933,9 +946,12 @@ class Unroller(MigrationTransformer):
 
     def finish(self, module: cst.Module) -> cst.Module:
         module = self._grow_threads_once(module)
-        helpers = [(self.need_epoch_iterator, epoch_iterator.CLASS_NAME, epoch_iterator.SOURCE),
+        helpers = [(self.need_epoch_iterator or self.need_jax_iterator, epoch_iterator.CLASS_NAME,
+                    epoch_iterator.SOURCE),
                    (self.need_stream, stream.CLASS_NAME, stream.SOURCE),
-                   (self.need_prefetch, prefetch.CLASS_NAME, prefetch.SOURCE)]
+                   (self.need_prefetch, prefetch.CLASS_NAME, prefetch.SOURCE),
+                   (self.need_jax_iterator, frameworks.JAX_NAME, frameworks.JAX_SOURCE),
+                   (self.need_tf_dataset, frameworks.TF_NAME, frameworks.TF_SOURCE)]
         needed = [(name, source) for wanted, name, source in helpers if wanted and not _defines(module, name)]
         self.ctx.facts["helpers"] = sorted(name for name, _ in needed)
         shared = self.ctx.facts.get("helper_module")
