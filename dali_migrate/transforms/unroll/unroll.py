@@ -843,6 +843,8 @@ class Unroller(MigrationTransformer):
         if not isinstance(small, cst.Expr):
             return False
         call = small.value
+        if isinstance(call, cst.ListComp) and _only_loops(call):
+            call = call.elt  # `[p.build() for p in pipes]`: a loop of builds, kept for nothing but them
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and not call.args):
             return False
         owner = dotted(call.func.value) if isinstance(call.func.value, (cst.Name, cst.Attribute)) else None
@@ -1239,6 +1241,14 @@ class _OperatorInputs(cst.CSTVisitor):
             for arg in node.args:
                 if arg.keyword is None and isinstance(arg.value, cst.Name) and arg.value.value in self.names:
                     self.found.add(arg.value.value)
+
+
+def _only_loops(comprehension: cst.ListComp) -> bool:
+    """A comprehension that only runs its element: one ``for`` over a name or attribute, no condition (so
+    dropping it drops nothing but the element's calls)."""
+    loop = comprehension.for_in
+    return loop.inner_for_in is None and not loop.ifs and loop.asynchronous is None \
+        and isinstance(loop.iter, (cst.Name, cst.Attribute)) and isinstance(loop.target, cst.Name)
 
 
 @functools.lru_cache(maxsize=None)
