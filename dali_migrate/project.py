@@ -118,7 +118,7 @@ def scan_source(text: str, path: str, project: Project) -> None:
     from .engine import MigrationContext
     from .names import ImportTable
     from .transforms import ELISION_WORDS
-    from .transforms.unroll import module_symbols
+    from .transforms.unroll import graph_functions, module_symbols
     from .transforms.unroll.model import code_of
     from .transforms.unroll.unroll import Discovery, Unroller
     from .transforms.walk import walk
@@ -134,6 +134,7 @@ def scan_source(text: str, path: str, project: Project) -> None:
         return
     ctx = MigrationContext(path=path, source=elision.text if elision else text, imports=imports, elision=elision)
     ctx.facts["module_symbols"] = module_symbols(module, elision)
+    ctx.facts["reader_functions"], ctx.facts["seeded_functions"] = graph_functions.find(module, imports)
     discovery = Discovery(ctx)
     walk(module, discovery)  # read-only: no rebuild
     if not discovery.anything():

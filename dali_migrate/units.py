@@ -27,6 +27,7 @@ import libcst as cst
 
 from . import dataflow as df
 from .findings import MARKER_PREFIX, rule
+from .transforms.tensorlist import DALI_TEST_TO_ARRAY
 from .transforms.walk import walk
 
 UNIT_KEPT = rule(
@@ -82,7 +83,7 @@ TENSORLIST_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "shape", "layout"
                       "broadcast", "reinterpret", "squeeze", "source_info", "get_property", "stream", "device_id"}
 TENSORCPU_METHODS = {"as_cpu", "shape", "layout", "ndim", "dtype", "copy_to_external", "data_ptr", "squeeze",
                      "source_info", "get_property", "stream", "device_id"}
-ITERATOR_ATTRS = {"reset", "size", "_size", "batch_size", "__len__", "__iter__", "__next__"}
+ITERATOR_ATTRS = {"reset", "size", "_size", "batch_size", "output_map", "__len__", "__iter__", "__next__"}
 # What a @pipeline_def function and the function it migrates to (a generator function, one wrapped by
 # Prefetch with functools.wraps, or one returning a ReaderStream) both have, with the same values.
 FUNCTION_ATTRS = {"__name__", "__qualname__", "__doc__", "__module__"}
@@ -454,11 +455,16 @@ class _Tagger(cst.CSTVisitor):
         kind = found[0]
         what = f"{_code(arg.value)} ({_describe(kind)})"
         qualname = flow.imports.qualname(func)
+        if flow.torch_iterator_call(call):
+            return None  # a PyTorch iterator, or a subclass of one: migrated or marked (iterator_subclass.py)
         if qualname is not None:
             if qualname.startswith("nvidia.dali."):
                 return None  # DALI's own API: the passes migrate or mark it
             if qualname in _NUMPY_COPIES and kind in (df.TENSORLIST, df.TENSORCPU) and arg is call.args[0]:
                 return None
+            if qualname == DALI_TEST_TO_ARRAY and kind in (df.TENSORLIST, df.TENSORCPU) and len(call.args) == 1 \
+                    and arg.keyword is None and not arg.star:
+                return None  # DALI's test helper: the tensorlist pass writes the numpy copy it made
             if isinstance(func, cst.Name) and not arg.star:
                 # Maybe a module of the project: it learns what it gets (engine, api.migrate_paths).
                 key = arg.keyword.value if arg.keyword is not None else \

@@ -70,3 +70,15 @@ def test_what_stays_marked():
               "    return u8 + types.Constant(ARRAY)\n")
     result = migrate_source(source, "pipe.py")
     assert "DM103 types.Constant" in result.migrated  # an int64 array narrowed to int32: not shown here
+
+
+def test_a_typed_constant_outside_every_step_says_so():
+    """The type is shown (dtype=), but the constant is built where no migrated step is (a subclass of a pipeline
+    class from elsewhere): the marker says where it is and what it becomes, not that its type is unknown."""
+    source = ("import numpy as np\nimport nvidia.dali.fn as fn\nimport nvidia.dali.types as types\n"
+              "from base import BasePipeline\n\n\n"
+              "class Train(BasePipeline):\n    def __init__(self, size):\n        super().__init__()\n"
+              "        self.crop = types.Constant(np.array(size), dtype=types.INT64)\n")
+    (finding,) = [f for f in migrate_source(source, "t.py").findings if not f.fixed]
+    assert finding.rule == "DM103" and "outside any pipeline step" in finding.message
+    assert "ndd.tensor(np.array(size), dtype=types.INT64)" in finding.message

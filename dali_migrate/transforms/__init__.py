@@ -15,7 +15,7 @@ from .arguments import ArgumentsPass
 from .imports import ImportsPass
 from .leftovers import LeftoversPass
 from .rename import RenamePass
-from .tensorlist import TensorListPass
+from .tensorlist import DALI_TEST_TO_ARRAY, TensorListPass
 from .unroll import UNROLL_WORDS, UnrollPass
 from .unroll.epoch_iterator import CLASS_NAME as _EPOCH_ITERATOR
 
@@ -30,6 +30,6 @@ PASSES = [
 
 # Words that make a top-level statement matter to some pass besides the names imports bind to DALI
 # (``elision``): the methods unroll reacts to on any object, the class it writes into modules (a
-# module that defines it already keeps its own) and ``ndd``, which later passes resolve even where
-# it is not imported.
-ELISION_WORDS = frozenset(UNROLL_WORDS | {_EPOCH_ITERATOR, "ndd"})
+# module that defines it already keeps its own), ``ndd``, which later passes resolve even where
+# it is not imported, and DALI's test helper ``to_array``, whose argument is a pipeline output.
+ELISION_WORDS = frozenset(UNROLL_WORDS | {_EPOCH_ITERATOR, "ndd", DALI_TEST_TO_ARRAY.rpartition(".")[2]})

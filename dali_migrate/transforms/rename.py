@@ -24,6 +24,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import optable
+from ..engine import code_for_node
 from ..findings import rule
 from ..names import FN, MATH, NDD, TYPES
 from .base import MigrationTransformer, Pass, has_marker
@@ -69,7 +70,8 @@ _NO_COUNTERPART_HINT = {
     "dl_tensor_python_function": "call the function directly on batch.torch() / the samples and wrap with ndd.as_batch",
     "constant": ("the tool could not tell its value's type here: use ndd.Batch.broadcast(ndd.tensor(value, dtype=...), "
                  "batch_size) with the type pipeline mode gave it (int32 for int arrays, float32 for float ones)"),
-    "shapes": "use the batch.shape property (a Python list) or ndd._shape(batch)",
+    "shapes": ("its input is not a name here (or it has arguments besides dtype= and a literal device=): bind the "
+               "input to a name, then it becomes ndd.as_batch(x.shape, dtype=..., device=x.device)"),
     "external_source": "pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource",
     "experimental.inputs.video": "decode the video with ndd.decoders.video on data you pass in",
 }
@@ -168,7 +170,7 @@ class _Rename(MigrationTransformer):
         if qualname == TYPES + ".Constant" and self._is_called(original_node):
             # types.Constant builds a pipeline-mode constant node; dynamic mode has plain tensors.
             self.mark(NO_COUNTERPART.id, "types.Constant has no dynamic-mode counterpart: "
-                      + _NO_COUNTERPART_HINT["constant"], original_node)
+                      + self._constant_hint(self._calls[original_node]), original_node)
             return updated_node
         if qualname.startswith(MATH + "."):
             name = qualname[len(MATH) + 1:]
@@ -177,6 +179,17 @@ class _Rename(MigrationTransformer):
                 self._note_ndd()
                 return ndd_expr(f"math.{name}")
         return updated_node
+
+    def _constant_hint(self, call: cst.Call) -> str:
+        """Why a types.Constant is left: its type is not shown, or (typed) it is outside every pipeline step the
+        migration writes, where the batch it stands for has no batch size."""
+        from .unroll import constants
+
+        typed = constants.rewrite(self.ctx.imports, call, False, "batch_size")
+        if typed is None:
+            return _NO_COUNTERPART_HINT["constant"]
+        return ("it is built outside any pipeline step the tool migrates (the graph that uses it is not visible or "
+                f"not migrated here); where that graph migrates, it becomes {code_for_node(typed)}")
 
     def _rename_fn(self, original_node, updated_node, path):
         ndd_path, replaced_by, entry = optable.resolve_fn(path)

@@ -49,11 +49,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..engine import code_for_node
 from ..findings import rule
 from ..names import FN, MATH, NDD, OPS, free_name
 from .. import dataflow as df
 from .base import MigrationTransformer, Pass
 from .imports import request_import
+from .leftovers import PIPELINE_MODE_LEFT
 
 AT_TO_SELECT = rule(
     "DM120", "tensorlist-at", "info",
@@ -103,14 +105,26 @@ DATANODE_SUBSCRIPT = rule(
 )
 DATANODE_SHAPE = rule(
     "DM125", "datanode-shape", "warning",
-    "DataNode.shape() (a per-sample graph value) has no public dynamic-mode operator; marked.",
-    "batch.shape is a Python list of tuples, not a Batch; only the private ndd._shape(batch) "
-    "returns a Batch of shapes.",
+    "DataNode.shape() on an expression (not a name), or with arguments besides dtype= and a literal device=, "
+    "is marked (DM127 rewrites the others).",
+    "batch.shape is a Python list of tuples, not a Batch: ndd.as_batch(x.shape, ...) is the Batch of shapes, "
+    "and it reads x twice where x is an expression (only the private ndd._shape(batch) is an operator).",
     before="shape = images.shape()",
     after="# dali-migrate: DM125 ...\nshape = images.shape()",
     fix="manual",
     suggestion="Use batch.shape (a list of tuples) in Python code, or ndd.as_batch(batch.shape) "
                "where a Batch of shapes is needed.",
+)
+SHAPES = rule(
+    "DM127", "datanode-shapes", "info",
+    "fn.shapes(x) and x.shape() in a pipeline graph become ndd.as_batch(x.shape, dtype=...): a Batch of each "
+    "sample's shape.",
+    "Dynamic mode has no shapes operator; batch.shape is the list of the samples' shapes, and as_batch of it "
+    "gives what the operator gave (verified on DALI 2.4.0): one 1-D sample per sample, int64 unless dtype= says "
+    "otherwise, no layout; on the input's device for fn.shapes (hence device=x.device), on the CPU for x.shape().",
+    before="audio_shape = fn.shapes(audio, dtype=types.INT32)\nsize = images.shape()",
+    after="audio_shape = ndd.as_batch(audio.shape, dtype=types.INT32, device=audio.device)\n"
+          "size = ndd.as_batch(images.shape, dtype=ndd.int64)",
 )
 
 LIST_INPUT = rule(
@@ -122,6 +136,10 @@ LIST_INPUT = rule(
     after="views = [ndd.resize(view, resize_x=8) for view in [left, right]]",
 )
 _NUMPY_COPIES = ("numpy.array", "numpy.asarray")
+# DALI's own test helper (dali/test/python/test_utils.py), imported by its tests as a top-level module:
+# ``to_array(x)`` is a fresh numpy copy of a TensorList (``as_cpu().as_array()``) or of one sample
+# (``np.array(t.as_cpu())``), CPU or GPU.
+DALI_TEST_TO_ARRAY = "test_utils.to_array"
 # Batch/Tensor have no counterpart for these TensorList/TensorCPU methods.
 _NO_COUNTERPART = {"as_reshaped_tensor", "is_dense_tensor", "copy_to_external", "data_ptr", "reset",
                    "set_layout", "broadcast", "reinterpret", "squeeze", "source_info", "get_property",
@@ -134,6 +152,11 @@ def _call(func: cst.BaseExpression, *args: cst.BaseExpression) -> cst.Call:
 
 def _attr(value: cst.BaseExpression, name: str) -> cst.Attribute:
     return cst.Attribute(value=value, attr=cst.Name(name))
+
+
+def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(value, keyword=cst.Name(name), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
 
 
 def _no_args(call: cst.Call) -> bool:
@@ -163,7 +186,8 @@ class _TensorList(MigrationTransformer):
     def relevant_names(self):
         # Rewrites need an expression of a DALI kind, and every such expression mentions a DALI
         # import or a name (variable, self.attribute, pipeline) the analysis gave a DALI kind.
-        return self.ctx.imports.dali_locals() | self.flow.dali_names()
+        return self.ctx.imports.dali_locals() | self.flow.dali_names() | {
+            local for local, qualname in self.ctx.imports.aliases.items() if qualname == DALI_TEST_TO_ARRAY}
 
     # -- helpers -----------------------------------------------------------------------------
     def _np(self, name: str) -> cst.Attribute:
@@ -215,6 +239,14 @@ class _TensorList(MigrationTransformer):
                 and self.flow.is_builtin(func) and self._kind(original_node.args[0].value) == df.TENSORLIST:
             self.report(TENSORLIST_API.id, "len(TensorList) -> Batch.batch_size", original_node)
             return _keep_parens(original_node, _attr(updated_node.args[0].value, "batch_size"))
+        if qualname == f"{FN}.shapes":
+            new = self._shapes(original_node, updated_node)
+            if new is not None:
+                return _keep_parens(original_node, new)
+        if qualname == DALI_TEST_TO_ARRAY and _one_positional(original_node):
+            new = self._to_array(original_node, updated_node.args[0].value)
+            if new is not None:
+                return _keep_parens(original_node, new)
         if qualname in _NUMPY_COPIES and _one_positional(original_node):
             arg = original_node.args[0].value
             if arg in self._fresh_copies:
@@ -227,6 +259,59 @@ class _TensorList(MigrationTransformer):
                 new = _call(self._np("array"), _call(self._ndd("as_tensor"), updated_node.args[0].value))
                 return _keep_parens(original_node, new)
         return updated_node
+
+    def _shapes(self, original, updated):
+        """``fn.shapes(x, dtype=D, device=...)`` -> ``ndd.as_batch(x.shape, dtype=D, device=x.device)``."""
+        positional = [a for a in original.args if a.keyword is None]
+        if len(positional) != 1 or positional[0].star:
+            return None
+        index = original.args.index(positional[0])
+        keywords = [a for a in original.args if a.keyword is not None]
+        return self._shape_batch(original, positional[0].value, updated.args[index].value, keywords, None)
+
+    def _shape_batch(self, original, data, value, keywords, device_default):
+        """A Batch of the shapes of ``data`` (``value`` once rewritten), from the keywords of fn.shapes or
+        DataNode.shape: ``dtype`` (int64 when absent) and ``device`` (a literal; absent: ``device_default``,
+        or the data's own device where that is None). None when they say more than that, or when ``data`` is
+        not a name (it is read twice: its shape and its device)."""
+        if not isinstance(data, (cst.Name, cst.Attribute)) or any(
+                a.star or a.keyword is None or a.keyword.value not in ("dtype", "device") for a in keywords):
+            return None
+        given = {a.keyword.value: a.value for a in keywords}
+        device = given.get("device")
+        if device is not None:
+            if not isinstance(device, cst.SimpleString) or device.evaluated_value not in ("cpu", "gpu"):
+                return None
+            device_default = device.evaluated_value
+        dtype = given.get("dtype", self._ndd("int64"))
+        args = [cst.Arg(_attr(value, "shape")), _keyword("dtype", dtype)]
+        if device_default is None:
+            args.append(_keyword("device", _attr(value, "device")))
+        elif device_default == "gpu":
+            args.append(_keyword("device", cst.SimpleString('"gpu"')))
+        new = cst.Call(func=self._ndd("as_batch"), args=args)
+        self.report(SHAPES.id, f"{code_for_node(original)} -> {code_for_node(new)}", original)
+        return new
+
+    def _to_array(self, original, value):
+        """``test_utils.to_array(x)`` -> the same numpy copy from the Batch (``np.array(ndd.as_tensor(x.cpu()))``)
+        or the Tensor (``np.array(x.cpu())``): ``.cpu()`` does what its ``as_cpu()`` did for GPU data."""
+        kind = self._kind(original.args[0].value)
+        if kind == df.TENSORLIST:
+            self.report(TENSORLIST_API.id, "test_utils.to_array(TensorList) (DALI's test helper: a numpy copy) -> "
+                        "np.array(ndd.as_tensor(batch.cpu()))", original)
+            return _call(self._np("array"), _call(self._ndd("as_tensor"), cst.Call(func=_attr(value, "cpu"))))
+        if kind == df.TENSORCPU:
+            self.report(TENSORLIST_API.id, "test_utils.to_array(sample) (DALI's test helper: a numpy copy) -> "
+                        "np.array(tensor.cpu())", original)
+            return _call(self._np("array"), cst.Call(func=_attr(value, "cpu")))
+        if not df.is_literal(original.args[0].value):
+            # Its argument is a pipeline output by its very purpose, from a pipeline the tool cannot see.
+            self.mark(PIPELINE_MODE_LEFT.id, "test_utils.to_array (DALI's test helper over pipeline outputs) gets "
+                      f"{code_for_node(original.args[0].value)}, which the tool cannot trace to a pipeline: if it is "
+                      "a Batch once migrated, write np.array(ndd.as_tensor(x.cpu())) (a sample: np.array(x.cpu()))",
+                      original)
+        return None
 
     def _list_input(self, original, updated):
         """``fn.op([a, b], ...)`` -> ``[fn.op(x, ...) for x in [a, b]]``: pipeline mode maps an op over a list
@@ -301,10 +386,14 @@ class _TensorList(MigrationTransformer):
                 self.mark(TENSORLIST_NO_COUNTERPART.id,
                           f"TensorCPU.{method}() has no ndd.Tensor counterpart", original)
             return None
-        if kind == df.DATANODE and method == "shape" and _no_args(original):
+        if kind == df.DATANODE and method == "shape":
+            new = self._shape_batch(original, original.func.value, value, original.args, "cpu")
+            if new is not None:
+                return new
             self.mark(DATANODE_SHAPE.id,
                       "DataNode.shape() is a per-sample graph value; in dynamic mode batch.shape is a "
-                      "Python list of tuples (use it, or ndd.as_batch(batch.shape) for a Batch)", original)
+                      "Python list of tuples: bind the data to a name x, then write ndd.as_batch(x.shape, "
+                      "dtype=ndd.int64)", original)
         return None
 
     def leave_Attribute(self, original_node, updated_node):
@@ -317,6 +406,8 @@ class _TensorList(MigrationTransformer):
 
     def leave_Subscript(self, original_node, updated_node):
         kind = self._kind(original_node.value)
+        if kind == df.DATANODE and _string_key(original_node):
+            return updated_node  # a reader's named outputs (tfrecord features): a dict in both modes
         if kind == df.DATANODE:
             self.report(DATANODE_SUBSCRIPT.id, "DataNode subscript x[...] -> per-sample x.slice[...]",
                         original_node)
@@ -358,3 +449,10 @@ class TensorListPass(Pass):
         names_in_use = {n.value for n in flow.name_scope}
         from .base import run_transformer
         return run_transformer(module, _TensorList(ctx, flow, names_in_use))
+
+
+def _string_key(node: cst.Subscript) -> bool:
+    """``x["key"]``: a DataNode takes no string index, so ``x`` is a dict of them."""
+    index = node.slice[0].slice if len(node.slice) == 1 else None
+    return isinstance(index, cst.Index) and isinstance(index.value, (cst.SimpleString, cst.ConcatenatedString,
+                                                                     cst.FormattedString))

@@ -6,7 +6,7 @@ import nvidia.dali.fn as fn
 def graph(x):
     # dali-migrate: DM103 fn.python_function has no dynamic-mode counterpart: call the Python function directly on the samples and wrap the result with ndd.as_batch
     y = fn.python_function(x, function=lambda a: a)
-    # dali-migrate: DM103 fn.shapes has no dynamic-mode counterpart: use the batch.shape property (a Python list) or ndd._shape(batch)
-    shapes = fn.shapes(y)
+    # dali-migrate: DM103 fn.shapes has no dynamic-mode counterpart: its input is not a name here (or it has arguments besides dtype= and a literal device=): bind the input to a name, then it becomes ndd.as_batch(x.shape, dtype=..., device=x.device)
+    shapes = fn.shapes(y * 2)
     # dali-migrate: DM103 fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
     return fn.external_source(source=lambda: [x]), shapes

@@ -8,7 +8,7 @@ from nvidia.dali import pipeline_def
 @pipeline_def(batch_size=4, num_threads=1, device_id=None)
 def pipe_def():
     values = fn.random.uniform(range=(0, 1), shape=3)
-    shape = values.shape()
+    shape = (values * 2).shape()
     return values, shape
 
 

@@ -45,7 +45,7 @@ from ...elision import ModuleSymbols
 
 from ...names import FN, OPS, NDD
 from ..base import Pass, cold_statements, run_transformer, walk
-from . import rules  # noqa: F401  (declares the DM2xx rules)
+from . import graph_functions, rules  # noqa: F401  (rules declares the DM2xx rules)
 from .unroll import UNSUPPORTED_METHODS, Discovery, Unroller
 
 # Words besides DALI aliases and pipeline names through which the Unroller changes or marks code
@@ -79,11 +79,13 @@ class UnrollPass(Pass):
         if not discovery.anything():
             return module
         ctx.imports.aliases.setdefault("ndd", NDD)
+        ctx.facts["reader_functions"], ctx.facts["seeded_functions"] = graph_functions.find(module, ctx.imports)
         unroller = Unroller(ctx, discovery)
         unroller.plan_params(module)
+        unroller.find_iterator_subclasses(module)
         module = run_transformer(module, unroller, cold)
         module = unroller.finish(module)
-        return module
+        return graph_functions.finish(module, ctx)
 
 
 def module_symbols(module: cst.Module, elision=None) -> ModuleSymbols:

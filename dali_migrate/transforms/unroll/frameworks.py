@@ -125,11 +125,11 @@ class JaxEpochIterator(EpochIterator):
         import jax.numpy as jnp
         import nvidia.dali.experimental.dynamic as ndd
 
-        outputs = [{name: jax.dlpack.from_dlpack(ndd.as_tensor(batch))[:keep] for name, batch in zip(self._names, step)}
-                   for step in steps]
+        outputs = [{name: jax.dlpack.from_dlpack(ndd.as_tensor(batch))[:n] for name, batch in zip(self.output_map, step)}
+                   for step, n in zip(steps, keep)]
         if len(outputs) == 1:
             return outputs[0]
-        return {name: jnp.stack([output[name] for output in outputs]) for name in self._names}
+        return {name: jnp.stack([output[name] for output in outputs]) for name in self.output_map}
 '''
 
 _NOT_HERE = {

@@ -13,7 +13,7 @@ import libcst as cst
 from ..walk import transform, walk, walk_many
 from ...findings import marker_text
 from ...names import FN, NDD, OPS, free_name
-from . import checkpoints, constants, rules, sources
+from . import checkpoints, constants, graph_functions, rules, sources
 from .model import (AssignedNames, CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
                     target_names, without_kwargs)
@@ -97,6 +97,7 @@ class _RandomFixer(cst.CSTTransformer):
                 self.env.report(rules.CONSTANT.id, f"{code_of(original_node)} -> {code_of(found)}", original_node)
                 return found
             return updated_node
+        updated_node = graph_functions.seeded_call(original_node, updated_node, self.env, self.desc)
         return fix_random_call(original_node, updated_node, self.env, self.desc)
 
     def on_leave(self, original_node, updated_node):
@@ -224,7 +225,9 @@ def _one_output(entry: dict, name: str, statements) -> bool:
     The table knows for most readers; where the count depends on the arguments (video, COCO, ...), the
     pipeline's own code says it: a list is only ever indexed or unpacked, one output is used whole."""
     outputs = entry.get("outputs")
-    if isinstance(outputs, int) and outputs != 0:
+    if outputs == 0:  # outputs named by the arguments (tfrecord's features): a dict in both modes
+        return False
+    if isinstance(outputs, int):
         return outputs == 1
     uses = _NameUses(name)
     for statement in statements:
@@ -280,7 +283,8 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
     reader_at: list[int] = []
     parsed = []
     for i, statement in enumerate(statements):
-        found = _reader_statement(statement, imports)
+        found = _reader_statement(statement, imports) or graph_functions.inline_reader(statement, env, desc,
+                                                                                       statements)
         parsed.append(found)
         if found is not None:
             reader_at.append(i)

@@ -119,11 +119,12 @@ BUILD_RUN = rule(
 TORCH_ITERATOR = rule(
     "DM210", "torch-iterator", "info",
     "DALIGenericIterator / DALIClassificationIterator become EpochIterator, a short class written into "
-    "the module that counts samples per epoch like the plugin and yields [{name: torch.Tensor}].",
+    "the module that counts samples per epoch like the plugin and yields [{name: torch.Tensor}] (one dict "
+    "per pipeline, over several pipelines).",
     "Dynamic mode has no framework iterators; outputs convert with Batch.torch(). With reader_name=, the "
-    "EpochIterator asks the migrated pipeline for its reader's epoch size and its batch size when it is made "
-    "(a ReaderStream answers them, DM211), wherever the pipeline came from; for a pipeline built in a "
-    "`with pipe:` block, they come from a reader built with the same arguments.",
+    "EpochIterator asks each migrated pipeline for its reader's metadata (its shard) and the first for the "
+    "batch size when it is made (a ReaderStream answers them, DM211), wherever the pipelines came from; for "
+    "a pipeline built in a `with pipe:` block, they come from a reader built with the same arguments.",
     before="loader = DALIClassificationIterator(pipe, reader_name=\"Reader\", "
            "last_batch_policy=LastBatchPolicy.PARTIAL)",
     after="loader = EpochIterator(pipe, [\"data\", \"label\"], reader_name=\"Reader\", "
@@ -226,10 +227,9 @@ RANDOM_OUTSIDE = rule(
 )
 ITERATOR_DIFFERENCE = rule(
     "DM217", "iterator-difference", "warning",
-    "A DALI iterator option is emulated only approximately (several pipelines, size=-1).",
-    "EpochIterator follows the plugin's counting for one pipeline (its shard counts too); over several "
-    "pipelines the plugin counts each pipeline's shard, and without size or reader_name it ran until the "
-    "pipeline ended, which a migrated pipeline never does.",
+    "A DALI iterator without reader_name or size (size=-1) is emulated only approximately.",
+    "EpochIterator follows the plugin's counting (shard counts, one pipeline or several); without size or "
+    "reader_name the plugin ran until the pipeline ended, which a migrated pipeline never does.",
     before="loader = DALIGenericIterator([pipe], [\"images\", \"labels\"])",
     after="# dali-migrate: DM217 DALIGenericIterator without reader_name or size ran until the pipeline ended; the "
           "migrated pipeline never ends: pass size=\n"

@@ -13,7 +13,7 @@ from ...engine import register_names
 from ..base import MigrationTransformer
 from ..imports import first_use
 from ..walk import node_children, walk
-from . import checkpoints, epoch_iterator, frameworks, prefetch, rules, stream
+from . import checkpoints, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
 from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, conditional_return, device_statement, grow_statement, loop_statements,
                     output_elements, seeding_statements, takes_device, thread_statement)
@@ -210,6 +210,7 @@ class Unroller(MigrationTransformer):
         pipelines = {*d.defs, *d.classes, *d.factories, *d.imported(), *self.descs, *self.checkpoint_factories,
                      *self.imported_objects}
         words = set(self.ctx.imports.dali_locals()) | _METHOD_WORDS | pipelines | d.checkpointed_calls
+        words |= set(getattr(self, "iterator_subclasses", ()))
         for key, (kind, pipeline, _) in d.pipe_vars.items():
             if kind == "with" or pipeline in pipelines:
                 words.update(key.split(":", 1)[1].split("."))
@@ -347,11 +348,6 @@ class Unroller(MigrationTransformer):
             return False
         origins = flow.pipelines_in(node)
         return bool(origins) and origins <= self.streamed and not origins & self.ctx.kept
-
-    def streams_list(self, node) -> bool:
-        flow = self.ctx.facts.get("flow")
-        kind = flow.value_of(node)[0] if flow is not None else None
-        return isinstance(kind, tuple) and kind[0] == "seq"
 
     def _pipe_kind_of(self, node, name: str | None):
         """``_pipe_kind(name)``, or, where the pipeline reaches ``node`` some other way (returned by a
@@ -528,9 +524,12 @@ class Unroller(MigrationTransformer):
             statements[-1] = conditional_return(statements)
         if not statements or not _is_return(statements[-1]):
             raise CannotUnroll("the pipeline function does not end with `return <outputs>`", node)
+        params = [p.name.value for p in node.params.params]
+        statements, current_options = current.substitute(statements, params, self.ctx.imports)
         outputs = output_elements(statements[-1].body[0].value)
         desc = PipelineDesc(name=node.name.value, style="def", node=node, config=config)
-        desc.params = [p.name.value for p in node.params.params]
+        desc.params = params
+        desc.extra["current_options"] = current_options
         desc.param_defaults = {p.name.value: p.default for p in node.params.params if p.default is not None}
         build_graph(desc, statements[:-1], outputs, self._env(), closing=statements[-1])
         desc.has_random = desc.has_random or self._helpers_may_draw(desc.name)
@@ -560,6 +559,10 @@ class Unroller(MigrationTransformer):
         self.report(rules.UNROLL.id, f"@pipeline_def {desc.name} -> a generator yielding one step per "
                     f"pipe.run()", original_node)
         self._report_config(desc, original_node)
+        for option in sorted(desc.extra.get("current_options", ())):
+            self.report(rules.UNROLL.id, f"Pipeline.current().{option} in {desc.name} -> "
+                        f"{current.PARAMETERS[option]}, the generator's parameter (the value the pipeline had)",
+                        original_node)
         params = _add_core_params(updated_node.params, desc.config, desc.params, desc.extra.get("core", CORE))
         if self._called_with_double_star(desc.name) and not isinstance(params.star_kwarg, cst.Param):
             # pipeline mode takes its own options (prefetch_queue_depth=, exec_async=, ...) out of the call's
@@ -684,7 +687,30 @@ class Unroller(MigrationTransformer):
         from .classes import describe_class
         return describe_class(self, node)
 
+    def find_iterator_subclasses(self, module: cst.Module) -> None:
+        """The module's subclasses of the PyTorch iterators, and whether each can derive from the EpochIterator
+        (iterator_subclass.py; the pipelines must be known to stream, so after ``_prepare``)."""
+        self.iterator_subclasses = iterator_subclass.find(module, self.ctx.imports, self.streams)
+
+    def _iterator_subclass(self, node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
+        found = getattr(self, "iterator_subclasses", {}).get(node.name.value)
+        if found is None or found.node is not node:
+            return updated_node
+        if found.problem is not None:
+            self.mark(rules.CANNOT_UNROLL.id, f"{found.name}({found.which}) stays in pipeline mode with its "
+                      f"pipelines: {found.problem}", node)
+            return updated_node
+        bases = [b.with_changes(value=cst.Name(epoch_iterator.CLASS_NAME))
+                 if self.ctx.imports.qualname(o.value) == found.base else b
+                 for b, o in zip(updated_node.bases, node.bases)]
+        self.need_epoch_iterator = True
+        self.report(rules.TORCH_ITERATOR.id, f"class {found.name}({found.which}) derives from "
+                    f"{epoch_iterator.CLASS_NAME}, which has what it uses (super().__next__(), output_map, ...); its "
+                    f"construction sites get the {epoch_iterator.CLASS_NAME}'s arguments", node)
+        return updated_node.with_changes(bases=bases)
+
     def leave_ClassDef(self, original_node, updated_node):
+        updated_node = self._iterator_subclass(original_node, updated_node)
         if self.d.classes.get(original_node.name.value) is original_node:
             self._pipeline_depth -= 1
         self._classes.pop()
@@ -832,6 +858,8 @@ class Unroller(MigrationTransformer):
         if not isinstance(small, cst.Expr):
             return False
         call = small.value
+        if isinstance(call, cst.ListComp) and _only_loops(call):
+            call = call.elt  # `[p.build() for p in pipes]`: a loop of builds, kept for nothing but them
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and not call.args):
             return False
         owner = dotted(call.func.value) if isinstance(call.func.value, (cst.Name, cst.Attribute)) else None
@@ -875,6 +903,14 @@ class Unroller(MigrationTransformer):
             return frameworks.rewrite_tf_dataset(self, original_node, updated_node)
         if qualname in frameworks.JAX_ITERATORS:
             return frameworks.rewrite_jax_iterator(self, original_node, updated_node)
+        subclass = getattr(self, "iterator_subclasses", {}).get(func.value) if isinstance(func, cst.Name) else None
+        if subclass is not None and original_node in subclass.sites:
+            if subclass.problem is not None:  # its pipelines stay in pipeline mode with it (their unit is kept)
+                self.mark(rules.CANNOT_UNROLL.id, f"{func.value}(...) not migrated: {func.value} derives from "
+                          f"{subclass.which} and stays in pipeline mode: {subclass.problem}", original_node)
+                return updated_node
+            from .consumers import rewrite_torch_iterator
+            return rewrite_torch_iterator(self, original_node, updated_node, subclass.fixed_map, subclass.name)
         if qualname and qualname.startswith(OTHER_ITERATOR_PREFIXES):
             self.mark(rules.OTHER_FRAMEWORK.id, frameworks.why_not(qualname), original_node)
             return updated_node
@@ -1238,6 +1274,14 @@ class _OperatorInputs(cst.CSTVisitor):
             for arg in node.args:
                 if arg.keyword is None and isinstance(arg.value, cst.Name) and arg.value.value in self.names:
                     self.found.add(arg.value.value)
+
+
+def _only_loops(comprehension: cst.ListComp) -> bool:
+    """A comprehension that only runs its element: one ``for`` over a name or attribute, no condition (so
+    dropping it drops nothing but the element's calls)."""
+    loop = comprehension.for_in
+    return loop.inner_for_in is None and not loop.ifs and loop.asynchronous is None \
+        and isinstance(loop.iter, (cst.Name, cst.Attribute)) and isinstance(loop.target, cst.Name)
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,0 +1,102 @@
+"""fn.shapes / DataNode.shape() in the graph, and DALI's test helper test_utils.to_array on the outputs."""
+
+import numpy as np
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+from test_utils import to_array
+
+
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import functools
+        import queue
+        import threading
+
+        import nvidia.dali.experimental.dynamic as ndd
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+@Prefetch(depth=2)
+def sizes_pipe(root, *, batch_size=4):
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            images = ndd.decoders.image(jpegs)
+            sizes = ndd.as_batch(images.shape, dtype=ndd.int64, device=images.device)
+            as_float = ndd.as_batch(images.shape, dtype=types.FLOAT, device=images.device)
+            gpu_images = images.gpu()
+            on_cpu = ndd.as_batch(gpu_images.shape, dtype=ndd.int64)
+            width = ndd.slice(ndd.as_batch(images.shape, dtype=types.INT32), 1, 1, axes=[0])
+            yield sizes, as_float, on_cpu, width, ndd.as_batch(images.shape, dtype=ndd.int64), labels
+
+
+pipes = [sizes_pipe("images") for _ in range(2)]
+for pipe in pipes:
+    outputs = next(pipe)
+    arrays = [np.squeeze(np.array(ndd.as_tensor(out.cpu()))) for out in outputs]
+    first = np.array(outputs[0].select(0).cpu())
+    mine = to_array([1, 2])  # not a pipeline output: left alone
