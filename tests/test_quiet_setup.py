@@ -71,7 +71,7 @@ def _setup(checkout, **env):
 
 
 def test_setup_installs_once_and_again_only_when_its_inputs_change(checkout):
-    assert _setup(checkout) == ['-m pip install -q -e .[test,torch,mcp,report]']
+    assert _setup(checkout) == ['-m pip install -q -e .[test,torch,mcp,report,frameworks]']
     assert _setup(checkout) == []  # nothing it depends on changed: no install (it took about 8 s)
     (checkout / "pyproject.toml").write_text((checkout / "pyproject.toml").read_text() + "\n# changed\n")
     assert len(_setup(checkout)) == 1
