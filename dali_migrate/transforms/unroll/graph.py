@@ -317,7 +317,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
                     (" (endlessly: cycle)" if spec.cycles else "; it ends when the source does, as pipe.run() "
                      "raised StopIteration")
             else:
-                desc.loop.extend(sources.pull_statements(spec))
+                desc.loop.extend(sources.pull_statements(spec, env.batch_size))
                 setup = sources.setup_statements(spec)
                 if spec.kind == "unknown":
                     message = (f"what source={code_of(spec.source)} is (generator, iterable or callable) is not visible here: ndd.ExternalSource "

@@ -297,7 +297,7 @@ def setup_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
     return found
 
 
-def _one_call(spec: SourceSpec) -> str:
+def _one_call(spec: SourceSpec, batch_size: str) -> str:
     """One call of the source (one sample when per-sample, ``i`` its index in the batch)."""
     if spec.kind in ("generator", "iterable"):
         return f"next({spec.var})"
@@ -308,17 +308,17 @@ def _one_call(spec: SourceSpec) -> str:
                 "batch_info": f"BatchInfo({step}, 0)",
                 # SampleInfo(idx_in_epoch, idx_in_batch, iteration, epoch_idx); epoch_idx is 0: the generator
                 # ends with the epoch (StopIteration), as the pipeline's first epoch did
-                "sample_info": f"SampleInfo({step} * batch_size + i, i, {step}, 0)"}[spec.argument]
+                "sample_info": f"SampleInfo({step} * {batch_size} + i, i, {step}, 0)"}[spec.argument]
     return f"{function}({argument})"
 
 
-def pull_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
+def pull_statements(spec: SourceSpec, batch_size: str = "batch_size") -> list[cst.BaseStatement]:
     """One step's pull: the data, StopIteration ending the generator, then the batches. A per-sample
     source is called batch_size times; a StopIteration from any sample drops the partial batch and ends
     the epoch, as pipeline mode did (VERIFIED, docs/dali-facts.md)."""
-    pull = _one_call(spec)
+    pull = _one_call(spec, batch_size)
     if spec.per_sample:
-        pull = f"[{pull} for i in range(batch_size)]"
+        pull = f"[{pull} for i in range({batch_size})]"
         if spec.multi:  # each sample is a tuple of outputs: one batch per output
             pull = f"[list(output) for output in zip(*{pull})]"
     target = code_of(spec.target)
