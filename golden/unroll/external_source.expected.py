@@ -81,18 +81,32 @@ def reader_and_source(root, *, batch_size=2):
             yield ndd.resize(images, resize_x=8, resize_y=8), labels, pair[0] + pair[1]
 
 
-# dali-migrate: DM220 per_sample stays in pipeline mode: a per-sample source (batch=False): ndd.ExternalSource has no per-sample mode; build each batch with ndd.as_batch([sample, ...])
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def per_sample():
-    data = fn.external_source(source=lambda info: np.full((2,), info.idx_in_epoch), batch=False)
-    return data
+def per_sample(*, batch_size=2):
+    source = lambda info: np.full((2,), info.idx_in_epoch)
+    from nvidia.dali.types import SampleInfo
+    source_step = 0  # the iteration in the epoch, as pipeline mode counted it
+    while True:
+        try:
+            data = [source(SampleInfo(source_step * batch_size + i, i, source_step, 0)) for i in range(batch_size)]
+        except StopIteration:
+            return  # the source is exhausted: pipe.run() raised StopIteration from here on
+        source_step += 1
+        data = ndd.as_batch(data)
+        yield (data,)
 
 
-# dali-migrate: DM220 with_batch_info stays in pipeline mode: batch_info=True passes a BatchInfo to the source; ndd has no such call
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def with_batch_info():
-    data = fn.external_source(source=lambda info: BATCHES[info.iteration % 3], batch_info=True)
-    return data
+def with_batch_info(*, batch_size=2):
+    source = lambda info: BATCHES[info.iteration % 3]
+    from nvidia.dali.types import BatchInfo
+    source_step = 0  # the iteration in the epoch, as pipeline mode counted it
+    while True:
+        try:
+            data = source(BatchInfo(source_step, 0))
+        except StopIteration:
+            return  # the source is exhausted: pipe.run() raised StopIteration from here on
+        source_step += 1
+        data = ndd.as_batch(data)
+        yield (data,)
 
 
 # dali-migrate: DM220 raise_at_end stays in pipeline mode: cycle="raise": pipeline mode raises StopIteration at the end of the data and restarts after pipe.reset(); a generator cannot be restarted

@@ -18,10 +18,21 @@ What the source is, is decided here from the module's text:
   (same run-time dispatch and cycle handling) and ``ndd.as_batch`` of what it returns; that stacks a
   list into one array first, so a list of differently shaped samples fails there: marked.
 
-Marked, pipeline left as it is: per-sample sources (``batch=False``), ``parallel=True``, a source that
-takes a BatchInfo/SampleInfo/iteration argument, ``batch_info=True``, ``repeat_last=True``,
-``cycle="raise"`` (pipeline mode needs pipe.reset() to restart; a generator cannot restart), no
-``source`` (fed by feed_input), and an external_source call nested in an expression.
+Sources that pipeline mode calls with their position are called the same way, counting as DALI does
+(``_ExternalSourceGroup.callback_args``; VERIFIED, docs/dali-facts.md): a per-sample source
+(``batch=False``) is called ``batch_size`` times a step, a one-argument callable with
+``SampleInfo(step * batch_size + i, i, step, 0)``, and ``num_outputs`` splits the samples' tuples into one
+batch per output; a generator or iterable gives one sample per item. A StopIteration from any sample
+drops the partial batch and ends the generator. With ``batch=True`` a one-argument callable gets
+``BatchInfo(step, 0)`` (``batch_info=True``) or the step number. A per-sample source whose kind the text
+does not show is decided at run time as pipeline mode does: a generator function is called, an iterable
+iterated, a callable called with a SampleInfo when it takes a parameter. ``parallel=True`` (and the
+pipeline's ``py_num_workers``/``py_start_method``) runs the source in the generator's thread: reported,
+since the values equal the workers' only for a stateless source, which DALI asks for.
+
+Marked, pipeline left as it is: ``repeat_last=True``, ``cycle="raise"`` (pipeline mode needs pipe.reset()
+to restart; a generator cannot restart), ``parallel=True`` over a generator or iterable, no ``source``
+(fed by feed_input), and an external_source call nested in an expression.
 """
 
 from __future__ import annotations
@@ -203,12 +214,14 @@ def describe_source(target, call: cst.Call, statement, index: int, symbols: dict
     if kind in ("callable", "callable_arg") and (cycle is True or cycle == "quiet"):
         raise SourceError("cycle with a callable source: pipeline mode rejects it (ValueError)")
     if per_sample and kind == "unknown":
-        raise SourceError(f"a per-sample source (batch=False) whose kind (callable, generator or iterable) "
-                          f"source={code_of(source)} does not show here")
-    if literal_value(parallel) is True and kind not in ("callable", "callable_arg"):
+        if cycle not in (None, False, "no"):
+            raise SourceError(f"a cycled per-sample source (batch=False) whose kind source={code_of(source)} "
+                              f"does not show here")
+        kind = "runtime"  # the generator decides, as pipeline mode did: iterated, or called with a SampleInfo
+    if literal_value(parallel) is True and kind not in ("callable", "callable_arg", "runtime"):
         raise SourceError("parallel=True over a generator or iterable: pipeline mode runs it in one worker "
                           "process ahead of the pipeline; not migrated")
-    argument = None
+    argument = "sample_info" if kind == "runtime" else None
     if kind == "callable_arg":
         kind = "callable"
         argument = "sample_info" if per_sample else "batch_info" if literal_value(batch_info) is True else "iteration"
@@ -281,7 +294,7 @@ def setup_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
     elif spec.kind == "callable":
         if not isinstance(spec.source, cst.Name):  # a name is called by name in each step
             found.append(stmt(f"{spec.var} = {code_of(spec.source)}\n"))
-    else:
+    elif spec.kind == "unknown":
         args = [code_of(spec.source)]
         num_outputs = _arg(spec.call, "num_outputs")
         if num_outputs is not None:
@@ -290,6 +303,13 @@ def setup_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
         if cycle is not None:
             args.append(f"cycle={code_of(cycle)}")
         found.append(stmt(f"{spec.var} = ndd.ExternalSource({', '.join(args)})\n"))
+    else:  # "runtime": pipeline mode's dispatch (get_callback_from_source, accepted_arg_count)
+        found += [stmt("import inspect\n"),
+                  stmt(f"{spec.var} = {code_of(spec.source)}\n"),
+                  stmt(f"{spec.var} = {spec.var}() if inspect.isgeneratorfunction({spec.var}) else {spec.var}\n"),
+                  stmt(f"{spec.var}_next = iter({spec.var}).__next__ if hasattr({spec.var}, '__iter__') else None\n"),
+                  stmt(f"{spec.var}_takes_info = {spec.var}_next is None and "
+                       f"len(inspect.signature({spec.var}).parameters) > 0\n")]
     if spec.argument in INFO_CLASS:
         found.append(stmt(f"from nvidia.dali.types import {INFO_CLASS[spec.argument]}\n"))
     if spec.argument is not None:
@@ -301,6 +321,10 @@ def _one_call(spec: SourceSpec, batch_size: str) -> str:
     """One call of the source (one sample when per-sample, ``i`` its index in the batch)."""
     if spec.kind in ("generator", "iterable"):
         return f"next({spec.var})"
+    if spec.kind == "runtime":
+        info = f"SampleInfo({spec.var}_step * {batch_size} + i, i, {spec.var}_step, 0)"
+        return (f"{spec.var}_next() if {spec.var}_next else {spec.var}({info}) if {spec.var}_takes_info "
+                f"else {spec.var}()")
     function = spec.source.value if spec.kind == "callable" and isinstance(spec.source, cst.Name) else spec.var
     step = f"{spec.var}_step"
     argument = {None: "",
