@@ -335,8 +335,8 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
                            f" with the {spec.argument.replace('_', ' ')} pipeline mode passed" if spec.argument
                            else ""),
                        "unknown": f"{spec.var} = ndd.ExternalSource(...) is called each step",
-                       "runtime": f"{code_of(spec.source)} is iterated or called with a SampleInfo (decided at "
-                                  f"run time, as pipeline mode did) once per sample"}[spec.kind]
+                       "runtime": f"{code_of(spec.source)} is iterated or called (decided at run time, as "
+                                  f"pipeline mode did) " + ("once per sample" if spec.per_sample else "each step")}[spec.kind]
                 if spec.per_sample and spec.kind in ("generator", "iterable"):
                     how += " batch_size times (one sample each)"
             env.report(rules.EXTERNAL_SOURCE.id, f"fn.external_source -> {how}; each item becomes "

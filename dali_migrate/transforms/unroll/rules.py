@@ -242,8 +242,8 @@ EXTERNAL_SOURCE = rule(
     "fn.external_source fed by a generator function, an iterable or a callable becomes the source "
     "iterated or called by the migrated generator itself, each item wrapped in ndd.as_batch; a per-sample source "
     "(batch=False) is called batch_size times a step, and a source that takes SampleInfo, BatchInfo or the "
-    "iteration gets the values pipeline mode passed; a batch source whose kind the code does not show goes "
-    "through ndd.ExternalSource, a per-sample one is decided at run time. parallel=True runs the source in the "
+    "iteration gets the values pipeline mode passed; a source whose kind the code does not show is decided at "
+    "run time as pipeline mode did (with cycle= it goes through ndd.ExternalSource). parallel=True runs the source in the "
     "generator's thread (reported). An exhausted source ends the generator, as pipe.run() raised StopIteration "
     "from then on.",
     "Dynamic mode has no graph input to feed: data goes straight to the ops. ndd.as_batch reads a list of samples, "
@@ -261,8 +261,8 @@ EXTERNAL_SOURCE = rule(
 EXTERNAL_SOURCE_MANUAL = rule(
     "DM220", "external-source-manual", "warning",
     "An fn.external_source the tool cannot migrate faithfully (cycle=\"raise\", repeat_last=True, parallel=True "
-    "over a generator or iterable, no source=) keeps its pipeline in pipeline mode; a batch source of unknown kind "
-    "is migrated through ndd.ExternalSource and marked.",
+    "over a generator or iterable, no source=) keeps its pipeline in pipeline mode; a cycled batch source of "
+    "unknown kind is migrated through ndd.ExternalSource and marked.",
     "cycle=\"raise\" needs pipe.reset() to restart, which a generator cannot do; ndd has no repeat_last or "
     "feed_input mode. ndd.ExternalSource stacks a returned list into one array, so a list of differently shaped "
     "samples fails there.",

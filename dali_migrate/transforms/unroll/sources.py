@@ -14,9 +14,12 @@ What the source is, is decided here from the module's text:
 * otherwise one pull per step, created once before the loop (``source = gen()`` / ``iter(x)`` /
   the callable) and ``try: data = next(source) except StopIteration: return``: an exhausted source
   ends the generator, as pipe.run() raised StopIteration from then on (VERIFIED, docs/dali-facts.md);
-* a source whose kind the text does not show (a parameter, a call result): ``ndd.ExternalSource``
-  (same run-time dispatch and cycle handling) and ``ndd.as_batch`` of what it returns; that stacks a
-  list into one array first, so a list of differently shaped samples fails there: marked.
+* a source whose kind the text does not show (a parameter, an attribute, a call result): the generator
+  decides at run time as pipeline mode does (``get_callback_from_source``, ``accepted_arg_count``): a
+  generator function is called, an iterable iterated, a callable called, with its position when it takes
+  a parameter; with ``cycle=`` it goes through ``ndd.ExternalSource`` (same dispatch and cycle handling),
+  which stacks a returned list into one array first, so a list of differently shaped samples fails
+  there: marked.
 
 Sources that pipeline mode calls with their position are called the same way, counting as DALI does
 (``_ExternalSourceGroup.callback_args``; VERIFIED, docs/dali-facts.md): a per-sample source
@@ -24,9 +27,7 @@ Sources that pipeline mode calls with their position are called the same way, co
 ``SampleInfo(step * batch_size + i, i, step, 0)``, and ``num_outputs`` splits the samples' tuples into one
 batch per output; a generator or iterable gives one sample per item. A StopIteration from any sample
 drops the partial batch and ends the generator. With ``batch=True`` a one-argument callable gets
-``BatchInfo(step, 0)`` (``batch_info=True``) or the step number. A per-sample source whose kind the text
-does not show is decided at run time as pipeline mode does: a generator function is called, an iterable
-iterated, a callable called with a SampleInfo when it takes a parameter. ``parallel=True`` (and the
+``BatchInfo(step, 0)`` (``batch_info=True``) or the step number. ``parallel=True`` (and the
 pipeline's ``py_num_workers``/``py_start_method``) runs the source in the generator's thread: reported,
 since the values equal the workers' only for a stateless source, which DALI asks for.
 
@@ -213,17 +214,17 @@ def describe_source(target, call: cst.Call, statement, index: int, symbols: dict
         kind = "iterable"
     if kind in ("callable", "callable_arg") and (cycle is True or cycle == "quiet"):
         raise SourceError("cycle with a callable source: pipeline mode rejects it (ValueError)")
+    if kind == "unknown" and cycle_node is None:
+        kind = "runtime"  # the generator decides, as pipeline mode did: iterated, or called (with its position)
     if per_sample and kind == "unknown":
-        if cycle not in (None, False, "no"):
-            raise SourceError(f"a cycled per-sample source (batch=False) whose kind source={code_of(source)} "
-                              f"does not show here")
-        kind = "runtime"  # the generator decides, as pipeline mode did: iterated, or called with a SampleInfo
+        raise SourceError(f"a per-sample source (batch=False) with cycle= whose kind source={code_of(source)} "
+                          f"does not show here")
     if literal_value(parallel) is True and kind not in ("callable", "callable_arg", "runtime"):
         raise SourceError("parallel=True over a generator or iterable: pipeline mode runs it in one worker "
                           "process ahead of the pipeline; not migrated")
-    argument = "sample_info" if kind == "runtime" else None
-    if kind == "callable_arg":
-        kind = "callable"
+    argument = None
+    if kind in ("callable_arg", "runtime"):  # runtime: what it is called with, should it take a parameter
+        kind = "callable" if kind == "callable_arg" else kind
         argument = "sample_info" if per_sample else "batch_info" if literal_value(batch_info) is True else "iteration"
     num_outputs = _arg(call, "num_outputs")
     multi = num_outputs is not None and literal_value(num_outputs) is not None
@@ -321,10 +322,6 @@ def _one_call(spec: SourceSpec, batch_size: str) -> str:
     """One call of the source (one sample when per-sample, ``i`` its index in the batch)."""
     if spec.kind in ("generator", "iterable"):
         return f"next({spec.var})"
-    if spec.kind == "runtime":
-        info = f"SampleInfo({spec.var}_step * {batch_size} + i, i, {spec.var}_step, 0)"
-        return (f"{spec.var}_next() if {spec.var}_next else {spec.var}({info}) if {spec.var}_takes_info "
-                f"else {spec.var}()")
     function = spec.source.value if spec.kind == "callable" and isinstance(spec.source, cst.Name) else spec.var
     step = f"{spec.var}_step"
     argument = {None: "",
@@ -333,6 +330,8 @@ def _one_call(spec: SourceSpec, batch_size: str) -> str:
                 # SampleInfo(idx_in_epoch, idx_in_batch, iteration, epoch_idx); epoch_idx is 0: the generator
                 # ends with the epoch (StopIteration), as the pipeline's first epoch did
                 "sample_info": f"SampleInfo({step} * {batch_size} + i, i, {step}, 0)"}[spec.argument]
+    if spec.kind == "runtime":
+        return f"{spec.var}_next() if {spec.var}_next else {function}({argument}) if {spec.var}_takes_info else {function}()"
     return f"{function}({argument})"
 
 
