@@ -212,3 +212,41 @@ def test_per_sample_source_of_unknown_kind_is_decided_at_run_time(make_source):
     want = _pipeline_steps(original.p(make_source()), 5)
     assert want[1] and len(want[0]) == 2
     _compare(want, _generator_steps(migrated.p(make_source()), 5), 1)
+
+
+CLASS_STYLE = '''import numpy as np
+from nvidia.dali import fn
+from nvidia.dali.pipeline import Pipeline
+
+
+class Loader:
+    def __call__(self, sample_info):
+        if sample_info.idx_in_epoch >= 7:
+            raise StopIteration
+        return np.array([sample_info.idx_in_epoch], np.int32), np.array([sample_info.iteration], np.int32)
+
+
+class SourcePipeline(Pipeline):
+    def __init__(self, batch_size, loader):
+        super().__init__(batch_size=batch_size, num_threads=1, device_id=None, py_num_workers=2)
+        self.loader = loader
+
+    def define_graph(self):
+        ids, steps = fn.external_source(source=self.loader, batch=False, num_outputs=2, parallel=True)
+        return ids * 2, steps
+'''
+
+
+def test_parallel_per_sample_source_held_in_an_attribute_of_a_pipeline_subclass():
+    """source=self.loader in define_graph, parallel=True and py_num_workers in super().__init__: the
+    migrated class decides at run time that the loader takes a SampleInfo, and gives the same two
+    batches at batch 3 (7 samples: the third batch is dropped), with self.batch_size counting."""
+    from runtime import load, on_cpu
+    from dali_migrate.engine import migrate_source
+    result = migrate_source(CLASS_STYLE, "class_style.py")
+    assert "dali-migrate: DM" not in result.migrated and "self.batch_size + i" in result.migrated
+    assert {f.rule for f in result.findings} >= {"DM218"}
+    original, migrated = load(on_cpu(CLASS_STYLE), "class_original"), load(on_cpu(result.migrated), "class_migrated")
+    want = _pipeline_steps(original.SourcePipeline(3, original.Loader()), 5)
+    assert want[1] and len(want[0]) == 2
+    assert _compare(want, _generator_steps(iter(migrated.SourcePipeline(3, migrated.Loader())), 5), 2) == [6, 6]
