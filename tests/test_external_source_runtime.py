@@ -83,15 +83,18 @@ def test_callable_source_stops_with_the_pipeline(modules):
     assert _compare(_pipeline_steps(original.called_each_step(batches), 5), got, 1) == [6]
 
 
-@pytest.mark.parametrize("kind", ["generator function", "list", "callable"])
-def test_source_of_unknown_kind_stays_a_pipeline_that_runs(modules, kind):
-    """given_source(source): the text cannot tell what source is (DM220: a ragged list would fail in
-    ndd.ExternalSource), so its unit stays in pipeline mode, marked, and runs as it did."""
-    original, migrated, _ = modules
+@pytest.mark.parametrize("kind", ["generator function", "list", "callable", "ragged list"])
+def test_source_of_unknown_kind_is_decided_at_run_time(modules, kind):
+    """given_source(source): the text cannot tell what source is, so the migrated generator decides as
+    pipeline mode does (a generator function is called, a list iterated, a callable called), and each item
+    goes through ndd.as_batch: a batch of differently shaped samples works too."""
+    original, migrated, text = modules
     batches = original.BATCHES
+    if kind == "ragged list":
+        batches = [[np.zeros((k + 1, 2), np.uint8), np.ones((1, 2), np.uint8)] for k in range(3)]
 
     def make():
-        if kind == "list":
+        if kind in ("list", "ragged list"):
             return batches
         if kind == "generator function":
             def gen():
@@ -100,10 +103,9 @@ def test_source_of_unknown_kind_stays_a_pipeline_that_runs(modules, kind):
         pending = iter(batches)
         return lambda: next(pending)
 
-    assert "# dali-migrate: DM220 what source=source is" in modules[2]
-    assert hasattr(migrated.given_source(make()), "build")  # still a pipeline-mode Pipeline
-    assert _compare(_pipeline_steps(original.given_source(make()), 5), _pipeline_steps(migrated.given_source(make()), 5),
-                    1) == [6]
+    assert "DM220 what source=source is" not in text and "inspect.signature(source_2)" in text
+    assert _compare(_pipeline_steps(original.given_source(make()), 5), _generator_steps(migrated.given_source(make()), 5),
+                    1) == [sum(len(batch) for batch in batches)]
 
 
 def test_reader_next_to_a_source(modules, image_root):
@@ -116,6 +118,135 @@ def test_reader_next_to_a_source(modules, image_root):
 
 def test_marked_sources_stay_pipelines(modules):
     _, migrated, text = modules
-    for name in ("per_sample", "with_batch_info", "raise_at_end"):
-        assert f"# dali-migrate: DM220 {name} stays in pipeline mode" in text
-        assert hasattr(getattr(migrated, name)(), "build")  # still a pipeline-mode Pipeline
+    assert "# dali-migrate: DM220 raise_at_end stays in pipeline mode" in text
+    assert hasattr(migrated.raise_at_end(), "build")  # still a pipeline-mode Pipeline
+
+
+def test_indexed_lambdas_run_as_the_pipeline(modules):
+    """The per-sample lambda (SampleInfo) and the batch_info lambda (BatchInfo) of the first golden now
+    migrate; both are endless, so 5 steps are compared."""
+    original, migrated, text = modules
+    assert "DM220 per_sample" not in text and "DM220 with_batch_info" not in text
+    for name in ("per_sample", "with_batch_info"):
+        want, _ = _pipeline_steps(getattr(original, name)(), 5)
+        got, _ = _generator_steps(getattr(migrated, name)(), 5)
+        _compare((want, False), (got, False), 1)
+
+
+@pytest.fixture(scope="module")
+def indexed_modules():
+    return pair("unroll/external_source_per_sample.py")
+
+
+@pytest.mark.parametrize("name, outputs, steps", [
+    ("indexed", 1, 2),  # 11 samples at batch 4: the StopIteration of sample 11 drops the third batch
+    ("from_generator", 1, 2),  # 11 items, one sample each: the same
+    ("from_list", 1, 1),  # 6 items: one batch, the other two samples dropped
+    ("with_batch_info", 1, 3),
+    ("with_iteration", 1, 2),
+])
+def test_per_sample_and_indexed_sources(indexed_modules, name, outputs, steps):
+    """Each migrated generator gives the pipeline's batches bitwise, with the same SampleInfo/BatchInfo/
+    iteration values, and stops at the same step."""
+    original, migrated, text = indexed_modules
+    assert f"def {name}(" in text and "dali-migrate: DM" not in text
+    want = _pipeline_steps(getattr(original, name)(), steps + 3)
+    assert want[1] and len(want[0]) == steps  # the pipeline itself stops there
+    _compare(want, _generator_steps(getattr(migrated, name)(), steps + 3), outputs)
+
+
+def test_per_sample_values_are_the_sample_info(indexed_modules):
+    _, migrated, _ = indexed_modules
+    steps = steps_as_arrays(list(migrated.indexed()))
+    rows = [sample.tolist() for step in steps for sample in step[0]]
+    # (idx_in_epoch, idx_in_batch, iteration, epoch_idx) * 2, as pipeline mode passes them at batch 4
+    assert rows == [[2 * k, 2 * (k % 4), 2 * (k // 4), 0] for k in range(8)]
+
+
+def test_parallel_source_with_two_outputs(indexed_modules):
+    """parallel=True with py_num_workers=2 (worker processes) against the migrated generator that calls
+    the stateless loader in its own thread: the same ragged images and labels, and the same stop."""
+    original, migrated, text = indexed_modules
+    assert "py_num_workers" not in text.split("def loaded(")[1].split("\n\n\n")[0]
+    _compare(_pipeline_steps(original.loaded(2), 5), _generator_steps(migrated.loaded(2), 5), 2)
+
+
+def _indexed(info):
+    if info.idx_in_epoch >= 5:
+        raise StopIteration
+    return np.array([info.idx_in_epoch, info.iteration], np.int32)
+
+
+def _numbered_samples():
+    for k in range(5):
+        yield np.array([k, 10 * k], np.int32)
+
+
+class _Counted:
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self):
+        self.calls += 1
+        if self.calls > 5:
+            raise StopIteration
+        return np.array([self.calls], np.int32)
+
+
+@pytest.mark.parametrize("make_source", [
+    lambda: _indexed,  # takes a SampleInfo
+    lambda: _numbered_samples,  # a generator function: called, then one sample per item
+    lambda: [np.array([k], np.uint8) for k in range(5)],  # an iterable
+    _Counted,  # a callable without an argument: called once per sample
+], ids=["sample_info", "generator_function", "list", "no_argument"])
+def test_per_sample_source_of_unknown_kind_is_decided_at_run_time(make_source):
+    """A per-sample source passed as a parameter: the migrated generator decides what it is as pipeline
+    mode does, so each kind gives the same batches and stops at the same step (5 samples at batch 2)."""
+    from runtime import load, on_cpu
+    from dali_migrate.engine import migrate_source
+    code = ("from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+            "def p(loader):\n    data = fn.external_source(loader, batch=False)\n    return data\n")
+    migrated_text = migrate_source(code, "unknown.py").migrated
+    assert "dali-migrate: DM" not in migrated_text and "inspect.signature(source)" in migrated_text
+    original, migrated = load(on_cpu(code), "unknown_original"), load(on_cpu(migrated_text), "unknown_migrated")
+    want = _pipeline_steps(original.p(make_source()), 5)
+    assert want[1] and len(want[0]) == 2
+    _compare(want, _generator_steps(migrated.p(make_source()), 5), 1)
+
+
+CLASS_STYLE = '''import numpy as np
+from nvidia.dali import fn
+from nvidia.dali.pipeline import Pipeline
+
+
+class Loader:
+    def __call__(self, sample_info):
+        if sample_info.idx_in_epoch >= 7:
+            raise StopIteration
+        return np.array([sample_info.idx_in_epoch], np.int32), np.array([sample_info.iteration], np.int32)
+
+
+class SourcePipeline(Pipeline):
+    def __init__(self, batch_size, loader):
+        super().__init__(batch_size=batch_size, num_threads=1, device_id=None, py_num_workers=2)
+        self.loader = loader
+
+    def define_graph(self):
+        ids, steps = fn.external_source(source=self.loader, batch=False, num_outputs=2, parallel=True)
+        return ids * 2, steps
+'''
+
+
+def test_parallel_per_sample_source_held_in_an_attribute_of_a_pipeline_subclass():
+    """source=self.loader in define_graph, parallel=True and py_num_workers in super().__init__: the
+    migrated class decides at run time that the loader takes a SampleInfo, and gives the same two
+    batches at batch 3 (7 samples: the third batch is dropped), with self.batch_size counting."""
+    from runtime import load, on_cpu
+    from dali_migrate.engine import migrate_source
+    result = migrate_source(CLASS_STYLE, "class_style.py")
+    assert "dali-migrate: DM" not in result.migrated and "self.batch_size + i" in result.migrated
+    assert {f.rule for f in result.findings} >= {"DM218"}
+    original, migrated = load(on_cpu(CLASS_STYLE), "class_original"), load(on_cpu(result.migrated), "class_migrated")
+    want = _pipeline_steps(original.SourcePipeline(3, original.Loader()), 5)
+    assert want[1] and len(want[0]) == 2
+    assert _compare(want, _generator_steps(iter(migrated.SourcePipeline(3, migrated.Loader())), 5), 2) == [6, 6]

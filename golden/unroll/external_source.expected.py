@@ -59,12 +59,21 @@ def called_each_step(batches, *, batch_size=2):
         yield (data + 1,)
 
 
-# dali-migrate: DM230 given_source stays in pipeline mode with everything that uses it: line 56: what source=source is (generator, iterable or callable) is not visible here: ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; make the source return ndd.as_batch(list) then
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def given_source(source):
-    # dali-migrate: DM220 what source=source is (generator, iterable or callable) is not visible here: ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; make the source return ndd.as_batch(list) then
-    data = fn.external_source(source=source)
-    return data
+def given_source(source, *, batch_size=2):
+    import inspect
+    source_2 = source
+    source_2 = source_2() if inspect.isgeneratorfunction(source_2) else source_2
+    source_2_next = iter(source_2).__next__ if hasattr(source_2, '__iter__') else None
+    source_2_takes_info = source_2_next is None and len(inspect.signature(source_2).parameters) > 0
+    source_2_step = 0  # the iteration in the epoch, as pipeline mode counted it
+    while True:
+        try:
+            data = source_2_next() if source_2_next else source_2(source_2_step) if source_2_takes_info else source_2()
+        except StopIteration:
+            return  # the source is exhausted: pipe.run() raised StopIteration from here on
+        source_2_step += 1
+        data = ndd.as_batch(data)
+        yield (data,)
 
 
 def reader_and_source(root, *, batch_size=2):
@@ -81,18 +90,32 @@ def reader_and_source(root, *, batch_size=2):
             yield ndd.resize(images, resize_x=8, resize_y=8), labels, pair[0] + pair[1]
 
 
-# dali-migrate: DM220 per_sample stays in pipeline mode: a per-sample source (batch=False): ndd.ExternalSource has no per-sample mode; build each batch with ndd.as_batch([sample, ...])
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def per_sample():
-    data = fn.external_source(source=lambda info: np.full((2,), info.idx_in_epoch), batch=False)
-    return data
+def per_sample(*, batch_size=2):
+    source = lambda info: np.full((2,), info.idx_in_epoch)
+    from nvidia.dali.types import SampleInfo
+    source_step = 0  # the iteration in the epoch, as pipeline mode counted it
+    while True:
+        try:
+            data = [source(SampleInfo(source_step * batch_size + i, i, source_step, 0)) for i in range(batch_size)]
+        except StopIteration:
+            return  # the source is exhausted: pipe.run() raised StopIteration from here on
+        source_step += 1
+        data = ndd.as_batch(data)
+        yield (data,)
 
 
-# dali-migrate: DM220 with_batch_info stays in pipeline mode: batch_info=True passes a BatchInfo to the source; ndd has no such call
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def with_batch_info():
-    data = fn.external_source(source=lambda info: BATCHES[info.iteration % 3], batch_info=True)
-    return data
+def with_batch_info(*, batch_size=2):
+    source = lambda info: BATCHES[info.iteration % 3]
+    from nvidia.dali.types import BatchInfo
+    source_step = 0  # the iteration in the epoch, as pipeline mode counted it
+    while True:
+        try:
+            data = source(BatchInfo(source_step, 0))
+        except StopIteration:
+            return  # the source is exhausted: pipe.run() raised StopIteration from here on
+        source_step += 1
+        data = ndd.as_batch(data)
+        yield (data,)
 
 
 # dali-migrate: DM220 raise_at_end stays in pipeline mode: cycle="raise": pipeline mode raises StopIteration at the end of the data and restarts after pipe.reset(); a generator cannot be restarted

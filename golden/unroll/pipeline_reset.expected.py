@@ -267,7 +267,6 @@ def files(root, *, batch_size=2):
     return ReaderStream(steps(), {"Reader": reader}, batch_size)
 
 
-# dali-migrate: DM220 fed stays in pipeline mode: a per-sample source (batch=False): ndd.ExternalSource has no per-sample mode; build each batch with ndd.as_batch([sample, ...])
 # dali-migrate: DM230 fed stays in pipeline mode with everything that uses it: line 37: pipe.reset() restarts an external source that ended (StopIteration); the migrated generator does not restart: create the pipeline again for the next epoch
 @pipeline_def(batch_size=2, num_threads=1, device_id=None)
 def fed(source):

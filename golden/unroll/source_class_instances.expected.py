@@ -1,8 +1,7 @@
 """external_source fed by instances of the module's own classes: one iterable (__iter__/__next__), one
-callable without arguments (a batch callable), one called with the sample index (per-sample: marked)."""
+callable without arguments (a batch callable), one called with the sample index (per-sample)."""
 import numpy as np
 import contextlib
-from nvidia.dali import fn, pipeline_def
 import nvidia.dali.experimental.dynamic as ndd
 
 
@@ -60,11 +59,17 @@ def called(*, batch_size=2, num_threads=1, device_id=None, seed=None):
             yield (data * 2,)
 
 
-# dali-migrate: DM220 sampled stays in pipeline mode: a per-sample source (batch=False): ndd.ExternalSource has no per-sample mode; build each batch with ndd.as_batch([sample, ...])
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def sampled():
-    data = fn.external_source(source=per_sample, batch=False)
-    return data
+def sampled(*, batch_size=2):
+    from nvidia.dali.types import SampleInfo
+    source_step = 0  # the iteration in the epoch, as pipeline mode counted it
+    while True:
+        try:
+            data = [per_sample(SampleInfo(source_step * batch_size + i, i, source_step, 0)) for i in range(batch_size)]
+        except StopIteration:
+            return  # the source is exhausted: pipe.run() raised StopIteration from here on
+        source_step += 1
+        data = ndd.as_batch(data)
+        yield (data,)
 
 
 def main():

@@ -1,5 +1,5 @@
 """external_source fed by instances of the module's own classes: one iterable (__iter__/__next__), one
-callable without arguments (a batch callable), one called with the sample index (per-sample: marked)."""
+callable without arguments (a batch callable), one called with the sample index (per-sample)."""
 import numpy as np
 from nvidia.dali import fn, pipeline_def
 

@@ -317,22 +317,28 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
                     (" (endlessly: cycle)" if spec.cycles else "; it ends when the source does, as pipe.run() "
                      "raised StopIteration")
             else:
-                desc.loop.extend(sources.pull_statements(spec))
-                setup = sources.setup_statement(spec)
+                desc.loop.extend(sources.pull_statements(spec, env.batch_size))
+                setup = sources.setup_statements(spec)
                 if spec.kind == "unknown":
                     message = (f"what source={code_of(spec.source)} is (generator, iterable or callable) is not visible here: ndd.ExternalSource "
                                f"stacks a returned list into one array, so samples of different shapes fail; make "
                                f"the source return ndd.as_batch(list) then")
                     env.ctx.report(rules.EXTERNAL_SOURCE_MANUAL.id, message, statement if statement in
                                    env.ctx.positions else env.current, fixed=False)
-                    setup = setup.with_changes(leading_lines=[cst.EmptyLine(comment=cst.Comment(
+                    setup[0] = setup[0].with_changes(leading_lines=[cst.EmptyLine(comment=cst.Comment(
                         marker_text(rules.EXTERNAL_SOURCE_MANUAL.id, message)))])
-                if setup is not None:
-                    desc.extra.setdefault("source_setup", []).append(setup)
+                desc.extra.setdefault("source_setup", []).extend(setup)
                 how = {"generator": f"{spec.var} = {code_of(spec.source)}() is pulled with next() each step",
                        "iterable": f"{spec.var} = iter({code_of(spec.source)}) is pulled with next() each step",
-                       "callable": f"{code_of(spec.source)} is called each step",
-                       "unknown": f"{spec.var} = ndd.ExternalSource(...) is called each step"}[spec.kind]
+                       "callable": f"{code_of(spec.source)} is called " + (
+                           "once per sample (batch_size calls a step)" if spec.per_sample else "each step") + (
+                           f" with the {spec.argument.replace('_', ' ')} pipeline mode passed" if spec.argument
+                           else ""),
+                       "unknown": f"{spec.var} = ndd.ExternalSource(...) is called each step",
+                       "runtime": f"{code_of(spec.source)} is iterated or called (decided at run time, as "
+                                  f"pipeline mode did) " + ("once per sample" if spec.per_sample else "each step")}[spec.kind]
+                if spec.per_sample and spec.kind in ("generator", "iterable"):
+                    how += " batch_size times (one sample each)"
             env.report(rules.EXTERNAL_SOURCE.id, f"fn.external_source -> {how}; each item becomes "
                        f"ndd.as_batch(item)", statement)
             continue

@@ -239,10 +239,13 @@ ITERATOR_DIFFERENCE = rule(
 )
 EXTERNAL_SOURCE = rule(
     "DM218", "external-source", "info",
-    "fn.external_source fed by a generator function, an iterable or a batch callable becomes the source "
-    "iterated or called by the migrated generator itself, each item wrapped in ndd.as_batch; a source whose kind "
-    "the code does not show goes through ndd.ExternalSource. An exhausted source ends the generator, as "
-    "pipe.run() raised StopIteration from then on.",
+    "fn.external_source fed by a generator function, an iterable or a callable becomes the source "
+    "iterated or called by the migrated generator itself, each item wrapped in ndd.as_batch; a per-sample source "
+    "(batch=False) is called batch_size times a step, and a source that takes SampleInfo, BatchInfo or the "
+    "iteration gets the values pipeline mode passed; a source whose kind the code does not show is decided at "
+    "run time as pipeline mode did (with cycle= it goes through ndd.ExternalSource). parallel=True runs the source in the "
+    "generator's thread (reported). An exhausted source ends the generator, as pipe.run() raised StopIteration "
+    "from then on.",
     "Dynamic mode has no graph input to feed: data goes straight to the ops. ndd.as_batch reads a list of samples, "
     "an array with the batch as its first dimension or a TensorList the way pipeline mode did; "
     "ndd.ExternalSource would turn a returned list into one Tensor. dtype= checked the type in pipeline mode; "
@@ -257,17 +260,17 @@ EXTERNAL_SOURCE = rule(
 )
 EXTERNAL_SOURCE_MANUAL = rule(
     "DM220", "external-source-manual", "warning",
-    "An fn.external_source the tool cannot migrate faithfully (per-sample batch=False, parallel=True, a source "
-    "taking BatchInfo/SampleInfo, cycle=\"raise\", no source=) keeps its pipeline in pipeline mode; a source of "
+    "An fn.external_source the tool cannot migrate faithfully (cycle=\"raise\", repeat_last=True, parallel=True "
+    "over a generator or iterable, no source=) keeps its pipeline in pipeline mode; a cycled batch source of "
     "unknown kind is migrated through ndd.ExternalSource and marked.",
-    "ndd.ExternalSource rejects callables with a parameter and has no per-sample, parallel or feed_input mode; "
-    "cycle=\"raise\" needs pipe.reset() to restart, which a generator cannot do. ndd.ExternalSource stacks a "
-    "returned list into one array, so a list of differently shaped samples fails there.",
-    before="@pipeline_def(batch_size=2)\ndef pipe():\n    data = fn.external_source(source=read_sample, batch=False)\n"
+    "cycle=\"raise\" needs pipe.reset() to restart, which a generator cannot do; ndd has no repeat_last or "
+    "feed_input mode. ndd.ExternalSource stacks a returned list into one array, so a list of differently shaped "
+    "samples fails there.",
+    before="@pipeline_def(batch_size=2)\ndef pipe():\n    data = fn.external_source(source=BATCHES, cycle=\"raise\")\n"
            "    return data,",
-    after="# dali-migrate: DM220 pipe stays in pipeline mode: a per-sample source (batch=False): ndd.ExternalSource "
-          "has no per-sample mode; build each batch with ndd.as_batch([sample, ...])\n@pipeline_def(batch_size=2)\n"
-          "def pipe():\n    data = fn.external_source(source=read_sample, batch=False)\n    return data,",
+    after="# dali-migrate: DM220 pipe stays in pipeline mode: cycle=\"raise\": pipeline mode raises StopIteration at the "
+          "end of the data and restarts after pipe.reset(); a generator cannot be restarted\n@pipeline_def(batch_size=2)\n"
+          "def pipe():\n    data = fn.external_source(source=BATCHES, cycle=\"raise\")\n    return data,",
     fix="manual",
     suggestion="Loop over your data in Python, build each batch with ndd.as_batch([...]) and call the ops on it; "
                "for a source of unknown kind, make it return ndd.as_batch(list) when samples differ in shape.",

@@ -14,14 +14,26 @@ What the source is, is decided here from the module's text:
 * otherwise one pull per step, created once before the loop (``source = gen()`` / ``iter(x)`` /
   the callable) and ``try: data = next(source) except StopIteration: return``: an exhausted source
   ends the generator, as pipe.run() raised StopIteration from then on (VERIFIED, docs/dali-facts.md);
-* a source whose kind the text does not show (a parameter, a call result): ``ndd.ExternalSource``
-  (same run-time dispatch and cycle handling) and ``ndd.as_batch`` of what it returns; that stacks a
-  list into one array first, so a list of differently shaped samples fails there: marked.
+* a source whose kind the text does not show (a parameter, an attribute, a call result): the generator
+  decides at run time as pipeline mode does (``get_callback_from_source``, ``accepted_arg_count``): a
+  generator function is called, an iterable iterated, a callable called, with its position when it takes
+  a parameter; with ``cycle=`` it goes through ``ndd.ExternalSource`` (same dispatch and cycle handling),
+  which stacks a returned list into one array first, so a list of differently shaped samples fails
+  there: marked.
 
-Marked, pipeline left as it is: per-sample sources (``batch=False``), ``parallel=True``, a source that
-takes a BatchInfo/SampleInfo/iteration argument, ``batch_info=True``, ``repeat_last=True``,
-``cycle="raise"`` (pipeline mode needs pipe.reset() to restart; a generator cannot restart), no
-``source`` (fed by feed_input), and an external_source call nested in an expression.
+Sources that pipeline mode calls with their position are called the same way, counting as DALI does
+(``_ExternalSourceGroup.callback_args``; VERIFIED, docs/dali-facts.md): a per-sample source
+(``batch=False``) is called ``batch_size`` times a step, a one-argument callable with
+``SampleInfo(step * batch_size + i, i, step, 0)``, and ``num_outputs`` splits the samples' tuples into one
+batch per output; a generator or iterable gives one sample per item. A StopIteration from any sample
+drops the partial batch and ends the generator. With ``batch=True`` a one-argument callable gets
+``BatchInfo(step, 0)`` (``batch_info=True``) or the step number. ``parallel=True`` (and the
+pipeline's ``py_num_workers``/``py_start_method``) runs the source in the generator's thread: reported,
+since the values equal the workers' only for a stateless source, which DALI asks for.
+
+Marked, pipeline left as it is: ``repeat_last=True``, ``cycle="raise"`` (pipeline mode needs pipe.reset()
+to restart; a generator cannot restart), ``parallel=True`` over a generator or iterable, no ``source``
+(fed by feed_input), and an external_source call nested in an expression.
 """
 
 from __future__ import annotations
@@ -56,6 +68,8 @@ class SourceSpec:
     multi: bool  # num_outputs given (the target receives a sequence of batches)
     batch_args: list[cst.Arg] = field(default_factory=list)
     statement: cst.CSTNode | None = None
+    per_sample: bool = False  # batch=False: each call (or item) is one sample, batch_size of them a batch
+    argument: str | None = None  # what a callable is called with: "sample_info" | "batch_info" | "iteration"
 
     @property
     def cycles(self) -> bool:
@@ -139,21 +153,15 @@ def _instance_kind(source: cst.Name, found, symbols: dict, flow) -> str | None:
         return "iterable"  # DALI tries iter(source) first, and calls it only when that fails
     call = methods["__call__"]
     if isinstance(call, cst.FunctionDef):
-        if _param_count(call.params) > 1:
-            raise SourceError(f"the source {source.value} is called with an argument (SampleInfo, BatchInfo or the "
-                              f"iteration number); ndd has no such call: feed the ops from a loop that counts "
-                              f"iterations")
-        return "callable"
+        return "callable_arg" if _param_count(call.params) > 1 else "callable"
     return None
 
 
 def source_kind(source: cst.BaseExpression, symbols: dict, local_names: set[str], flow=None) -> str:
-    """What the text shows ``source`` to be; raises SourceError for a source that takes an argument."""
+    """What the text shows ``source`` to be: "generator", "iterable", "iterator", "callable" (no argument),
+    "callable_arg" (called with one: SampleInfo, BatchInfo or the iteration number) or "unknown"."""
     if isinstance(source, cst.Lambda):
-        if _param_count(source.params):
-            raise SourceError("the source takes an argument (BatchInfo or the iteration number); "
-                              "ndd has no such call: feed the ops from a loop that counts iterations")
-        return "callable"
+        return "callable_arg" if _param_count(source.params) else "callable"
     if isinstance(source, ITERABLE_LITERALS):
         return "iterable"
     if isinstance(source, cst.GeneratorExp):
@@ -161,10 +169,9 @@ def source_kind(source: cst.BaseExpression, symbols: dict, local_names: set[str]
     if isinstance(source, cst.Name) and source.value not in local_names:
         found = symbols.get(source.value)
         if isinstance(found, cst.FunctionDef):
-            if _param_count(found.params):
-                raise SourceError(f"the source {source.value}() takes an argument (BatchInfo or the iteration "
-                                  f"number); ndd has no such call: feed the ops from a loop that counts iterations")
-            return "generator" if _has_yield(found) else "callable"
+            if _has_yield(found):
+                return "generator"
+            return "callable_arg" if _param_count(found.params) else "callable"
         if isinstance(found, ITERABLE_LITERALS):
             return "iterable"
         if isinstance(found, cst.GeneratorExp):
@@ -184,14 +191,17 @@ def describe_source(target, call: cst.Call, statement, index: int, symbols: dict
         raise SourceError("external_source without source= is fed by feed_input; pass the data to the ndd ops "
                           "instead")
     batch = kwarg(call, "batch")
-    if batch is not None and literal_value(batch) is not True:
-        raise SourceError("a per-sample source (batch=False): ndd.ExternalSource has no per-sample mode; "
-                          "build each batch with ndd.as_batch([sample, ...])")
-    for option, why in (("parallel", "parallel=True runs the source in worker processes; ndd has no counterpart"),
-                        ("batch_info", "batch_info=True passes a BatchInfo to the source; ndd has no such call"),
-                        ("repeat_last", "repeat_last=True repeats the last fed batch; ndd has no counterpart")):
-        if _truthy_or_unknown(kwarg(call, option)):
-            raise SourceError(why)
+    per_sample = batch is not None and literal_value(batch) is False
+    if batch is not None and not per_sample and literal_value(batch) is not True:
+        raise SourceError(f"batch={code_of(batch)}: whether the source gives samples or batches is not known")
+    batch_info = kwarg(call, "batch_info")
+    if batch_info is not None and literal_value(batch_info) not in (True, False, None):
+        raise SourceError(f"batch_info={code_of(batch_info)}: what the source is called with is not known")
+    if _truthy_or_unknown(kwarg(call, "repeat_last")):
+        raise SourceError("repeat_last=True repeats the last fed batch; ndd has no counterpart")
+    parallel = kwarg(call, "parallel")
+    if parallel is not None and literal_value(parallel) not in (True, False, None):
+        raise SourceError(f"parallel={code_of(parallel)}: whether the source runs in worker processes is not known")
     cycle_node = kwarg(call, "cycle")
     cycle = literal_value(cycle_node) if cycle_node is not None else None
     if cycle_node is not None and cycle not in (None, False, True, "no", "quiet"):
@@ -202,8 +212,20 @@ def describe_source(target, call: cst.Call, statement, index: int, symbols: dict
         raise SourceError("cycle over a generator expression: pipeline mode rejects it (TypeError)")
     if kind == "iterator":
         kind = "iterable"
-    if kind == "callable" and (cycle is True or cycle == "quiet"):
+    if kind in ("callable", "callable_arg") and (cycle is True or cycle == "quiet"):
         raise SourceError("cycle with a callable source: pipeline mode rejects it (ValueError)")
+    if kind == "unknown" and cycle_node is None:
+        kind = "runtime"  # the generator decides, as pipeline mode did: iterated, or called (with its position)
+    if per_sample and kind == "unknown":
+        raise SourceError(f"a per-sample source (batch=False) with cycle= whose kind source={code_of(source)} "
+                          f"does not show here")
+    if literal_value(parallel) is True and kind not in ("callable", "callable_arg", "runtime"):
+        raise SourceError("parallel=True over a generator or iterable: pipeline mode runs it in one worker "
+                          "process ahead of the pipeline; not migrated")
+    argument = None
+    if kind in ("callable_arg", "runtime"):  # runtime: what it is called with, should it take a parameter
+        kind = "callable" if kind == "callable_arg" else kind
+        argument = "sample_info" if per_sample else "batch_info" if literal_value(batch_info) is True else "iteration"
     num_outputs = _arg(call, "num_outputs")
     multi = num_outputs is not None and literal_value(num_outputs) is not None
     if isinstance(target, (cst.Tuple, cst.List)) and any(isinstance(e, cst.StarredElement) for e in target.elements):
@@ -218,8 +240,13 @@ def describe_source(target, call: cst.Call, statement, index: int, symbols: dict
         report(rules.EXTERNAL_SOURCE.id, "external_source dtype= checked the data type in pipeline mode (an error "
                "on a mismatch); ndd.as_batch(dtype=) converts to it", statement)
     var = "source" if index == 1 else f"source_{index}"
+    if literal_value(parallel) is True:
+        report(rules.EXTERNAL_SOURCE.id, "external_source parallel=True: the source now runs in the generator's "
+               "own thread, not in py_num_workers worker processes; DALI asks a parallel source to be stateless, "
+               "and for such a source the values are the same (a source that keeps state between calls gave "
+               "results that depended on which worker ran each call)", statement)
     return SourceSpec(var=var, kind=kind, source=source, target=target, call=call, cycle=cycle, multi=multi,
-                      batch_args=batch_args, statement=statement)
+                      batch_args=batch_args, statement=statement, per_sample=per_sample, argument=argument)
 
 
 def _as_batch(value: cst.BaseExpression, spec: SourceSpec) -> cst.Call:
@@ -251,41 +278,78 @@ def loop_iterable(spec: SourceSpec) -> cst.BaseExpression:
 
 
 def can_loop(spec: SourceSpec) -> bool:
-    return spec.kind in ("generator", "iterable")
+    return spec.kind in ("generator", "iterable") and not spec.per_sample
 
 
-def setup_statement(spec: SourceSpec) -> cst.BaseStatement | None:
-    """What is created once before the loop for the pull form."""
+INFO_CLASS = {"sample_info": "SampleInfo", "batch_info": "BatchInfo"}
+
+
+def setup_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
+    """What is created once before the loop for the pull form: the pulled object, and for a source called
+    with its position the step counter (and the nvidia.dali.types class it is called with)."""
+    found = []
     if spec.kind == "generator":
-        return stmt(f"{spec.var} = {code_of(spec.source)}()\n")
-    if spec.kind == "iterable":
-        return stmt(f"{spec.var} = iter({code_of(spec.source)})\n")
-    if spec.kind == "callable":
-        if isinstance(spec.source, cst.Name):
-            return None  # called by name in each step
-        return stmt(f"{spec.var} = {code_of(spec.source)}\n")
-    args = [code_of(spec.source)]
-    num_outputs = _arg(spec.call, "num_outputs")
-    if num_outputs is not None:
-        args.append(f"num_outputs={code_of(num_outputs)}")
-    cycle = kwarg(spec.call, "cycle")
-    if cycle is not None:
-        args.append(f"cycle={code_of(cycle)}")
-    return stmt(f"{spec.var} = ndd.ExternalSource({', '.join(args)})\n")
+        found.append(stmt(f"{spec.var} = {code_of(spec.source)}()\n"))
+    elif spec.kind == "iterable":
+        found.append(stmt(f"{spec.var} = iter({code_of(spec.source)})\n"))
+    elif spec.kind == "callable":
+        if not isinstance(spec.source, cst.Name):  # a name is called by name in each step
+            found.append(stmt(f"{spec.var} = {code_of(spec.source)}\n"))
+    elif spec.kind == "unknown":
+        args = [code_of(spec.source)]
+        num_outputs = _arg(spec.call, "num_outputs")
+        if num_outputs is not None:
+            args.append(f"num_outputs={code_of(num_outputs)}")
+        cycle = kwarg(spec.call, "cycle")
+        if cycle is not None:
+            args.append(f"cycle={code_of(cycle)}")
+        found.append(stmt(f"{spec.var} = ndd.ExternalSource({', '.join(args)})\n"))
+    else:  # "runtime": pipeline mode's dispatch (get_callback_from_source, accepted_arg_count)
+        found += [stmt("import inspect\n"),
+                  stmt(f"{spec.var} = {code_of(spec.source)}\n"),
+                  stmt(f"{spec.var} = {spec.var}() if inspect.isgeneratorfunction({spec.var}) else {spec.var}\n"),
+                  stmt(f"{spec.var}_next = iter({spec.var}).__next__ if hasattr({spec.var}, '__iter__') else None\n"),
+                  stmt(f"{spec.var}_takes_info = {spec.var}_next is None and "
+                       f"len(inspect.signature({spec.var}).parameters) > 0\n")]
+    if spec.argument in INFO_CLASS:
+        found.append(stmt(f"from nvidia.dali.types import {INFO_CLASS[spec.argument]}\n"))
+    if spec.argument is not None:
+        found.append(stmt(f"{spec.var}_step = 0  # the iteration in the epoch, as pipeline mode counted it\n"))
+    return found
 
 
-def pull_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
-    """One step's pull: the data, StopIteration ending the generator, then the batches."""
+def _one_call(spec: SourceSpec, batch_size: str) -> str:
+    """One call of the source (one sample when per-sample, ``i`` its index in the batch)."""
     if spec.kind in ("generator", "iterable"):
-        pull = f"next({spec.var})"
-    elif spec.kind == "callable" and isinstance(spec.source, cst.Name):
-        pull = f"{spec.source.value}()"
-    else:
-        pull = f"{spec.var}()"
+        return f"next({spec.var})"
+    function = spec.source.value if spec.kind == "callable" and isinstance(spec.source, cst.Name) else spec.var
+    step = f"{spec.var}_step"
+    argument = {None: "",
+                "iteration": step,
+                "batch_info": f"BatchInfo({step}, 0)",
+                # SampleInfo(idx_in_epoch, idx_in_batch, iteration, epoch_idx); epoch_idx is 0: the generator
+                # ends with the epoch (StopIteration), as the pipeline's first epoch did
+                "sample_info": f"SampleInfo({step} * {batch_size} + i, i, {step}, 0)"}[spec.argument]
+    if spec.kind == "runtime":
+        return f"{spec.var}_next() if {spec.var}_next else {function}({argument}) if {spec.var}_takes_info else {function}()"
+    return f"{function}({argument})"
+
+
+def pull_statements(spec: SourceSpec, batch_size: str = "batch_size") -> list[cst.BaseStatement]:
+    """One step's pull: the data, StopIteration ending the generator, then the batches. A per-sample
+    source is called batch_size times; a StopIteration from any sample drops the partial batch and ends
+    the epoch, as pipeline mode did (VERIFIED, docs/dali-facts.md)."""
+    pull = _one_call(spec, batch_size)
+    if spec.per_sample:
+        pull = f"[{pull} for i in range({batch_size})]"
+        if spec.multi:  # each sample is a tuple of outputs: one batch per output
+            pull = f"[list(output) for output in zip(*{pull})]"
     target = code_of(spec.target)
     if spec.kind == "unknown" and spec.cycles:
         first = [stmt(f"{target} = {pull}\n")]
     else:
         first = [stmt(f"try:\n    {target} = {pull}\nexcept StopIteration:\n"
                       f"    return  # the source is exhausted: pipe.run() raised StopIteration from here on\n")]
+    if spec.argument is not None:
+        first.append(stmt(f"{spec.var}_step += 1\n"))
     return first + as_batch_statements(spec)

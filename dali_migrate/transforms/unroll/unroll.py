@@ -503,8 +503,9 @@ class Unroller(MigrationTransformer):
             raise CannotUnroll("enable_conditionals=True: `if` on a Batch is always true in dynamic mode; "
                                "rewrite the branches as per-sample arguments or arithmetic", node)
         for option in ("py_num_workers", "py_start_method"):
-            if option in config:
-                raise CannotUnroll(f"{option}: parallel external_source has no dynamic-mode counterpart", node)
+            if option in config:  # the worker processes of parallel external sources: those now run in-thread
+                self.report(rules.EXTERNAL_SOURCE.id, f"{name}: {option}={code_of(config[option])} is dropped: "
+                            f"parallel external_source callbacks are called in the generator's own thread", node)
 
     # -- @pipeline_def -----------------------------------------------------------------------
     def _describe_def(self, node: cst.FunctionDef) -> PipelineDesc:
