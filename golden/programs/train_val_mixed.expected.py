@@ -143,7 +143,7 @@ class EpochIterator:
 
 class ReaderStream:
     """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
-    epoch_size(name), reader_meta(name) and max_batch_size answer as the pipeline did.
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
 
     Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
     asked for before the first step (DALI 2.4.0).
@@ -163,11 +163,15 @@ class ReaderStream:
     def close(self):
         self._steps.close()
 
-    def reader_meta(self, name):
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
         return self._readers[name].get_metadata()
 
-    def epoch_size(self, name):
-        return self.reader_meta(name)["epoch_size"]
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
 
 
 class Prefetch:

@@ -80,7 +80,7 @@ class Prefetch:
         return prefetched
 
 
-# dali-migrate: DM230 train_pipe stays in pipeline mode with the rest of its unit, in another module: in train, line 27: pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes, so its reader is not known here; build the reader 'Reader' once more with the arguments it has in train_pipe and call its get_metadata()["epoch_size"]
+# dali-migrate: DM230 train_pipe stays in pipeline mode with the rest of its unit, in another module: in train, line 27: pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes, so its reader is not known here; build the reader 'Reader' once more with the arguments it has in train_pipe and call its get_metadata()["epoch_size_padded"]
 @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=3)
 def train_pipe(root, size=16):
     jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=1, name="Reader")
