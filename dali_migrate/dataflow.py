@@ -956,6 +956,7 @@ class DataFlow:
         self._metadata_asked: frozenset | None = None
         self.attributes = collector.attributes
         self._pipeline_defs = collector.pipeline_defs
+        self._pipeline_classes = frozenset(collector.pipeline_classes)
         self._graph_seen: set = set()
         self._params: dict[tuple, Value | None] = {}
         self._returns: dict = {}
@@ -1322,9 +1323,10 @@ class DataFlow:
         return _NO_ORIGINS
 
     def streamable(self, origins) -> bool:
-        """Every pipeline in ``origins`` is a @pipeline_def or a `with pipe:` pipeline of this module (one the
-        migration can write as a function that returns a ReaderStream)."""
-        known = self._pipeline_defs | set(self.with_origin.values())
+        """Every pipeline in ``origins`` is a @pipeline_def, a `with pipe:` pipeline or a Pipeline subclass of this
+        module (one the migration can write as a function that returns a ReaderStream, or as a ReaderStream
+        subclass)."""
+        known = self._pipeline_defs | set(self.with_origin.values()) | self._pipeline_classes
         return bool(origins) and all(o in known for o in origins)
 
     def pipeline_functions(self, origins) -> bool:

@@ -142,22 +142,34 @@ class ReaderStream:
     epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
 
     Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
-    asked for before the first step (DALI 2.4.0).
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on.
     """
+
+    _steps = None
+    _readers = {}  # {name: reader}
 
     def __init__(self, steps, readers, batch_size):
         self._steps = steps
-        self._readers = readers  # {name: reader}
-        self.max_batch_size = self.batch_size = batch_size
+        self._readers = readers
+        self.batch_size = batch_size
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
 
     def __iter__(self):
         return self
 
     def __next__(self):
+        if self._steps is None:
+            self._steps = self.steps()
         return next(self._steps)
 
     def close(self):
-        self._steps.close()
+        if self._steps is not None:
+            self._steps.close()
 
     def reader_meta(self, name=None):
         if name is None:  # every reader, by name

@@ -1,9 +1,11 @@
 """Pipeline subclasses with define_graph, and the legacy ``ops.*`` objects they hold.
 
-``class P(Pipeline)`` becomes a plain class with the same ``__init__`` signature: ``super().__init__``
-turns into attributes (batch_size, num_threads, device_id, seed), the reader ops object into the ndd
-reader (created once, in ``__init__``), and ``define_graph`` into ``__iter__``, a generator that yields
-one step per former ``pipe.run()``. Other ops objects become ndd calls with the same arguments: inline
+``class P(Pipeline)`` becomes ``class P(ReaderStream)`` with the same ``__init__`` signature:
+``super().__init__`` turns into attributes (batch_size, num_threads, device_id, seed), the reader ops object
+into the ndd reader (created once, in ``__init__``, and listed by its name in ``self._readers``), and
+``define_graph`` into a generator that yields one step per former ``pipe.run()``. The instance is the
+pipeline, as before: ``next(pipe)`` gives the next step, and ``epoch_size``/``reader_meta``/``max_batch_size``
+answer from its reader (``stream.py``). Other ops objects become ndd calls with the same arguments: inline
 in ``__iter__`` when their arguments are constants, else a lambda built in ``__init__`` (so arguments
 computed there keep their values, as the ops object kept them). Removed classes such as
 ``ops.nvJPEGDecoder`` or ``ops.FileReader`` map through the op table.
@@ -15,14 +17,17 @@ import libcst as cst
 
 from ..walk import transform, walk
 from ... import optable
-from ...names import dotted
+from ...dataflow import STREAM_CLASS
+from ...names import dotted, free_name
 from . import checkpoints, rules
 from .graph import (_uses_name, Env, build_graph, device_statement, loop_statements, output_elements, seeding_statements,
                     thread_statement)
-from .model import (PIPELINE_CLS, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path, stmt, with_kwarg,
-                    without_kwargs, ndd_attr, literal_value)
+from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
+                    stmt, with_kwarg, without_kwargs, ndd_attr, literal_value)
 
 PIPELINE_ONLY_METHODS = ("iter_setup", "feed_input")
+STEPS_METHOD = "steps"  # the generator ReaderStream.__next__ starts (stream.SOURCE)
+_STREAM_ATTRIBUTES = (STEPS_METHOD, "_steps", "_readers")  # what ReaderStream defines
 _POSITIONAL = ("batch_size", "num_threads", "device_id", "seed", "exec_pipelined", "prefetch_queue_depth",
                "exec_async", "bytes_per_sample", "set_affinity", "max_streams", "default_cuda_stream_priority")
 NON_READER_DROPPED = ("name", "preserve", "bytes_per_sample_hint")
@@ -210,6 +215,12 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         if name in methods:
             raise CannotUnroll(f"{name}() feeds the pipeline from Python; pass the data to the ndd ops instead",
                                methods[name])
+    attributes = _SelfAttributes()
+    walk(node, attributes)
+    taken = (attributes.names | set(methods)) & set(_STREAM_ATTRIBUTES)
+    if taken:
+        raise CannotUnroll(f"the class has its own {', '.join(sorted(taken))}, which the migrated class (a "
+                           f"{STREAM_CLASS}) defines", node)
     init, graph = methods.get("__init__"), methods.get("define_graph")
     if init is None or graph is None:
         raise CannotUnroll("a Pipeline subclass without __init__ and define_graph", node)
@@ -286,9 +297,38 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         if unroller.d.meta_used and kwarg(desc.readers[0].call, "max_batch_size") is None:
             # get_metadata() before the first epoch would otherwise freeze the batch size at 1
             desc.readers[0].call = with_kwarg(desc.readers[0].call, "max_batch_size", expr("self.batch_size"))
+    elif desc.readers:
+        _hoist_reader(unroller, desc, graph, attributes.names)
     desc.extra.update(objects=objects, super_statement=super_statement, reader_attr=reader_attr)
     _checkpointing(desc, init, objects)
     return desc
+
+
+class _SelfAttributes(cst.CSTVisitor):
+    def __init__(self):
+        self.names: set[str] = set()
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            self.names.add(node.attr.value)
+
+
+def _hoist_reader(unroller, desc: PipelineDesc, graph: cst.FunctionDef, attributes: set[str]) -> None:
+    """An fn reader called in define_graph is created at the end of ``__init__`` instead, as an ops reader object
+    is: the object answers epoch_size()/reader_meta() before its first step, as the built pipeline did. Only
+    when its arguments read nothing that define_graph computes (self's attributes and module names are the same
+    at the end of ``__init__`` as when build() called define_graph); otherwise it stays a local of the steps."""
+    reader = desc.readers[0]
+    reads, bound = NameReads(), AssignedNames()
+    walk(reader.call, reads)
+    walk(graph, bound)
+    if reads.names & bound.names:
+        return
+    attr = free_name("reader", attributes)
+    reader.var = f"self.{attr}"
+    if unroller.d.meta_used and kwarg(reader.call, "max_batch_size") is None:
+        reader.call = with_kwarg(reader.call, "max_batch_size", expr("self.batch_size"))
+    desc.extra["hoisted_reader"] = attr
 
 
 def _checkpointing(desc: PipelineDesc, init: cst.FunctionDef, objects) -> None:
@@ -372,6 +412,8 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
             if obj.attr == desc.extra["reader_attr"]:
                 reader = desc.readers[0]
                 replacements[obj.statement] = [stmt(f"self.{obj.attr} = {code_of(reader.call)}\n")]
+                if reader.name is not None:
+                    replacements[obj.statement].append(_readers_statement(reader.name, obj.attr))
             continue
         if obj.inline:
             replacements[obj.statement] = []
@@ -381,6 +423,13 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         unroller.report(rules.UNROLL.id, f"ops object self.{obj.attr} ({obj.fn_path}) -> an ndd call with the same "
                         f"arguments (a lambda: its arguments are computed in __init__)", obj.statement)
     init = transform(methods["__init__"], _InitRewrite(replacements), layout=False)
+    hoisted = desc.extra.get("hoisted_reader")
+    if hoisted is not None:
+        reader = desc.readers[0]
+        created = [stmt(f"self.{hoisted} = {code_of(reader.call)}\n")]
+        if reader.name is not None:
+            created.append(_readers_statement(reader.name, hoisted))
+        init = init.with_changes(body=init.body.with_changes(body=[*init.body.body, *created]))
     if desc.extra.get("checkpoint_added"):
         param = cst.Param(cst.Name(checkpoints.PARAM), default=cst.Name("None"),
                           equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
@@ -394,7 +443,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
               rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
     body = [thread_statement("self.num_threads"), *seeding_statements(desc, env, config.get("seed"))]
     steps = loop_statements(desc, env)
-    if desc.readers and desc.extra["reader_attr"] is not None:
+    if desc.readers and (desc.extra["reader_attr"] is not None or hoisted is not None):
         steps = [s for s in steps if not _assigns(s, desc.readers[0].var)]
     if desc.extra.get("checkpoint"):
         objects = checkpoints.stateful_objects(desc, unroller.d.rng_mode, _uses_name(desc, "rng"))
@@ -404,24 +453,33 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     if device is not None:
         body = [device_statement(device, body, unroller.ctx)]
     graph = methods["define_graph"]
-    iterator = graph.with_changes(name=cst.Name("__iter__"), body=graph.body.with_changes(body=body),
-                                  decorators=[*graph.decorators, *unroller.prefetch_decorators(desc, original)])
+    steps = graph.with_changes(name=cst.Name(STEPS_METHOD), body=graph.body.with_changes(body=body),
+                               decorators=[*graph.decorators, *unroller.prefetch_decorators(desc, original)])
 
     new_body = []
     for statement in updated.body.body:
         if isinstance(statement, cst.FunctionDef) and statement.name.value == "__init__":
             new_body.append(init)
         elif isinstance(statement, cst.FunctionDef) and statement.name.value == "define_graph":
-            new_body.append(iterator)
+            new_body.append(steps)
         else:
             new_body.append(statement)
-    bases = [b for b in updated.bases if unroller.ctx.imports.qualname(b.value) != PIPELINE_CLS]
-    changes = {"bases": bases, "body": updated.body.with_changes(body=new_body)}
-    if not bases:
-        changes.update(lpar=cst.MaybeSentinel.DEFAULT, rpar=cst.MaybeSentinel.DEFAULT)
-    else:
-        bases[-1] = bases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    return updated.with_changes(**changes)
+    return updated.with_changes(bases=stream_bases(unroller, updated), body=updated.body.with_changes(body=new_body))
+
+
+def stream_bases(unroller, updated: cst.ClassDef) -> list[cst.Arg]:
+    """The class's bases with ``Pipeline`` replaced by ``ReaderStream``: an instance is an iterator over the
+    steps its define_graph() generator yields (``next(pipe)`` for ``pipe.run()``) that answers epoch_size(),
+    reader_meta() and max_batch_size at run time, wherever the object goes (a factory, a list, an attribute);
+    its define_graph is the generator ``steps`` that ReaderStream calls."""
+    unroller.need_stream = True
+    return [b.with_changes(value=cst.Name(STREAM_CLASS)) if unroller.ctx.imports.qualname(b.value) == PIPELINE_CLS
+            else b for b in updated.bases]
+
+
+def _readers_statement(name: str, attr: str) -> cst.BaseStatement:
+    """``self._readers``: the reader by its name, which epoch_size(name)/reader_meta(name) ask (ReaderStream)."""
+    return stmt(f"self._readers = {{{repr(name).replace(chr(39), chr(34))}: self.{attr}}}\n")
 
 
 def _lambda_statement(unroller, obj, call, statement, desc):
