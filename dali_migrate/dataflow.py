@@ -1402,9 +1402,13 @@ class DataFlow:
         if isinstance(expr, cst.Dict):
             if not expr.elements:
                 return None
-            found = None
+            found, keys = None, _NO_ORIGINS
             for item in expr.elements:
                 found = join(found, self._eval(item.value) if isinstance(item, cst.DictElement) else UNKNOWN)
+                key = self._eval(item.key) if isinstance(item, cst.DictElement) else None
+                keys |= key[1] if key is not None else _NO_ORIGINS
+            if keys:  # pipelines (or their classes) as keys: what iterating the dict gives is not followed
+                return (TOP, keys | (found[1] if found is not None else _NO_ORIGINS))
             return None if found is None else (("map", found[0]) if found[0] not in (None, TOP) else found[0], found[1])
         if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
             found = self._eval(expr.elt)

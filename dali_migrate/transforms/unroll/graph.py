@@ -444,8 +444,9 @@ def _single_output_kind(expr: cst.BaseExpression, statements, single_names=froze
         if any(_is_sequence(v) for v in values):
             return "unknown"
         return "single"
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
-        return "unknown"  # a helper function: it may return several DataNodes
+    if isinstance(expr, cst.Call) and (isinstance(expr.func, cst.Name) or isinstance(expr.func, cst.Attribute) and
+                                       isinstance(expr.func.value, cst.Name) and expr.func.value.value == "self"):
+        return "unknown"  # a helper function or method: it may return several DataNodes
     return "single"
 
 

@@ -111,7 +111,8 @@ class Discovery(cst.CSTVisitor):
 
     def visit_ClassDef(self, node):
         for base in node.bases:
-            if self.ctx.imports.qualname(base.value) == PIPELINE_CLS:
+            if self.ctx.imports.qualname(base.value) == PIPELINE_CLS or (  # or one of this module's Pipeline classes
+                    isinstance(base.value, cst.Name) and base.value.value in self.classes):
                 self.classes[node.name.value] = node
 
     def visit_With(self, node):
@@ -788,6 +789,9 @@ class Unroller(MigrationTransformer):
         if not isinstance(small, cst.Expr):
             return False
         call = small.value
+        if isinstance(call, cst.ListComp) and isinstance(call.for_in.iter, (cst.Name, cst.Attribute)) \
+                and call.for_in.inner_for_in is None:  # `[p.build() for p in pipes]`: a loop written as a list
+            call = call.elt
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and not call.args):
             return False
         owner = dotted(call.func.value) if isinstance(call.func.value, (cst.Name, cst.Attribute)) else None
