@@ -12,7 +12,7 @@ def train_steps(root, steps):
 
 
 def val_steps(root, steps):
-    pipe = iter(ValPipe(root))
+    pipe = ValPipe(root)
     return [next(pipe) for _ in range(steps)]
 
 
