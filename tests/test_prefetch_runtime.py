@@ -313,7 +313,7 @@ class Pipe(Pipeline):
         return fn.decoders.image(jpegs), labels
 '''
     result, messages = _findings(text)
-    assert "    @Prefetch(depth=2)\n    def __iter__(self):" in result.migrated
+    assert "    @Prefetch(depth=2)\n    def steps(self):" in result.migrated  # the generator ReaderStream starts
     assert result.migrated.count("class Prefetch:") == 1
 
 

@@ -6,7 +6,7 @@ into the ndd reader (created once, in ``__init__``, and listed by its name in ``
 ``define_graph`` into a generator that yields one step per former ``pipe.run()``. The instance is the
 pipeline, as before: ``next(pipe)`` gives the next step, and ``epoch_size``/``reader_meta``/``max_batch_size``
 answer from its reader (``stream.py``). Other ops objects become ndd calls with the same arguments: inline
-in ``__iter__`` when their arguments are constants, else a lambda built in ``__init__`` (so arguments
+in ``steps`` when their arguments are constants, else a lambda built in ``__init__`` (so arguments
 computed there keep their values, as the ops object kept them). Removed classes such as
 ``ops.nvJPEGDecoder`` or ``ops.FileReader`` map through the op table.
 """
