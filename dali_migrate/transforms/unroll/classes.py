@@ -342,8 +342,8 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         desc.loop = desc.pre + desc.loop  # nothing runs "before the reader" in a define_graph
         desc.pre = []
     if desc.readers and reader_attr is not None:
-        # An ops reader object: created once in __init__. An fn reader called in define_graph stays a
-        # local of __iter__, created before its epoch loop (iter() is called once per consumer).
+        # An ops reader object: created once in __init__ (an fn reader called in define_graph moves there
+        # too, _hoist_reader).
         desc.readers[0].var = f"self.{reader_attr}"
         if unroller.d.meta_used and kwarg(desc.readers[0].call, "max_batch_size") is None:
             # get_metadata() before the first epoch would otherwise freeze the batch size at 1
