@@ -1306,14 +1306,21 @@ class DataFlow:
                 func = call.func
                 if isinstance(func, cst.Attribute) and func.attr.value in METADATA_METHODS:
                     found |= self.pipelines_in(func.value)
-                if self.imports.qualname(func) in TORCH_ITERATORS and call.args and \
-                        keyword(call, "reader_name") is not None:
+                if self.torch_iterator_call(call) and call.args and keyword(call, "reader_name") is not None:
                     found |= self.pipelines_in(call.args[0].value)
             for attribute in self.attributes:
                 if attribute.attr.value in METADATA_ATTRIBUTES and attribute not in self._callees:
                     found |= self.pipelines_in(attribute.value)
             self._metadata_asked = frozenset(found)
         return self._metadata_asked
+
+    def torch_iterator_call(self, call: cst.Call) -> bool:
+        """``call`` makes a PyTorch iterator: the plugin's, or a class of the module derived from one."""
+        if self.imports.qualname(call.func) in TORCH_ITERATORS:
+            return True
+        kind = self.value_of(call.func)[0] if isinstance(call.func, cst.Name) else None
+        info = self.classes.get(kind[1]) if isinstance(kind, tuple) and kind[0] == "class" else None
+        return info is not None and any(self.imports.qualname(base) in TORCH_ITERATORS for base in info[1])
 
     def pipelines_in(self, expr) -> frozenset:
         """The origins of the pipeline, or the list of pipelines, ``expr`` holds (empty: it holds neither)."""

@@ -166,7 +166,7 @@ class MigrationResult:
     uses_dali: bool = False
     # Project pipelines (qualnames) this module keeps in pipeline mode, with why: every module that shares
     # them keeps them too (api.migrate_paths).
-    kept_pipelines: dict[str, str] = field(default_factory=dict)
+    kept_pipelines: dict[str, tuple[str, str]] = field(default_factory=dict)  # as Project.kept
     # Functions of other modules this module's pipelines build with: {helper qualname: {pipeline qualnames}}.
     graph_helpers: dict[str, set] = field(default_factory=dict)
     # What it passes to imported functions and classes: {callee qualname: {argument: (kind, [qualnames])}}.
@@ -785,13 +785,18 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
                      if origin in shared and origin not in units.definitions}
     foreign_where.update({origin: flow.seeded[name] for name, arguments in seeds.items() if name in flow.seeded
                           for _, origins in arguments.values() for origin in origins})
+    kept_here = {}  # pipelines this module keeps by its own reasons: the passes find (and mark) them again
     for origin, qualname in shared.items():
-        if project is not None and qualname in project.kept:  # kept by another module of the unit
-            statement = units.definitions.get(origin) or foreign_where.get(origin) or _import_of(module, origin)
-            line = ctx.position(statement)[0] if statement is not None else 1
-            kept.keep({origin}, Reason(line, UNIT_KEPT_HERE, f"{_origin_name(origin)} stays in pipeline mode with "
-                                                              f"the rest of its unit, in another module: "
-                                                              f"{project.kept[qualname]}"))
+        if project is None or qualname not in project.kept:
+            continue
+        keeper, why = project.kept[qualname]
+        statement = units.definitions.get(origin) or foreign_where.get(origin) or _import_of(module, origin)
+        line = ctx.position(statement)[0] if statement is not None else 1
+        if keeper == here:
+            kept_here[origin] = Reason(line, UNIT_KEPT_HERE, f"{_origin_name(origin)} {why}")
+            continue
+        kept.keep({origin}, Reason(line, UNIT_KEPT_HERE, f"{_origin_name(origin)} stays in pipeline mode with "
+                                                          f"the rest of its unit, in another module: {why}"))
     undefined_before: set[str] | None = None
     first = ctx
     for attempt in range(len(units.all_origins()) + 2):
@@ -833,6 +838,11 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
                 if origins:
                     grew |= kept.keep(origins, Reason(line, CHECK_FAILED.id, violation.message))
         if not grew:
+            # Other modules were told this module keeps these: it must, even where this run alone would not.
+            for origin, reason in kept_here.items():
+                if origin not in kept.origins:
+                    grew |= kept.keep({origin}, reason)
+        if not grew:
             break
     if kept.origins:
         # A pipeline imported from another module is marked where it is imported.
@@ -842,7 +852,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     ctx.facts["graph_helpers"] = _graph_helpers(flow, ctx, shared) if project is not None else {}
     ctx.facts["foreign_calls"] = _foreign_calls(units, ctx, shared) if project is not None else {}
     ctx.facts["kept_pipelines"] = {
-        qualname: f"in {here}, line {reasons[0].line}: {reasons[0].message}"
+        qualname: (here, f"in {here}, line {reasons[0].line}: {reasons[0].message}")
         for origin, qualname in shared.items() if (reasons := kept.reasons.get(origin))}
     return module, ctx
 

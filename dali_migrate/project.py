@@ -42,10 +42,11 @@ class ProjectPipeline:
 @dataclass
 class Project:
     pipelines: dict[str, ProjectPipeline] = field(default_factory=dict)  # qualname -> pipeline
-    # qualname -> why it stays in pipeline mode. A migration unit can span modules (a pipeline defined in
-    # one, used in another): when one module keeps it, every module keeps it (``api.migrate_paths``
-    # migrates again until no module keeps a pipeline that another migrated).
-    kept: dict[str, str] = field(default_factory=dict)
+    # qualname -> (the module that keeps it, why it stays in pipeline mode). A migration unit can span
+    # modules (a pipeline defined in one, used in another): when one module keeps it, every module keeps it
+    # (``api.migrate_paths`` migrates again until no module keeps a pipeline that another migrated). The
+    # keeping module finds its own reasons again and marks them; the others mark where they use it.
+    kept: dict[str, tuple[str, str]] = field(default_factory=dict)
     # A package's re-exports (``pkg/__init__.py``: ``from .pipes import make_pipe``): "pkg.make_pipe" ->
     # "pkg.pipes.make_pipe".
     reexports: dict[str, str] = field(default_factory=dict)
@@ -171,7 +172,7 @@ def scan_source(text: str, path: str, project: Project) -> None:
             project.pipelines[f"{name}.{var}"] = ProjectPipeline(module=name, name=var, style="object",
                                                                  path=str(path))
     for pipeline in unroller.keep:
-        project.kept[f"{name}.{pipeline}"] = "stays in pipeline mode (marked in its module)"
+        project.kept[f"{name}.{pipeline}"] = (name, "stays in pipeline mode (marked in its module)")
 
 
 def scan_project(paths) -> Project:

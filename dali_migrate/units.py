@@ -82,10 +82,15 @@ TENSORLIST_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "shape", "layout"
                       "broadcast", "reinterpret", "squeeze", "source_info", "get_property", "stream", "device_id"}
 TENSORCPU_METHODS = {"as_cpu", "shape", "layout", "ndim", "dtype", "copy_to_external", "data_ptr", "squeeze",
                      "source_info", "get_property", "stream", "device_id"}
-ITERATOR_ATTRS = {"reset", "size", "_size", "batch_size", "__len__", "__iter__", "__next__"}
+ITERATOR_ATTRS = {"reset", "size", "_size", "batch_size", "output_map", "__len__", "__iter__", "__next__"}
 # What a @pipeline_def function and the function it migrates to (a generator function, one wrapped by
 # Prefetch with functools.wraps, or one returning a ReaderStream) both have, with the same values.
 FUNCTION_ATTRS = {"__name__", "__qualname__", "__doc__", "__module__"}
+# Pipeline-only methods distinctive enough that a call on a value the model cannot trace (a parameter no
+# call in this module fills, ``self._pipes[i]``) is taken to be a call on a pipeline: a hand-written
+# iterator over pipelines that another module builds (``build``/``run`` are too common a name to tell).
+UNTRACED_PIPELINE_API = {"schedule_run", "share_outputs", "release_outputs", "_prefetch", "_run_once",
+                         "feed_input", "reader_meta", "deserialize_and_build"}
 _CONTAINER_METHODS = {"append", "add", "insert", "pop", "get", "values", "items", "keys", "copy", "clear", "remove",
                       "index", "count", "__len__"}
 # Builtins the model sees through, by what they take (containers, tuples of outputs).
@@ -201,6 +206,8 @@ class Units:
         # Markers already in the file (a person has not removed them yet): (statement, rule, message).
         self.existing_markers: list[tuple[cst.CSTNode, str, str]] = tagger.existing_markers
         self.foreign_calls = tagger.foreign_calls
+        if self.definitions:  # any of this module's pipelines may be what reaches an untraced pipeline call
+            self.escapes += [Escape(node, frozenset(self.definitions), message) for node, message in tagger.untraced]
         for found in (*flow._values.values(), *flow._attr_values.values(), *flow._params.values(),
                       *flow._returns.values()):
             if found is not None and len(found[1]) > 1:
@@ -331,6 +338,8 @@ class _Tagger(cst.CSTVisitor):
         self.definitions: dict[str, cst.CSTNode] = {}
         self.existing_markers: list[tuple[cst.CSTNode, str, str]] = []
         self.foreign_calls: list[tuple[str, object, tuple]] = []  # (imported callee, argument key, value)
+        self.untraced: list[tuple[cst.CSTNode, str]] = []  # pipeline-only calls on values the model cannot trace
+        self._tool_written = 0  # inside a class dali-migrate wrote (EpochIterator, ReaderStream, ...)
         self._statements: list[list] = []  # [statement, origins set]
         self._context: list[frozenset] = [frozenset()]
         # Inside a pipeline's definition or a graph helper, values are DataNodes: the unroll's business.
@@ -445,6 +454,8 @@ class _Tagger(cst.CSTVisitor):
         kind = found[0]
         what = f"{_code(arg.value)} ({_describe(kind)})"
         qualname = flow.imports.qualname(func)
+        if flow.torch_iterator_call(call):
+            return None  # a PyTorch iterator, or a subclass of one: migrated or marked (iterator_subclass.py)
         if qualname is not None:
             if qualname.startswith("nvidia.dali."):
                 return None  # DALI's own API: the passes migrate or mark it
@@ -481,6 +492,14 @@ class _Tagger(cst.CSTVisitor):
                 return None
         return f"{what} is passed to {_code(func)}(), which dali-migrate cannot follow"
 
+    def visit_ClassDef(self, node):
+        docstring = node.get_docstring() or ""
+        self._tool_written += "Written by dali-migrate." in docstring
+
+    def leave_ClassDef(self, node):
+        docstring = node.get_docstring() or ""
+        self._tool_written -= "Written by dali-migrate." in docstring
+
     def visit_Attribute(self, node):
         if self.flow.imports.qualname(node) is not None:
             return False  # a dotted module path
@@ -492,6 +511,10 @@ class _Tagger(cst.CSTVisitor):
                                       f"@pipeline_def function had")
             return None
         if not tracked(found):
+            if kind == df.TOP and attr in UNTRACED_PIPELINE_API and not self._graph[-1] and not self._tool_written:
+                self.untraced.append((node, f"{_code(node)}: called on a value dali-migrate cannot trace to a "
+                                            f"pipeline (a parameter, an attribute); a pipeline of this module "
+                                            f"that reaches it would be a dynamic-mode value after migration"))
             return None
         if kind == df.PIPELINE and (attr in PIPELINE_METHODS or attr in df.METADATA_ATTRIBUTES and self.flow.streamable(
                 found[1])) or kind == df.TENSORLIST and attr in TENSORLIST_METHODS \

@@ -10,7 +10,7 @@ fi
 . .venv/bin/activate
 stamp=.venv/.dali-migrate-install
 want="$( { cat pyproject.toml scripts/setup-venv.sh; pwd; } | { sha256sum 2>/dev/null || shasum -a 256; } | cut -d' ' -f1)"
-modules="dali_migrate libcst nvidia.dali torch mcp nbformat matplotlib jsonschema"
+modules="dali_migrate libcst nvidia.dali torch mcp nbformat matplotlib jsonschema tensorflow jax nvidia.dali_tf_plugin"
 installed() {  # every module is there (found, not imported: importing torch and DALI takes seconds)
   python -c "import importlib.util as u, os, sys
 found = {m: u.find_spec(m) for m in sys.argv[1:]}
@@ -25,6 +25,8 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && installed; then
 fi
 python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 # torch==2.13.0 is the CPU build (a plain `torch` pulls a multi-GB CUDA build).
-python -m pip install -q -e ".[test,torch,mcp,report]" 2>&1 | grep -v -E "^WARNING: Location|is ignored" || true
+python -m pip install -q -e ".[test,torch,mcp,report,frameworks]" 2>&1 | grep -v -E "^WARNING: Location|is ignored" || true
+# DALI's TensorFlow plugin builds against the TensorFlow installed above (the golden programs run it).
+python -m pip install -q nvidia-dali-tf-plugin-cuda120==2.4.0 2>&1 | grep -v -E "^WARNING: Location|is ignored" || true
 imports_ok || { echo "setup failed: a dependency did not install" >&2; exit 2; }
 echo "$want" > "$stamp"

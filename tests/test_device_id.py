@@ -36,7 +36,7 @@ def _labels(steps):
 
 def test_the_generators_take_device_id_and_select_it(modules):
     _, _, text = modules
-    assert text.count('with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():') == 5  # 4 generators, 1 GPU reader
+    assert text.count('with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():') == 6  # 5 generators, 1 GPU reader
     assert "import contextlib" in text
     assert "EvalContext" not in text  # the lighter construct: no executor thread or stream of its own
 
@@ -125,3 +125,20 @@ def test_device_variable_mixed_becomes_gpu(image_root):
         next(migrated.resnet_style(str(image_root), dali_cpu=False))
     with pytest.raises(ValueError, match="Invalid device type: mixed"):  # what the variable held
         next(load(text.replace("else 'gpu'", "else 'mixed'"), "unrenamed").resnet_style(str(image_root)))
+
+
+def test_pipeline_current_device_id_is_the_generators_device_id(modules, image_root):
+    """shard_id=Pipeline.current().device_id: the generator's device_id, so each GPU's pipeline reads its own
+    shard (the reader is created before the steps select the GPU, so its metadata is readable here)."""
+    original, migrated, text = modules
+    assert "Pipeline.current()" not in text
+    for device_id in (0, 1):
+        stream = migrated.per_gpu(str(image_root), 2, device_id=device_id)
+        assert stream.reader_meta("Reader")["shard_id"] == device_id
+        with pytest.raises(ValueError, match="Invalid device id"):
+            next(stream)  # the steps run on that GPU
+    pipe = original.per_gpu(str(image_root), 2, device_id=None)
+    pipe.build()
+    stream = migrated.per_gpu(str(image_root), 2, device_id=None)
+    assert stream.reader_meta("Reader") == pipe.reader_meta("Reader")  # no device: shard 0, as the pipeline's
+    assert _labels([next(stream) for _ in range(5)]) == _labels([pipe.run() for _ in range(5)])

@@ -141,3 +141,20 @@ def test_only_imported_modules_are_pre_scanned(tmp_path):
         assert [f.to_dict() for f in result.findings] == [f.to_dict() for f in expected.findings]
     consumer = next(f for f in run.files if f.path.endswith("consumer.py"))
     assert "p = my_pipe('/data')\n" in consumer.migrated and "p.build()" not in consumer.migrated
+
+
+def test_a_module_keeping_its_own_pipeline_marks_its_own_reason(tmp_path):
+    # Two unrelated modules each keep a pipeline of the same name (a Triton model: external_source fed by
+    # name, serialized). Each is marked with its own reason, never as "kept in another module" (itself).
+    body = ("from nvidia.dali import fn, pipeline_def\n\n\n"
+            "@pipeline_def(batch_size=1, num_threads=1, device_id=None)\n"
+            "def pipe():\n    x = fn.external_source(name=\"INPUT\")\n    return x * {k}\n\n\n"
+            "pipe().serialize(filename=\"model_{k}.dali\")\n")
+    for k in (1, 2):
+        (tmp_path / f"model_{k}.py").write_text(body.format(k=k))
+    run = migrate_paths([tmp_path], write=True)
+    assert not run.errors
+    for f in run.files:
+        assert [m.rule for m in f.manual] == ["DM220"], (f.path, [(m.rule, m.message) for m in f.manual])
+        assert "another module" not in Path(f.path).read_text()
+    assert not any(f.changed for f in migrate_paths([tmp_path]).files)

@@ -299,6 +299,57 @@ def test_sharded_iterator_counts_as_the_plugin(image_root, iterator_size_pair, b
     assert got == want
 
 
+# Several pipelines in one iterator, one per GPU, each over its own shard (shard_id = the GPU's index): a step
+# is one dict per pipeline. With reader_name the plugin counts one pipeline's samples, reads every reader's
+# shard and cuts (PARTIAL) each pipeline's batch to what is left of its shard, empty batches included; with
+# size= it counts all pipelines' samples and PARTIAL returns only the pipelines that still hold samples.
+# 10 images in 10 classes, so each label names its sample.
+_PIPELINES_CASES = [(bs, policy, pad, pipes, shards, stick)
+                    for bs in (2, 3) for policy in ("FILL", "DROP", "PARTIAL") for pad in (False, True)
+                    for pipes, shards in ((2, 2), (2, 3), (3, 3), (3, 4)) for stick in (False, True)
+                    if not (policy == "DROP" and bs > 10 // shards)]
+
+
+@pytest.fixture(scope="module")
+def labelled_root(tmp_path_factory):
+    return make_images(tmp_path_factory.mktemp("labelled"), count=10, classes=10)
+
+
+@pytest.mark.parametrize("batch_size, policy, pad, num_pipelines, num_shards, stick", _PIPELINES_CASES)
+def test_iterator_over_several_pipelines_counts_as_the_plugin(labelled_root, iterator_size_pair, batch_size, policy,
+                                                              pad, num_pipelines, num_shards, stick):
+    """Each pipeline's batch (labels) of each step, size, _size and len() of 5 epochs are the plugin's."""
+    pytest.importorskip("torch")
+    original, migrated, _ = iterator_size_pair
+    args = dict(num_pipelines=num_pipelines, num_shards=num_shards, stick=stick, epochs=5)
+    want = original.by_readers(str(labelled_root), batch_size, policy, pad, **args)
+    got = migrated.by_readers(str(labelled_root), batch_size, policy, pad, **args)
+    assert got == want
+    assert all(len(step) == num_pipelines for _, steps in want for step in steps)
+
+
+@pytest.mark.parametrize("policy", ["FILL", "DROP", "PARTIAL"])
+@pytest.mark.parametrize("batch_size, size, num_pipelines", [(2, 10, 2), (3, 7, 2), (2, 9, 3), (3, 10, 3)])
+def test_iterator_over_several_pipelines_with_size(labelled_root, iterator_size_pair, policy, batch_size, size,
+                                                   num_pipelines):
+    """size= over several pipelines: the plugin counts all their samples; PARTIAL drops the pipelines past the
+    end of the epoch and cuts the last one (3 pipelines of 2 for size 9: [2], [2], [1])."""
+    pytest.importorskip("torch")
+    original, migrated, _ = iterator_size_pair
+    want = original.by_sizes(str(labelled_root), batch_size, policy, size, num_pipelines)
+    got = migrated.by_sizes(str(labelled_root), batch_size, policy, size, num_pipelines)
+    assert got == want
+
+
+def test_iterator_with_no_data_raises_as_the_plugin(labelled_root, iterator_size_pair):
+    """DROP with more samples per step than the epoch has: the plugin's first batch is dropped and it raises."""
+    pytest.importorskip("torch")
+    original, migrated, _ = iterator_size_pair
+    for module in (original, migrated):
+        with pytest.raises(RuntimeError, match="no data in the pipeline"):
+            module.by_sizes(str(labelled_root), 3, "DROP", 7, 3)
+
+
 @pytest.mark.parametrize("policy", ["FILL", "DROP", "PARTIAL"])
 @pytest.mark.parametrize("batch_size", [3, 4])
 def test_iterator_stepped_len_times_then_reset(image_root, iterator_size_pair, batch_size, policy):

@@ -317,6 +317,8 @@ class _TensorList(MigrationTransformer):
 
     def leave_Subscript(self, original_node, updated_node):
         kind = self._kind(original_node.value)
+        if kind == df.DATANODE and _string_key(original_node):
+            return updated_node  # a reader's named outputs (tfrecord features): a dict in both modes
         if kind == df.DATANODE:
             self.report(DATANODE_SUBSCRIPT.id, "DataNode subscript x[...] -> per-sample x.slice[...]",
                         original_node)
@@ -358,3 +360,10 @@ class TensorListPass(Pass):
         names_in_use = {n.value for n in flow.name_scope}
         from .base import run_transformer
         return run_transformer(module, _TensorList(ctx, flow, names_in_use))
+
+
+def _string_key(node: cst.Subscript) -> bool:
+    """``x["key"]``: a DataNode takes no string index, so ``x`` is a dict of them."""
+    index = node.slice[0].slice if len(node.slice) == 1 else None
+    return isinstance(index, cst.Index) and isinstance(index.value, (cst.SimpleString, cst.ConcatenatedString,
+                                                                     cst.FormattedString))

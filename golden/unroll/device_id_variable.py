@@ -83,7 +83,7 @@ def main():
     arrays = gpu_reader(args.data, device_id=args.local_rank)
     arrays.build()
     print(arrays.epoch_size("Arrays"), arrays.run()[0].as_cpu().as_array().sum())
-    # several pipelines on several GPUs behind one iterator: the iterator cannot count them
+    # several pipelines on several GPUs behind one iterator: one dict per pipeline each step
     pipes = [per_gpu(args.data, args.gpus, device_id=gpu) for gpu in range(args.gpus)]
     for p in pipes:
         p.build()

@@ -1,5 +1,6 @@
 """What a PyTorch DALI iterator says about its epochs: size, _size and len() before each epoch, for each
-last-batch policy, over a reader named with reader_name (padded or not, sharded or not) and with size= given."""
+last-batch policy, over a reader named with reader_name (padded or not, sharded or not) and with size= given,
+over one pipeline or several (one per shard, as one per GPU: each step is a list of one dict per pipeline)."""
 
 from nvidia.dali import fn, pipeline_def
 from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
@@ -65,4 +66,40 @@ def without_reset(root, batch_size, epochs=3):
     seen = []
     for _ in range(epochs):
         seen.append([batch[0]["labels"].view(-1).tolist() for batch in loader])
+    return seen
+
+
+def by_readers(root, batch_size, policy, pad, num_pipelines, num_shards, stick=False, epochs=5):
+    """One pipeline per shard id (the first num_pipelines of num_shards), all in one iterator."""
+    pipes = [labels_pipe(root, pad=pad, shard_id=shard_id, num_shards=num_shards, stick=stick, batch_size=batch_size)
+             for shard_id in range(num_pipelines)]
+    if policy == "FILL":
+        loader = DALIGenericIterator(pipes, ["labels"], reader_name="Reader")
+    elif policy == "DROP":
+        loader = DALIGenericIterator(pipes, ["labels"], reader_name="Reader", last_batch_policy=LastBatchPolicy.DROP)
+    else:
+        loader = DALIGenericIterator(pipes, ["labels"], reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL)
+    return _all_epochs(loader, epochs)
+
+
+def by_sizes(root, batch_size, policy, size, num_pipelines, epochs=3):
+    pipes = [labels_pipe(root, shard_id=shard_id, num_shards=num_pipelines, batch_size=batch_size)
+             for shard_id in range(num_pipelines)]
+    if policy == "FILL":
+        loader = DALIGenericIterator(pipes, ["labels"], size=size)
+    elif policy == "DROP":
+        loader = DALIGenericIterator(pipes, ["labels"], size=size, last_batch_policy=LastBatchPolicy.DROP)
+    else:
+        loader = DALIGenericIterator(pipes, ["labels"], size=size, last_batch_policy=LastBatchPolicy.PARTIAL)
+    return _all_epochs(loader, epochs)
+
+
+def _all_epochs(loader, epochs):
+    """Each epoch's counts and, per step, the labels of every pipeline's batch."""
+    seen = []
+    for _ in range(epochs):
+        counted = (loader._size, loader.size, len(loader))
+        steps = [[batch["labels"].view(-1).tolist() for batch in step] for step in loader]
+        loader.reset()
+        seen.append((counted, steps))
     return seen

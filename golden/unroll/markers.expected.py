@@ -29,7 +29,7 @@ def export(root):
     serialized = pipe.serialize()
     # dali-migrate: DM214 Pipeline.deserialize has no dynamic-mode counterpart: rebuild the ndd code instead
     restored = Pipeline.deserialize(serialized)
-    # dali-migrate: DM215 DALIDataset (tf) has no dynamic-mode adapter: iterate the generator and convert batches via DLPack
+    # dali-migrate: DM215 DALIDataset (tf) not migrated: the tool cannot follow restored to a pipeline it migrated in this module; pass the migrated pipeline to a tf.data.Dataset.from_generator
     dataset = DALIDataset(pipeline=restored, batch_size=4)
     pipe.schedule_run()
     return pipe.share_outputs(), dataset

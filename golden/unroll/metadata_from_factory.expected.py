@@ -6,12 +6,13 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 class EpochIterator:
-    """Epochs of [{name: torch.Tensor}] over a dynamic-mode pipeline, as DALIGenericIterator gave.
+    """Epochs of [{name: torch.Tensor}, ...] (one dict per pipeline) over dynamic-mode pipelines, as
+    DALIGenericIterator gave.
 
-    Written by dali-migrate. It counts as the plugin does for one pipeline: FILL yields whole batches
-    and, unless the reader pads its last batch, carries the overflow into the next epoch; DROP drops
-    the batch that would cross the end of the epoch; PARTIAL cuts it. With a reader's metadata it
-    follows the plugin's per-shard counts (shard sizes, moving to the next shard each epoch unless
+    Written by dali-migrate. It counts as the plugin does: FILL yields whole batches and, unless the
+    reader pads its last batch, carries the overflow into the next epoch; DROP drops the batch that
+    would cross the end of the epoch; PARTIAL cuts it. With a reader's metadata it follows the
+    plugin's per-shard counts (shard sizes, each pipeline moving to the next shard each epoch unless
     stick_to_shard). size (also _size) and len() are the plugin's, epoch by epoch; a new loop over it
     after an epoch ended starts the next one.
     """
@@ -20,10 +21,11 @@ class EpochIterator:
                  last_batch_policy="FILL", last_batch_padded=False, auto_reset=False):
         pipelines = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
         if reader_name is not None:  # a migrated pipeline (ReaderStream) answers for its reader
-            reader_meta = pipelines[0].reader_meta(reader_name)
+            reader_meta = [pipeline.reader_meta(reader_name) for pipeline in pipelines]
+        if batch_size is None:  # a ReaderStream knows its batch size
             batch_size = pipelines[0].max_batch_size
         self._pipelines = [iter(pipeline) for pipeline in pipelines]
-        self._names = list(output_map)
+        self.output_map = output_map
         self.batch_size = batch_size
         self._policy = last_batch_policy
         self._padded = last_batch_padded
@@ -33,27 +35,37 @@ class EpochIterator:
         # Outputs become torch tensors in this thread, as the plugin's copies did: handing each one to
         # a background thread costs milliseconds while loading keeps the cores busy.
         self._convert_mode = ndd.EvalMode.sync_cpu
-        self._counter = 0  # samples counted (from the smallest shard's start, with a reader)
+        self._counter = 0  # samples counted per pipeline (from the smallest shard's start, with a reader)
         self._consumed = False
-        self._meta = reader_meta
+        metas = reader_meta if isinstance(reader_meta, (list, tuple)) else [reader_meta] * len(pipelines)
+        self._meta = metas[0]
         if reader_meta is None:
             if size < 0:  # the plugin: no size and no reader, so FILL until the pipeline ends
                 self._policy, self._padded = "FILL", False
             self._size = size
-            return
-        epoch, shards = reader_meta["epoch_size"], reader_meta["number_of_shards"]
-        self._padded = bool(reader_meta["pad_last_batch"])
-        self._stick = bool(reader_meta["stick_to_shard"])
-        self._shard = reader_meta["shard_id"]
+        else:
+            self._count_by_reader(metas)
+        if self._policy == "DROP" and self._advance(dry_run=True):  # the plugin's first batch would be dropped
+            raise RuntimeError("It seems that there is no data in the pipeline. This may happen if "
+                               "`last_batch_policy` is set to PARTIAL and the requested batch size is greater "
+                               "than the shard size.")
+
+    def _count_by_reader(self, metas):
+        for key in ("epoch_size", "number_of_shards"):  # the plugin asserts the readers agree
+            assert all(meta[key] == metas[0][key] for meta in metas), f"Reader Operator should have the same {key}"
+        epoch, shards = self._meta["epoch_size"], self._meta["number_of_shards"]
+        self._padded = bool(self._meta["pad_last_batch"])
+        self._stick = bool(self._meta["stick_to_shard"])
+        self._shards = [meta["shard_id"] for meta in metas]  # the shard each pipeline reads this epoch
         self._shard_sizes = [(k + 1) * epoch // shards - k * epoch // shards for k in range(shards)]
         self._initial_sizes = list(self._shard_sizes)
         self._per_shard = [0] * shards  # samples each shard has read ahead into this epoch
         if self._policy == "DROP":
             self._size = epoch // shards
         elif self._padded:
-            self._size = reader_meta["epoch_size_padded"] // shards
+            self._size = self._meta["epoch_size_padded"] // shards
         else:
-            self._size = -(-(-(-epoch // shards)) // batch_size) * batch_size
+            self._size = -(-(-(-epoch // shards)) // self.batch_size) * self.batch_size
 
     @property
     def size(self):
@@ -77,15 +89,21 @@ class EpochIterator:
         steps = [next(pipeline) for pipeline in self._pipelines]
         if self._advance():
             self._end_epoch()
-        keep = None
+        keep = [None] * len(steps)  # samples kept of each pipeline's batch (None: all)
         if self._meta is not None:
-            if self._policy == "PARTIAL":
-                left = self.batch_size - (self._counter - self._initial_sizes[self._shard])
-                keep = left if left < self.batch_size else None
+            if self._policy == "PARTIAL":  # each pipeline keeps what is left of its shard
+                left = [self.batch_size - (self._counter - self._initial_sizes[shard]) for shard in self._shards]
+                keep = left if any(n < self.batch_size for n in left) else keep
         elif self._policy == "PARTIAL" and self._size > 0 and self._counter > self._size:
-            keep = (len(self._pipelines) * self.batch_size - (self._counter - self._size)) % self.batch_size or None
+            wanted = len(steps) * self.batch_size - (self._counter - self._size)
+            steps = steps[:-(-wanted // self.batch_size)]  # the pipelines that still hold samples of the epoch
+            keep[len(steps) - 1] = wanted % self.batch_size or None
         with self._convert_mode:
-            return [{name: batch.torch()[:keep] for name, batch in zip(self._names, step)} for step in steps]
+            return self._convert(steps, keep)
+
+    def _convert(self, steps, keep):
+        """The plugin's value for one step of each pipeline: [{name: torch.Tensor}], keep[i] samples of the i-th."""
+        return [{name: batch.torch()[:n] for name, batch in zip(self.output_map, step)} for step, n in zip(steps, keep)]
 
     def _advance(self, dry_run=False):
         """Count one batch (the plugin's _advance_and_check_drop_last); True where DROP ends the epoch."""
@@ -124,7 +142,7 @@ class EpochIterator:
         else:
             self._counter = 0
         if not self._stick:
-            self._shard = (self._shard + 1) % len(self._shard_sizes)
+            self._shards = [(shard + 1) % len(self._shard_sizes) for shard in self._shards]
         if fill:
             if not self._stick:
                 self._shard_sizes = self._shard_sizes[-1:] + self._shard_sizes[:-1]

@@ -81,6 +81,7 @@ class UnrollPass(Pass):
         ctx.imports.aliases.setdefault("ndd", NDD)
         unroller = Unroller(ctx, discovery)
         unroller.plan_params(module)
+        unroller.find_iterator_subclasses(module)
         module = run_transformer(module, unroller, cold)
         module = unroller.finish(module)
         return module

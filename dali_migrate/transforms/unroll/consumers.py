@@ -193,8 +193,12 @@ def _arg(call: cst.Call, position: int, name: str):
     return positional[position].value if position < len(positional) else None
 
 
-def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
+def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map, subclass=None):
+    """The plugin iterator ``call`` as an EpochIterator, or as the construction of ``subclass`` (a user class
+    that now derives from the EpochIterator: iterator_subclass.py) with the EpochIterator's arguments."""
     which = "DALIClassificationIterator" if fixed_map else "DALIGenericIterator"
+    if subclass is not None:
+        which = f"{subclass}(...) (a {which} subclass)"
     pipelines = _arg(call, 0, "pipelines")
     if fixed_map:
         output_map = expr('["data", "label"]')
@@ -209,8 +213,13 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
         owners = [e.value for e in pipelines.elements]
     elif pipelines is not None:
         owners = [pipelines]
-    if reader_name is not None and owners and output_map is not None and all(unroller.streams(o) for o in owners):
-        return _iterator_over_streams(unroller, original, call, which, owners, pipelines, output_map, reader_name)
+    if owners and output_map is not None and all(unroller.streams(o) for o in owners):
+        rewritten = _iterator_over_streams(unroller, original, call, which, pipelines, output_map, reader_name, size)
+        return rewritten if subclass is None else rewritten.with_changes(func=call.func)
+    if subclass is not None:  # iterator_subclass.find saw ReaderStreams here: this is not expected
+        mark_left(unroller, original, f"{subclass}(...)", "its pipelines are not migrated to ReaderStreams here",
+                  _ITERATE_BY_HAND)
+        return call
     names = [code_of(o) for o in owners]
     kinds = [unroller._pipe_kind_of(o, n) for o, n in zip(owners, names)]
     if not owners or any(k is None for k in kinds) or output_map is None:
@@ -228,7 +237,8 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
             if not isinstance(name, str):
                 raise CannotUnroll(f"reader_name={code_of(reader_name)} is computed, so the tool cannot tell which "
                                    f"reader it names")
-            meta, _ = reader_meta_expr(unroller, owner, kind, name)
+            metas = [reader_meta_expr(unroller, n, k[0], name)[0] for n, k in zip(names, kinds)]
+            meta = metas[0] if len(metas) == 1 else cst.List([cst.Element(m) for m in metas])
         policy = _policy(call)
     except CannotUnroll as e:
         mark_left(unroller, original, f"{which}(...)", e.reason, _ITERATE_BY_HAND)
@@ -238,41 +248,48 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map):
     if meta is not None:
         args.append(_kw("reader_meta", meta))
     else:
-        if size is None or literal_value(size) == -1:
-            unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} without reader_name or size ran until the "
-                          f"pipeline ended; the migrated pipeline never ends: pass size=", original)
-            size = expr("-1")
-        args.append(_kw("size", size))
-        padded = kwarg(call, "last_batch_padded")
-        if padded is not None:
-            args.append(_kw("last_batch_padded", padded))
+        args.extend(_size_options(unroller, original, call, which, size))
     args.extend(_epoch_options(call, policy))
-    if len(owners) > 1:
-        unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over {len(owners)} pipelines: EpochIterator counts "
-                      f"the epoch of the first one only", original)
     unroller.need_epoch_iterator = True
     unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({_shown(policy)}), written into "
                     f"this module", original)
     return cst.Call(func=cst.Name(epoch_iterator.CLASS_NAME), args=_commas(args))
 
 
-def _iterator_over_streams(unroller, original, call, which, owners, pipelines, output_map, reader_name):
+def _iterator_over_streams(unroller, original, call, which, pipelines, output_map, reader_name, size):
     """The iterator over migrated pipelines that answer their metadata at run time (ReaderStream): the
-    EpochIterator asks the (first) pipeline for its reader's epoch size and its batch size."""
-    held_list = owners[0] is pipelines and unroller.streams_list(pipelines)  # a name that holds a list of them
+    EpochIterator asks the first for the batch size and, with reader_name, each for its reader's metadata
+    (its shard)."""
     try:
         policy = _policy(call)
     except CannotUnroll as e:
         mark_left(unroller, original, f"{which}(...)", e.reason, _ITERATE_BY_HAND)
         return call
-    args = [cst.Arg(pipelines), cst.Arg(output_map), _kw("reader_name", reader_name), *_epoch_options(call, policy)]
-    if len(owners) > 1 or held_list:
-        unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} over several pipelines: EpochIterator counts "
-                      f"the epoch of the first one only", original)
+    args = [cst.Arg(pipelines), cst.Arg(output_map)]
+    if reader_name is not None:
+        args.append(_kw("reader_name", reader_name))
+        asks = "its reader's epoch size"
+    else:
+        args.extend(_size_options(unroller, original, call, which, size))
+        asks = "its batch size"
+    args.extend(_epoch_options(call, policy))
     unroller.need_epoch_iterator = True
     unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({_shown(policy)}): it asks the "
-                    f"migrated pipeline ({STREAM_CLASS}) for its reader's epoch size at run time", original)
+                    f"migrated pipeline ({STREAM_CLASS}) for {asks} at run time", original)
     return cst.Call(func=cst.Name(epoch_iterator.CLASS_NAME), args=_commas(args))
+
+
+def _size_options(unroller, original, call, which, size) -> list[cst.Arg]:
+    """EpochIterator's size= and last_batch_padded= for an iterator without reader_name."""
+    if size is None or literal_value(size) == -1:
+        unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} without reader_name or size ran until the "
+                      f"pipeline ended; the migrated pipeline never ends: pass size=", original)
+        size = expr("-1")
+    args = [_kw("size", size)]
+    padded = kwarg(call, "last_batch_padded")
+    if padded is not None:
+        args.append(_kw("last_batch_padded", padded))
+    return args
 
 
 def _epoch_options(call: cst.Call, policy) -> list[cst.Arg]:

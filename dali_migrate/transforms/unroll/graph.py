@@ -229,7 +229,9 @@ def _one_output(entry: dict, name: str, statements) -> bool:
     The table knows for most readers; where the count depends on the arguments (video, COCO, ...), the
     pipeline's own code says it: a list is only ever indexed or unpacked, one output is used whole."""
     outputs = entry.get("outputs")
-    if isinstance(outputs, int) and outputs != 0:
+    if outputs == 0:  # outputs named by the arguments (tfrecord's features): a dict in both modes
+        return False
+    if isinstance(outputs, int):
         return outputs == 1
     uses = _NameUses(name)
     for statement in statements:

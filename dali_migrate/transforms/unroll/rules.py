@@ -119,11 +119,12 @@ BUILD_RUN = rule(
 TORCH_ITERATOR = rule(
     "DM210", "torch-iterator", "info",
     "DALIGenericIterator / DALIClassificationIterator become EpochIterator, a short class written into "
-    "the module that counts samples per epoch like the plugin and yields [{name: torch.Tensor}].",
+    "the module that counts samples per epoch like the plugin and yields [{name: torch.Tensor}] (one dict "
+    "per pipeline, over several pipelines).",
     "Dynamic mode has no framework iterators; outputs convert with Batch.torch(). With reader_name=, the "
-    "EpochIterator asks the migrated pipeline for its reader's epoch size and its batch size when it is made "
-    "(a ReaderStream answers them, DM211), wherever the pipeline came from; for a pipeline built in a "
-    "`with pipe:` block, they come from a reader built with the same arguments.",
+    "EpochIterator asks each migrated pipeline for its reader's metadata (its shard) and the first for the "
+    "batch size when it is made (a ReaderStream answers them, DM211), wherever the pipelines came from; for "
+    "a pipeline built in a `with pipe:` block, they come from a reader built with the same arguments.",
     before="loader = DALIClassificationIterator(pipe, reader_name=\"Reader\", "
            "last_batch_policy=LastBatchPolicy.PARTIAL)",
     after="loader = EpochIterator(pipe, [\"data\", \"label\"], reader_name=\"Reader\", "
@@ -184,14 +185,31 @@ UNSUPPORTED_API = rule(
 )
 OTHER_FRAMEWORK = rule(
     "DM215", "framework-iterator", "warning",
-    "A TensorFlow, PaddlePaddle, MXNet or JAX DALI iterator has no dynamic-mode adapter; it is marked.",
-    "Dynamic mode only converts to PyTorch (Batch.torch()) and through DLPack.",
-    before="it = DALIIterator(pipe, ...)  # nvidia.dali.plugin.jax",
-    after="# dali-migrate: DM215 DALIIterator (jax) has no dynamic-mode adapter: iterate the generator and convert "
-          "batches via DLPack\nit = DALIIterator(pipe, ...)",
+    "A DALI framework plugin the migration has no adapter for (PaddlePaddle and MXNet iterators, TensorFlow's "
+    "DALIIterator()/DALIRawIterator() graph ops and DALIDatasetWithInputs, JAX's data_iterator decorators and "
+    "jax_function), or a DALIDataset / JAX DALIGenericIterator over a pipeline the tool cannot follow; it is marked.",
+    "Dynamic mode converts to other frameworks only through DLPack. The Paddle and MXNet plugins need CUDA "
+    "(paddle.device.cuda.current_stream), so no adapter for them could be tested without a GPU.",
+    before="loader = DALIGenericIterator(pipe, [\"image\"], reader_name=\"Reader\")  # nvidia.dali.plugin.paddle",
+    after="# dali-migrate: DM215 DALIGenericIterator (paddle) has no dynamic-mode adapter: the paddle plugin needs "
+          "CUDA, so none was tested; ...\nloader = DALIGenericIterator(pipe, [\"image\"], reader_name=\"Reader\")",
     fix="manual",
-    suggestion="Iterate the migrated generator and convert each batch with DLPack "
-               "(ndd.as_tensor(batch).__dlpack__()) for your framework.",
+    suggestion="Iterate the migrated generator and hand each output to your framework through DLPack "
+               "(ndd.as_tensor(batch).__dlpack__()).",
+)
+FRAMEWORK_MIGRATED = rule(
+    "DM228", "framework-adapter", "info",
+    "TensorFlow's DALIDataset becomes TFDataset (a tf.data.Dataset.from_generator over the migrated pipeline, "
+    "same arguments) and JAX's DALIGenericIterator becomes JaxEpochIterator (EpochIterator's counting, "
+    "{name: jax.Array} through DLPack), written into the module.",
+    "Dynamic mode has no framework plugins. TFDataset keeps DALIDataset's elements: a tuple per step, the "
+    "output_dtypes checked (not cast), the output_shapes matched as the plugin matches them (size-1 dimensions "
+    "dropped where exactly one way fits). Two differences: a new iterator over the dataset continues the "
+    "pipeline's stream (DALIDataset restarted the pipeline for each iterator; Keras keeps one iterator when "
+    "steps_per_epoch is given), and the tensors are made on the host (TensorFlow copies them to the device "
+    "of the ops that use them).",
+    before="ds = dali_tf.DALIDataset(pipeline=pipe, batch_size=32, output_dtypes=(tf.float32, tf.int32))",
+    after="ds = TFDataset(pipeline=pipe, batch_size=32, output_dtypes=(tf.float32, tf.int32))",
 )
 RANDOM_OUTSIDE = rule(
     "DM216", "random-op-needs-batch-size", "warning",
@@ -207,10 +225,9 @@ RANDOM_OUTSIDE = rule(
 )
 ITERATOR_DIFFERENCE = rule(
     "DM217", "iterator-difference", "warning",
-    "A DALI iterator option is emulated only approximately (several pipelines, size=-1).",
-    "EpochIterator follows the plugin's counting for one pipeline (its shard counts too); over several "
-    "pipelines the plugin counts each pipeline's shard, and without size or reader_name it ran until the "
-    "pipeline ended, which a migrated pipeline never does.",
+    "A DALI iterator without reader_name or size (size=-1) is emulated only approximately.",
+    "EpochIterator follows the plugin's counting (shard counts, one pipeline or several); without size or "
+    "reader_name the plugin ran until the pipeline ended, which a migrated pipeline never does.",
     before="loader = DALIGenericIterator([pipe], [\"images\", \"labels\"])",
     after="# dali-migrate: DM217 DALIGenericIterator without reader_name or size ran until the pipeline ended; the "
           "migrated pipeline never ends: pass size=\n"

@@ -13,7 +13,7 @@ from ...engine import register_names
 from ..base import MigrationTransformer
 from ..imports import first_use
 from ..walk import node_children, walk
-from . import checkpoints, epoch_iterator, prefetch, rules, stream
+from . import checkpoints, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
 from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, device_statement, grow_statement, loop_statements,
                     output_elements, seeding_statements, takes_device, thread_statement)
@@ -187,9 +187,12 @@ class Unroller(MigrationTransformer):
         self.need_epoch_iterator = False
         self.need_prefetch = False
         self.need_stream = False
+        self.need_tf_dataset = False  # DALIDataset -> TFDataset (frameworks.py)
+        self.need_jax_iterator = False
         self.rng_counter = [0]
         self._reported_once: set[tuple[str, str]] = set()
         self._scope: list[str] = []
+        self._classes: list[str] = []  # the classes around the node being rewritten, innermost last
         self._functions: list[cst.FunctionDef] = []
         # Unroll definitions first (the transformer sees calls before or after the defs).
         self._prepare()
@@ -204,6 +207,7 @@ class Unroller(MigrationTransformer):
         pipelines = {*d.defs, *d.classes, *d.factories, *d.imported(), *self.descs, *self.checkpoint_factories,
                      *self.imported_objects}
         words = set(self.ctx.imports.dali_locals()) | _METHOD_WORDS | pipelines | d.checkpointed_calls
+        words |= set(getattr(self, "iterator_subclasses", ()))
         for key, (kind, pipeline, _) in d.pipe_vars.items():
             if kind == "with" or pipeline in pipelines:
                 words.update(key.split(":", 1)[1].split("."))
@@ -280,7 +284,14 @@ class Unroller(MigrationTransformer):
     def visit_ClassDef(self, node):
         if self.d.classes.get(node.name.value) is node:
             self._pipeline_depth += 1
+        self._classes.append(node.name.value)
         return True
+
+    def in_migrated_class(self) -> bool:
+        """The code being rewritten is in a Pipeline subclass that this run migrates (its ``self`` is the
+        migrated pipeline)."""
+        desc = self.descs.get(self._classes[-1]) if self._classes else None
+        return desc is not None and desc.style == "class" and desc.name not in self.ctx.kept
 
     def visit_With(self, node):
         if any(isinstance(i.item, (cst.Name, cst.Attribute)) and dotted(i.item) in self.d.with_names
@@ -332,11 +343,6 @@ class Unroller(MigrationTransformer):
             return False
         origins = flow.pipelines_in(node)
         return bool(origins) and origins <= self.streamed and not origins & self.ctx.kept
-
-    def streams_list(self, node) -> bool:
-        flow = self.ctx.facts.get("flow")
-        kind = flow.value_of(node)[0] if flow is not None else None
-        return isinstance(kind, tuple) and kind[0] == "seq"
 
     def _pipe_kind_of(self, node, name: str | None):
         """``_pipe_kind(name)``, or, where the pipeline reaches ``node`` some other way (returned by a
@@ -512,9 +518,12 @@ class Unroller(MigrationTransformer):
             docstring = [statements.pop(0)]
         if not statements or not _is_return(statements[-1]):
             raise CannotUnroll("the pipeline function does not end with `return <outputs>`", node)
+        params = [p.name.value for p in node.params.params]
+        statements, current_options = current.substitute(statements, params, self.ctx.imports)
         outputs = output_elements(statements[-1].body[0].value)
         desc = PipelineDesc(name=node.name.value, style="def", node=node, config=config)
-        desc.params = [p.name.value for p in node.params.params]
+        desc.params = params
+        desc.extra["current_options"] = current_options
         desc.param_defaults = {p.name.value: p.default for p in node.params.params if p.default is not None}
         build_graph(desc, statements[:-1], outputs, self._env(), closing=statements[-1])
         desc.has_random = desc.has_random or self._helpers_may_draw(desc.name)
@@ -544,6 +553,10 @@ class Unroller(MigrationTransformer):
         self.report(rules.UNROLL.id, f"@pipeline_def {desc.name} -> a generator yielding one step per "
                     f"pipe.run()", original_node)
         self._report_config(desc, original_node)
+        for option in sorted(desc.extra.get("current_options", ())):
+            self.report(rules.UNROLL.id, f"Pipeline.current().{option} in {desc.name} -> "
+                        f"{current.PARAMETERS[option]}, the generator's parameter (the value the pipeline had)",
+                        original_node)
         params = _add_core_params(updated_node.params, desc.config, desc.params, desc.extra.get("core", CORE))
         if self._called_with_double_star(desc.name) and not isinstance(params.star_kwarg, cst.Param):
             # pipeline mode takes its own options (prefetch_queue_depth=, exec_async=, ...) out of the call's
@@ -668,9 +681,33 @@ class Unroller(MigrationTransformer):
         from .classes import describe_class
         return describe_class(self, node)
 
+    def find_iterator_subclasses(self, module: cst.Module) -> None:
+        """The module's subclasses of the PyTorch iterators, and whether each can derive from the EpochIterator
+        (iterator_subclass.py; the pipelines must be known to stream, so after ``_prepare``)."""
+        self.iterator_subclasses = iterator_subclass.find(module, self.ctx.imports, self.streams)
+
+    def _iterator_subclass(self, node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
+        found = getattr(self, "iterator_subclasses", {}).get(node.name.value)
+        if found is None or found.node is not node:
+            return updated_node
+        if found.problem is not None:
+            self.mark(rules.CANNOT_UNROLL.id, f"{found.name}({found.which}) stays in pipeline mode with its "
+                      f"pipelines: {found.problem}", node)
+            return updated_node
+        bases = [b.with_changes(value=cst.Name(epoch_iterator.CLASS_NAME))
+                 if self.ctx.imports.qualname(o.value) == found.base else b
+                 for b, o in zip(updated_node.bases, node.bases)]
+        self.need_epoch_iterator = True
+        self.report(rules.TORCH_ITERATOR.id, f"class {found.name}({found.which}) derives from "
+                    f"{epoch_iterator.CLASS_NAME}, which has what it uses (super().__next__(), output_map, ...); its "
+                    f"construction sites get the {epoch_iterator.CLASS_NAME}'s arguments", node)
+        return updated_node.with_changes(bases=bases)
+
     def leave_ClassDef(self, original_node, updated_node):
+        updated_node = self._iterator_subclass(original_node, updated_node)
         if self.d.classes.get(original_node.name.value) is original_node:
             self._pipeline_depth -= 1
+        self._classes.pop()
         desc = self._desc_to_emit(original_node)
         if desc is None:
             return updated_node
@@ -813,10 +850,20 @@ class Unroller(MigrationTransformer):
         if qualname in TORCH_ITERATORS:
             from .consumers import rewrite_torch_iterator
             return rewrite_torch_iterator(self, original_node, updated_node, TORCH_ITERATORS[qualname])
+        if qualname in frameworks.TF_DATASETS:
+            return frameworks.rewrite_tf_dataset(self, original_node, updated_node)
+        if qualname in frameworks.JAX_ITERATORS:
+            return frameworks.rewrite_jax_iterator(self, original_node, updated_node)
+        subclass = getattr(self, "iterator_subclasses", {}).get(func.value) if isinstance(func, cst.Name) else None
+        if subclass is not None and original_node in subclass.sites:
+            if subclass.problem is not None:  # its pipelines stay in pipeline mode with it (their unit is kept)
+                self.mark(rules.CANNOT_UNROLL.id, f"{func.value}(...) not migrated: {func.value} derives from "
+                          f"{subclass.which} and stays in pipeline mode: {subclass.problem}", original_node)
+                return updated_node
+            from .consumers import rewrite_torch_iterator
+            return rewrite_torch_iterator(self, original_node, updated_node, subclass.fixed_map, subclass.name)
         if qualname and qualname.startswith(OTHER_ITERATOR_PREFIXES):
-            self.mark(rules.OTHER_FRAMEWORK.id, f"{qualname.rsplit('.', 1)[-1]} ({qualname.rsplit('.', 2)[-2]}) "
-                      f"has no dynamic-mode adapter: iterate the generator and convert batches via DLPack",
-                      original_node)
+            self.mark(rules.OTHER_FRAMEWORK.id, frameworks.why_not(qualname), original_node)
             return updated_node
         if isinstance(func, cst.Name) and func.value in self.checkpoint_factories and func.value not in self.descs:
             param = self.checkpoint_factories[func.value]
@@ -917,9 +964,12 @@ class Unroller(MigrationTransformer):
 
     def finish(self, module: cst.Module) -> cst.Module:
         module = self._grow_threads_once(module)
-        helpers = [(self.need_epoch_iterator, epoch_iterator.CLASS_NAME, epoch_iterator.SOURCE),
+        helpers = [(self.need_epoch_iterator or self.need_jax_iterator, epoch_iterator.CLASS_NAME,
+                    epoch_iterator.SOURCE),
                    (self.need_stream, stream.CLASS_NAME, stream.SOURCE),
-                   (self.need_prefetch, prefetch.CLASS_NAME, prefetch.SOURCE)]
+                   (self.need_prefetch, prefetch.CLASS_NAME, prefetch.SOURCE),
+                   (self.need_jax_iterator, frameworks.JAX_NAME, frameworks.JAX_SOURCE),
+                   (self.need_tf_dataset, frameworks.TF_NAME, frameworks.TF_SOURCE)]
         needed = [(name, source) for wanted, name, source in helpers if wanted and not _defines(module, name)]
         self.ctx.facts["helpers"] = sorted(name for name, _ in needed)
         shared = self.ctx.facts.get("helper_module")

@@ -1,0 +1,181 @@
+"""User subclasses of the PyTorch iterators (``class Loader(DALIClassificationIterator)``): they derive from the
+EpochIterator instead, where it offers what the subclass uses.
+
+A subclass that adapts the plugin's output (PyTorch Lightning wants a list, not a list of dicts) keeps the
+plugin's constructor and calls ``super().__next__()``; the EpochIterator has the same methods
+(``__next__``, ``__iter__``, ``__len__``, ``reset()``) and attributes (``output_map``, ``batch_size``,
+``size``/``_size``), so the class derives from it and each construction site gets the EpochIterator's
+arguments, as a plain ``DALIClassificationIterator(...)`` call would (``["data", "label"]`` inserted,
+``LastBatchPolicy.PARTIAL`` -> ``"PARTIAL"``)::
+
+    class Loader(DALIClassificationIterator):         class Loader(EpochIterator):
+        def __init__(self, *args, **kwargs):              def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)      ->         super().__init__(*args, **kwargs)
+
+        def __next__(self):                               def __next__(self):
+            out = super().__next__()[0]                       out = super().__next__()[0]
+            return [out[k] for k in self.output_map]          return [out[k] for k in self.output_map]
+
+    loader = Loader(pipe, reader_name="Reader",        loader = Loader(pipe, ["data", "label"], reader_name="Reader",
+        last_batch_policy=LastBatchPolicy.PARTIAL)         last_batch_policy="PARTIAL")
+
+Supported: no ``__init__`` or one that forwards ``(*args, **kwargs)`` unchanged, ``super()`` calls of those
+methods, and ``self.`` reads of those attributes or of what the subclass itself defines; every construction
+site a call whose pipelines the migration writes as ReaderStreams (they answer the epoch size at run time).
+Anything else (the plugin's private state such as ``self._pipes``, an ``__init__`` with arguments of its own,
+a construction site the tool cannot follow) keeps the class, its construction sites and its pipelines in
+pipeline mode, with a marker on the class that names the reason (DM212).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ..walk import walk
+from .model import code_of
+
+# The iterator classes a subclass may derive from -> the output map the plugin fixes (None: the caller's).
+BASES = {"nvidia.dali.plugin.pytorch.DALIGenericIterator": None,
+         "nvidia.dali.plugin.pytorch.DALIClassificationIterator": ["data", "label"]}
+SUPER_METHODS = frozenset({"__init__", "__next__", "__iter__", "__len__", "reset"})
+ATTRIBUTES = frozenset({"output_map", "batch_size", "size", "_size", "reset", "__next__", "__iter__", "__len__"})
+
+
+@dataclass
+class IteratorSubclass:
+    name: str
+    node: cst.ClassDef
+    base: str  # the plugin class it derives from (its qualified name)
+    problem: str | None = None  # why it stays in pipeline mode
+    sites: list = field(default_factory=list)  # the calls that construct it
+
+    @property
+    def which(self) -> str:
+        return self.base.rsplit(".", 1)[-1]
+
+    @property
+    def fixed_map(self):
+        return BASES[self.base]
+
+
+class _Find(cst.CSTVisitor):
+    def __init__(self, imports):
+        self.imports = imports
+        self.found: dict[str, IteratorSubclass] = {}
+        self.calls: list[cst.Call] = []
+
+    def visit_ClassDef(self, node):
+        for base in node.bases:
+            qualname = self.imports.qualname(base.value)
+            if qualname in BASES:
+                self.found[node.name.value] = IteratorSubclass(node.name.value, node, qualname)
+
+    def visit_Call(self, node):
+        if isinstance(node.func, cst.Name):
+            self.calls.append(node)
+
+
+def find(module: cst.Module, imports, streams) -> dict[str, IteratorSubclass]:
+    """The module's subclasses of the PyTorch iterators, each with its construction sites and, where it stays
+    in pipeline mode, why (``streams(node)``: the migration writes the pipelines ``node`` holds as
+    ReaderStreams)."""
+    finder = _Find(imports)
+    walk(module, finder)
+    for subclass in finder.found.values():
+        subclass.sites = [c for c in finder.calls if c.func.value == subclass.name]
+        subclass.problem = _problem(subclass, streams)
+    return finder.found
+
+
+def _problem(subclass: IteratorSubclass, streams) -> str | None:
+    node = subclass.node
+    if node.keywords or any(not isinstance(b.value, (cst.Name, cst.Attribute)) for b in node.bases):
+        return "its bases are not plain names"
+    uses = _SelfUses()
+    walk(node.body, uses)
+    unsupported = sorted(uses.super_methods - SUPER_METHODS)
+    if unsupported:
+        return f"it calls super().{unsupported[0]}(), which the migrated base (EpochIterator) does not have"
+    own = uses.assigned | {s.name.value for s in node.body.body if isinstance(s, cst.FunctionDef)}
+    unknown = sorted(uses.read - own - ATTRIBUTES)
+    if unknown:
+        return f"it reads self.{unknown[0]}, which the migrated base (EpochIterator) does not have"
+    init = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is not None and not _forwards(init):
+        return "its __init__ does not pass (*args, **kwargs) on to super().__init__ unchanged"
+    if not subclass.sites:
+        return "it is never constructed here"
+    for call in subclass.sites:
+        if subclass.fixed_map is None and not _gives_output_map(call):
+            return f"{code_of(call.func)}(...) gives no output_map the tool can see"
+        pipelines = _pipelines(call)
+        if pipelines is None or not all(streams(p) for p in pipelines):
+            return (f"{code_of(call.func)}(...) is given pipelines that are not migrated to ReaderStreams here (only "
+                    f"pipelines of this module whose reader the program names, e.g. with reader_name=, are)")
+    return None
+
+
+def _pipelines(call: cst.Call):
+    """The pipeline expressions of a construction site with the plugin's signature, or None."""
+    arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), None)
+    if arg is None:
+        positional = [a for a in call.args if a.keyword is None]
+        if not positional or positional[0].star:
+            return None
+        arg = positional[0].value
+    return [e.value for e in arg.elements] if isinstance(arg, (cst.List, cst.Tuple)) else [arg]
+
+
+def _gives_output_map(call: cst.Call) -> bool:
+    """A DALIGenericIterator-signature call with its output_map (the second positional argument or a keyword)."""
+    if any(a.star for a in call.args):
+        return False
+    return any(a.keyword is not None and a.keyword.value == "output_map" for a in call.args) or \
+        len([a for a in call.args if a.keyword is None]) >= 2
+
+
+def _forwards(init: cst.FunctionDef) -> bool:
+    """``def __init__(self, *args, **kwargs): ... super().__init__(*args, **kwargs)``."""
+    params = init.params
+    if len(params.params) != 1 or params.kwonly_params or params.posonly_params \
+            or not isinstance(params.star_arg, cst.Param):
+        return False
+    star, double = params.star_arg.name.value, params.star_kwarg.name.value if params.star_kwarg else None
+    calls = _SelfUses()
+    walk(init.body, calls)
+    if len(calls.super_init) != 1:
+        return False
+    args = calls.super_init[0].args
+    wanted = [("*", star)] + ([("**", double)] if double else [])
+    return [(a.star, a.value.value if isinstance(a.value, cst.Name) else None) for a in args] == wanted
+
+
+def _is_super(node) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
+
+
+class _SelfUses(cst.CSTVisitor):
+    """``self.x`` read and assigned, ``super().m`` used, and the ``super().__init__(...)`` calls."""
+
+    def __init__(self):
+        self.read: set[str] = set()
+        self.assigned: set[str] = set()
+        self.super_methods: set[str] = set()
+        self.super_init: list[cst.Call] = []
+
+    def visit_Call(self, node):
+        if isinstance(node.func, cst.Attribute) and _is_super(node.func.value) and node.func.attr.value == "__init__":
+            self.super_init.append(node)
+
+    def visit_AssignTarget(self, node):
+        target = node.target
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            self.assigned.add(target.attr.value)
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            self.read.add(node.attr.value)
+        elif _is_super(node.value):
+            self.super_methods.add(node.attr.value)
