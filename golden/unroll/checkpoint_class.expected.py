@@ -31,8 +31,10 @@ class ReaderStream:
         return self
 
     def __next__(self):
-        if self._steps is None:
-            self._steps = self.steps()
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
         return next(self._steps)
 
     def close(self):
@@ -57,7 +59,7 @@ class CkptPipe(ReaderStream):
         self.device_id = device_id
         self.seed = 12
         self.checkpoint = checkpoint
-        self.input = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, name="Reader", enable_checkpointing=True)
+        self.input = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, name="Reader", max_batch_size=self.batch_size, enable_checkpointing=True)
         self._readers = {"Reader": self.input}
 
     def steps(self):
@@ -85,7 +87,7 @@ class PlainCkptPipe(ReaderStream):
         self.device_id = None
         self.seed = None
         self.checkpoint = checkpoint
-        self.input = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, enable_checkpointing=True)
+        self.input = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, max_batch_size=self.batch_size, enable_checkpointing=True)
 
     def steps(self):
         if self.num_threads is not None and self.num_threads > ndd.get_num_threads():

@@ -31,8 +31,10 @@ class ReaderStream:
         return self
 
     def __next__(self):
-        if self._steps is None:
-            self._steps = self.steps()
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
         return next(self._steps)
 
     def close(self):
@@ -130,7 +132,7 @@ class HybridValPipe(ReaderStream):
         self.num_threads = num_threads
         self.device_id = device_id
         self.seed = 12
-        self.input = ndd.readers.File(file_root=data_dir, random_shuffle=False, name="Reader")
+        self.input = ndd.readers.File(file_root=data_dir, random_shuffle=False, name="Reader", max_batch_size=self.batch_size)
         self._readers = {"Reader": self.input}
         self.res = lambda *inputs, **kwargs: ndd.resize(*inputs, device="gpu", resize_shorter=crop + 8, **kwargs)
         self.cmnp = lambda *inputs, **kwargs: ndd.crop_mirror_normalize(*inputs, device="gpu", output_dtype=types.FLOAT,

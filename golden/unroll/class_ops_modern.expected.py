@@ -32,8 +32,10 @@ class ReaderStream:
         return self
 
     def __next__(self):
-        if self._steps is None:
-            self._steps = self.steps()
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
         return next(self._steps)
 
     def close(self):
@@ -132,7 +134,7 @@ class TrainPipe(ReaderStream):
         self.device_id = device_id
         self.seed = 12
         self.input = ndd.readers.File(file_root=data_dir, random_shuffle=True, seed=1234,
-                                      pad_last_batch=True, name="Reader")
+                                      pad_last_batch=True, name="Reader", max_batch_size=self.batch_size)
         self._readers = {"Reader": self.input}
         if dali_cpu:
             self.decode = lambda *inputs, **kwargs: ndd.decoders.image(*inputs, device="cpu", output_type=types.RGB, **kwargs)

@@ -345,8 +345,9 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         # An ops reader object: created once in __init__ (an fn reader called in define_graph moves there
         # too, _hoist_reader).
         desc.readers[0].var = f"self.{reader_attr}"
-        if unroller.d.meta_used and kwarg(desc.readers[0].call, "max_batch_size") is None:
-            # get_metadata() before the first epoch would otherwise freeze the batch size at 1
+        if kwarg(desc.readers[0].call, "max_batch_size") is None:
+            # get_metadata() (the object answers it, asked here or not) before the first epoch would otherwise
+            # freeze the batch size at 1
             desc.readers[0].call = with_kwarg(desc.readers[0].call, "max_batch_size", expr("self.batch_size"))
     elif desc.readers:
         _hoist_reader(unroller, desc, graph, attributes.names)
@@ -378,7 +379,7 @@ def _hoist_reader(unroller, desc: PipelineDesc, graph: cst.FunctionDef, attribut
         return
     attr = free_name("reader", attributes)
     reader.var = f"self.{attr}"
-    if unroller.d.meta_used and kwarg(reader.call, "max_batch_size") is None:
+    if kwarg(reader.call, "max_batch_size") is None:
         reader.call = with_kwarg(reader.call, "max_batch_size", expr("self.batch_size"))
     desc.extra["hoisted_reader"] = attr
 

@@ -67,8 +67,10 @@ class ReaderStream:
         return self
 
     def __next__(self):
-        if self._steps is None:
-            self._steps = self.steps()
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
         return next(self._steps)
 
     def close(self):

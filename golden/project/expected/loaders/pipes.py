@@ -32,8 +32,10 @@ class ReaderStream:
         return self
 
     def __next__(self):
-        if self._steps is None:
-            self._steps = self.steps()
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
         return next(self._steps)
 
     def close(self):
@@ -140,7 +142,7 @@ class ValPipe(ReaderStream):
         self.device_id = device_id
         self.seed = 5
         self.root = root
-        self.reader = ndd.readers.File(file_root=self.root, name="Reader")
+        self.reader = ndd.readers.File(file_root=self.root, name="Reader", max_batch_size=self.batch_size)
         self._readers = {"Reader": self.reader}
 
     @Prefetch(depth=2)
