@@ -956,6 +956,7 @@ class DataFlow:
         self._metadata_asked: frozenset | None = None
         self.attributes = collector.attributes
         self._pipeline_defs = collector.pipeline_defs
+        self._pipeline_classes = frozenset(collector.pipeline_classes)
         self._graph_seen: set = set()
         self._params: dict[tuple, Value | None] = {}
         self._returns: dict = {}
@@ -1329,9 +1330,10 @@ class DataFlow:
         return _NO_ORIGINS
 
     def streamable(self, origins) -> bool:
-        """Every pipeline in ``origins`` is a @pipeline_def or a `with pipe:` pipeline of this module (one the
-        migration can write as a function that returns a ReaderStream)."""
-        known = self._pipeline_defs | set(self.with_origin.values())
+        """Every pipeline in ``origins`` is a @pipeline_def, a `with pipe:` pipeline or a Pipeline subclass of this
+        module (one the migration can write as a function that returns a ReaderStream, or as a ReaderStream
+        subclass)."""
+        known = self._pipeline_defs | set(self.with_origin.values()) | self._pipeline_classes
         return bool(origins) and all(o in known for o in origins)
 
     def pipeline_functions(self, origins) -> bool:
@@ -1407,9 +1409,13 @@ class DataFlow:
         if isinstance(expr, cst.Dict):
             if not expr.elements:
                 return None
-            found = None
+            found, keys = None, _NO_ORIGINS
             for item in expr.elements:
                 found = join(found, self._eval(item.value) if isinstance(item, cst.DictElement) else UNKNOWN)
+                key = self._eval(item.key) if isinstance(item, cst.DictElement) else None
+                keys |= key[1] if key is not None else _NO_ORIGINS
+            if keys:  # pipelines (or their classes) as keys: what iterating the dict gives is not followed
+                return (TOP, keys | (found[1] if found is not None else _NO_ORIGINS))
             return None if found is None else (("map", found[0]) if found[0] not in (None, TOP) else found[0], found[1])
         if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
             found = self._eval(expr.elt)

@@ -210,7 +210,7 @@ def test_report_suggestion_follows_the_markers_case(tmp_path, monkeypatch):
         "from nvidia.dali import fn, pipeline_def\n\n"
         "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
         "def eval_pipe(root):\n"
-        "    jpegs, labels = fn.readers.file(file_root=root, name='eval_reader')\n"
+        "    jpegs, labels = fn.readers.file(file_root=root)\n"
         "    return jpegs, labels\n\n"
         "p = eval_pipe(root=find_root())\n"
         "n = p.epoch_size()\n")
@@ -218,7 +218,7 @@ def test_report_suggestion_follows_the_markers_case(tmp_path, monkeypatch):
     # eval_pipe stays in pipeline mode with its consumer (DM230 on its definition); the consumer's marker:
     (marker,) = [x for f in report.files for x in f.result.manual if x.rule != "DM230"]
     assert marker.rule == "DM212" and marker.message.startswith("p.epoch_size() not migrated: ")
-    step = 'call get_metadata()["epoch_size"] on each reader you mean, built once more with its arguments'
+    step = 'call get_metadata()["epoch_size_padded"] on each reader you mean, built once more with its arguments'
     assert marker.message.endswith(step) and marker.suggestion == step[0].upper() + step[1:] + "."
     line = next(line for line in to_markdown(report).splitlines() if "**DM212**" in line)
     assert "Suggestion: Call get_metadata()" in line and "write the loop by hand" not in line.lower()

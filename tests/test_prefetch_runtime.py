@@ -313,8 +313,39 @@ class Pipe(Pipeline):
         return fn.decoders.image(jpegs), labels
 '''
     result, messages = _findings(text)
-    assert "    @Prefetch(depth=2)\n    def __iter__(self):" in result.migrated
+    assert "    @Prefetch(depth=2)\n    def steps(self):" in result.migrated  # the generator ReaderStream starts
     assert result.migrated.count("class Prefetch:") == 1
+
+
+def test_a_dropped_pipeline_object_stops_its_prefetch_thread(image_root):
+    """A migrated Pipeline subclass is a ReaderStream that holds its prefetched steps: dropping the object (without
+    gc: its steps see it through a weak proxy, no cycle) stops their thread, as dropping a generator does."""
+    text = '''
+import nvidia.dali.fn as fn
+from nvidia.dali import Pipeline
+
+
+class Pipe(Pipeline):
+    def __init__(self, root):
+        super().__init__(batch_size=2, num_threads=1, device_id=None)
+        self.root = root
+
+    def define_graph(self):
+        jpegs, labels = fn.readers.file(file_root=self.root, name="Reader")
+        return fn.decoders.image(jpegs), labels
+'''
+    result = migrate_source(text, "pipes.py")
+    module = load(on_cpu(result.migrated), "dropped_pipeline_object")
+    pipe = module.Pipe(str(image_root))
+    assert pipe.epoch_size("Reader") > 0 and pipe.max_batch_size == 2
+    first, second = next(pipe), next(pipe)
+    assert first[0].batch_size == second[0].batch_size == 2 and len(_prefetch_threads()) == 1
+    gc.disable()
+    try:
+        del pipe
+        assert _wait_until(lambda: not _prefetch_threads())
+    finally:
+        gc.enable()
 
 
 STEPPED = '''

@@ -4,6 +4,53 @@ import numpy as np
 import nvidia.dali.experimental.dynamic as ndd
 
 
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    def __init__(self, steps, readers, batch_size):
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
+        return next(self._steps)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
+
+
 class Prefetch:
     """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
     mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
@@ -94,7 +141,7 @@ def crop_pipe(*, batch_size=2):
             yield first, tail, jpegs, labels, data.slice[0, 1:], sized.slice[0], (-xy).slice[1]
 
 
-class LegacyPipe:
+class LegacyPipe(ReaderStream):
     def __init__(self):
         self.batch_size = 2
         self.num_threads = 1
@@ -102,7 +149,7 @@ class LegacyPipe:
         self.seed = None
 
     @Prefetch(depth=2)
-    def __iter__(self):
+    def steps(self):
         if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
             ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
         if self.seed is not None:

@@ -5,16 +5,64 @@ import contextlib
 import nvidia.dali.experimental.dynamic as ndd
 
 
-class CkptPipe:
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    def __init__(self, steps, readers, batch_size):
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
+        return next(self._steps)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
+
+
+class CkptPipe(ReaderStream):
     def __init__(self, root, batch_size=4, num_threads=2, device_id=None, checkpoint=None):
         self.batch_size = batch_size
         self.num_threads = num_threads
         self.device_id = device_id
         self.seed = 12
         self.checkpoint = checkpoint
-        self.input = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, name="Reader", enable_checkpointing=True)
+        self.input = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, name="Reader", max_batch_size=self.batch_size, enable_checkpointing=True)
+        self._readers = {"Reader": self.input}
 
-    def __iter__(self):
+    def steps(self):
         with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
             if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
                 ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
@@ -30,7 +78,7 @@ class CkptPipe:
                     yield ndd.rotate(images, angle=angle, keep_size=True), labels, angle
 
 
-class PlainCkptPipe:
+class PlainCkptPipe(ReaderStream):
     """enable_checkpointing without a checkpoint parameter: __init__ gets one."""
 
     def __init__(self, root, *, checkpoint=None):
@@ -39,9 +87,9 @@ class PlainCkptPipe:
         self.device_id = None
         self.seed = None
         self.checkpoint = checkpoint
-        self.input = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, enable_checkpointing=True)
+        self.input = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, max_batch_size=self.batch_size, enable_checkpointing=True)
 
-    def __iter__(self):
+    def steps(self):
         if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
             ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
         # checkpointing: readers and RNGs registered by name before the first next_epoch (restored if loaded)
@@ -54,7 +102,7 @@ class PlainCkptPipe:
 
 def run_and_save(root, steps):
     pipe_checkpoint = ndd.checkpoint.Checkpoint()
-    pipe = iter(CkptPipe(root, checkpoint=pipe_checkpoint))
+    pipe = CkptPipe(root, checkpoint=pipe_checkpoint)
     outputs = [next(pipe) for _ in range(steps)]
     pipe_checkpoint.collect()
     return outputs, pipe_checkpoint.serialize()
@@ -64,13 +112,13 @@ def resume(root, saved, steps):
     pipe_checkpoint = ndd.checkpoint.Checkpoint()
     if saved is not None:
         pipe_checkpoint.deserialize(saved)
-    pipe = iter(CkptPipe(root, checkpoint=pipe_checkpoint))
+    pipe = CkptPipe(root, checkpoint=pipe_checkpoint)
     return [next(pipe) for _ in range(steps)]
 
 
 def plain_save(root, steps):
     pipe_checkpoint = ndd.checkpoint.Checkpoint()
-    pipe = iter(PlainCkptPipe(root, checkpoint=pipe_checkpoint))
+    pipe = PlainCkptPipe(root, checkpoint=pipe_checkpoint)
     outputs = [next(pipe) for _ in range(steps)]
     pipe_checkpoint.collect()
     return outputs, pipe_checkpoint.serialize()

@@ -5,6 +5,53 @@ import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 
 
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    def __init__(self, steps, readers, batch_size):
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
+        return next(self._steps)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
+
+
 class Prefetch:
     """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
     mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
@@ -79,13 +126,14 @@ class Prefetch:
         return prefetched
 
 
-class HybridValPipe:
+class HybridValPipe(ReaderStream):
     def __init__(self, batch_size, num_threads, device_id, data_dir, crop):
         self.batch_size = batch_size
         self.num_threads = num_threads
         self.device_id = device_id
         self.seed = 12
-        self.input = ndd.readers.File(file_root=data_dir, random_shuffle=False, name="Reader")
+        self.input = ndd.readers.File(file_root=data_dir, random_shuffle=False, name="Reader", max_batch_size=self.batch_size)
+        self._readers = {"Reader": self.input}
         self.res = lambda *inputs, **kwargs: ndd.resize(*inputs, device="gpu", resize_shorter=crop + 8, **kwargs)
         self.cmnp = lambda *inputs, **kwargs: ndd.crop_mirror_normalize(*inputs, device="gpu", output_dtype=types.FLOAT,
                                             output_layout=types.NCHW, crop=(crop, crop),
@@ -93,7 +141,7 @@ class HybridValPipe:
                                             std=[255.0, 255.0, 255.0], **kwargs)
 
     @Prefetch(depth=2)
-    def __iter__(self):
+    def steps(self):
         with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
             if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
                 ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
@@ -108,5 +156,5 @@ class HybridValPipe:
 
 
 def collect(data_dir, steps):
-    pipe = iter(HybridValPipe(batch_size=4, num_threads=2, device_id=0, data_dir=data_dir, crop=24))
+    pipe = HybridValPipe(batch_size=4, num_threads=2, device_id=0, data_dir=data_dir, crop=24)
     return [next(pipe) for _ in range(steps)]

@@ -154,31 +154,49 @@ class EpochIterator:
 
 class ReaderStream:
     """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
-    epoch_size(name), reader_meta(name) and max_batch_size answer as the pipeline did.
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
 
     Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
-    asked for before the first step (DALI 2.4.0).
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on.
     """
+
+    _steps = None
+    _readers = {}  # {name: reader}
 
     def __init__(self, steps, readers, batch_size):
         self._steps = steps
-        self._readers = readers  # {name: reader}
-        self.max_batch_size = self.batch_size = batch_size
+        self._readers = readers
+        self.batch_size = batch_size
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
 
     def __iter__(self):
         return self
 
     def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
         return next(self._steps)
 
     def close(self):
-        self._steps.close()
+        if self._steps is not None:
+            self._steps.close()
 
-    def reader_meta(self, name):
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
         return self._readers[name].get_metadata()
 
-    def epoch_size(self, name):
-        return self.reader_meta(name)["epoch_size"]
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
 
 
 class Prefetch:

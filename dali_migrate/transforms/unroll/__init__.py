@@ -32,7 +32,7 @@ After (rename and arguments then turn the remaining fn.* into ndd.*)::
     images, labels = next(pipe)
 
 The shape is the contract with the harness (BRIEF.md): a pipeline becomes a generator (or, for a
-Pipeline subclass, a class whose ``__iter__`` is one) that yields one tuple per former
+Pipeline subclass, a ReaderStream class whose ``steps()`` is one) that yields one tuple per former
 ``pipe.run()``; ``while True`` around ``next_epoch`` keeps the run() sample stream across epochs.
 What cannot be unrolled faithfully is marked and recorded in ``ctx.facts["keep_pipeline_mode"]``.
 """

@@ -19,7 +19,7 @@ gives), but ``next_epoch`` then yields a whole epoch's count of batches from the
 move (ndd-facts §8); both are reported.
 
 ``Pipeline`` subclasses get the same shape: ``__init__`` takes ``checkpoint=None`` (or keeps the parameter
-it forwarded to ``Pipeline(checkpoint=...)``) into ``self.checkpoint``, and ``__iter__`` registers the
+it forwarded to ``Pipeline(checkpoint=...)``) into ``self.checkpoint``, and ``steps()`` registers the
 readers and RNGs before its first ``next_epoch``. A ``with pipe:`` generator ``<pipe>_steps`` takes
 ``checkpoint=``; a factory that returns it forwards its own ``checkpoint`` parameter (added when missing).
 """

@@ -1,10 +1,12 @@
 """Pipeline subclasses with define_graph, and the legacy ``ops.*`` objects they hold.
 
-``class P(Pipeline)`` becomes a plain class with the same ``__init__`` signature: ``super().__init__``
-turns into attributes (batch_size, num_threads, device_id, seed), the reader ops object into the ndd
-reader (created once, in ``__init__``), and ``define_graph`` into ``__iter__``, a generator that yields
-one step per former ``pipe.run()``. Other ops objects become ndd calls with the same arguments: inline
-in ``__iter__`` when their arguments are constants, else a lambda built in ``__init__`` (so arguments
+``class P(Pipeline)`` becomes ``class P(ReaderStream)`` with the same ``__init__`` signature:
+``super().__init__`` turns into attributes (batch_size, num_threads, device_id, seed), the reader ops object
+into the ndd reader (created once, in ``__init__``, and listed by its name in ``self._readers``), and
+``define_graph`` into a generator that yields one step per former ``pipe.run()``. The instance is the
+pipeline, as before: ``next(pipe)`` gives the next step, and ``epoch_size``/``reader_meta``/``max_batch_size``
+answer from its reader (``stream.py``). Other ops objects become ndd calls with the same arguments: inline
+in ``steps`` when their arguments are constants, else a lambda built in ``__init__`` (so arguments
 computed there keep their values, as the ops object kept them). Removed classes such as
 ``ops.nvJPEGDecoder`` or ``ops.FileReader`` map through the op table.
 """
@@ -15,14 +17,17 @@ import libcst as cst
 
 from ..walk import transform, walk
 from ... import optable
-from ...names import dotted
+from ...dataflow import STREAM_CLASS
+from ...names import dotted, free_name
 from . import checkpoints, rules
 from .graph import (_uses_name, Env, build_graph, device_statement, loop_statements, output_elements, seeding_statements,
                     thread_statement)
-from .model import (PIPELINE_CLS, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path, stmt, with_kwarg,
-                    without_kwargs, ndd_attr, literal_value)
+from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
+                    stmt, with_kwarg, without_kwargs, ndd_attr, literal_value)
 
 PIPELINE_ONLY_METHODS = ("iter_setup", "feed_input")
+STEPS_METHOD = "steps"  # the generator ReaderStream.__next__ starts (stream.SOURCE)
+_STREAM_ATTRIBUTES = (STEPS_METHOD, "_steps", "_readers")  # what ReaderStream defines
 _POSITIONAL = ("batch_size", "num_threads", "device_id", "seed", "exec_pipelined", "prefetch_queue_depth",
                "exec_async", "bytes_per_sample", "set_affinity", "max_streams", "default_cuda_stream_priority")
 NON_READER_DROPPED = ("name", "preserve", "bytes_per_sample_hint")
@@ -203,50 +208,109 @@ class _SelfTargets(cst.CSTVisitor):
                 self._collect(e.value)
 
 
-def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
-    imports = unroller.ctx.imports
-    methods = _methods(node)
-    for name in PIPELINE_ONLY_METHODS:
-        if name in methods:
-            raise CannotUnroll(f"{name}() feeds the pipeline from Python; pass the data to the ndd ops instead",
-                               methods[name])
-    init, graph = methods.get("__init__"), methods.get("define_graph")
-    if init is None or graph is None:
-        raise CannotUnroll("a Pipeline subclass without __init__ and define_graph", node)
-    super_call = None
-    for statement in init.body.body:
-        super_call = _super_init(statement, node.name.value, imports)
-        if super_call is not None:
-            super_statement = statement
-            break
-    if super_call is None:
-        raise CannotUnroll("no super().__init__(...) call in __init__", init)
-    config = _config(super_call[1])
-    unroller._check_config(node.name.value, config, node)
+def _chain(unroller, node: cst.ClassDef) -> list[cst.ClassDef]:
+    """The class and its Pipeline-subclass ancestors in this module, nearest first, ending with the one that
+    derives from Pipeline itself."""
+    classes = unroller.d.classes
+    chain = [node]
+    while True:
+        parent = next((classes[b.value.value] for b in chain[-1].bases if isinstance(b.value, cst.Name)
+                       and classes.get(b.value.value) is not None and classes[b.value.value] not in chain), None)
+        if parent is None:
+            return chain
+        chain.append(parent)
 
+
+def _hierarchy(unroller, node: cst.ClassDef) -> tuple[list[cst.ClassDef], list[cst.ClassDef]]:
+    """(``_chain``; the module's classes that derive from this one)."""
+    return _chain(unroller, node), [c for c in unroller.d.classes.values() if node in _chain(unroller, c)[1:]]
+
+
+def _collect_objects(imports, init, hierarchy: bool) -> dict[str, _OpsObject]:
+    """The ops objects ``init`` assigns to self. In a class hierarchy every non-reader one stays an object (a
+    lambda): other classes' methods may call it."""
     collector = _OpsCollector(imports)
+    if init is None:
+        return {}
     walk(init, collector)
-    objects = collector.found
     init_names = collector.locals | {p.name.value for p in init.params.params} - {"self"}
-    for obj in objects.values():
+    for obj in collector.found.values():
         if obj.is_reader:
             if not obj.top_level:
                 raise CannotUnroll(f"the reader self.{obj.attr} is created conditionally", obj.statement)
             continue
         free = NameReads()
         walk(obj.call, free)
-        obj.inline = obj.top_level and not (free.names & (init_names | {"self"}))
+        obj.inline = obj.top_level and not hierarchy and not (free.names & (init_names | {"self"}))
+    return collector.found
 
+
+def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
+    """A Pipeline subclass, alone or in a hierarchy of this module's classes: the one that derives from
+    Pipeline (its ``super().__init__`` gives the pipeline options), a base class without define_graph that
+    builds shared ops and helpers (``base``), a subclass that adds its reader and define_graph."""
+    imports = unroller.ctx.imports
+    chain, subclasses = _hierarchy(unroller, node)
+    hierarchy = len(chain) > 1 or bool(subclasses)
+    methods = {}
+    for cls in reversed(chain):
+        methods.update(_methods(cls))
+    own = _methods(node)
+    for name in PIPELINE_ONLY_METHODS:
+        if name in methods:
+            raise CannotUnroll(f"{name}() feeds the pipeline from Python; pass the data to the ndd ops instead",
+                               methods[name])
+    attributes = _SelfAttributes()
+    for cls in {*chain, *subclasses}:
+        walk(cls, attributes)
+    taken = (attributes.names | set(methods)) & set(_STREAM_ATTRIBUTES)
+    if taken:
+        raise CannotUnroll(f"the class has its own {', '.join(sorted(taken))}, which the migrated class (a "
+                           f"{STREAM_CLASS}) defines", node)
+    root_init, graph = _methods(chain[-1]).get("__init__"), methods.get("define_graph")
+    base = graph is None and any("define_graph" in _methods(c) for c in subclasses)
+    if root_init is None or graph is None and not base:
+        raise CannotUnroll("a Pipeline subclass without __init__ and define_graph", node)
+    super_call = None
+    for statement in root_init.body.body:
+        super_call = _super_init(statement, chain[-1].name.value, imports)
+        if super_call is not None:
+            super_statement = statement if chain[-1] is node else None
+            break
+    if super_call is None:
+        raise CannotUnroll("no super().__init__(...) call in __init__", root_init)
+    config = _config(super_call[1])
+    unroller._check_config(node.name.value, config, node)
+    if hierarchy and checkpoints.enabled(config):
+        raise CannotUnroll("a checkpointed Pipeline class hierarchy", node)
+
+    init = own.get("__init__")
+    objects = _collect_objects(imports, init, hierarchy)
+    inherited = {}  # the ancestors' ops objects, which this class's methods call too
+    for cls in reversed(chain[1:]):
+        inherited.update(_collect_objects(imports, _methods(cls).get("__init__"), hierarchy))
+    if any(obj.is_reader for obj in inherited.values()):
+        raise CannotUnroll("a reader created in a base class's __init__", node)
+    env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
+              rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
+    callable_objects = {**inherited, **objects}
+    desc = PipelineDesc(name=node.name.value, style="class", node=node, config=config)
+    # a random ops object, called by a helper method too: the pipeline seed applies to it
+    desc.has_random = hierarchy and any(obj.entry.get("random") for obj in callable_objects.values())
+    nearest_init = next((_methods(c)["__init__"] for c in chain if "__init__" in _methods(c)), root_init)
+    desc.params = [p.name.value for p in nearest_init.params.params][1:]
+    desc.extra.update(objects=objects, super_statement=super_statement, reader_attr=None, base=base,
+                      helpers=_GraphCalls(callable_objects, set(), env))
+    if base:
+        return desc
     statements = list(graph.body.body)
     if not statements or not (isinstance(statements[-1], cst.SimpleStatementLine)
                               and isinstance(statements[-1].body[0], cst.Return)):
         raise CannotUnroll("define_graph does not end with `return <outputs>`", graph)
     targets = _SelfTargets()
     walk(graph, targets)
-    local_attrs = targets.names - set(objects)
-    env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
-              rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
-    rewriter = _GraphCalls(objects, local_attrs, env)
+    local_attrs = targets.names - set(callable_objects)
+    rewriter = _GraphCalls(callable_objects, local_attrs, env)
     reader_attr = None
     converted = []
     for statement in statements:
@@ -273,22 +337,51 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
             unroller.ctx.positions.setdefault(new, unroller.ctx.positions[statement])
         converted.append(new)
     outputs = output_elements(converted[-1].body[0].value)
-    desc = PipelineDesc(name=node.name.value, style="class", node=node, config=config)
-    desc.params = [p.name.value for p in init.params.params][1:]
     build_graph(desc, converted[:-1], outputs, env, closing=converted[-1])
     if desc.pre:
         desc.loop = desc.pre + desc.loop  # nothing runs "before the reader" in a define_graph
         desc.pre = []
     if desc.readers and reader_attr is not None:
-        # An ops reader object: created once in __init__. An fn reader called in define_graph stays a
-        # local of __iter__, created before its epoch loop (iter() is called once per consumer).
+        # An ops reader object: created once in __init__ (an fn reader called in define_graph moves there
+        # too, _hoist_reader).
         desc.readers[0].var = f"self.{reader_attr}"
-        if unroller.d.meta_used and kwarg(desc.readers[0].call, "max_batch_size") is None:
-            # get_metadata() before the first epoch would otherwise freeze the batch size at 1
+        if kwarg(desc.readers[0].call, "max_batch_size") is None:
+            # get_metadata() (the object answers it, asked here or not) before the first epoch would otherwise
+            # freeze the batch size at 1
             desc.readers[0].call = with_kwarg(desc.readers[0].call, "max_batch_size", expr("self.batch_size"))
-    desc.extra.update(objects=objects, super_statement=super_statement, reader_attr=reader_attr)
-    _checkpointing(desc, init, objects)
+    elif desc.readers:
+        _hoist_reader(unroller, desc, graph, attributes.names)
+    desc.extra.update(reader_attr=reader_attr, graph=graph)
+    if init is not None:
+        _checkpointing(desc, init, objects)
     return desc
+
+
+class _SelfAttributes(cst.CSTVisitor):
+    def __init__(self):
+        self.names: set[str] = set()
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            self.names.add(node.attr.value)
+
+
+def _hoist_reader(unroller, desc: PipelineDesc, graph: cst.FunctionDef, attributes: set[str]) -> None:
+    """An fn reader called in define_graph is created at the end of ``__init__`` instead, as an ops reader object
+    is: the object answers epoch_size()/reader_meta() before its first step, as the built pipeline did. Only
+    when its arguments read nothing that define_graph computes (self's attributes and module names are the same
+    at the end of ``__init__`` as when build() called define_graph); otherwise it stays a local of the steps."""
+    reader = desc.readers[0]
+    reads, bound = NameReads(), AssignedNames()
+    walk(reader.call, reads)
+    walk(graph, bound)
+    if reads.names & bound.names:
+        return
+    attr = free_name("reader", attributes)
+    reader.var = f"self.{attr}"
+    if kwarg(reader.call, "max_batch_size") is None:
+        reader.call = with_kwarg(reader.call, "max_batch_size", expr("self.batch_size"))
+    desc.extra["hoisted_reader"] = attr
 
 
 def _checkpointing(desc: PipelineDesc, init: cst.FunctionDef, objects) -> None:
@@ -355,23 +448,32 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     objects = desc.extra["objects"]
     methods = _methods(original)
     config = desc.config
-    unroller.report(rules.UNROLL.id, f"class {desc.name}(Pipeline) -> a plain class whose __iter__ yields one "
-                    f"step per pipe.run()", original)
-    unroller._report_config(desc, original)
-    attributes = []
-    for name in ("batch_size", "num_threads", "device_id", "seed"):
-        value = config.get(name)
-        if name == "seed" and value is not None and literal_value(value) == -1:
-            value = None
-        attributes.append(stmt(f"self.{name} = {code_of(value) if value is not None else 'None'}\n"))
-    if desc.extra.get("checkpoint"):
-        attributes.append(stmt(f"self.{checkpoints.PARAM} = {desc.extra['checkpoint_param']}\n"))
-    replacements = {desc.extra["super_statement"]: attributes}
+    if desc.extra["base"]:
+        unroller.report(rules.UNROLL.id, f"class {desc.name} (the base of Pipeline subclasses, without define_graph) "
+                        f"-> a {STREAM_CLASS} base: its ops objects become ndd calls, its subclasses' steps() "
+                        f"yield the steps", original)
+    else:
+        unroller.report(rules.UNROLL.id, f"class {desc.name} -> a {STREAM_CLASS} whose steps() generator yields one "
+                        f"step per pipe.run()", original)
+    replacements = {}
+    if desc.extra["super_statement"] is not None:  # the class that derives from Pipeline itself
+        unroller._report_config(desc, original)
+        attributes = []
+        for name in ("batch_size", "num_threads", "device_id", "seed"):
+            value = config.get(name)
+            if name == "seed" and value is not None and literal_value(value) == -1:
+                value = None
+            attributes.append(stmt(f"self.{name} = {code_of(value) if value is not None else 'None'}\n"))
+        if desc.extra.get("checkpoint"):
+            attributes.append(stmt(f"self.{checkpoints.PARAM} = {desc.extra['checkpoint_param']}\n"))
+        replacements[desc.extra["super_statement"]] = attributes
     for obj in objects.values():
         if obj.is_reader:
             if obj.attr == desc.extra["reader_attr"]:
                 reader = desc.readers[0]
                 replacements[obj.statement] = [stmt(f"self.{obj.attr} = {code_of(reader.call)}\n")]
+                if reader.name is not None:
+                    replacements[obj.statement].append(_readers_statement(reader.name, obj.attr))
             continue
         if obj.inline:
             replacements[obj.statement] = []
@@ -380,7 +482,18 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
             replacements[statement] = _lambda_statement(unroller, obj, call, statement, desc)
         unroller.report(rules.UNROLL.id, f"ops object self.{obj.attr} ({obj.fn_path}) -> an ndd call with the same "
                         f"arguments (a lambda: its arguments are computed in __init__)", obj.statement)
-    init = transform(methods["__init__"], _InitRewrite(replacements), layout=False)
+    init = methods.get("__init__")
+    hoisted = desc.extra.get("hoisted_reader")
+    if init is None and hoisted is not None:  # a subclass with only define_graph: its reader needs an __init__
+        init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+    elif init is not None:
+        init = transform(init, _InitRewrite(replacements), layout=False)
+    if hoisted is not None:
+        reader = desc.readers[0]
+        created = [stmt(f"self.{hoisted} = {code_of(reader.call)}\n")]
+        if reader.name is not None:
+            created.append(_readers_statement(reader.name, hoisted))
+        init = init.with_changes(body=init.body.with_changes(body=[*init.body.body, *created]))
     if desc.extra.get("checkpoint_added"):
         param = cst.Param(cst.Name(checkpoints.PARAM), default=cst.Name("None"),
                           equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
@@ -390,11 +503,23 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         init = init.with_changes(params=params.with_changes(star_arg=star,
                                                             kwonly_params=[*params.kwonly_params, param]))
 
+    helpers = desc.extra["helpers"]  # the other methods: calls of the ops objects they make, as in define_graph
+    new_body = [transform(s, helpers, layout=False) if isinstance(s, cst.FunctionDef) and s.name.value not in (
+        "__init__", "define_graph") else s for s in updated.body.body]
+    if init is not None and "__init__" not in methods:
+        if new_body and not new_body[0].leading_lines:
+            new_body[0] = new_body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        new_body.insert(0, init)
+    new_body = [init if isinstance(s, cst.FunctionDef) and s.name.value == "__init__" else s for s in new_body]
+    if desc.extra["base"]:
+        return updated.with_changes(bases=stream_bases(unroller, updated),
+                                    body=updated.body.with_changes(body=new_body))
+
     env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
               rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
     body = [thread_statement("self.num_threads"), *seeding_statements(desc, env, config.get("seed"))]
     steps = loop_statements(desc, env)
-    if desc.readers and desc.extra["reader_attr"] is not None:
+    if desc.readers and (desc.extra["reader_attr"] is not None or hoisted is not None):
         steps = [s for s in steps if not _assigns(s, desc.readers[0].var)]
     if desc.extra.get("checkpoint"):
         objects = checkpoints.stateful_objects(desc, unroller.d.rng_mode, _uses_name(desc, "rng"))
@@ -403,25 +528,29 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     device = unroller.device_of(desc)
     if device is not None:
         body = [device_statement(device, body, unroller.ctx)]
-    graph = methods["define_graph"]
-    iterator = graph.with_changes(name=cst.Name("__iter__"), body=graph.body.with_changes(body=body),
-                                  decorators=[*graph.decorators, *unroller.prefetch_decorators(desc, original)])
+    graph = desc.extra["graph"]
+    steps = graph.with_changes(name=cst.Name(STEPS_METHOD), body=graph.body.with_changes(body=body),
+                               decorators=[*graph.decorators, *unroller.prefetch_decorators(desc, original)])
+    new_body = [steps.with_changes(leading_lines=s.leading_lines) if isinstance(s, cst.FunctionDef)
+                and s.name.value == "define_graph" else s for s in new_body]
+    if "define_graph" not in methods:  # inherited: this class yields the steps of its base's define_graph
+        new_body.append(steps.with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
+    return updated.with_changes(bases=stream_bases(unroller, updated), body=updated.body.with_changes(body=new_body))
 
-    new_body = []
-    for statement in updated.body.body:
-        if isinstance(statement, cst.FunctionDef) and statement.name.value == "__init__":
-            new_body.append(init)
-        elif isinstance(statement, cst.FunctionDef) and statement.name.value == "define_graph":
-            new_body.append(iterator)
-        else:
-            new_body.append(statement)
-    bases = [b for b in updated.bases if unroller.ctx.imports.qualname(b.value) != PIPELINE_CLS]
-    changes = {"bases": bases, "body": updated.body.with_changes(body=new_body)}
-    if not bases:
-        changes.update(lpar=cst.MaybeSentinel.DEFAULT, rpar=cst.MaybeSentinel.DEFAULT)
-    else:
-        bases[-1] = bases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    return updated.with_changes(**changes)
+
+def stream_bases(unroller, updated: cst.ClassDef) -> list[cst.Arg]:
+    """The class's bases with ``Pipeline`` replaced by ``ReaderStream``: an instance is an iterator over the
+    steps its define_graph() generator yields (``next(pipe)`` for ``pipe.run()``) that answers epoch_size(),
+    reader_meta() and max_batch_size at run time, wherever the object goes (a factory, a list, an attribute);
+    its define_graph is the generator ``steps`` that ReaderStream calls."""
+    unroller.need_stream = True
+    return [b.with_changes(value=cst.Name(STREAM_CLASS)) if unroller.ctx.imports.qualname(b.value) == PIPELINE_CLS
+            else b for b in updated.bases]
+
+
+def _readers_statement(name: str, attr: str) -> cst.BaseStatement:
+    """``self._readers``: the reader by its name, which epoch_size(name)/reader_meta(name) ask (ReaderStream)."""
+    return stmt(f"self._readers = {{{repr(name).replace(chr(39), chr(34))}: self.{attr}}}\n")
 
 
 def _lambda_statement(unroller, obj, call, statement, desc):

@@ -14,7 +14,7 @@ import libcst as cst
 from ..walk import transform, walk
 from . import epoch_iterator, rules
 from .stream import CLASS_NAME as STREAM_CLASS
-from .model import AssignedNames, CannotUnroll, NameReads, ReaderSpec, code_of, expr, kwarg, literal_value
+from .model import AssignedNames, CannotUnroll, NameReads, ReaderSpec, code_of, expr, kwarg, literal_value, ops_path
 
 _POLICIES = ("FILL", "DROP", "PARTIAL")
 
@@ -130,18 +130,18 @@ def rewrite_reader_meta(unroller, original, call, owner, kind):
     name_arg = call.args[0].value if call.args else None
     name = literal_value(name_arg) if name_arg is not None else None
     called = f"{owner}.{method}({code_of(name_arg) if name_arg else ''})"
-    key = '["epoch_size"]' if method == "epoch_size" else ""
+    key = '["epoch_size_padded"]' if method == "epoch_size" else ""  # Pipeline.epoch_size counts the padding
     if name_arg is not None and not isinstance(name, str):
         mark_left(unroller, original, called, "its reader name is computed, so the tool cannot tell which reader "
                   "it means", f"call get_metadata(){key} on that reader, built once more with its arguments")
         return call
-    if name_arg is not None and unroller.streams(original.func.value):
+    if unroller.streams(original.func.value) and (name_arg is not None or _readers_named(unroller, original.func.value)):
         unroller.report(rules.READER_META.id, f"{called} stays: the migrated pipeline ({STREAM_CLASS}) answers it "
-                        f"from its reader at run time", original)
+                        f"from its reader{'' if name_arg is not None else 's'} at run time", original)
         return call
     if name is None and method == "epoch_size":
         mark_left(unroller, original, called, "without a reader name it returns a dict over all readers",
-                  'call get_metadata()["epoch_size"] on each reader you mean, built once more with its arguments')
+                  'call get_metadata()["epoch_size_padded"] on each reader you mean, built once more with its arguments')
         return call
     try:
         meta, _ = reader_meta_expr(unroller, owner, kind, name)
@@ -153,8 +153,36 @@ def rewrite_reader_meta(unroller, original, call, owner, kind):
         return call
     unroller.report(rules.READER_META.id, f"{owner}.{method}(...) -> reader.get_metadata()", original)
     if method == "epoch_size":
-        return cst.Subscript(value=meta, slice=[cst.SubscriptElement(cst.Index(expr('"epoch_size"')))])
+        return cst.Subscript(value=meta, slice=[cst.SubscriptElement(cst.Index(expr('"epoch_size_padded"')))])
     return meta
+
+
+def _readers_named(unroller, node) -> bool:
+    """Every reader of the pipelines ``node`` holds has a literal name=: asked without a name, its ReaderStream
+    answers for them all, by the names pipeline mode gave (an unnamed reader had a name DALI made up). Read from
+    the definition itself, which may come further down than this line; one with a legacy ops object is not
+    looked into."""
+    from .graph import _ContainsCall
+
+    for origin in unroller.ctx.facts["flow"].pipelines_in(node):
+        block = unroller.d.with_blocks.get(origin, (unroller.d.defs.get(origin),))[0]
+        if block is None:
+            return False
+        calls, ops = _ContainsCall(unroller.ctx.imports), _OpsCalls(unroller.ctx.imports)
+        walk(block, calls)
+        walk(block, ops)
+        if ops.found or any(not isinstance(literal_value(kwarg(call, "name")), str) for call in calls.readers):
+            return False
+    return True
+
+
+class _OpsCalls(cst.CSTVisitor):
+    def __init__(self, imports):
+        self.imports = imports
+        self.found = False
+
+    def visit_Call(self, node):
+        self.found = self.found or ops_path(self.imports, node.func) is not None
 
 
 def _arg(call: cst.Call, position: int, name: str):
@@ -211,11 +239,11 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map, subcla
                                    f"reader it names")
             metas = [reader_meta_expr(unroller, n, k[0], name)[0] for n, k in zip(names, kinds)]
             meta = metas[0] if len(metas) == 1 else cst.List([cst.Element(m) for m in metas])
+        policy = _policy(unroller, call)
     except CannotUnroll as e:
         mark_left(unroller, original, f"{which}(...)", e.reason, _ITERATE_BY_HAND)
         return call
 
-    policy = _policy(unroller, call)
     args = [cst.Arg(pipelines), cst.Arg(output_map), _kw("batch_size", batch_size)]
     if meta is not None:
         args.append(_kw("reader_meta", meta))
@@ -223,7 +251,7 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map, subcla
         args.extend(_size_options(unroller, original, call, which, size))
     args.extend(_epoch_options(call, policy))
     unroller.need_epoch_iterator = True
-    unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({policy}), written into "
+    unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({_shown(policy)}), written into "
                     f"this module", original)
     return cst.Call(func=cst.Name(epoch_iterator.CLASS_NAME), args=_commas(args))
 
@@ -232,7 +260,11 @@ def _iterator_over_streams(unroller, original, call, which, pipelines, output_ma
     """The iterator over migrated pipelines that answer their metadata at run time (ReaderStream): the
     EpochIterator asks the first for the batch size and, with reader_name, each for its reader's metadata
     (its shard)."""
-    policy = _policy(unroller, call)
+    try:
+        policy = _policy(unroller, call)
+    except CannotUnroll as e:
+        mark_left(unroller, original, f"{which}(...)", e.reason, _ITERATE_BY_HAND)
+        return call
     args = [cst.Arg(pipelines), cst.Arg(output_map)]
     if reader_name is not None:
         args.append(_kw("reader_name", reader_name))
@@ -242,7 +274,7 @@ def _iterator_over_streams(unroller, original, call, which, pipelines, output_ma
         asks = "its batch size"
     args.extend(_epoch_options(call, policy))
     unroller.need_epoch_iterator = True
-    unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({policy}): it asks the "
+    unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({_shown(policy)}): it asks the "
                     f"migrated pipeline ({STREAM_CLASS}) for {asks} at run time", original)
     return cst.Call(func=cst.Name(epoch_iterator.CLASS_NAME), args=_commas(args))
 
@@ -260,13 +292,13 @@ def _size_options(unroller, original, call, which, size) -> list[cst.Arg]:
     return args
 
 
-def _epoch_options(call: cst.Call, policy: str) -> list[cst.Arg]:
+def _epoch_options(call: cst.Call, policy) -> list[cst.Arg]:
     """EpochIterator's last_batch_policy= and auto_reset= for the plugin iterator ``call``."""
     args = []
     if policy == _CHOSEN:
         args.append(_kw("last_batch_policy", kwarg(call, "last_batch_policy")))
     elif policy != "FILL":
-        args.append(_kw("last_batch_policy", expr(f'"{policy}"')))
+        args.append(_kw("last_batch_policy", policy if isinstance(policy, cst.IfExp) else expr(f'"{policy}"')))
     auto_reset = kwarg(call, "auto_reset")
     if auto_reset is not None:
         value = literal_value(auto_reset)
@@ -287,26 +319,49 @@ def _policy_members_only(value) -> bool:
         and code_of(value.value).rsplit(".", 1)[-1] == "LastBatchPolicy"
 
 
-def _policy(unroller, call) -> str:
+def _bound_to_members(unroller, name: cst.Name) -> bool:
+    """Every binding of ``name`` in the enclosing function is an assignment of LastBatchPolicy members."""
+    if not unroller._functions:
+        return False
+    from .graph import _reads_and_binds
+    bindings = [s for s in unroller._functions[-1].body.body if name.value in _reads_and_binds(s)[1]]
+    return bool(bindings) and all(isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                                  and isinstance(s.body[0], cst.Assign) and _policy_members_only(s.body[0].value)
+                                  for s in bindings)
+
+
+def _policy(unroller, call):
+    """The iterator's last-batch policy: "FILL", "DROP" or "PARTIAL"; an ``IfExp`` choosing between them at
+    run time (``LastBatchPolicy.PARTIAL if validation else LastBatchPolicy.DROP`` -> ``"PARTIAL" if validation
+    else "DROP"``); or _CHOSEN, a name bound only to members (passed on as it is). CannotUnroll for one the
+    tool cannot read (a parameter): counting with another policy would change the batches."""
     policy = kwarg(call, "last_batch_policy")
     if policy is not None:
-        text = code_of(policy).rsplit(".", 1)[-1]
-        if text in _POLICIES:
-            return text
-        if isinstance(policy, cst.Name) and unroller._functions:
-            from .graph import _reads_and_binds
-            bindings = [s for s in unroller._functions[-1].body.body if policy.value in _reads_and_binds(s)[1]]
-            if bindings and all(isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
-                                and isinstance(s.body[0], cst.Assign) and _policy_members_only(s.body[0].value)
-                                for s in bindings):
-                return _CHOSEN
-        unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"last_batch_policy={code_of(policy)}: dali-migrate cannot tell "
-                      f"which LastBatchPolicy member it holds, and the migrated iterator takes the member's name "
-                      f"(\"FILL\", \"DROP\" or \"PARTIAL\")", policy)
+        if isinstance(policy, cst.Name) and _bound_to_members(unroller, policy):
+            return _CHOSEN
+        return _policy_value(policy)
     fill = kwarg(call, "fill_last_batch")
     if fill is not None and literal_value(fill) is False:
         return "PARTIAL"
     return "FILL"
+
+
+def _shown(policy) -> str:
+    return code_of(policy) if isinstance(policy, cst.CSTNode) else policy
+
+
+def _policy_value(policy: cst.BaseExpression):
+    if isinstance(policy, cst.IfExp):
+        body, orelse = _policy_value(policy.body), _policy_value(policy.orelse)
+        if body == orelse:
+            return body
+        return policy.with_changes(body=body if isinstance(body, cst.IfExp) else expr(f'"{body}"'),
+                                   orelse=orelse if isinstance(orelse, cst.IfExp) else expr(f'"{orelse}"'))
+    text = code_of(policy).rsplit(".", 1)[-1]
+    if isinstance(policy, cst.Attribute) and text in _POLICIES:
+        return text
+    raise CannotUnroll(f"last_batch_policy={code_of(policy)} is not one of the LastBatchPolicy values written out, "
+                       f"so the tool cannot tell how the epoch ends")
 
 
 def _imported_here(unroller, owner, kind):

@@ -174,13 +174,18 @@ class _Returns(cst.CSTVisitor):
 
 
 def _reader_statement(statement, imports):
-    """(targets, call, fn path) when the statement is ``targets = <reader call>``."""
+    """(targets, call, fn path, entry, copied) when the statement is ``targets = <reader call>``, or
+    ``target = <reader call>.gpu()``: a single-output reader whose output is copied to the GPU (``copied``
+    is then ``"gpu"``, the step starts with ``target = target.gpu()``)."""
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
     small = statement.body[0]
     if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.value, cst.Call):
         return None
-    call = small.value
+    call, copied = small.value, None
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "gpu" and not call.args \
+            and isinstance(call.func.value, cst.Call) and isinstance(small.targets[0].target, cst.Name):
+        call, copied = call.func.value, "gpu"
     path = fn_path(imports, call.func)
     kind = "fn"
     if path is None:
@@ -191,7 +196,7 @@ def _reader_statement(statement, imports):
     fn_name, entry = (op_entry(path) if kind == "fn" else ndd_entry(path))
     if not entry or entry.get("kind") != "reader":
         return None
-    return small.targets[0].target, call, fn_name, entry
+    return small.targets[0].target, call, fn_name, entry, copied
 
 
 def make_reader(call: cst.Call, fn_name: str, entry: dict, target, env: Env, desc: PipelineDesc,
@@ -344,12 +349,15 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             continue
         found = parsed[i]
         if found is not None:
-            target, call, fn_name, entry = found
+            target, call, fn_name, entry, copied = found
             var = f"{env.prefix}reader" + (f"_{len(desc.readers) + 1}" if desc.readers else "")
             desc.readers.append(make_reader(call, fn_name, entry, target, env, desc, var, statement))
             env.report(rules.READER_ONCE.id,
                          f"ndd.{entry['ndd']} is created once and iterated with "
                          f"{var}.next_epoch(batch_size={env.batch_size})", statement)
+            if copied is not None:  # the reader's output copied to the GPU: the same copy, first in the step
+                desc.loop.append(stmt(f"{target.value} = {target.value}.{copied}()\n"))
+                step_names.add(target.value)
             continue
         if not facts[i].calls.found and not reads & step_names and not binds & read_by_steps:
             # plain Python that uses no pipeline data: the pipeline body ran it once, at definition
@@ -459,8 +467,9 @@ def _single_output_kind(expr: cst.BaseExpression, statements, single_names=froze
         if any(_is_sequence(v) for v in values):
             return "unknown"
         return "single"
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
-        return "unknown"  # a helper function: it may return several DataNodes
+    if isinstance(expr, cst.Call) and (isinstance(expr.func, cst.Name) or isinstance(expr.func, cst.Attribute) and
+                                       isinstance(expr.func.value, cst.Name) and expr.func.value.value == "self"):
+        return "unknown"  # a helper function or method: it may return several DataNodes
     return "single"
 
 

@@ -229,7 +229,7 @@ def inline_reader(statement, env, desc, statements):
     path = fn_path(env.ctx.imports, call.func)
     fn_name, entry = op_entry(path)
     env.ctx.facts.setdefault("inlined_reader_functions", set()).add(small.value.func.value)
-    return small.targets[0].target, call, fn_name, entry
+    return small.targets[0].target, call, fn_name, entry, None  # nothing copied: the reader's own output
 
 
 def _assigned(statement) -> set[str]:

@@ -113,7 +113,8 @@ class Discovery(cst.CSTVisitor):
 
     def visit_ClassDef(self, node):
         for base in node.bases:
-            if self.ctx.imports.qualname(base.value) == PIPELINE_CLS:
+            if self.ctx.imports.qualname(base.value) == PIPELINE_CLS or (  # or one of this module's Pipeline classes
+                    isinstance(base.value, cst.Name) and base.value.value in self.classes):
                 self.classes[node.name.value] = node
 
     def visit_With(self, node):
@@ -365,12 +366,12 @@ class Unroller(MigrationTransformer):
         styles = set()
         for origin in origins:
             desc = self.descs.get(origin)
-            if desc is not None and desc.style in ("def", "with"):
+            if desc is not None and desc.style in ("def", "with", "class"):
                 styles.add(desc.style)
             elif origin in self.with_ok:
                 styles.add("with")
             else:
-                return None  # a class (its objects are iterables, not iterators), or not unrolled
+                return None  # not unrolled
         return (styles.pop(), sorted(origins)[0]) if len(styles) == 1 else None
 
     def _pipe_kind(self, name: str):
@@ -453,6 +454,9 @@ class Unroller(MigrationTransformer):
                          and self.descs[name].readers and not self.descs[name].extra.get("checkpoint")
                          and not self.descs[name].extra.get("imported")}
         self.streamed |= {key for key in asked & self.with_ok if key not in self.with_checkpoint}
+        # a migrated Pipeline subclass is a ReaderStream itself (classes.stream_bases)
+        self.streamed |= {name for name, desc in self.descs.items() if desc.style == "class"
+                          and not desc.extra.get("checkpoint") and not desc.extra.get("imported")}
         self.imported_objects: dict[str, object] = {}
         for local, pipeline in self.d.imported().items():
             if local in self.descs or local in self.d.defs or local in self.d.classes or local in kept:
@@ -761,27 +765,6 @@ class Unroller(MigrationTransformer):
         return updated_node
 
     # -- consumers -----------------------------------------------------------------------------
-    def leave_Assign(self, original_node, updated_node):
-        """`pipe = ClassPipe(...)` used with pipe.run(): keep an iterator (the class is an iterable)."""
-        if len(original_node.targets) != 1 or not isinstance(original_node.value, cst.Call):
-            return updated_node
-        func = original_node.value.func
-        target = original_node.targets[0].target
-        name = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
-        if not (isinstance(func, cst.Name) and func.value in self.descs and self.descs[func.value].style == "class"):
-            return updated_node
-        used = self.var_methods(name)
-        if "run" in used and not used & {"epoch_size", "reader_meta"}:
-            self.report(rules.BUILD_RUN.id, f"{name} = iter({func.value}(...)): {name}.run() becomes next({name})",
-                        original_node)
-            return updated_node.with_changes(value=cst.Call(func=cst.Name("iter"), args=[cst.Arg(updated_node.value)]))
-        if "run" in used:
-            from .consumers import mark_left
-
-            mark_left(self, original_node, f"{name} = {func.value}(...)", "it is used both for reader metadata and "
-                      "for run()", f"keep {name} for the metadata and iterate steps = iter({name}) with next(steps)")
-        return updated_node
-
     @property
     def _prepend(self) -> list:
         return self.__dict__.setdefault("_prepend_list", [])

@@ -1,6 +1,6 @@
 """Consumes the project's pipelines; imports no DALI itself."""
 
-# dali-migrate: DM230 train_pipe stays in pipeline mode with everything that uses it: line 27: pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes, so its reader is not known here; build the reader 'Reader' once more with the arguments it has in train_pipe and call its get_metadata()["epoch_size"]
+# dali-migrate: DM230 train_pipe stays in pipeline mode with everything that uses it: line 27: pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes, so its reader is not known here; build the reader 'Reader' once more with the arguments it has in train_pipe and call its get_metadata()["epoch_size_padded"]
 from loaders.pipes import ValPipe, make_padded_pipe, resumable_pipe, train_pipe
 import nvidia.dali.experimental.dynamic as ndd
 
@@ -12,7 +12,7 @@ def train_steps(root, steps):
 
 
 def val_steps(root, steps):
-    pipe = iter(ValPipe(root))
+    pipe = ValPipe(root)
     return [next(pipe) for _ in range(steps)]
 
 
@@ -24,7 +24,7 @@ def padded_steps(root, steps):
 def epoch_length(root):
     pipe = train_pipe(root)
     pipe.build()
-    # dali-migrate: DM212 pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes, so its reader is not known here; build the reader 'Reader' once more with the arguments it has in train_pipe and call its get_metadata()["epoch_size"]
+    # dali-migrate: DM212 pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes, so its reader is not known here; build the reader 'Reader' once more with the arguments it has in train_pipe and call its get_metadata()["epoch_size_padded"]
     return pipe.epoch_size("Reader")
 
 

@@ -6,6 +6,53 @@ from nvidia.dali import pipeline_def
 import nvidia.dali.experimental.dynamic as ndd
 
 
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    def __init__(self, steps, readers, batch_size):
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
+        return next(self._steps)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
+
+
 class Prefetch:
     """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
     mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
@@ -80,7 +127,7 @@ class Prefetch:
         return prefetched
 
 
-# dali-migrate: DM230 train_pipe stays in pipeline mode with the rest of its unit, in another module: in train, line 27: pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes, so its reader is not known here; build the reader 'Reader' once more with the arguments it has in train_pipe and call its get_metadata()["epoch_size"]
+# dali-migrate: DM230 train_pipe stays in pipeline mode with the rest of its unit, in another module: in train, line 27: pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes, so its reader is not known here; build the reader 'Reader' once more with the arguments it has in train_pipe and call its get_metadata()["epoch_size_padded"]
 @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=3)
 def train_pipe(root, size=16):
     jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=1, name="Reader")
@@ -88,22 +135,23 @@ def train_pipe(root, size=16):
     return fn.resize(images, resize_x=size, resize_y=size), labels
 
 
-class ValPipe:
+class ValPipe(ReaderStream):
     def __init__(self, root, batch_size=4, num_threads=2, device_id=None):
         self.batch_size = batch_size
         self.num_threads = num_threads
         self.device_id = device_id
         self.seed = 5
         self.root = root
+        self.reader = ndd.readers.File(file_root=self.root, name="Reader", max_batch_size=self.batch_size)
+        self._readers = {"Reader": self.reader}
 
     @Prefetch(depth=2)
-    def __iter__(self):
+    def steps(self):
         with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
             if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
                 ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-            reader = ndd.readers.File(file_root=self.root, name="Reader")
             while True:
-                for jpegs, labels in reader.next_epoch(batch_size=self.batch_size):
+                for jpegs, labels in self.reader.next_epoch(batch_size=self.batch_size):
                     images = ndd.decoders.image(jpegs)
                     yield ndd.resize(images, resize_x=8, resize_y=8), labels
 
