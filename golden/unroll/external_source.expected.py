@@ -6,6 +6,8 @@ import nvidia.dali.fn as fn
 import nvidia.dali.types as types
 from nvidia.dali import pipeline_def
 import nvidia.dali.experimental.dynamic as ndd
+from nvidia.dali.types import BatchInfo
+from nvidia.dali.types import SampleInfo
 
 FILES = []
 BATCHES = [[np.full((2, 3), i * 10 + k, dtype=np.uint8) for k in range(2)] for i in range(3)]
@@ -92,7 +94,6 @@ def reader_and_source(root, *, batch_size=2):
 
 def per_sample(*, batch_size=2):
     source = lambda info: np.full((2,), info.idx_in_epoch)
-    from nvidia.dali.types import SampleInfo
     source_step = 0  # the iteration in the epoch, as pipeline mode counted it
     while True:
         try:
@@ -106,7 +107,6 @@ def per_sample(*, batch_size=2):
 
 def with_batch_info(*, batch_size=2):
     source = lambda info: BATCHES[info.iteration % 3]
-    from nvidia.dali.types import BatchInfo
     source_step = 0  # the iteration in the epoch, as pipeline mode counted it
     while True:
         try:

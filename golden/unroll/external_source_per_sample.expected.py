@@ -5,6 +5,8 @@ iteration number. Each stops with StopIteration part way through a batch or an e
 import numpy as np
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
+from nvidia.dali.types import BatchInfo
+from nvidia.dali.types import SampleInfo
 
 SAMPLES = 11
 
@@ -50,7 +52,6 @@ loader = ImageAndLabel(9)
 
 
 def indexed(*, batch_size=4):
-    from nvidia.dali.types import SampleInfo
     source_step = 0  # the iteration in the epoch, as pipeline mode counted it
     while True:
         try:
@@ -63,7 +64,6 @@ def indexed(*, batch_size=4):
 
 
 def loaded(crop, *, batch_size=4):
-    from nvidia.dali.types import SampleInfo
     source_step = 0  # the iteration in the epoch, as pipeline mode counted it
     while True:
         try:
@@ -100,7 +100,6 @@ def from_list(*, batch_size=4):
 
 
 def with_batch_info(*, batch_size=4):
-    from nvidia.dali.types import BatchInfo
     source_step = 0  # the iteration in the epoch, as pipeline mode counted it
     while True:
         try:

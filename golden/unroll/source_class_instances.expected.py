@@ -3,6 +3,7 @@ callable without arguments (a batch callable), one called with the sample index 
 import numpy as np
 import contextlib
 import nvidia.dali.experimental.dynamic as ndd
+from nvidia.dali.types import SampleInfo
 
 
 class Batches:
@@ -60,7 +61,6 @@ def called(*, batch_size=2, num_threads=1, device_id=None, seed=None):
 
 
 def sampled(*, batch_size=2):
-    from nvidia.dali.types import SampleInfo
     source_step = 0  # the iteration in the epoch, as pipeline mode counted it
     while True:
         try:

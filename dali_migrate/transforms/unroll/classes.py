@@ -299,8 +299,10 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     desc.has_random = hierarchy and any(obj.entry.get("random") for obj in callable_objects.values())
     nearest_init = next((_methods(c)["__init__"] for c in chain if "__init__" in _methods(c)), root_init)
     desc.params = [p.name.value for p in nearest_init.params.params][1:]
+    # the ops objects the other methods call (their rewriter is made when the class is written: an Env held
+    # here would tie the unroller, its descriptions and their trees in a reference cycle)
     desc.extra.update(objects=objects, super_statement=super_statement, reader_attr=None, base=base,
-                      helpers=_GraphCalls(callable_objects, set(), env))
+                      helper_objects=callable_objects)
     if base:
         return desc
     statements = list(graph.body.body)
@@ -503,7 +505,10 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         init = init.with_changes(params=params.with_changes(star_arg=star,
                                                             kwonly_params=[*params.kwonly_params, param]))
 
-    helpers = desc.extra["helpers"]  # the other methods: calls of the ops objects they make, as in define_graph
+    # the other methods: calls of the ops objects they make, as in define_graph
+    helpers = _GraphCalls(desc.extra["helper_objects"], set(), Env(
+        unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
+        rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter))
     new_body = [transform(s, helpers, layout=False) if isinstance(s, cst.FunctionDef) and s.name.value not in (
         "__init__", "define_graph") else s for s in updated.body.body]
     if init is not None and "__init__" not in methods:

@@ -13,6 +13,7 @@ import libcst as cst
 from ..walk import transform, walk, walk_many
 from ...findings import marker_text
 from ...names import FN, NDD, OPS, free_name
+from ..imports import request_import
 from . import checkpoints, constants, graph_functions, rules, sources
 from .model import (AssignedNames, CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
@@ -324,6 +325,9 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             else:
                 desc.loop.extend(sources.pull_statements(spec, env.batch_size))
                 setup = sources.setup_statements(spec)
+                if spec.argument in sources.INFO_CLASS:  # imported at the top, where the imports pass sees it
+                    info = sources.INFO_CLASS[spec.argument]
+                    request_import(env.ctx, info, f"from nvidia.dali.types import {info}")
                 if spec.kind == "unknown":
                     message = (f"what source={code_of(spec.source)} is (generator, iterable or callable) is not visible here: ndd.ExternalSource "
                                f"stacks a returned list into one array, so samples of different shapes fail; make "

@@ -311,8 +311,6 @@ def setup_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
                   stmt(f"{spec.var}_next = iter({spec.var}).__next__ if hasattr({spec.var}, '__iter__') else None\n"),
                   stmt(f"{spec.var}_takes_info = {spec.var}_next is None and "
                        f"len(inspect.signature({spec.var}).parameters) > 0\n")]
-    if spec.argument in INFO_CLASS:
-        found.append(stmt(f"from nvidia.dali.types import {INFO_CLASS[spec.argument]}\n"))
     if spec.argument is not None:
         found.append(stmt(f"{spec.var}_step = 0  # the iteration in the epoch, as pipeline mode counted it\n"))
     return found
