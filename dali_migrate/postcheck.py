@@ -146,7 +146,7 @@ class _Check(cst.CSTVisitor):
                                         f"pipeline mode (use .run())")
             kind = arg[0]
             if func.value == "next" and isinstance(kind, tuple) and kind[0] == "instance" and arg[1] & self.migrated \
-                    and not self.flow.has_attribute(kind[1], "__next__"):
+                    and not self.flow.has_attribute(kind[1], "__next__") and not self._helper_base_has(kind[1], "__next__"):
                 self._add(node, arg[1], f"next({_code(node.args[0].value)}): the migrated pipeline class is iterable "
                                         f"(it has __iter__), not an iterator: take next() of iter(...)")
         if isinstance(func, cst.Name) and func.value == self.epoch_iterator and node.args:
@@ -174,9 +174,22 @@ class _Check(cst.CSTVisitor):
         if owner[1] & self.kept and kind in (df.TENSORLIST, df.TENSORCPU) and attr in DYNAMIC_ONLY_DATA_METHODS:
             self._add(node, owner[1], f"{_code(node)}: a pipeline output (kept in pipeline mode) has no .{attr}")
         if isinstance(kind, tuple) and kind[0] == "instance" and owner[1] & self.migrated \
-                and attr in PIPELINE_ONLY_METHODS and not self.flow.has_attribute(kind[1], attr):
+                and attr in PIPELINE_ONLY_METHODS and not self.flow.has_attribute(kind[1], attr) \
+                and not self._helper_base_has(kind[1], attr):
             self._add(node, owner[1], f"{_code(node)}: the migrated pipeline object has no .{attr}")
         return None
+
+    def _helper_base_has(self, class_node, attr: str) -> bool:
+        """A class of the chain derives from a run-time helper imported from the helper module (a migrated
+        Pipeline subclass from ReaderStream), which defines ``attr``."""
+        from .transforms.unroll.helpers import CLASSES, class_attributes
+
+        for node in (class_node, *self.flow._bases(class_node)):
+            for base in getattr(node, "bases", ()):
+                name = base.value.value if isinstance(base.value, cst.Name) else None
+                if name in CLASSES and attr in class_attributes(name):
+                    return True
+        return False
 
     def visit_Subscript(self, node):
         self._dynamic(node)

@@ -158,3 +158,31 @@ def test_a_module_keeping_its_own_pipeline_marks_its_own_reason(tmp_path):
         assert [m.rule for m in f.manual] == ["DM220"], (f.path, [(m.rule, m.message) for m in f.manual])
         assert "another module" not in Path(f.path).read_text()
     assert not any(f.changed for f in migrate_paths([tmp_path]).files)
+
+
+def test_pipeline_classes_deriving_from_the_imported_reader_stream_pass_the_check(tmp_path):
+    # Two modules with Pipeline subclasses share the helper module: each class derives from ReaderStream
+    # imported from it, whose next() and epoch_size() the post-migration check must see (it marked them DM232).
+    body = ("from nvidia.dali import fn\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+            "class Files{k}(Pipeline):\n"
+            "    def __init__(self, root):\n"
+            "        super().__init__(batch_size=2, num_threads=1, device_id=None)\n"
+            "        self.root = root\n\n"
+            "    def define_graph(self):\n"
+            "        jpegs, labels = fn.readers.file(file_root=self.root, name=\"Reader\")\n"
+            "        return jpegs, labels\n\n\n"
+            "def count(root):\n"
+            "    pipe = Files{k}(root)\n"
+            "    pipe.build()\n"
+            "    steps = pipe.epoch_size(\"Reader\") // 2\n"
+            "    return [len(pipe.run()[1]) for _ in range(steps)]\n")
+    for k in (1, 2):
+        (tmp_path / f"files_{k}.py").write_text(body.format(k=k))
+    run = migrate_paths([tmp_path], write=True)
+    assert not run.errors
+    assert (tmp_path / "dali_dynamic_compat.py").exists()
+    for f in run.files:
+        if f.path.endswith("dali_dynamic_compat.py"):
+            continue
+        assert [m.rule for m in f.manual] == [], (f.path, [(m.rule, m.message) for m in f.manual])
+        assert "from dali_dynamic_compat import" in Path(f.path).read_text()

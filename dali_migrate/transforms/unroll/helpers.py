@@ -57,6 +57,22 @@ content is never overwritten.
 
 
 @functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=None)
+def class_attributes(name: str) -> frozenset:
+    """What the helper class ``name`` defines (methods, properties, class attributes): a migrated class that
+    derives from it, importing it from the helper module, has these."""
+    import ast
+
+    tree = ast.parse(CLASSES[name])
+    found = set()
+    for node in tree.body[0].body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.add(node.name)
+        elif isinstance(node, ast.Assign):
+            found.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return frozenset(found)
+
+
 def module_text() -> str:
     """The helper module's text: the header, then every helper class."""
     return _HEADER + "".join("\n\n" + source for source in CLASSES.values())
