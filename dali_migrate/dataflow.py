@@ -1231,6 +1231,8 @@ class DataFlow:
                 nxt = self._method_of(kind[1], "__next__")
                 found = self._returns.get(nxt) if nxt is not None else None
                 return None if found is None else (found[0], found[1] | origins)
+            if result[0] == DALI_ITERATOR:
+                return UNKNOWN  # __iter__ returns a framework iterator: framework tensors, as above
             return (element(result[0]), result[1] | origins)
         return (element(kind), origins)
 

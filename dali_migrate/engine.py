@@ -844,6 +844,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
                     grew |= kept.keep({origin}, reason)
         if not grew:
             break
+    _report_handed_on(ctx, units, kept.origins)
     if kept.origins:
         # A pipeline imported from another module is marked where it is imported.
         definitions = {**{o: _import_of(original, o) for o in shared if o not in units.definitions},
@@ -858,6 +859,20 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
 
 
 UNIT_KEPT_HERE = "DM230"
+
+
+def _report_handed_on(ctx: MigrationContext, units, kept: frozenset) -> None:
+    """An info finding where a migrated framework iterator goes to code the tool does not follow."""
+    from .transforms.unroll.epoch_iterator import CLASS_NAME
+    from .units import ITERATOR_HANDED_ON
+
+    for handed in units.handed_on:
+        if handed.origins and not handed.origins & kept:
+            where = handed.message.split(" is passed to ", 1)[-1].split(", which", 1)[0]
+            ctx.report(ITERATOR_HANDED_ON.id, f"{code_for_node(handed.node)} (a DALI framework iterator, migrated to "
+                       f"{CLASS_NAME}) is handed to {where}: it offers the plugin iterator's public API, so that code "
+                       f"computes the same if it uses only that API (and no isinstance check on the plugin class)",
+                       handed.node)
 
 
 def _graph_helpers(flow, ctx: MigrationContext, shared: dict) -> dict[str, set[str]]:

@@ -74,6 +74,20 @@ CHECK_FAILED = rule(
     suggestion="Rewrite the line the marker names by hand for dynamic mode, or keep the pipeline in pipeline "
                "mode; then run dali-migrate again.",
 )
+ITERATOR_HANDED_ON = rule(
+    "DM233", "iterator-handed-on", "info",
+    "A PyTorch or JAX DALI iterator is handed to code dali-migrate cannot follow (a library, a wrapper class of "
+    "another module, a method of an object it does not know); it migrates all the same, and the finding names "
+    "where it goes.",
+    "The migrated iterator (EpochIterator) offers the plugin iterator's public API with the plugin's values: "
+    "iteration and next(it), .next(), reset(), len(), size/_size, batch_size, output_map and _num_gpus, each "
+    "step a list of one dict of framework tensors per pipeline (docs/dali-facts.md). Code that uses only "
+    "these computes the same; anything else of the plugin (_pipes, checkpoints(), ...) raises AttributeError "
+    "there, loudly. What is not the same: isinstance(it, DALIGenericIterator) is False, and the private "
+    "_counter is 0 (not one batch) between construction and the first batch: check the named code for those.",
+    before="loader = DALIGenericIterator(pipe, [\"x\"], reader_name=\"R\")\ntrainer.fit(model, loader)",
+    after="loader = EpochIterator(pipe, [\"x\"], reader_name=\"R\")\ntrainer.fit(model, loader)",
+)
 
 # Methods with a migration (rewritten, or marked so that the unit stays whole) on each kind.
 PIPELINE_METHODS = {"build", "run", "epoch_size", "reader_meta", "checkpoint", "schedule_run", "share_outputs",
@@ -83,7 +97,9 @@ TENSORLIST_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "shape", "layout"
                       "broadcast", "reinterpret", "squeeze", "source_info", "get_property", "stream", "device_id"}
 TENSORCPU_METHODS = {"as_cpu", "shape", "layout", "ndim", "dtype", "copy_to_external", "data_ptr", "squeeze",
                      "source_info", "get_property", "stream", "device_id"}
-ITERATOR_ATTRS = {"reset", "size", "_size", "batch_size", "output_map", "__len__", "__iter__", "__next__"}
+# What the migrated iterator (EpochIterator) has with the plugin iterator's meaning (docs/dali-facts.md).
+ITERATOR_ATTRS = {"reset", "size", "_size", "batch_size", "output_map", "__len__", "__iter__", "__next__", "next",
+                  "_num_gpus"}
 # What a @pipeline_def function and the function it migrates to (a generator function, one wrapped by
 # Prefetch with functools.wraps, or one returning a ReaderStream) both have, with the same values.
 FUNCTION_ATTRS = {"__name__", "__qualname__", "__doc__", "__module__"}
@@ -201,6 +217,7 @@ class Units:
         walk(module, tagger)
         self.statement_origins: dict[cst.CSTNode, frozenset] = tagger.statement_origins
         self.escapes: list[Escape] = tagger.escapes
+        self.handed_on: list[Escape] = tagger.handed_on  # framework iterators handed to code not followed
         self.definitions: dict[str, cst.CSTNode] = tagger.definitions
         self.top_level = set(module.body)
         self.helpers: dict[cst.CSTNode, frozenset] = tagger.function_units  # graph helpers -> their pipelines
@@ -336,6 +353,7 @@ class _Tagger(cst.CSTVisitor):
         self.statement_origins: dict[cst.CSTNode, frozenset] = {}
         self.statement_contexts: list[frozenset] = []
         self.escapes: list[Escape] = []
+        self.handed_on: list[Escape] = []
         self.definitions: dict[str, cst.CSTNode] = {}
         self.existing_markers: list[tuple[cst.CSTNode, str, str]] = []
         self.foreign_calls: list[tuple[str, object, tuple]] = []  # (imported callee, argument key, value)
@@ -445,7 +463,11 @@ class _Tagger(cst.CSTVisitor):
         callee = node.func.value if isinstance(node.func, cst.Name) else None
         for arg, found_arg in moving:
             problem = self._call_problem(node, arg, found_arg)
-            if problem:
+            if problem and found_arg[0] == df.DALI_ITERATOR and not arg.star and not self._graph[-1] and (
+                    not isinstance(node.func, cst.Name) or not self.flow.is_builtin(node.func)):
+                # The migrated iterator has the plugin's public API (ITERATOR_HANDED_ON): it may go on.
+                self.handed_on.append(Escape(arg.value, found_arg[1], problem, callee))
+            elif problem:
                 self._escape(arg.value, found_arg, problem, callee)
 
     def _call_problem(self, call: cst.Call, arg: cst.Arg, found) -> str | None:
@@ -632,4 +654,4 @@ def _code(node) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-__all__ = ["Units", "Kept", "Escape", "Reason", "tracked"]
+__all__ = ["Units", "Kept", "Escape", "Reason", "tracked", "ITERATOR_HANDED_ON"]

@@ -109,14 +109,7 @@ class _PipelineModeUse(cst.CSTVisitor):
 MIGRATED_ITERATORS = (epoch_iterator.CLASS_NAME, frameworks.JAX_NAME)
 
 
-def _policy_member(imports, node) -> str | None:
-    """``X`` for a ``LastBatchPolicy.X`` reference (the plugin's enum), else None."""
-    if not isinstance(node, cst.Attribute) or node.attr.value not in ("FILL", "DROP", "PARTIAL"):
-        return None
-    qualname = imports.qualname(node.value)
-    if qualname and qualname.startswith("nvidia.dali.plugin.") and qualname.endswith(".LastBatchPolicy"):
-        return node.attr.value
-    return None
+_policy_member = epoch_iterator.policy_member
 
 
 class _PluginUses(cst.CSTVisitor):

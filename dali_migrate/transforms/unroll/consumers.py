@@ -16,8 +16,6 @@ from . import epoch_iterator, rules
 from .stream import CLASS_NAME as STREAM_CLASS
 from .model import AssignedNames, CannotUnroll, NameReads, ReaderSpec, code_of, expr, kwarg, literal_value, ops_path
 
-_POLICIES = ("FILL", "DROP", "PARTIAL")
-
 
 class _Substitute(cst.CSTTransformer):
     def __init__(self, binding):
@@ -308,38 +306,18 @@ def _epoch_options(call: cst.Call, policy) -> list[cst.Arg]:
     return args
 
 
-_CHOSEN = "chosen at run time"  # a name bound to LastBatchPolicy members (leftovers makes them strings)
-
-
-def _policy_members_only(value) -> bool:
-    """``LastBatchPolicy.X``, or a conditional expression choosing between such members."""
-    if isinstance(value, cst.IfExp):
-        return _policy_members_only(value.body) and _policy_members_only(value.orelse)
-    return isinstance(value, cst.Attribute) and value.attr.value in _POLICIES \
-        and code_of(value.value).rsplit(".", 1)[-1] == "LastBatchPolicy"
-
-
-def _bound_to_members(unroller, name: cst.Name) -> bool:
-    """Every binding of ``name`` in the enclosing function is an assignment of LastBatchPolicy members."""
-    if not unroller._functions:
-        return False
-    from .graph import _reads_and_binds
-    bindings = [s for s in unroller._functions[-1].body.body if name.value in _reads_and_binds(s)[1]]
-    return bool(bindings) and all(isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
-                                  and isinstance(s.body[0], cst.Assign) and _policy_members_only(s.body[0].value)
-                                  for s in bindings)
+_CHOSEN = "chosen at run time"  # passed on as it is: the EpochIterator takes a member or its name (a string)
 
 
 def _policy(unroller, call):
-    """The iterator's last-batch policy: "FILL", "DROP" or "PARTIAL"; an ``IfExp`` choosing between them at
-    run time (``LastBatchPolicy.PARTIAL if validation else LastBatchPolicy.DROP`` -> ``"PARTIAL" if validation
-    else "DROP"``); or _CHOSEN, a name bound only to members (passed on as it is). CannotUnroll for one the
-    tool cannot read (a parameter): counting with another policy would change the batches."""
+    """The iterator's last-batch policy: "FILL", "DROP" or "PARTIAL" where the call names a LastBatchPolicy member;
+    an ``IfExp`` choosing between members (``LastBatchPolicy.PARTIAL if validation else LastBatchPolicy.DROP`` ->
+    ``"PARTIAL" if validation else "DROP"``); else _CHOSEN: any other expression (a variable, a parameter, an
+    attribute) is passed on as it is, since the EpochIterator reads a member or its name at run time and refuses
+    anything else, as the plugin does (leftovers turns the module's members into their names)."""
     policy = kwarg(call, "last_batch_policy")
     if policy is not None:
-        if isinstance(policy, cst.Name) and _bound_to_members(unroller, policy):
-            return _CHOSEN
-        return _policy_value(policy)
+        return _policy_value(unroller.ctx.imports, policy)
     fill = kwarg(call, "fill_last_batch")
     if fill is not None and literal_value(fill) is False:
         return "PARTIAL"
@@ -350,18 +328,16 @@ def _shown(policy) -> str:
     return code_of(policy) if isinstance(policy, cst.CSTNode) else policy
 
 
-def _policy_value(policy: cst.BaseExpression):
+def _policy_value(imports, policy: cst.BaseExpression):
     if isinstance(policy, cst.IfExp):
-        body, orelse = _policy_value(policy.body), _policy_value(policy.orelse)
+        body, orelse = _policy_value(imports, policy.body), _policy_value(imports, policy.orelse)
+        if _CHOSEN in (body, orelse):
+            return _CHOSEN
         if body == orelse:
             return body
         return policy.with_changes(body=body if isinstance(body, cst.IfExp) else expr(f'"{body}"'),
                                    orelse=orelse if isinstance(orelse, cst.IfExp) else expr(f'"{orelse}"'))
-    text = code_of(policy).rsplit(".", 1)[-1]
-    if isinstance(policy, cst.Attribute) and text in _POLICIES:
-        return text
-    raise CannotUnroll(f"last_batch_policy={code_of(policy)} is not one of the LastBatchPolicy values written out, "
-                       f"so the tool cannot tell how the epoch ends")
+    return epoch_iterator.policy_member(imports, policy) or _CHOSEN
 
 
 def _imported_here(unroller, owner, kind):

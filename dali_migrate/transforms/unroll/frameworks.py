@@ -20,6 +20,7 @@ import libcst as cst
 
 from ...names import dotted
 from . import rules
+from .epoch_iterator import policy_member
 from .model import code_of, kwarg
 
 TF_NAME = "TFDataset"
@@ -199,6 +200,10 @@ def rewrite_jax_iterator(unroller, original: cst.Call, call: cst.Call) -> cst.Ba
     if policy is not None and code_of(policy).endswith("PARTIAL"):
         unroller.mark(rules.OTHER_FRAMEWORK.id, "DALIGenericIterator (jax) with last_batch_policy=PARTIAL: the JAX "
                       "plugin refuses it, so there is nothing to keep", original)
+        return call
+    if policy is not None and policy_member(unroller.ctx.imports, policy) is None:
+        unroller.mark(rules.OTHER_FRAMEWORK.id, f"DALIGenericIterator (jax) with last_batch_policy={code_of(policy)}: "
+                      f"the JAX plugin refuses PARTIAL, which this value may be at run time; name the member", original)
         return call
     rewritten = rewrite_torch_iterator(unroller, original, call, None)
     if isinstance(rewritten, cst.Call) and isinstance(rewritten.func, cst.Name) and rewritten is not call:
