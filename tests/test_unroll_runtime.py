@@ -360,3 +360,57 @@ def test_iterator_stepped_len_times_then_reset(image_root, iterator_size_pair, b
     want = original.by_length(str(image_root), batch_size, policy, epochs=4)
     got = migrated.by_length(str(image_root), batch_size, policy, epochs=4)
     assert got == want
+
+
+@pytest.fixture(scope="module")
+def handed_on_pair():
+    return pair("unroll/iterator_handed_on.py")
+
+
+def test_iterator_has_the_plugins_public_api(handed_on_pair):
+    """Every public name of the installed plugin iterator (but checkpoints(): checkpointed pipelines are not
+    migrated to ReaderStreams) is on the EpochIterator, so code it is handed to finds what it used; and the
+    migration hands it on (DM233) instead of keeping the unit."""
+    pytest.importorskip("torch")
+    from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+    _, migrated, text = handed_on_pair
+    public = {name for name in dir(DALIGenericIterator) if not name.startswith("_")}
+    assert public - {"checkpoints"} <= set(dir(migrated.EpochIterator)), public
+    assert {"next", "reset", "size"} <= public
+    assert "itertools.islice(loader, n)" in text and "DALIGenericIterator(" not in text
+
+
+@pytest.mark.parametrize("policy", ["FILL", "DROP", "PARTIAL"])
+def test_iterator_next_method_and_policy_from_a_table(image_root, handed_on_pair, policy):
+    """loader.next() len(loader) times then reset(), the policy read from a module-level table of members
+    (strings after migration): the plugin's batches, epoch by epoch."""
+    pytest.importorskip("torch")
+    original, migrated, _ = handed_on_pair
+    want = original.by_next_method(str(image_root), 3, policy, epochs=4)
+    assert migrated.by_next_method(str(image_root), 3, policy, epochs=4) == want
+
+
+@pytest.mark.parametrize("batch_size, n", [(2, 1), (2, 2), (3, 1)])
+def test_iterator_handed_to_a_library_call(image_root, handed_on_pair, batch_size, n):
+    """itertools.islice over an iterator of two sharded pipelines (policy from a parameter's default), the rest
+    of each epoch, reset(): the same steps, size and _num_gpus as the plugin's."""
+    pytest.importorskip("torch")
+    original, migrated, _ = handed_on_pair
+    want = original.first_batches(str(image_root), batch_size, n)
+    assert want[0][0] == 2
+    assert migrated.first_batches(str(image_root), batch_size, n) == want
+
+
+def test_iterator_policy_given_at_run_time(image_root, handed_on_pair):
+    """A member given by the caller works in both; a value that is not a policy is refused by both
+    (ValueError), so the migrated iterator never counts with a policy the plugin would not have taken."""
+    pytest.importorskip("torch")
+    from nvidia.dali.plugin.pytorch import LastBatchPolicy
+
+    original, migrated, _ = handed_on_pair
+    for module in (original, migrated):
+        loader = module.given_policy(str(image_root), 4, LastBatchPolicy.PARTIAL)
+        assert [len(b[0]["labels"]) for b in loader] == [4, 4, 2]
+        with pytest.raises(ValueError):
+            module.given_policy(str(image_root), 4, "LAST")

@@ -11,5 +11,5 @@ def more_files(root):
 def given_loader(root, policy):
     pipe = more_files(root)
     pipe.build()
-    # a policy from the caller: the tool cannot tell which member it is (marked, kept)
+    # a policy from the caller: passed on as it is (the migrated iterator reads a member or its name at run time)
     return DALIGenericIterator([pipe], ["jpegs", "labels"], reader_name="Reader", last_batch_policy=policy)

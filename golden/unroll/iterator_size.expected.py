@@ -20,11 +20,15 @@ class EpochIterator:
     def __init__(self, pipelines, output_map, *, batch_size=None, size=-1, reader_name=None, reader_meta=None,
                  last_batch_policy="FILL", last_batch_padded=False, auto_reset=False):
         pipelines = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
+        last_batch_policy = getattr(last_batch_policy, "name", last_batch_policy)  # the plugin's enum, or its name
+        if last_batch_policy not in ("FILL", "DROP", "PARTIAL"):
+            raise ValueError(f"Wrong value for `last_batch_policy`: {last_batch_policy!r}")
         if reader_name is not None:  # a migrated pipeline (ReaderStream) answers for its reader
             reader_meta = [pipeline.reader_meta(reader_name) for pipeline in pipelines]
         if batch_size is None:  # a ReaderStream knows its batch size
             batch_size = pipelines[0].max_batch_size
         self._pipelines = [iter(pipeline) for pipeline in pipelines]
+        self._num_gpus = len(pipelines)  # the plugin's name for the number of pipelines
         self.output_map = output_map
         self.batch_size = batch_size
         self._policy = last_batch_policy
@@ -100,6 +104,9 @@ class EpochIterator:
             keep[len(steps) - 1] = wanted % self.batch_size or None
         with self._convert_mode:
             return self._convert(steps, keep)
+
+    def next(self):
+        return self.__next__()
 
     def _convert(self, steps, keep):
         """The plugin's value for one step of each pipeline: [{name: torch.Tensor}], keep[i] samples of the i-th."""
