@@ -1310,6 +1310,9 @@ class DataFlow:
                     found |= self.pipelines_in(func.value)
                 if self.torch_iterator_call(call) and call.args and keyword(call, "reader_name") is not None:
                     found |= self.pipelines_in(call.args[0].value)
+                elif self.torch_iterator_call(call) and self.imports.qualname(call.func) not in TORCH_ITERATORS:
+                    for arg in call.args:  # a subclass's own __init__ may name the reader to its base
+                        found |= self.pipelines_in(arg.value)
             for attribute in self.attributes:
                 if attribute.attr.value in METADATA_ATTRIBUTES and attribute not in self._callees:
                     found |= self.pipelines_in(attribute.value)

@@ -414,3 +414,18 @@ def test_iterator_policy_given_at_run_time(image_root, handed_on_pair):
         assert [len(b[0]["labels"]) for b in loader] == [4, 4, 2]
         with pytest.raises(ValueError):
             module.given_policy(str(image_root), 4, "LAST")
+
+
+def test_subclass_binds_super_init_arguments_by_the_plugins_parameters():
+    """iterator_subclass.PLUGIN_PARAMETERS is the installed plugin's constructor signature, in order: a subclass's
+    positional super().__init__ arguments bind as the plugin binds them."""
+    pytest.importorskip("torch")
+    import inspect
+
+    from nvidia.dali.plugin import pytorch
+
+    from dali_migrate.transforms.unroll.iterator_subclass import PLUGIN_PARAMETERS
+
+    for qualname, names in PLUGIN_PARAMETERS.items():
+        plugin_class = getattr(pytorch, qualname.rsplit(".", 1)[1])
+        assert tuple(inspect.signature(plugin_class.__init__).parameters)[1:] == names

@@ -29,7 +29,9 @@ class EpochIterator:
         self.batch_size = batch_size
         self._policy = last_batch_policy
         self._padded = last_batch_padded
-        self._auto_reset = auto_reset
+        self._auto_reset = auto_reset is True or auto_reset == "yes"  # the plugin's values, and it refuses others
+        if not self._auto_reset and not (auto_reset is False or auto_reset is None or auto_reset == "no"):
+            raise ValueError(f"Unsupported value for `auto_reset` {auto_reset}")
         import nvidia.dali.experimental.dynamic as ndd
 
         # Outputs become torch tensors in this thread, as the plugin's copies did: handing each one to

@@ -36,7 +36,9 @@ class EpochIterator:
         self.batch_size = batch_size
         self._policy = last_batch_policy
         self._padded = last_batch_padded
-        self._auto_reset = auto_reset
+        self._auto_reset = auto_reset is True or auto_reset == "yes"  # the plugin's values, and it refuses others
+        if not self._auto_reset and not (auto_reset is False or auto_reset is None or auto_reset == "no"):
+            raise ValueError(f"Unsupported value for `auto_reset` {auto_reset}")
         import nvidia.dali.experimental.dynamic as ndd
 
         # Outputs become torch tensors in this thread, as the plugin's copies did: handing each one to
@@ -309,18 +311,28 @@ def val_pipe(root):
     return fn.decoders.image(jpegs, device="mixed"), labels
 
 
-# dali-migrate: DM230 sized_pipe stays in pipeline mode with everything that uses it: line 61: Sized(...) not migrated: Sized derives from DALIGenericIterator and stays in pipeline mode: Sized(...) is given pipelines that are not migrated to ReaderStreams here (only pipelines of this module whose reader the program names, e.g. with reader_name=, are)
-@pipeline_def(batch_size=4, num_threads=2)
-def sized_pipe(root):
-    jpegs, labels = fn.readers.file(file_root=root)
-    return fn.decoders.image(jpegs, device="mixed"), labels
+def sized_pipe(root, *, batch_size=4):
+    reader = ndd.readers.File(file_root=root, max_batch_size=batch_size)
+
+    @Prefetch(depth=2)
+    def steps():
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                yield ndd.decoders.image(jpegs, device="gpu"), labels
+
+    return ReaderStream(steps(), {}, batch_size)
 
 
-# dali-migrate: DM230 test_pipe stays in pipeline mode with everything that uses it: line 55: pipe (a pipeline) is passed to super().__init__(), which dali-migrate cannot follow
-@pipeline_def(batch_size=4, num_threads=2)
-def test_pipe(root):
-    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
-    return fn.decoders.image(jpegs, device="mixed"), labels
+def test_pipe(root, *, batch_size=4):
+    reader = ndd.readers.File(file_root=root, name="Reader", max_batch_size=batch_size)
+
+    @Prefetch(depth=2)
+    def steps():
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                yield ndd.decoders.image(jpegs, device="gpu"), labels
+
+    return ReaderStream(steps(), {"Reader": reader}, batch_size)
 
 
 class PairLoader(EpochIterator):
@@ -339,15 +351,12 @@ class Counting(DALIGenericIterator):
         return super().__next__()
 
 
-# dali-migrate: DM212 Sized(DALIGenericIterator) stays in pipeline mode with its pipelines: Sized(...) is given pipelines that are not migrated to ReaderStreams here (only pipelines of this module whose reader the program names, e.g. with reader_name=, are)
-class Sized(DALIGenericIterator):
+class Sized(EpochIterator):
     pass
 
 
-# dali-migrate: DM212 Named(DALIGenericIterator) stays in pipeline mode with its pipelines: its __init__ does not pass (*args, **kwargs) on to super().__init__ unchanged
-class Named(DALIGenericIterator):
+class Named(EpochIterator):
     def __init__(self, pipe, name):
-        # dali-migrate: DM231 pipe (a pipeline) is passed to super().__init__(), which dali-migrate cannot follow
         super().__init__(pipe, [name, "label"], reader_name="Reader")
 
 
@@ -355,5 +364,4 @@ train = PairLoader(train_pipe("/data"), ["data", "label"], reader_name="Reader",
 # dali-migrate: DM212 Counting(...) not migrated: Counting derives from DALIGenericIterator and stays in pipeline mode: it reads self._pipes, which the migrated base (EpochIterator) does not have
 val = Counting([val_pipe("/data")], ["data", "label"], reader_name="Reader")
 test = Named(test_pipe("/data"), "image")
-# dali-migrate: DM212 Sized(...) not migrated: Sized derives from DALIGenericIterator and stays in pipeline mode: Sized(...) is given pipelines that are not migrated to ReaderStreams here (only pipelines of this module whose reader the program names, e.g. with reader_name=, are)
 sized = Sized(sized_pipe("/data"), ["data", "label"], size=10)

@@ -277,6 +277,36 @@ def _iterator_over_streams(unroller, original, call, which, pipelines, output_ma
     return cst.Call(func=cst.Name(epoch_iterator.CLASS_NAME), args=_commas(args))
 
 
+def rewrite_super_init(unroller, subclass, original, call: cst.Call) -> cst.Call:
+    """A subclass's ``super().__init__(...)`` with the plugin's arguments -> the same call with the EpochIterator's
+    (iterator_subclass.py): every value is passed on as it is and read at run time, as the plugin read it."""
+    from .iterator_subclass import bound_arguments
+
+    bound = bound_arguments(subclass.base, call)
+    output_map = bound.get("output_map") or expr(repr(subclass.fixed_map).replace("'", '"'))
+    args = [cst.Arg(bound["pipelines"]), cst.Arg(output_map)]
+    args += [_kw(name, bound[name]) for name in ("size", "reader_name", "last_batch_padded") if name in bound]
+    policy = bound.get("last_batch_policy")
+    if policy is not None:
+        value = _policy_value(unroller.ctx.imports, policy)
+        policy = policy if value == _CHOSEN else value if isinstance(value, cst.IfExp) else expr(f'"{value}"')
+    fill = bound.get("fill_last_batch")  # a name or a literal (iterator_subclass._own_init)
+    if fill is not None and code_of(fill) != "None":
+        # the plugin: fill_last_batch, when given, decides (True FILL, False PARTIAL) whatever the policy says
+        chosen = f'"FILL" if {code_of(fill)} else "PARTIAL"'
+        if code_of(fill) not in ("True", "False"):
+            otherwise = code_of(policy) if policy is not None else '"FILL"'
+            chosen = f"({chosen}) if {code_of(fill)} is not None else {otherwise}"
+        policy = expr('"FILL"' if code_of(fill) == "True" else '"PARTIAL"' if code_of(fill) == "False" else chosen)
+    if policy is not None:
+        args.append(_kw("last_batch_policy", policy))
+    if "auto_reset" in bound:
+        args.append(_auto_reset(bound["auto_reset"]))
+    unroller.report(rules.TORCH_ITERATOR.id, f"{code_of(original.func)}(...) in {subclass.name}.__init__ -> the "
+                    f"{epoch_iterator.CLASS_NAME}'s arguments (bound as the plugin binds them)", original)
+    return call.with_changes(args=_commas(args))
+
+
 def _size_options(unroller, original, call, which, size) -> list[cst.Arg]:
     """EpochIterator's size= and last_batch_padded= for an iterator without reader_name."""
     if size is None or literal_value(size) == -1:
@@ -299,11 +329,15 @@ def _epoch_options(call: cst.Call, policy) -> list[cst.Arg]:
         args.append(_kw("last_batch_policy", policy if isinstance(policy, cst.IfExp) else expr(f'"{policy}"')))
     auto_reset = kwarg(call, "auto_reset")
     if auto_reset is not None:
-        value = literal_value(auto_reset)
-        if value in ("yes", "no"):
-            auto_reset = cst.Name("True" if value == "yes" else "False")
-        args.append(_kw("auto_reset", auto_reset))
+        args.append(_auto_reset(auto_reset))
     return args
+
+
+def _auto_reset(value) -> cst.Arg:
+    """auto_reset= for the EpochIterator: the plugin's "yes"/"no" as True/False."""
+    if literal_value(value) in ("yes", "no"):
+        value = cst.Name("True" if literal_value(value) == "yes" else "False")
+    return _kw("auto_reset", value)
 
 
 _CHOSEN = "chosen at run time"  # passed on as it is: the EpochIterator takes a member or its name (a string)

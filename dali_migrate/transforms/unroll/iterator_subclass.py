@@ -19,12 +19,25 @@ arguments, as a plain ``DALIClassificationIterator(...)`` call would (``["data",
     loader = Loader(pipe, reader_name="Reader",        loader = Loader(pipe, ["data", "label"], reader_name="Reader",
         last_batch_policy=LastBatchPolicy.PARTIAL)         last_batch_policy="PARTIAL")
 
-Supported: no ``__init__`` or one that forwards ``(*args, **kwargs)`` unchanged, ``super()`` calls of those
-methods, and ``self.`` reads of those attributes or of what the subclass itself defines; every construction
-site a call whose pipelines the migration writes as ReaderStreams (they answer the epoch size at run time).
-Anything else (the plugin's private state such as ``self._pipes``, an ``__init__`` with arguments of its own,
-a construction site the tool cannot follow) keeps the class, its construction sites and its pipelines in
-pipeline mode, with a marker on the class that names the reason (DM212).
+An ``__init__`` with arguments of its own that calls ``super().__init__(...)`` (or ``super(Cls, self).__init__``)
+once, with explicit arguments, keeps its signature and its construction sites; that one call gets the
+EpochIterator's arguments, bound the way the plugin binds them (``PLUGIN_PARAMETERS``: positional ones by the
+plugin's order, ``fill_last_batch`` given overrides ``last_batch_policy`` as in the plugin, ``dynamic_shape`` and
+``prepare_first_batch`` change no value and are dropped)::
+
+    def __init__(self, pipelines, size=-1, reader_name=None, fill_last_batch=True):
+        policy = LastBatchPolicy.FILL if fill_last_batch else LastBatchPolicy.DROP
+        super().__init__(pipelines, size, reader_name, last_batch_policy=policy)
+    ->
+        super().__init__(pipelines, ["data", "label"], size=size, reader_name=reader_name, last_batch_policy=policy)
+
+Supported: no ``__init__``, one that forwards ``(*args, **kwargs)`` unchanged or one as above, ``super()`` calls of
+those methods, and ``self.`` reads of those attributes (``ATTRIBUTES``: what the EpochIterator has with the
+plugin's meaning) or of what the subclass itself defines; every construction site a call whose pipelines the
+migration writes as ReaderStreams (they answer the epoch size at run time). Anything else (the plugin's
+private state such as ``self._pipes`` or ``self._counter``, which counts the batch the plugin prepared at
+construction, a construction site the tool cannot follow) keeps the class, its construction sites and its
+pipelines in pipeline mode, with a marker on the class that names the reason (DM212).
 """
 
 from __future__ import annotations
@@ -39,8 +52,16 @@ from .model import code_of
 # The iterator classes a subclass may derive from -> the output map the plugin fixes (None: the caller's).
 BASES = {"nvidia.dali.plugin.pytorch.DALIGenericIterator": None,
          "nvidia.dali.plugin.pytorch.DALIClassificationIterator": ["data", "label"]}
-SUPER_METHODS = frozenset({"__init__", "__next__", "__iter__", "__len__", "reset"})
-ATTRIBUTES = frozenset({"output_map", "batch_size", "size", "_size", "reset", "__next__", "__iter__", "__len__"})
+SUPER_METHODS = frozenset({"__init__", "__next__", "__iter__", "__len__", "reset", "next"})
+ATTRIBUTES = frozenset({"output_map", "batch_size", "size", "_size", "_num_gpus", "reset", "next", "__next__",
+                        "__iter__", "__len__"})
+# The plugin's constructor parameters in their order (DALI 2.4.0; tests/test_unroll_runtime.py checks them against
+# the installed plugin): how a super().__init__(...) call's positional arguments bind.
+_GENERIC = ("pipelines", "output_map", "size", "reader_name", "auto_reset", "fill_last_batch", "dynamic_shape",
+            "last_batch_padded", "last_batch_policy", "prepare_first_batch")
+PLUGIN_PARAMETERS = {"nvidia.dali.plugin.pytorch.DALIGenericIterator": _GENERIC,
+                     "nvidia.dali.plugin.pytorch.DALIClassificationIterator": tuple(p for p in _GENERIC
+                                                                                    if p != "output_map")}
 
 
 @dataclass
@@ -50,6 +71,8 @@ class IteratorSubclass:
     base: str  # the plugin class it derives from (its qualified name)
     problem: str | None = None  # why it stays in pipeline mode
     sites: list = field(default_factory=list)  # the calls that construct it
+    super_init: cst.Call | None = None  # the super().__init__ call of an __init__ with arguments of its own
+    pipelines_at: tuple = (0, "pipelines")  # (position, keyword) of the pipelines at a construction site
 
     @property
     def which(self) -> str:
@@ -104,27 +127,29 @@ def _problem(subclass: IteratorSubclass, streams) -> str | None:
         return f"it reads self.{unknown[0]}, which the migrated base (EpochIterator) does not have"
     init = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if init is not None and not _forwards(init):
-        return "its __init__ does not pass (*args, **kwargs) on to super().__init__ unchanged"
+        why = _own_init(subclass, init)
+        if why is not None:
+            return why
     if not subclass.sites:
         return "it is never constructed here"
     for call in subclass.sites:
-        if subclass.fixed_map is None and not _gives_output_map(call):
+        if subclass.super_init is None and subclass.fixed_map is None and not _gives_output_map(call):
             return f"{code_of(call.func)}(...) gives no output_map the tool can see"
-        pipelines = _pipelines(call)
+        pipelines = _pipelines(call, *subclass.pipelines_at)
         if pipelines is None or not all(streams(p) for p in pipelines):
             return (f"{code_of(call.func)}(...) is given pipelines that are not migrated to ReaderStreams here (only "
                     f"pipelines of this module whose reader the program names, e.g. with reader_name=, are)")
     return None
 
 
-def _pipelines(call: cst.Call):
-    """The pipeline expressions of a construction site with the plugin's signature, or None."""
-    arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), None)
+def _pipelines(call: cst.Call, position=0, keyword="pipelines"):
+    """The pipeline expressions of a construction site (the argument at ``position`` or ``keyword``), or None."""
+    arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
     if arg is None:
         positional = [a for a in call.args if a.keyword is None]
-        if not positional or positional[0].star:
+        if any(a.star for a in positional[:position + 1]) or len(positional) <= position:
             return None
-        arg = positional[0].value
+        arg = positional[position].value
     return [e.value for e in arg.elements] if isinstance(arg, (cst.List, cst.Tuple)) else [arg]
 
 
@@ -134,6 +159,46 @@ def _gives_output_map(call: cst.Call) -> bool:
         return False
     return any(a.keyword is not None and a.keyword.value == "output_map" for a in call.args) or \
         len([a for a in call.args if a.keyword is None]) >= 2
+
+
+def bound_arguments(base: str, call: cst.Call) -> dict[str, cst.BaseExpression]:
+    """The arguments of a ``super().__init__(...)`` call to the plugin class ``base``, by its parameter names."""
+    positional = [a for a in call.args if a.keyword is None]
+    bound = {name: arg.value for name, arg in zip(PLUGIN_PARAMETERS[base], positional)}
+    bound.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
+    return bound
+
+
+def _own_init(subclass: IteratorSubclass, init: cst.FunctionDef) -> str | None:
+    """None where ``init`` calls the plugin's ``__init__`` once with explicit arguments the plugin takes, its
+    pipelines one of ``init``'s own parameters (recorded on ``subclass``); else why the class stays."""
+    calls = _SelfUses()
+    walk(init.body, calls)
+    if len(calls.super_init) != 1:
+        return "its __init__ does not call super().__init__ exactly once"
+    call = calls.super_init[0]
+    super_args = call.func.value.args
+    if super_args and not (len(super_args) == 2 and code_of(super_args[0].value) == subclass.name
+                           and code_of(super_args[1].value) == "self"):
+        return f"its __init__ calls {code_of(call.func)}, which skips the plugin class it derives from"
+    names = PLUGIN_PARAMETERS[subclass.base]
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args) or len(positional) > len(names) or any(
+            a.keyword.value not in names for a in call.args if a.keyword is not None):
+        return "its __init__ passes super().__init__ arguments the tool cannot bind to the plugin's parameters"
+    bound = bound_arguments(subclass.base, call)
+    if subclass.fixed_map is None and "output_map" not in bound:
+        return "its __init__ gives super().__init__ no output_map"
+    fill = bound.get("fill_last_batch")
+    if fill is not None and not isinstance(fill, cst.Name):
+        return f"its __init__ passes fill_last_batch={code_of(fill)}, which the migration would read twice"
+    pipelines = bound.get("pipelines")
+    params = [p.name.value for p in init.params.params]
+    if not isinstance(pipelines, cst.Name) or pipelines.value not in params[1:]:
+        return "its __init__ passes super().__init__ pipelines that are not one of its own parameters"
+    subclass.super_init = call
+    subclass.pipelines_at = (params.index(pipelines.value) - 1, pipelines.value)
+    return None
 
 
 def _forwards(init: cst.FunctionDef) -> bool:

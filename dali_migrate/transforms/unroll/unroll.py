@@ -212,6 +212,8 @@ class Unroller(MigrationTransformer):
                      *self.imported_objects}
         words = set(self.ctx.imports.dali_locals()) | _METHOD_WORDS | pipelines | d.checkpointed_calls
         words |= set(getattr(self, "iterator_subclasses", ()))
+        if any(s.super_init is not None for s in getattr(self, "iterator_subclasses", {}).values()):
+            words.add("super")  # their super().__init__(...) gets the EpochIterator's arguments
         for key, (kind, pipeline, _) in d.pipe_vars.items():
             if kind == "with" or pipeline in pipelines:
                 words.update(key.split(":", 1)[1].split("."))
@@ -887,11 +889,17 @@ class Unroller(MigrationTransformer):
             return frameworks.rewrite_tf_dataset(self, original_node, updated_node)
         if qualname in frameworks.JAX_ITERATORS:
             return frameworks.rewrite_jax_iterator(self, original_node, updated_node)
+        for subclass in getattr(self, "iterator_subclasses", {}).values():
+            if subclass.problem is None and original_node is subclass.super_init:
+                from .consumers import rewrite_super_init
+                return rewrite_super_init(self, subclass, original_node, updated_node)
         subclass = getattr(self, "iterator_subclasses", {}).get(func.value) if isinstance(func, cst.Name) else None
         if subclass is not None and original_node in subclass.sites:
             if subclass.problem is not None:  # its pipelines stay in pipeline mode with it (their unit is kept)
                 self.mark(rules.CANNOT_UNROLL.id, f"{func.value}(...) not migrated: {func.value} derives from "
                           f"{subclass.which} and stays in pipeline mode: {subclass.problem}", original_node)
+                return updated_node
+            if subclass.super_init is not None:  # its own __init__ makes the EpochIterator's arguments
                 return updated_node
             from .consumers import rewrite_torch_iterator
             return rewrite_torch_iterator(self, original_node, updated_node, subclass.fixed_map, subclass.name)
