@@ -87,6 +87,9 @@ ITERATOR_HANDED_ON = rule(
     "_counter is 0 (not one batch) between construction and the first batch: check the named code for those.",
     before="loader = DALIGenericIterator(pipe, [\"x\"], reader_name=\"R\")\ntrainer.fit(model, loader)",
     after="loader = EpochIterator(pipe, [\"x\"], reader_name=\"R\")\ntrainer.fit(model, loader)",
+    fix="unsafe",
+    suggestion="Read the code the finding names: if it checks isinstance(..., DALIGenericIterator) or reads the "
+               "plugin's private attributes, adapt it to the EpochIterator.",
 )
 
 # Methods with a migration (rewritten, or marked so that the unit stays whole) on each kind.

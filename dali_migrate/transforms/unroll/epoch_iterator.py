@@ -8,8 +8,10 @@ and len() match, sharded readers included (docs/dali-facts.md). Over several pip
 each reading its own shard) a step is one dict per pipeline, as the plugin's: with reader_name the
 counter counts one pipeline's samples and PARTIAL cuts each pipeline's batch to what is left of the
 shard it reads; with size= the counter counts all pipelines' samples and PARTIAL returns only the
-pipelines that still hold samples of the epoch, the last one cut. ``output_map`` and ``batch_size``
-are attributes, as the plugin's, for subclasses that read them.
+pipelines that still hold samples of the epoch, the last one cut. ``output_map``, ``batch_size`` and
+``_num_gpus`` are attributes and ``next()`` a method, as the plugin's, for subclasses and code it is handed to
+(units.ITERATOR_HANDED_ON); ``last_batch_policy`` and ``auto_reset`` take the plugin's values (a LastBatchPolicy
+member, or its name as the migration writes it; "yes"/"no") and refuse others as it does.
 """
 
 CLASS_NAME = "EpochIterator"
