@@ -360,8 +360,8 @@ class Named(EpochIterator):
         super().__init__(pipe, [name, "label"], reader_name="Reader")
 
 
-train = PairLoader(train_pipe("/data"), ["data", "label"], reader_name="Reader", last_batch_policy="PARTIAL")
+train = PairLoader(train_pipe("/data"), output_map=["data", "label"], reader_name="Reader", last_batch_policy="PARTIAL")
 # dali-migrate: DM212 Counting(...) not migrated: Counting derives from DALIGenericIterator and stays in pipeline mode: it reads self._pipes, which the migrated base (EpochIterator) does not have
 val = Counting([val_pipe("/data")], ["data", "label"], reader_name="Reader")
 test = Named(test_pipe("/data"), "image")
-sized = Sized(sized_pipe("/data"), ["data", "label"], size=10)
+sized = Sized(sized_pipe("/data"), output_map=["data", "label"], size=10)

@@ -212,6 +212,8 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map, subcla
     elif pipelines is not None:
         owners = [pipelines]
     if owners and output_map is not None and all(unroller.streams(o) for o in owners):
+        if subclass is not None:  # by keyword: the subclass's __init__ may name only its pipelines (pipe, **kwargs)
+            output_map = _kw("output_map", output_map)
         rewritten = _iterator_over_streams(unroller, original, call, which, pipelines, output_map, reader_name, size)
         return rewritten if subclass is None else rewritten.with_changes(func=call.func)
     if subclass is not None:  # iterator_subclass.find saw ReaderStreams here: this is not expected
@@ -263,7 +265,7 @@ def _iterator_over_streams(unroller, original, call, which, pipelines, output_ma
     except CannotUnroll as e:
         mark_left(unroller, original, f"{which}(...)", e.reason, _ITERATE_BY_HAND)
         return call
-    args = [cst.Arg(pipelines), cst.Arg(output_map)]
+    args = [cst.Arg(pipelines), output_map if isinstance(output_map, cst.Arg) else cst.Arg(output_map)]
     if reader_name is not None:
         args.append(_kw("reader_name", reader_name))
         asks = "its reader's epoch size"

@@ -71,7 +71,7 @@ class IteratorSubclass:
     base: str  # the plugin class it derives from (its qualified name)
     problem: str | None = None  # why it stays in pipeline mode
     sites: list = field(default_factory=list)  # the calls that construct it
-    super_init: cst.Call | None = None  # the super().__init__ call of an __init__ with arguments of its own
+    super_inits: tuple = ()  # the super().__init__ calls of an __init__ with arguments of its own (one per branch)
     pipelines_at: tuple = (0, "pipelines")  # (position, keyword) of the pipelines at a construction site
 
     @property
@@ -133,7 +133,7 @@ def _problem(subclass: IteratorSubclass, streams) -> str | None:
     if not subclass.sites:
         return "it is never constructed here"
     for call in subclass.sites:
-        if subclass.super_init is None and subclass.fixed_map is None and not _gives_output_map(call):
+        if not subclass.super_inits and subclass.fixed_map is None and not _gives_output_map(call):
             return f"{code_of(call.func)}(...) gives no output_map the tool can see"
         pipelines = _pipelines(call, *subclass.pipelines_at)
         if pipelines is None or not all(streams(p) for p in pipelines):
@@ -170,13 +170,27 @@ def bound_arguments(base: str, call: cst.Call) -> dict[str, cst.BaseExpression]:
 
 
 def _own_init(subclass: IteratorSubclass, init: cst.FunctionDef) -> str | None:
-    """None where ``init`` calls the plugin's ``__init__`` once with explicit arguments the plugin takes, its
-    pipelines one of ``init``'s own parameters (recorded on ``subclass``); else why the class stays."""
+    """None where each ``super().__init__`` call of ``init`` (one, or one per branch) passes explicit arguments the
+    plugin takes, its pipelines one and the same of ``init``'s own parameters (recorded on ``subclass``); else why
+    the class stays."""
     calls = _SelfUses()
     walk(init.body, calls)
-    if len(calls.super_init) != 1:
-        return "its __init__ does not call super().__init__ exactly once"
-    call = calls.super_init[0]
+    if not calls.super_init:
+        return "its __init__ does not call super().__init__"
+    found = [_bound_init(subclass, init, call) for call in calls.super_init]
+    why = next((f for f in found if isinstance(f, str)), None)
+    if why is not None:
+        return why
+    if len(set(found)) != 1:
+        return "its __init__ calls super().__init__ with different pipelines"
+    subclass.super_inits = tuple(calls.super_init)
+    subclass.pipelines_at = found[0]
+    return None
+
+
+def _bound_init(subclass: IteratorSubclass, init: cst.FunctionDef, call: cst.Call):
+    """(position, name) of the parameter of ``init`` that ``call`` (a super().__init__) passes as its pipelines,
+    or why the call cannot be bound to the plugin's parameters."""
     super_args = call.func.value.args
     if super_args and not (len(super_args) == 2 and code_of(super_args[0].value) == subclass.name
                            and code_of(super_args[1].value) == "self"):
@@ -196,25 +210,29 @@ def _own_init(subclass: IteratorSubclass, init: cst.FunctionDef) -> str | None:
     params = [p.name.value for p in init.params.params]
     if not isinstance(pipelines, cst.Name) or pipelines.value not in params[1:]:
         return "its __init__ passes super().__init__ pipelines that are not one of its own parameters"
-    subclass.super_init = call
-    subclass.pipelines_at = (params.index(pipelines.value) - 1, pipelines.value)
-    return None
+    return (params.index(pipelines.value) - 1, pipelines.value)
 
 
 def _forwards(init: cst.FunctionDef) -> bool:
-    """``def __init__(self, *args, **kwargs): ... super().__init__(*args, **kwargs)``."""
+    """``def __init__(self, a, b, *args, **kwargs): ... super().__init__(a, b, *args, **kwargs)`` (named
+    parameters without defaults, then ``*args`` and/or ``**kwargs``): the construction sites call the plugin's
+    signature, as a plain iterator call would."""
     params = init.params
-    if len(params.params) != 1 or params.kwonly_params or params.posonly_params \
-            or not isinstance(params.star_arg, cst.Param):
+    if params.kwonly_params or params.posonly_params or any(p.default is not None for p in params.params):
         return False
-    star, double = params.star_arg.name.value, params.star_kwarg.name.value if params.star_kwarg else None
+    star = params.star_arg.name.value if isinstance(params.star_arg, cst.Param) else None
+    double = params.star_kwarg.name.value if params.star_kwarg else None
+    if star is None and double is None:
+        return False
     calls = _SelfUses()
     walk(init.body, calls)
     if len(calls.super_init) != 1:
         return False
     args = calls.super_init[0].args
-    wanted = [("*", star)] + ([("**", double)] if double else [])
-    return [(a.star, a.value.value if isinstance(a.value, cst.Name) else None) for a in args] == wanted
+    wanted = [("", p.name.value) for p in params.params[1:]] + ([("*", star)] if star else []) + \
+        ([("**", double)] if double else [])
+    return [(a.star, a.value.value if isinstance(a.value, cst.Name) and a.keyword is None else None)
+            for a in args] == wanted
 
 
 def _is_super(node) -> bool:

@@ -212,7 +212,7 @@ class Unroller(MigrationTransformer):
                      *self.imported_objects}
         words = set(self.ctx.imports.dali_locals()) | _METHOD_WORDS | pipelines | d.checkpointed_calls
         words |= set(getattr(self, "iterator_subclasses", ()))
-        if any(s.super_init is not None for s in getattr(self, "iterator_subclasses", {}).values()):
+        if any(s.super_inits for s in getattr(self, "iterator_subclasses", {}).values()):
             words.add("super")  # their super().__init__(...) gets the EpochIterator's arguments
         for key, (kind, pipeline, _) in d.pipe_vars.items():
             if kind == "with" or pipeline in pipelines:
@@ -890,7 +890,7 @@ class Unroller(MigrationTransformer):
         if qualname in frameworks.JAX_ITERATORS:
             return frameworks.rewrite_jax_iterator(self, original_node, updated_node)
         for subclass in getattr(self, "iterator_subclasses", {}).values():
-            if subclass.problem is None and original_node is subclass.super_init:
+            if subclass.problem is None and any(original_node is c for c in subclass.super_inits):
                 from .consumers import rewrite_super_init
                 return rewrite_super_init(self, subclass, original_node, updated_node)
         subclass = getattr(self, "iterator_subclasses", {}).get(func.value) if isinstance(func, cst.Name) else None
@@ -899,7 +899,7 @@ class Unroller(MigrationTransformer):
                 self.mark(rules.CANNOT_UNROLL.id, f"{func.value}(...) not migrated: {func.value} derives from "
                           f"{subclass.which} and stays in pipeline mode: {subclass.problem}", original_node)
                 return updated_node
-            if subclass.super_init is not None:  # its own __init__ makes the EpochIterator's arguments
+            if subclass.super_inits:  # its own __init__ makes the EpochIterator's arguments
                 return updated_node
             from .consumers import rewrite_torch_iterator
             return rewrite_torch_iterator(self, original_node, updated_node, subclass.fixed_map, subclass.name)

@@ -23,10 +23,14 @@ class ClassificationLoader(DALIClassificationIterator):
     """len() in steps, and a flag instead of the policy enum."""
 
     def __init__(self, pipelines, size=-1, reader_name=None, auto_reset=False, fill_last_batch=True,
-                 last_batch_padded=False):
-        policy = LastBatchPolicy.FILL if fill_last_batch else LastBatchPolicy.DROP
-        super().__init__(pipelines, size, reader_name, auto_reset, last_batch_policy=policy,
-                         last_batch_padded=last_batch_padded)
+                 last_batch_padded=False, policy_enum=True):
+        if policy_enum:
+            policy = LastBatchPolicy.FILL if fill_last_batch else LastBatchPolicy.DROP
+            super().__init__(pipelines, size, reader_name, auto_reset, last_batch_policy=policy,
+                             last_batch_padded=last_batch_padded)
+        else:  # the deprecated flag: False is PARTIAL
+            super().__init__(pipelines, size, reader_name, auto_reset, fill_last_batch,
+                             last_batch_padded=last_batch_padded)
 
     def steps(self):
         return math.ceil(self._size / (self._num_gpus * self.batch_size))
@@ -48,14 +52,24 @@ class PairLoader(DALIGenericIterator):
         return [[len(d[self.names[1]]) for d in step], self._num_gpus]
 
 
+class FirstPipeline(DALIGenericIterator):
+    """Only the first pipeline's dict; everything else as the caller passes it."""
+
+    def __init__(self, pipe, **kwargs):
+        super().__init__(pipe, **kwargs)
+
+    def __next__(self):
+        return super().__next__()[0]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("root")
     args = parser.parse_args()
-    for fill in (True, False):
+    for fill, policy_enum in ((True, True), (False, True), (False, False)):
         loader = ClassificationLoader(small_images(args.root, batch_size=3), reader_name="Reader",
-                                      fill_last_batch=fill)
-        print(f"fill {fill}: steps {loader.steps()}, len {len(loader)}")
+                                      fill_last_batch=fill, policy_enum=policy_enum)
+        print(f"fill {fill} ({policy_enum}): steps {loader.steps()}, len {len(loader)}")
         for epoch in range(2):
             print("  epoch", epoch, [labels.tolist() for _, labels in loader])
             loader.reset()
@@ -70,6 +84,10 @@ def main():
             except StopIteration:
                 seen.append("end")
         print(f"flag {flag}: size {loader.size}, batches", seen)
+    first = FirstPipeline(small_images(args.root, batch_size=4), output_map=["images", "labels"], reader_name="Reader",
+                          auto_reset=True, dynamic_shape=True, last_batch_policy=LastBatchPolicy.PARTIAL)
+    for epoch in range(2):
+        print("first pipeline, epoch", epoch, [step["labels"].view(-1).tolist() for step in first])
 
 
 if __name__ == "__main__":
