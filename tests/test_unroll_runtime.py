@@ -429,3 +429,13 @@ def test_subclass_binds_super_init_arguments_by_the_plugins_parameters():
     for qualname, names in PLUGIN_PARAMETERS.items():
         plugin_class = getattr(pytorch, qualname.rsplit(".", 1)[1])
         assert tuple(inspect.signature(plugin_class.__init__).parameters)[1:] == names
+
+
+def test_iterator_fill_last_batch_decides_over_the_policy(image_root, handed_on_pair):
+    """fill_last_batch=False with last_batch_policy=DROP: the plugin counts PARTIAL, and so does the migration."""
+    pytest.importorskip("torch")
+    original, migrated, text = handed_on_pair
+    want = original.deprecated_flag(str(image_root), 4)
+    assert [len(labels) for labels in want[0]] == [4, 4, 2]
+    assert migrated.deprecated_flag(str(image_root), 4) == want
+    assert 'last_batch_policy="PARTIAL"' in text

@@ -109,9 +109,6 @@ class _PipelineModeUse(cst.CSTVisitor):
 MIGRATED_ITERATORS = (epoch_iterator.CLASS_NAME, frameworks.JAX_NAME)
 
 
-_policy_member = epoch_iterator.policy_member
-
-
 class _PluginUses(cst.CSTVisitor):
     """Whether a module refers to LastBatchPolicy members, and to anything else of the plugins (imports aside)."""
 
@@ -125,7 +122,7 @@ class _PluginUses(cst.CSTVisitor):
         return False
 
     def visit_Attribute(self, node):
-        if _policy_member(self.imports, node) is not None:
+        if epoch_iterator.policy_member(self.imports, node) is not None:
             self.policies = True
             return False
         return self._other(node)
@@ -166,7 +163,7 @@ class _Leftovers(MigrationTransformer):
         return True
 
     def leave_Attribute(self, original_node, updated_node):
-        member = _policy_member(self.ctx.imports, original_node) if self._policies_to_strings else None
+        member = epoch_iterator.policy_member(self.ctx.imports, original_node) if self._policies_to_strings else None
         if member is None:
             return updated_node
         self.report(POLICY_STRING.id, f'{dotted(original_node)} -> "{member}" (the migrated iterator takes the '
@@ -204,7 +201,7 @@ class _Leftovers(MigrationTransformer):
         return any(_marker_rules(statement) - {PIPELINE_MODE_LEFT.id} for statement, _ in self._statement_stack)
 
     def _check(self, node) -> bool:
-        if self._policies_to_strings and _policy_member(self.ctx.imports, node) is not None:
+        if self._policies_to_strings and epoch_iterator.policy_member(self.ctx.imports, node) is not None:
             return False  # becomes a string (leave_Attribute)
         qualname = self.ctx.imports.qualname(node)
         if qualname is None:

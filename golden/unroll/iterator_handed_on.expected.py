@@ -338,3 +338,10 @@ def given_policy(root, batch_size, policy):
     """The policy as the caller gives it (the plugin wants a member)."""
     pipe = labels_pipe(root, batch_size=batch_size)
     return EpochIterator(pipe, ["labels"], reader_name="Reader", last_batch_policy=policy)
+
+
+def deprecated_flag(root, batch_size):
+    """fill_last_batch=False decides over the policy named beside it (the plugin warns, and counts PARTIAL)."""
+    pipe = labels_pipe(root, batch_size=batch_size)
+    loader = EpochIterator(pipe, ["labels"], reader_name="Reader", last_batch_policy="PARTIAL")
+    return [[b[0]["labels"].view(-1).tolist() for b in loader] for _ in range(2)]

@@ -49,3 +49,11 @@ def given_policy(root, batch_size, policy):
     """The policy as the caller gives it (the plugin wants a member)."""
     pipe = labels_pipe(root, batch_size=batch_size)
     return DALIGenericIterator(pipe, ["labels"], reader_name="Reader", last_batch_policy=policy)
+
+
+def deprecated_flag(root, batch_size):
+    """fill_last_batch=False decides over the policy named beside it (the plugin warns, and counts PARTIAL)."""
+    pipe = labels_pipe(root, batch_size=batch_size)
+    loader = DALIGenericIterator(pipe, ["labels"], reader_name="Reader", fill_last_batch=False,
+                                 last_batch_policy=LastBatchPolicy.DROP)
+    return [[b[0]["labels"].view(-1).tolist() for b in loader] for _ in range(2)]

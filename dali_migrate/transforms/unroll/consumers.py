@@ -351,12 +351,15 @@ def _policy(unroller, call):
     ``"PARTIAL" if validation else "DROP"``); else _CHOSEN: any other expression (a variable, a parameter, an
     attribute) is passed on as it is, since the EpochIterator reads a member or its name at run time and refuses
     anything else, as the plugin does (leftovers turns the module's members into their names)."""
+    fill = kwarg(call, "fill_last_batch")  # the plugin: given, it decides whatever last_batch_policy says
+    if fill is not None and code_of(fill) in ("True", "False"):
+        return "FILL" if code_of(fill) == "True" else "PARTIAL"
+    if fill is not None and code_of(fill) != "None":
+        raise CannotUnroll(f"fill_last_batch={code_of(fill)} decides the policy at run time (True FILL, False "
+                           f"PARTIAL, None last_batch_policy); pass last_batch_policy= instead")
     policy = kwarg(call, "last_batch_policy")
     if policy is not None:
         return _policy_value(unroller.ctx.imports, policy)
-    fill = kwarg(call, "fill_last_batch")
-    if fill is not None and literal_value(fill) is False:
-        return "PARTIAL"
     return "FILL"
 
 

@@ -19,9 +19,10 @@ arguments, as a plain ``DALIClassificationIterator(...)`` call would (``["data",
     loader = Loader(pipe, reader_name="Reader",        loader = Loader(pipe, ["data", "label"], reader_name="Reader",
         last_batch_policy=LastBatchPolicy.PARTIAL)         last_batch_policy="PARTIAL")
 
-An ``__init__`` with arguments of its own that calls ``super().__init__(...)`` (or ``super(Cls, self).__init__``)
-once, with explicit arguments, keeps its signature and its construction sites; that one call gets the
-EpochIterator's arguments, bound the way the plugin binds them (``PLUGIN_PARAMETERS``: positional ones by the
+An ``__init__`` that forwards named parameters and ``*args``/``**kwargs`` unchanged (``(self, pipe, **kwargs)``) is
+taken as the plugin's signature too. One with arguments of its own that calls ``super().__init__(...)`` (or
+``super(Cls, self).__init__``) with explicit arguments (once, or once per branch, with the same pipelines parameter)
+keeps its signature and its construction sites; each such call gets the EpochIterator's arguments, bound the way the plugin binds them (``PLUGIN_PARAMETERS``: positional ones by the
 plugin's order, ``fill_last_batch`` given overrides ``last_batch_policy`` as in the plugin, ``dynamic_shape`` and
 ``prepare_first_batch`` change no value and are dropped)::
 
@@ -31,7 +32,7 @@ plugin's order, ``fill_last_batch`` given overrides ``last_batch_policy`` as in 
     ->
         super().__init__(pipelines, ["data", "label"], size=size, reader_name=reader_name, last_batch_policy=policy)
 
-Supported: no ``__init__``, one that forwards ``(*args, **kwargs)`` unchanged or one as above, ``super()`` calls of
+Supported: no ``__init__``, or one of those two, ``super()`` calls of
 those methods, and ``self.`` reads of those attributes (``ATTRIBUTES``: what the EpochIterator has with the
 plugin's meaning) or of what the subclass itself defines; every construction site a call whose pipelines the
 migration writes as ReaderStreams (they answer the epoch size at run time). Anything else (the plugin's
