@@ -120,7 +120,7 @@ def wrap(definition_body: list, reader_assignments: list, steps_body: list, deco
         else cst.Parameters()
     steps = cst.FunctionDef(name=cst.Name(function_name), params=params,
                             body=cst.IndentedBlock(steps_body), decorators=decorators,
-                            leading_lines=[cst.EmptyLine(indent=False)])
+                            leading_lines=[cst.EmptyLine(indent=False)] if definition_body or reader_assignments else [])
     named = ", ".join(f"{repr(r.name).replace(chr(39), chr(34))}: {r.var}" for r in readers if r.name is not None)
     restart = f", restart={function_name}" if epochs else ""
     result = stmt(f"return {CLASS_NAME}({function_name}(), {{{named}}}, {batch_size}{restart})\n").with_changes(
