@@ -8,6 +8,8 @@ transform ops, turns per-op ``seed=`` into ``rng=`` and gives shuffling readers 
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..walk import transform, walk, walk_many
@@ -431,6 +433,8 @@ def _external_sources(desc: PipelineDesc, statements, facts: list[_StatementFact
                                                lambda rule_id, message, node: env.report(rule_id, message, node),
                                                env.ctx.facts.get("flow"))
     taken = local_names | set(symbols)
+    for spec in found.values():  # `source = source` would read the new local, not the closure's name
+        taken |= set(re.findall(r"[A-Za-z_]\w*", code_of(spec.source)))
     for n, spec in enumerate(found.values(), 1):
         spec.var = free_name("source" if len(found) == 1 else f"source_{n}", taken)
         taken.add(spec.var)
