@@ -17,7 +17,8 @@ What the source is, is decided here from the module's text:
 * a source whose kind the text does not show (a parameter, an attribute, a call result): the generator
   decides at run time as pipeline mode does (``get_callback_from_source``, ``accepted_arg_count``): a
   generator function is called, an iterable iterated, a callable called, with its position when it takes
-  a parameter; with ``cycle=`` it goes through ``ndd.ExternalSource`` (same dispatch and cycle handling),
+  a parameter (with ``cycle="raise"``: iterated, a generator function called again at each end); with
+  ``cycle=True``/``"quiet"`` it goes through ``ndd.ExternalSource`` (same dispatch and cycle handling),
   which stacks a returned list into one array first, so a list of differently shaped samples fails
   there: marked.
 
@@ -31,9 +32,18 @@ drops the partial batch and ends the generator. With ``batch=True`` a one-argume
 pipeline's ``py_num_workers``/``py_start_method``) runs the source in the generator's thread: reported,
 since the values equal the workers' only for a stateless source, which DALI asks for.
 
-Marked, pipeline left as it is: ``repeat_last=True``, ``cycle="raise"`` (pipeline mode needs pipe.reset()
-to restart; a generator cannot restart), ``parallel=True`` over a generator or iterable, no ``source``
-(fed by feed_input), and an external_source call nested in an expression.
+Epochs (VERIFIED, docs/dali-facts.md "Epochs an external source ends"): pipeline mode calls ``iter(source)``
+(or the generator function) once, when the pipeline is defined, and each epoch pulls that one iterator until
+it raises StopIteration; ``cycle="raise"`` calls ``iter()`` again (or the generator function) at that moment.
+pipe.reset() after the end starts the next epoch. A reader-less pipeline whose source can end, which the
+module resets (pipe.reset(), a PyTorch iterator over it) or whose source has ``cycle="raise"``, is written as
+a ReaderStream with ``restart``: the source's iterator is made once (``once_statements``), the steps of one
+epoch pull it (``pull_statements(epochs=True)``, the position counters start again, ``epoch_idx`` is the
+epoch's index) and a ``cycle="raise"`` source is rebound (``nonlocal``) to a new iterator where it ends.
+
+Marked, pipeline left as it is: ``repeat_last=True``, ``cycle="raise"`` next to a reader (pipe.reset()
+restarts the source, not the reader's epoch) or in a Pipeline subclass, ``parallel=True`` over a generator or
+iterable, no ``source`` (fed by feed_input), and an external_source call nested in an expression.
 """
 
 from __future__ import annotations
