@@ -134,7 +134,9 @@ READER_META = rule(
     "DM211", "epoch-size", "info",
     "A @pipeline_def whose readers' metadata the program asks for returns a ReaderStream: its steps, and "
     "epoch_size(name), reader_meta(name) and max_batch_size answered by its reader at run time; the code "
-    "that asks stays as it was.",
+    "that asks stays as it was. A reader-less pipeline whose external source ends an epoch, and that the program "
+    "resets (pipe.reset(), a PyTorch iterator), returns one too: its steps end with the epoch and reset() starts "
+    "the next.",
     "Pipeline mode answers from the pipeline object wherever it went (a factory's result, a parameter, a "
     "list); the ReaderStream goes the same ways. Its reader is created with max_batch_size, so asking "
     "before the first batch does not freeze the batch size (DALI 2.4.0). Pipelines built in `with pipe:` "

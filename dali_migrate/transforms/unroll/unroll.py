@@ -256,13 +256,10 @@ class Unroller(MigrationTransformer):
         creation of a reader that is not a CPU one (``device_statement``)."""
         self.need_stream = True
         epochs = bool(desc.extra.get("epochs"))
-        if epochs:
-            self.report(rules.READER_META.id, f"{desc.name} returns a {stream.CLASS_NAME}: the steps of one epoch, "
-                        f"which ends where its external source raises StopIteration; reset() starts the next "
-                        f"epoch's steps, as pipe.reset() did", node)
-        else:
-            self.report(rules.READER_META.id, f"{desc.name} returns a {stream.CLASS_NAME}: its steps, and "
-                        f"epoch_size()/reader_meta()/max_batch_size answered by its reader at run time", node)
+        what = ("the steps of one epoch, which ends where its external source raises StopIteration; reset() starts "
+                "the next epoch's steps, as pipe.reset() did") if epochs else \
+            "its steps, and epoch_size()/reader_meta()/max_batch_size answered by its reader at run time"
+        self.report(rules.READER_META.id, f"{desc.name} returns a {stream.CLASS_NAME}: {what}", node)
         count = len(desc.readers)
         outer, readers, inner = steps[:pre_count], steps[pre_count:pre_count + count], steps[pre_count + count:]
         if epochs:  # the seed and the thread pool are set once, as the pipeline did, not again each epoch
