@@ -310,10 +310,12 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
         raise sources.SourceError("cycle=\"raise\" " + ("next to a reader: pipe.reset() restarts the source but not the "
                                   "reader's epoch" if reader_at else "in a Pipeline subclass: its steps do not "
                                   "restart on reset()"), raising.statement)
-    # No reader, and a source that ends: StopIteration ends an epoch and pipe.reset() starts the next, which
-    # a ReaderStream reproduces when the module resets the pipeline (epoch_statements)
-    desc.extra["restartable"] = bool(source_specs) and not reader_at and desc.style != "class" and any(
-        not spec.cycles for spec in source_specs.values())
+    # No reader, and one source that ends: StopIteration ends an epoch and pipe.reset() starts the next, which
+    # a ReaderStream reproduces when the module resets the pipeline (epoch_statements). Not several sources:
+    # at the end pipeline mode still pulls (and drops) a batch of each source that has not ended, so their
+    # next epochs start one batch on (pipeline.py, _run_input_callbacks)
+    desc.extra["restartable"] = len(source_specs) == 1 and not reader_at and desc.style != "class" and not next(
+        iter(source_specs.values())).cycles
     desc.extra["source_slots"] = []  # (start, end, spec): the statements of desc.loop that pull each source
     if len(source_specs) == 1 and not reader_at and sources.can_loop(next(iter(source_specs.values()))):
         desc.extra["source_loop"] = next(iter(source_specs.values()))
