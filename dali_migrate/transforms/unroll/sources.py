@@ -238,7 +238,8 @@ def describe_source(target, call: cst.Call, statement, index: int, symbols: dict
         raise SourceError("parallel=True over a generator or iterable: pipeline mode runs it in one worker "
                           "process ahead of the pipeline; not migrated")
     argument = None
-    if kind == "callable_arg" or kind == "runtime" and cycle != "raise":  # a cycled source is only iterated  # runtime: what it is called with, should it take a parameter
+    # what a callable is called with (runtime: should it take a parameter); a cycled source is only iterated
+    if kind == "callable_arg" or kind == "runtime" and cycle != "raise":
         kind = "callable" if kind == "callable_arg" else kind
         argument = "sample_info" if per_sample else "batch_info" if literal_value(batch_info) is True else "iteration"
     num_outputs = _arg(call, "num_outputs")
