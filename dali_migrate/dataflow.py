@@ -1314,6 +1314,19 @@ class DataFlow:
             self._metadata_asked = frozenset(found)
         return self._metadata_asked
 
+    def epochs_asked(self) -> frozenset:
+        """The pipelines whose epochs the module starts again: ``x.reset()`` on a pipeline value, or a PyTorch
+        iterator over one (its reset(), auto_reset or a new loop resets the pipelines). A migrated pipeline
+        whose external source ends an epoch is then a ReaderStream that restarts its steps (unroll/stream.py)."""
+        found: set = set()
+        for call, _scope in self.calls:
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "reset" and not call.args:
+                found |= self.pipelines_in(func.value)
+            if self.torch_iterator_call(call) and call.args:
+                found |= self.pipelines_in(call.args[0].value)
+        return frozenset(found)
+
     def torch_iterator_call(self, call: cst.Call) -> bool:
         """``call`` makes a PyTorch iterator: the plugin's, or a class of the module derived from one."""
         if self.imports.qualname(call.func) in TORCH_ITERATORS:
