@@ -42,11 +42,18 @@ class _OpsObject:
         self.statement = statement
         self.top_level = top_level
         self.inline = False
-        self.others: list[tuple[cst.Call, cst.CSTNode]] = []  # the same attribute assigned elsewhere (if/else)
+        # the same attribute assigned elsewhere (if/else): (call, statement, op table entry); each becomes its own
+        # lambda, so the operator may differ from branch to branch
+        self.others: list[tuple[cst.Call, cst.CSTNode, dict]] = []
 
     @property
     def is_reader(self):
         return self.entry.get("kind") == "reader"
+
+    @property
+    def random(self) -> bool:
+        """Random in some branch: the pipeline seed applies to it."""
+        return any(entry.get("random") for entry in [self.entry, *(other[2] for other in self.others)])
 
 
 def _methods(node: cst.ClassDef):
@@ -125,10 +132,14 @@ class _OpsCollector(cst.CSTVisitor):
         attr = target.attr.value
         if attr in self.found:
             other = self.found[attr]
-            if other.fn_path != fn_path or other.is_reader:
-                raise CannotUnroll(f"self.{attr} holds different operators depending on a condition", node)
+            if other.is_reader or fn_entry.get("kind") == "reader":
+                raise CannotUnroll(f"self.{attr} holds different readers depending on a condition", node)
+            if bool(fn_entry.get("input_less")) != bool(other.entry.get("input_less")):
+                # its calls get batch_size= or not, for every branch alike
+                raise CannotUnroll(f"self.{attr} holds operators with and without inputs depending on a condition",
+                                   node)
             other.top_level = False  # assigned in two places (if/else): keep it an object
-            other.others.append((assign.value, node))
+            other.others.append((assign.value, node, fn_entry))
             return
         self.found[attr] = _OpsObject(attr, fn_path, fn_entry, assign.value, node, self.depth == 1)
 
@@ -296,7 +307,11 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     callable_objects = {**inherited, **objects}
     desc = PipelineDesc(name=node.name.value, style="class", node=node, config=config)
     # a random ops object, called by a helper method too: the pipeline seed applies to it
-    desc.has_random = hierarchy and any(obj.entry.get("random") for obj in callable_objects.values())
+    desc.has_random = hierarchy and any(obj.random for obj in callable_objects.values())
+    for obj in callable_objects.values():
+        if unroller.d.rng_mode and any(bool(e.get("random")) != bool(obj.entry.get("random")) for *_, e in obj.others):
+            raise CannotUnroll(f"self.{obj.attr} is a random operator in some branches only: its calls cannot all "
+                               f"take rng=", obj.statement)
     nearest_init = next((_methods(c)["__init__"] for c in chain if "__init__" in _methods(c)), root_init)
     desc.params = [p.name.value for p in nearest_init.params.params][1:]
     # the ops objects the other methods call (their rewriter is made when the class is written: an Env held
@@ -400,7 +415,7 @@ def _checkpointing(desc: PipelineDesc, init: cst.FunctionDef, objects) -> None:
     elif saved is None and checkpoints.PARAM in names:
         why = f"__init__ already has a {checkpoints.PARAM} parameter that the pipeline does not get"
     for obj in objects.values():
-        if obj.entry.get("random") and not obj.inline and kwarg(obj.call, "seed") is not None:
+        if obj.random and not obj.inline and any(kwarg(c, "seed") is not None for c, *_ in [(obj.call,), *obj.others]):
             why = f"self.{obj.attr} has its own seed inside a lambda: its RNG cannot be registered by name"
     if why is not None:
         desc.extra["checkpoint_unmigrated"] = why
@@ -480,8 +495,8 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         if obj.inline:
             replacements[obj.statement] = []
             continue
-        for call, statement in [(obj.call, obj.statement), *obj.others]:
-            replacements[statement] = _lambda_statement(unroller, obj, call, statement, desc)
+        for call, statement, entry in [(obj.call, obj.statement, obj.entry), *obj.others]:
+            replacements[statement] = _lambda_statement(unroller, obj, call, statement, desc, entry)
         unroller.report(rules.UNROLL.id, f"ops object self.{obj.attr} ({obj.fn_path}) -> an ndd call with the same "
                         f"arguments (a lambda: its arguments are computed in __init__)", obj.statement)
     init = methods.get("__init__")
@@ -558,12 +573,12 @@ def _readers_statement(name: str, attr: str) -> cst.BaseStatement:
     return stmt(f"self._readers = {{{repr(name).replace(chr(39), chr(34))}: self.{attr}}}\n")
 
 
-def _lambda_statement(unroller, obj, call, statement, desc):
-    ctor = cst.Call(func=ndd_attr(obj.entry["ndd"]),
+def _lambda_statement(unroller, obj, call, statement, desc, entry):
+    ctor = cst.Call(func=ndd_attr(entry["ndd"]),
                     args=[a for a in call.args if a.keyword is None or a.keyword.value not in NON_READER_DROPPED])
     seed = kwarg(ctor, "seed")
     before = []
-    if obj.entry.get("random") and seed is not None:
+    if entry.get("random") and seed is not None:
         # The op's own random stream: one RNG, created here once (an RNG made inside the lambda would
         # restart at every call and repeat the same values every step).
         rng = f"self.{obj.attr}_rng"
@@ -571,7 +586,7 @@ def _lambda_statement(unroller, obj, call, statement, desc):
         ctor = with_kwarg(without_kwargs(ctor, {"seed"}), "rng", expr(rng))
         unroller.report(rules.OP_SEED.id, f"self.{obj.attr}: seed={code_of(seed)} -> its own "
                         f"ndd.random.RNG ({rng}), created once", statement)
-    if obj.entry.get("random"):
+    if entry.get("random"):
         desc.has_random = True
     call = _normalise_commas(ctor.with_changes(args=[cst.Arg(cst.Name("inputs"), star="*"), *ctor.args,
                                                      cst.Arg(cst.Name("kwargs"), star="**")]))
