@@ -381,7 +381,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     if desc.pre:
         desc.loop = desc.pre + desc.loop  # nothing runs "before the reader" in a define_graph
         desc.pre = []
-    if fed.attrs:
+    if fed.setup:
         # pipe.run() called iter_setup() for each step (ahead of it by the prefetch queue): the step calls it first
         desc.loop = [stmt(f"self.{ITER_SETUP}()\n"), *desc.loop]
         desc.extra.update(iter_setup=True, feeds=fed.feeds)
@@ -418,6 +418,7 @@ class _Fed:
         self.attrs: dict[str, _OpsObject] = {}
         self.graph_statements: set = set()
         self.feeds: dict = {}
+        self.setup = False  # the class has an iter_setup(), which each step calls (it may feed nothing)
 
 
 class _FeedCalls(cst.CSTVisitor):
@@ -444,6 +445,7 @@ def _feeds(node: cst.ClassDef, own: dict, objects: dict, graph_statements) -> _F
     fed = _Fed()
     sources = {attr: obj for attr, obj in objects.items() if obj.is_source}
     setup = own.get(ITER_SETUP)
+    fed.setup = setup is not None
     if setup is None:
         if sources:
             raise CannotUnroll("an ops.ExternalSource that no iter_setup() feeds has no dynamic-mode counterpart",
