@@ -596,7 +596,10 @@ class _Collector(cst.CSTVisitor):
         graph = is_pipeline or origin
         if graph:
             self.graph_stack.append(function.pipeline)
+        outside_graph = outer.kind == "class" and name == "iter_setup"  # plain Python run before each step
+        graph_stack, self.graph_stack = self.graph_stack, ([] if outside_graph else self.graph_stack)
         walk(node.body, self)
+        self.graph_stack = graph_stack
         if graph:
             self.graph_stack.pop()
         self.function_names.pop()
