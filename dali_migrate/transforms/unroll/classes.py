@@ -424,10 +424,14 @@ class _Fed:
 class _FeedCalls(cst.CSTVisitor):
     def __init__(self):
         self.calls: list[cst.Call] = []
+        self.returns: list[cst.Return] = []
 
     def visit_Call(self, node):
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == FEED_INPUT:
             self.calls.append(node)
+
+    def visit_Return(self, node):
+        self.returns.append(node)
 
 
 def _self_attr(node) -> str | None:
@@ -475,6 +479,10 @@ def _feeds(node: cst.ClassDef, own: dict, objects: dict, graph_statements) -> _F
                                    obj.statement)
     everywhere = _FeedCalls()
     walk(node, everywhere)
+    in_setup = _FeedCalls()
+    walk(setup.body, in_setup)
+    if in_setup.returns:  # a step without its feed: pipeline mode failed there, the steps would reuse the last one
+        raise CannotUnroll("iter_setup() may return before its feed_input() statements", setup)
     top_level = {}
     for statement in setup.body.body:
         small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
