@@ -990,11 +990,16 @@ class Unroller(MigrationTransformer):
                     self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS[method], original_node)
                     return updated_node
             if method in ("serialize", "feed_input", "schedule_run", "share_outputs") and owner \
-                    and (self.pipe_var(owner) is not None or owner == "self"):
+                    and (self.pipe_var(owner) is not None or owner == "self") and not self._fed_by_iter_setup(original_node):
                 self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS[method], original_node)
             if qualname == "nvidia.dali.Pipeline.deserialize":
                 self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS["deserialize"], original_node)
         return updated_node
+
+    def _fed_by_iter_setup(self, call: cst.Call) -> bool:
+        """A ``self.feed_input(...)`` of a migrated class's iter_setup(), which the class rewrites (classes.py)."""
+        return any(statement.body[0].value is call for desc in self.descs.values()
+                   for statement in desc.extra.get("feeds", ()))
 
     def _fix_call_site(self, original, call: cst.Call, desc: PipelineDesc) -> cst.Call:
         dropped = [a.keyword.value for a in call.args
