@@ -54,7 +54,8 @@ GENERATOR_FACTORY = "generator_factory"  # a migrated pipeline imported from ano
 DATA_KINDS = ("batch", "tensor", "data")
 # Structured kinds: ("seq", K) a list or other iterable of K; ("gen", K) a generator object of K;
 # ("stream", K) a ReaderStream over a generator of K (a migrated pipeline that answers its metadata);
-# ("map", K) a dict of K values; ("ops", name) a legacy ops object; ("function", node), ("class", node),
+# ("map", K) a dict of K values; ("keyed", K) a dict whose keys are K (pipeline classes, say) and whose values
+# are plain Python data (the dict's origins are its keys'); ("ops", name) a legacy ops object; ("function", node), ("class", node),
 # ("method", function node, class node): the module's own callables; ("instance", class node).
 TOP = "top"
 # Only as an element of ("tup", kinds): an element whose own value was TOP without origins (a literal, a
@@ -92,7 +93,7 @@ UNKNOWN = (TOP, _NO_ORIGINS)
 
 
 def _depth(kind) -> int:
-    if isinstance(kind, tuple) and kind[0] in ("seq", "gen", "stream", "map"):
+    if isinstance(kind, tuple) and kind[0] in ("seq", "gen", "stream", "map", "keyed"):
         return 1 + _depth(kind[1])
     if isinstance(kind, tuple) and kind[0] == "tup":
         return 1 + max((_depth(k) for k in kind[1]), default=0)
@@ -109,7 +110,8 @@ def join_kind(a, b):
     if isinstance(a, str) and isinstance(b, str) and a.startswith("tuple:") and b.startswith("tuple:"):
         inner = join_kind(a[6:], b[6:])
         return TOP if inner == TOP or not isinstance(inner, str) else f"tuple:{inner}"
-    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and a[0] in ("seq", "gen", "stream", "map"):
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and a[0] in ("seq", "gen", "stream", "map",
+                                                                                  "keyed"):
         inner = join_kind(a[1], b[1])
         return TOP if inner == TOP else (a[0], inner)
     if _is_tup(a) and _is_tup(b) and len(a[1]) == len(b[1]):
@@ -148,7 +150,7 @@ def is_dali_kind(kind) -> bool:
     if kind is None or kind == TOP or kind == PLAIN:
         return False
     if isinstance(kind, tuple):
-        if kind[0] in ("seq", "gen", "stream", "map"):
+        if kind[0] in ("seq", "gen", "stream", "map", "keyed"):
             return is_dali_kind(kind[1])
         if kind[0] == "tup":
             return any(is_dali_kind(k) for k in kind[1])
@@ -172,7 +174,7 @@ def element(kind):
     if kind is None:
         return None
     if isinstance(kind, tuple):
-        if kind[0] in ("seq", "gen", "stream"):
+        if kind[0] in ("seq", "gen", "stream", "keyed"):
             return kind[1]
         if kind[0] == "tup":
             return _join_all(kind[1])
@@ -205,6 +207,8 @@ def _index(kind, is_slice: bool, position: int | None = None):
             return kind if is_slice else kind[1]
         if kind[0] == "map":
             return kind[1]
+        if kind[0] == "keyed":
+            return PLAIN  # a value: plain data, without the keys' origins
         return TOP
     if kind == DATANODE:
         return DATANODE
@@ -592,7 +596,10 @@ class _Collector(cst.CSTVisitor):
         graph = is_pipeline or origin
         if graph:
             self.graph_stack.append(function.pipeline)
+        outside_graph = outer.kind == "class" and name == "iter_setup"  # plain Python run before each step
+        graph_stack, self.graph_stack = self.graph_stack, ([] if outside_graph else self.graph_stack)
         walk(node.body, self)
+        self.graph_stack = graph_stack
         if graph:
             self.graph_stack.pop()
         self.function_names.pop()
@@ -796,7 +803,7 @@ class _Collector(cst.CSTVisitor):
             for element_node, arg in zip(target.elements, iterable.args):
                 self._bind_loop_target(element_node.value, arg.value, scope)
         elif _items_call(iterable) and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
-            self._bind_target(target.elements[0].value, ("value", UNKNOWN), scope)
+            self._bind_target(target.elements[0].value, ("key_of", iterable.func.value), scope)
             self._bind_target(target.elements[1].value, ("index_of", iterable.func.value), scope)
         else:
             self._bind_target(target, ("iter", iterable), scope)
@@ -1197,7 +1204,14 @@ class DataFlow:
             if whole is None:
                 return None
             kind = whole[0]
+            if isinstance(kind, tuple) and kind[0] == "keyed":
+                return UNKNOWN
             return ((kind[1] if isinstance(kind, tuple) and kind[0] == "map" else TOP), whole[1])
+        if tag == "key_of":  # `for key, v in d.items()`: a keyed dict's keys are followed, others' are not
+            whole = self._eval(source[1])
+            if whole is None:
+                return None
+            return (whole[0][1], whole[1]) if isinstance(whole[0], tuple) and whole[0][0] == "keyed" else UNKNOWN
         if tag == "arith":
             return self._arith([self._eval(source[1]), self._eval(source[2])], [source[1], source[2]])
         if tag == "append":
@@ -1319,6 +1333,19 @@ class DataFlow:
             self._metadata_asked = frozenset(found)
         return self._metadata_asked
 
+    def epochs_asked(self) -> frozenset:
+        """The pipelines whose epochs the module starts again: ``x.reset()`` on a pipeline value, or a PyTorch
+        iterator over one (its reset(), auto_reset or a new loop resets the pipelines). A migrated pipeline
+        whose external source ends an epoch is then a ReaderStream that restarts its steps (unroll/stream.py)."""
+        found: set = set()
+        for call, _scope in self.calls:
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "reset" and not call.args:
+                found |= self.pipelines_in(func.value)
+            if self.torch_iterator_call(call) and call.args:
+                found |= self.pipelines_in(call.args[0].value)
+        return frozenset(found)
+
     def torch_iterator_call(self, call: cst.Call) -> bool:
         """``call`` makes a PyTorch iterator: the plugin's, or a class of the module derived from one."""
         if self.imports.qualname(call.func) in TORCH_ITERATORS:
@@ -1367,7 +1394,7 @@ class DataFlow:
 
     def has_attribute(self, class_node, attr: str) -> bool:
         """The class (or one of the module's classes it derives from) defines or sets ``attr``."""
-        for node in (class_node, *self._bases(class_node)):
+        for node in (class_node, *self.bases(class_node)):
             info = self.classes.get(node)
             if info is not None and attr in info[2] or (node, attr) in self._class_attrs:
                 return True
@@ -1414,12 +1441,15 @@ class DataFlow:
         if isinstance(expr, cst.Dict):
             if not expr.elements:
                 return None
-            found, keys = None, _NO_ORIGINS
+            found, keys, key_kind = None, _NO_ORIGINS, None
             for item in expr.elements:
                 found = join(found, self._eval(item.value) if isinstance(item, cst.DictElement) else UNKNOWN)
-                key = self._eval(item.key) if isinstance(item, cst.DictElement) else None
+                key = self._eval(item.key) if isinstance(item, cst.DictElement) else UNKNOWN
                 keys |= key[1] if key is not None else _NO_ORIGINS
-            if keys:  # pipelines (or their classes) as keys: what iterating the dict gives is not followed
+                key_kind = join_kind(key_kind, key[0] if key is not None else None)
+            if key_kind not in (None, TOP) and keys and (found is None or not _interesting(found)):
+                return (("keyed", key_kind), keys)  # `{PipeClass: [paths], ...}`: only the keys are DALI's
+            if keys:  # pipelines (or their classes) as keys, beside DALI values: iterating it is not followed
                 return (TOP, keys | (found[1] if found is not None else _NO_ORIGINS))
             return None if found is None else (("map", found[0]) if found[0] not in (None, TOP) else found[0], found[1])
         if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
@@ -1510,7 +1540,7 @@ class DataFlow:
         method = self._method_of(class_node, attr)
         if method is not None:
             return value(("method", method, class_node))
-        for base in self._bases(class_node):
+        for base in self.bases(class_node):
             found = self._attr_values.get((base, attr))
             if found is not None:
                 return found
@@ -1518,7 +1548,7 @@ class DataFlow:
             return None  # stored somewhere: no information yet (an early UNKNOWN would stick)
         return UNKNOWN
 
-    def _bases(self, class_node) -> list:
+    def bases(self, class_node) -> list:
         """The module's own classes among a class's bases, nearest first."""
         out = []
         info = self.classes.get(class_node)
@@ -1541,7 +1571,7 @@ class DataFlow:
         return self._method_of(class_node, name)
 
     def _method_of(self, class_node, name: str):
-        for node in (class_node, *self._bases(class_node)):
+        for node in (class_node, *self.bases(class_node)):
             info = self.classes.get(node)
             if info is not None and name in info[2]:
                 return info[2][name]
@@ -1610,6 +1640,12 @@ class DataFlow:
             if method in ("gpu", "cpu"):
                 return value(DATANODE, origins)
             return UNKNOWN
+        if isinstance(kind, tuple) and kind[0] == "keyed":
+            if method == "keys":
+                return (("seq", kind[1]), origins)
+            if method == "copy":
+                return owner
+            return UNKNOWN  # values(), get(), pop(): the plain values
         if isinstance(kind, tuple) and kind[0] in ("seq", "map"):
             if method in ("pop", "get"):
                 return (kind[1], origins)

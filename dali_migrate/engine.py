@@ -767,7 +767,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     flow = DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx), param_seeds=seeds)
     units = Units(flow, module, ctx.position, foreign)
     # Values handed to a definition elision left out, or another module's seeds for one: read it all.
-    needs_whole_file(ctx, {e.callee for e in units.escapes if e.callee} | set(seeds) | set(foreign))
+    needs_whole_file(ctx, {e.callee for e in units.escapes if e.callee} | units.handed_to | set(seeds) | set(foreign))
     kept = Kept(units)
     for escape in units.escapes:
         kept.keep(escape.origins, Reason(ctx.position(escape.node)[0], VALUE_ESCAPES.id, escape.message))

@@ -74,7 +74,7 @@ def dynamic_value_misuse(flow: df.DataFlow, node) -> tuple[str, frozenset] | Non
         if kind in df.DATA_KINDS and attr in PIPELINE_ONLY_DATA_METHODS:
             return f"{_code(node)}: {_word(kind)} has no .{attr} (TensorList API)", owner[1]
         if _generator(kind) and attr not in _GENERATOR_ATTRS and not (
-                kind[0] == "stream" and attr in (*df.METADATA_METHODS, *df.METADATA_ATTRIBUTES)):
+                kind[0] == "stream" and attr in (*df.METADATA_METHODS, *df.METADATA_ATTRIBUTES, "reset")):
             return (f"{_code(node)}: {_code(node.value)} is a generator of dynamic-mode steps (a migrated pipeline) and has no .{attr}",
                     owner[1])
         return None
@@ -184,7 +184,7 @@ class _Check(cst.CSTVisitor):
         Pipeline subclass from ReaderStream), which defines ``attr``."""
         from .transforms.unroll.helpers import CLASSES, class_attributes
 
-        for node in (class_node, *self.flow._bases(class_node)):
+        for node in (class_node, *self.flow.bases(class_node)):
             for base in getattr(node, "bases", ()):
                 name = base.value.value if isinstance(base.value, cst.Name) else None
                 if name in CLASSES and attr in class_attributes(name):

@@ -227,6 +227,9 @@ class Units:
         # Markers already in the file (a person has not removed them yet): (statement, rule, message).
         self.existing_markers: list[tuple[cst.CSTNode, str, str]] = tagger.existing_markers
         self.foreign_calls = tagger.foreign_calls
+        # the functions a pipeline (or its class or function) is handed to by name: a definition elision left out
+        # among them must be read (engine.needs_whole_file), or its uses of the value would go unseen
+        self.handed_to: set[str] = tagger.handed_to
         if self.definitions:  # any of this module's pipelines may be what reaches an untraced pipeline call
             self.escapes += [Escape(node, frozenset(self.definitions), message) for node, message in tagger.untraced]
         for found in (*flow._values.values(), *flow._attr_values.values(), *flow._params.values(),
@@ -361,6 +364,7 @@ class _Tagger(cst.CSTVisitor):
         self.existing_markers: list[tuple[cst.CSTNode, str, str]] = []
         self.foreign_calls: list[tuple[str, object, tuple]] = []  # (imported callee, argument key, value)
         self.untraced: list[tuple[cst.CSTNode, str]] = []  # pipeline-only calls on values the model cannot trace
+        self.handed_to: set[str] = set()  # plain names called with a value that has origins (a pipeline class too)
         self._tool_written = 0  # inside a class dali-migrate wrote (EpochIterator, ReaderStream, ...)
         self._classes: list[cst.ClassDef] = []  # the classes the walk is in, innermost last
         self._statements: list[list] = []  # [statement, origins set]
@@ -461,6 +465,8 @@ class _Tagger(cst.CSTVisitor):
         if graph:
             self._touch((graph,))
         arguments = [(a, self.flow.value_of(a.value)) for a in node.args]
+        if isinstance(node.func, cst.Name) and any(v[1] for _, v in arguments):
+            self.handed_to.add(node.func.value)
         moving = [(a, v) for a, v in arguments if tracked(v)]
         if not moving:
             return

@@ -251,6 +251,26 @@ CASES = {
         pair = ['name', pipe('a').run()[0]]
         for item in pair:
             item""", "item", "top ['pipe']"),
+    "a dict keyed by pipelines, with plain values": (PIPE + """
+        sets = {pipe: [['a'], ['b']]}
+        sets""", "sets", "(keyed pipeline_factory) ['pipe']"),
+    "its values are plain data, without the keys' origins": (PIPE + """
+        sets = {pipe: [['a']]}
+        sets[pipe].append(['c'])
+        for paths in sets[pipe]:
+            paths""", "paths", "top []"),
+    "its keys are the pipelines": (PIPE + """
+        sets = {pipe: [['a']]}
+        for key in sets.keys():
+            p = key('r')
+        p""", "p", "pipeline ['pipe']"),
+    "its keys through items()": (PIPE + """
+        sets = {pipe: [['a']]}
+        for key, paths in sets.items():
+            key""", "key", "pipeline_factory ['pipe']"),
+    "a dict with a pipeline's value among its values is not followed": (PIPE + """
+        sets = {pipe: pipe('a').run()}
+        sets""", "sets", "top ['pipe']"),
     "function_passed_as_value_escapes": (PIPE + """
         def step(q):
             return q.run()

@@ -116,12 +116,6 @@ def test_reader_next_to_a_source(modules, image_root):
                     _generator_steps(migrated.reader_and_source(root), 6), 3) == [6, 6, 6]
 
 
-def test_marked_sources_stay_pipelines(modules):
-    _, migrated, text = modules
-    assert "# dali-migrate: DM220 raise_at_end stays in pipeline mode" in text
-    assert hasattr(migrated.raise_at_end(), "build")  # still a pipeline-mode Pipeline
-
-
 def test_indexed_lambdas_run_as_the_pipeline(modules):
     """The per-sample lambda (SampleInfo) and the batch_info lambda (BatchInfo) of the first golden now
     migrate; both are endless, so 5 steps are compared."""

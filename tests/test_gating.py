@@ -139,3 +139,40 @@ def test_star_imported_names_are_left_as_without_gating():
     result = engine.migrate_source(STAR_IMPORT, "star.py")
     assert "readers.file(file_root=\"/x\")" in result.migrated
     assert "ndd.cast(" in result.migrated
+
+
+HANDED_CLASS = '''\
+import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+
+
+class Pipe(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id):
+        super().__init__(batch_size, num_threads, device_id)
+        self.input = ops.readers.File(file_root="/data")
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        return labels
+
+
+def bench(pipe_type, steps):
+    pipe = pipe_type(4, 2, None)
+    pipe.build()
+    for _ in range(steps):
+        pipe.run()
+
+
+def main():
+    for kind in [Pipe]:
+        bench(kind, 3)
+'''
+
+
+def test_a_pipeline_class_handed_to_a_plain_function_is_followed_there():
+    """``bench`` mentions no DALI name, so elision would leave it out; the class handed to it makes the file read
+    whole, and its pipe.run() is migrated (it was left in pipeline mode, unmarked)."""
+    result = engine.migrate_source(HANDED_CLASS, "bench.py")
+    bench = result.migrated[result.migrated.index("def bench"):]
+    assert "pipe.run()" not in bench and "pipe.build()" not in bench
+    assert "        next(pipe)\n" in bench

@@ -2,12 +2,78 @@
 kind, next to a reader; and the forms that stay in pipeline mode (marked)."""
 
 import numpy as np
-import nvidia.dali.fn as fn
 import nvidia.dali.types as types
-from nvidia.dali import pipeline_def
 import nvidia.dali.experimental.dynamic as ndd
 from nvidia.dali.types import BatchInfo
 from nvidia.dali.types import SampleInfo
+
+
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on. A pipeline fed by an external source that ends an epoch
+    (StopIteration) gets restart: after the end, next() raises StopIteration until reset() starts
+    the next epoch's steps, as pipe.run() and pipe.reset() did.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _epoch = 0
+    _ended = False
+
+    def __init__(self, steps, readers, batch_size, restart=None):
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+        self._restart = restart
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
+        if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
+            raise StopIteration
+        try:
+            return next(self._steps)
+        except StopIteration:
+            self._ended = self._restart is not None
+            raise
+
+    def reset(self):
+        """pipe.reset(): after the source ended an epoch, the next epoch's steps start; before that, nothing."""
+        if self._ended:
+            self._ended = False
+            self._epoch += 1
+            self._steps = self._restart(self._epoch)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
+
 
 FILES = []
 BATCHES = [[np.full((2, 3), i * 10 + k, dtype=np.uint8) for k in range(2)] for i in range(3)]
@@ -118,11 +184,21 @@ def with_batch_info(*, batch_size=2):
         yield (data,)
 
 
-# dali-migrate: DM220 raise_at_end stays in pipeline mode: cycle="raise": pipeline mode raises StopIteration at the end of the data and restarts after pipe.reset(); a generator cannot be restarted
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def raise_at_end():
-    data = fn.external_source(source=BATCHES, cycle="raise")
-    return data
+def raise_at_end(*, batch_size=2):
+    source = iter(BATCHES)
+
+    def steps(epoch_idx=0):
+        nonlocal source
+        while True:
+            try:
+                data = next(source)
+            except StopIteration:
+                source = iter(BATCHES)  # cycle="raise": read from the start in the next epoch
+                return  # the epoch ends: pipe.run() raised StopIteration until pipe.reset()
+            data = ndd.as_batch(data)
+            yield (data,)
+
+    return ReaderStream(steps(), {}, batch_size, restart=steps)
 
 
 def run_decode(files, steps):

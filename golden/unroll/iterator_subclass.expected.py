@@ -17,7 +17,8 @@ class EpochIterator:
     would cross the end of the epoch; PARTIAL cuts it. With a reader's metadata it follows the
     plugin's per-shard counts (shard sizes, each pipeline moving to the next shard each epoch unless
     stick_to_shard). size (also _size) and len() are the plugin's, epoch by epoch; a new loop over it
-    after an epoch ended starts the next one.
+    after an epoch ended starts the next one. Without size or reader, an epoch lasts until a pipeline's
+    external source ends it, and reset() (or auto_reset) starts the pipelines' next epoch.
     """
 
     def __init__(self, pipelines, output_map, *, batch_size=None, size=-1, reader_name=None, reader_meta=None,
@@ -95,7 +96,12 @@ class EpochIterator:
         self._consumed = True
         if self._size > 0 and self._counter >= self._size:
             self._end_epoch()
-        steps = [next(pipeline) for pipeline in self._pipelines]
+        try:
+            steps = [next(pipeline) for pipeline in self._pipelines]
+        except StopIteration:  # an external source ended the epoch: auto_reset starts the next, as the plugin's
+            if self._size < 0 and self._auto_reset:
+                self.reset()
+            raise
         if self._advance():
             self._end_epoch()
         keep = [None] * len(steps)  # samples kept of each pipeline's batch (None: all)
@@ -144,6 +150,9 @@ class EpochIterator:
         if not (self._counter >= self._size or self._size < 0):
             return  # like the plugin: a reset before the end of the epoch is ignored
         fill = self._policy == "FILL" and not self._padded
+        for pipeline in self._pipelines:  # a migrated pipeline whose source ended its epoch starts the next one
+            if hasattr(pipeline, "reset"):
+                pipeline.reset()
         if self._meta is None:
             self._counter = self._counter % self._size if fill and self._size > 0 else 0
             return
@@ -174,16 +183,23 @@ class ReaderStream:
     Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
     asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
     __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
-    the steps from the first next() on.
+    the steps from the first next() on. A pipeline fed by an external source that ends an epoch
+    (StopIteration) gets restart: after the end, next() raises StopIteration until reset() starts
+    the next epoch's steps, as pipe.run() and pipe.reset() did.
     """
 
     _steps = None
     _readers = {}  # {name: reader}
 
-    def __init__(self, steps, readers, batch_size):
+    _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _epoch = 0
+    _ended = False
+
+    def __init__(self, steps, readers, batch_size, restart=None):
         self._steps = steps
         self._readers = readers
         self.batch_size = batch_size
+        self._restart = restart
 
     @property
     def max_batch_size(self):
@@ -197,7 +213,20 @@ class ReaderStream:
             import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
 
             self._steps = type(self).steps(weakref.proxy(self))
-        return next(self._steps)
+        if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
+            raise StopIteration
+        try:
+            return next(self._steps)
+        except StopIteration:
+            self._ended = self._restart is not None
+            raise
+
+    def reset(self):
+        """pipe.reset(): after the source ended an epoch, the next epoch's steps start; before that, nothing."""
+        if self._ended:
+            self._ended = False
+            self._epoch += 1
+            self._steps = self._restart(self._epoch)
 
     def close(self):
         if self._steps is not None:

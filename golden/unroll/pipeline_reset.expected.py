@@ -1,5 +1,5 @@
-from nvidia.dali import fn, pipeline_def
 import nvidia.dali.experimental.dynamic as ndd
+from nvidia.dali.types import SampleInfo
 
 
 class EpochIterator:
@@ -11,7 +11,8 @@ class EpochIterator:
     would cross the end of the epoch; PARTIAL cuts it. With a reader's metadata it follows the
     plugin's per-shard counts (shard sizes, each pipeline moving to the next shard each epoch unless
     stick_to_shard). size (also _size) and len() are the plugin's, epoch by epoch; a new loop over it
-    after an epoch ended starts the next one.
+    after an epoch ended starts the next one. Without size or reader, an epoch lasts until a pipeline's
+    external source ends it, and reset() (or auto_reset) starts the pipelines' next epoch.
     """
 
     def __init__(self, pipelines, output_map, *, batch_size=None, size=-1, reader_name=None, reader_meta=None,
@@ -89,7 +90,12 @@ class EpochIterator:
         self._consumed = True
         if self._size > 0 and self._counter >= self._size:
             self._end_epoch()
-        steps = [next(pipeline) for pipeline in self._pipelines]
+        try:
+            steps = [next(pipeline) for pipeline in self._pipelines]
+        except StopIteration:  # an external source ended the epoch: auto_reset starts the next, as the plugin's
+            if self._size < 0 and self._auto_reset:
+                self.reset()
+            raise
         if self._advance():
             self._end_epoch()
         keep = [None] * len(steps)  # samples kept of each pipeline's batch (None: all)
@@ -138,6 +144,9 @@ class EpochIterator:
         if not (self._counter >= self._size or self._size < 0):
             return  # like the plugin: a reset before the end of the epoch is ignored
         fill = self._policy == "FILL" and not self._padded
+        for pipeline in self._pipelines:  # a migrated pipeline whose source ended its epoch starts the next one
+            if hasattr(pipeline, "reset"):
+                pipeline.reset()
         if self._meta is None:
             self._counter = self._counter % self._size if fill and self._size > 0 else 0
             return
@@ -168,16 +177,23 @@ class ReaderStream:
     Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
     asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
     __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
-    the steps from the first next() on.
+    the steps from the first next() on. A pipeline fed by an external source that ends an epoch
+    (StopIteration) gets restart: after the end, next() raises StopIteration until reset() starts
+    the next epoch's steps, as pipe.run() and pipe.reset() did.
     """
 
     _steps = None
     _readers = {}  # {name: reader}
 
-    def __init__(self, steps, readers, batch_size):
+    _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _epoch = 0
+    _ended = False
+
+    def __init__(self, steps, readers, batch_size, restart=None):
         self._steps = steps
         self._readers = readers
         self.batch_size = batch_size
+        self._restart = restart
 
     @property
     def max_batch_size(self):
@@ -191,7 +207,20 @@ class ReaderStream:
             import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
 
             self._steps = type(self).steps(weakref.proxy(self))
-        return next(self._steps)
+        if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
+            raise StopIteration
+        try:
+            return next(self._steps)
+        except StopIteration:
+            self._ended = self._restart is not None
+            raise
+
+    def reset(self):
+        """pipe.reset(): after the source ended an epoch, the next epoch's steps start; before that, nothing."""
+        if self._ended:
+            self._ended = False
+            self._epoch += 1
+            self._steps = self._restart(self._epoch)
 
     def close(self):
         if self._steps is not None:
@@ -294,11 +323,25 @@ def files(root, *, batch_size=2):
     return ReaderStream(steps(), {"Reader": reader}, batch_size)
 
 
-# dali-migrate: DM230 fed stays in pipeline mode with everything that uses it: line 37: pipe.reset() restarts an external source that ended (StopIteration); the migrated generator does not restart: create the pipeline again for the next epoch
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def fed(source):
-    data = fn.external_source(source=source, batch=False)
-    return data
+def fed(source, *, batch_size=2):
+    import inspect
+    source_2 = source
+    source_2 = source_2() if inspect.isgeneratorfunction(source_2) else source_2
+    source_2_next = iter(source_2).__next__ if hasattr(source_2, '__iter__') else None
+    source_2_takes_info = source_2_next is None and len(inspect.signature(source_2).parameters) > 0
+
+    def steps(epoch_idx=0):
+        source_2_step = 0  # the iteration in the epoch, as pipeline mode counted it
+        while True:
+            try:
+                data = [source_2_next() if source_2_next else source_2(SampleInfo(source_2_step * batch_size + i, i, source_2_step, epoch_idx)) if source_2_takes_info else source_2() for i in range(batch_size)]
+            except StopIteration:
+                return  # the epoch ends: pipe.run() raised StopIteration until pipe.reset()
+            source_2_step += 1
+            data = ndd.as_batch(data)
+            yield (data,)
+
+    return ReaderStream(steps(), {}, batch_size, restart=steps)
 
 
 class Loader:
@@ -311,12 +354,10 @@ class Loader:
 
 def epochs(source):
     pipe = fed(source)
-    pipe.build()
     for _ in range(2):
         try:
             while True:
-                pipe.run()
+                next(pipe)
         except StopIteration:
-            # restarts the source that ended: marked, the pipeline stays
-            # dali-migrate: DM214 pipe.reset() restarts an external source that ended (StopIteration); the migrated generator does not restart: create the pipeline again for the next epoch
+            # restarts the source that ended: the migrated pipeline starts its next epoch
             pipe.reset()

@@ -33,5 +33,5 @@ def epochs(source):
             while True:
                 pipe.run()
         except StopIteration:
-            # restarts the source that ended: marked, the pipeline stays
+            # restarts the source that ended: the migrated pipeline starts its next epoch
             pipe.reset()

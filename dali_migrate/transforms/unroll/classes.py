@@ -19,13 +19,17 @@ from ..walk import transform, walk
 from ... import optable
 from ...dataflow import STREAM_CLASS
 from ...names import dotted, free_name
-from . import checkpoints, rules
+from . import checkpoints, constants, rules
 from .graph import (_uses_name, Env, build_graph, device_statement, loop_statements, output_elements, seeding_statements,
                     thread_statement)
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
                     stmt, with_kwarg, without_kwargs, ndd_attr, literal_value)
 
-PIPELINE_ONLY_METHODS = ("iter_setup", "feed_input")
+ITER_SETUP = "iter_setup"
+FEED_INPUT = "feed_input"
+# ops.ExternalSource(...) arguments: ndd.as_batch's, and those that only tuned the pipeline's copy of the data
+SOURCE_AS_BATCH = ("dtype", "layout", "device")
+SOURCE_DROPPED = ("name", "ndim", "no_copy", "blocking", "use_copy_kernel", "cuda_stream")
 STEPS_METHOD = "steps"  # the generator ReaderStream.__next__ starts (stream.SOURCE)
 _STREAM_ATTRIBUTES = (STEPS_METHOD, "_steps", "_readers")  # what ReaderStream defines
 _POSITIONAL = ("batch_size", "num_threads", "device_id", "seed", "exec_pipelined", "prefetch_queue_depth",
@@ -42,11 +46,23 @@ class _OpsObject:
         self.statement = statement
         self.top_level = top_level
         self.inline = False
-        self.others: list[tuple[cst.Call, cst.CSTNode]] = []  # the same attribute assigned elsewhere (if/else)
+        # the same attribute assigned elsewhere (if/else): (call, statement, op table entry); each becomes its own
+        # lambda, so the operator may differ from branch to branch
+        self.others: list[tuple[cst.Call, cst.CSTNode, dict]] = []
 
     @property
     def is_reader(self):
         return self.entry.get("kind") == "reader"
+
+    @property
+    def is_source(self):
+        """An ``ops.ExternalSource``: its data comes from ``feed_input`` in ``iter_setup`` (``_feeds``)."""
+        return self.fn_path == "external_source"
+
+    @property
+    def random(self) -> bool:
+        """Random in some branch: the pipeline seed applies to it."""
+        return any(entry.get("random") for entry in [self.entry, *(other[2] for other in self.others)])
 
 
 def _methods(node: cst.ClassDef):
@@ -115,6 +131,10 @@ class _OpsCollector(cst.CSTVisitor):
         path = ops_path(self.imports, assign.value.func)
         if path is None:
             return
+        if path == "ExternalSource" and target.attr.value not in self.found:  # a Python class, not in the table
+            self.found[target.attr.value] = _OpsObject(target.attr.value, "external_source", {}, assign.value, node,
+                                                       self.depth == 1)
+            return
         entry = optable.ops_class(path)
         if entry is None or not entry.get("fn"):
             raise CannotUnroll(f"ops.{path} has no fn/ndd counterpart", node)
@@ -125,10 +145,16 @@ class _OpsCollector(cst.CSTVisitor):
         attr = target.attr.value
         if attr in self.found:
             other = self.found[attr]
-            if other.fn_path != fn_path or other.is_reader:
-                raise CannotUnroll(f"self.{attr} holds different operators depending on a condition", node)
+            if other.is_source:
+                raise CannotUnroll(f"self.{attr} is an external source in one place and an operator in another", node)
+            if other.is_reader or fn_entry.get("kind") == "reader":
+                raise CannotUnroll(f"self.{attr} holds different readers depending on a condition", node)
+            if bool(fn_entry.get("input_less")) != bool(other.entry.get("input_less")):
+                # its calls get batch_size= or not, for every branch alike
+                raise CannotUnroll(f"self.{attr} holds operators with and without inputs depending on a condition",
+                                   node)
             other.top_level = False  # assigned in two places (if/else): keep it an object
-            other.others.append((assign.value, node))
+            other.others.append((assign.value, node, fn_entry))
             return
         self.found[attr] = _OpsObject(attr, fn_path, fn_entry, assign.value, node, self.depth == 1)
 
@@ -235,6 +261,8 @@ def _collect_objects(imports, init, hierarchy: bool) -> dict[str, _OpsObject]:
     walk(init, collector)
     init_names = collector.locals | {p.name.value for p in init.params.params} - {"self"}
     for obj in collector.found.values():
+        if obj.is_source:
+            continue
         if obj.is_reader:
             if not obj.top_level:
                 raise CannotUnroll(f"the reader self.{obj.attr} is created conditionally", obj.statement)
@@ -256,10 +284,11 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     for cls in reversed(chain):
         methods.update(_methods(cls))
     own = _methods(node)
-    for name in PIPELINE_ONLY_METHODS:
-        if name in methods:
-            raise CannotUnroll(f"{name}() feeds the pipeline from Python; pass the data to the ndd ops instead",
-                               methods[name])
+    if FEED_INPUT in methods:
+        raise CannotUnroll("the class defines its own feed_input()", methods[FEED_INPUT])
+    if ITER_SETUP in methods and (hierarchy or ITER_SETUP not in own or "define_graph" not in own):
+        raise CannotUnroll("iter_setup() in a class hierarchy: only a class with its own define_graph and "
+                           "iter_setup is migrated", methods[ITER_SETUP])
     attributes = _SelfAttributes()
     for cls in {*chain, *subclasses}:
         walk(cls, attributes)
@@ -269,6 +298,10 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                            f"{STREAM_CLASS}) defines", node)
     root_init, graph = _methods(chain[-1]).get("__init__"), methods.get("define_graph")
     base = graph is None and any("define_graph" in _methods(c) for c in subclasses)
+    if root_init is not None and graph is None and not base:
+        raise CannotUnroll("a Pipeline subclass with no define_graph, and no subclass in this module defines one: "
+                           "the pipelines built on it are defined in other modules, and a base class changes with "
+                           "its subclasses (a hierarchy across modules is not migrated)", node)
     if root_init is None or graph is None and not base:
         raise CannotUnroll("a Pipeline subclass without __init__ and define_graph", node)
     super_call = None
@@ -291,12 +324,18 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         inherited.update(_collect_objects(imports, _methods(cls).get("__init__"), hierarchy))
     if any(obj.is_reader for obj in inherited.values()):
         raise CannotUnroll("a reader created in a base class's __init__", node)
+    if any(obj.is_source for obj in inherited.values()):
+        raise CannotUnroll("an external source created in a base class's __init__", node)
     env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
               rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
     callable_objects = {**inherited, **objects}
     desc = PipelineDesc(name=node.name.value, style="class", node=node, config=config)
     # a random ops object, called by a helper method too: the pipeline seed applies to it
-    desc.has_random = hierarchy and any(obj.entry.get("random") for obj in callable_objects.values())
+    desc.has_random = hierarchy and any(obj.random for obj in callable_objects.values())
+    for obj in callable_objects.values():
+        if unroller.d.rng_mode and any(bool(e.get("random")) != bool(obj.entry.get("random")) for *_, e in obj.others):
+            raise CannotUnroll(f"self.{obj.attr} is a random operator in some branches only: its calls cannot all "
+                               f"take rng=", obj.statement)
     nearest_init = next((_methods(c)["__init__"] for c in chain if "__init__" in _methods(c)), root_init)
     desc.params = [p.name.value for p in nearest_init.params.params][1:]
     # the ops objects the other methods call (their rewriter is made when the class is written: an Env held
@@ -311,11 +350,14 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         raise CannotUnroll("define_graph does not end with `return <outputs>`", graph)
     targets = _SelfTargets()
     walk(graph, targets)
-    local_attrs = targets.names - set(callable_objects)
+    fed = _feeds(node, own, objects, statements)
+    local_attrs = targets.names - set(callable_objects) - set(fed.attrs)
     rewriter = _GraphCalls(callable_objects, local_attrs, env)
     reader_attr = None
     converted = []
     for statement in statements:
+        if statement in fed.graph_statements:
+            continue  # `self.jpegs = self.input()`: iter_setup() sets self.jpegs to the batch it fed
         reader_obj = _reader_call(statement, objects)
         original_statement = statement
         if reader_obj is not None:
@@ -343,6 +385,18 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     if desc.pre:
         desc.loop = desc.pre + desc.loop  # nothing runs "before the reader" in a define_graph
         desc.pre = []
+    if fed.setup:
+        # pipe.run() called iter_setup() for each step (ahead of it by the prefetch queue): the step calls it first
+        desc.loop = [stmt(f"self.{ITER_SETUP}()\n"), *desc.loop]
+        desc.extra.update(iter_setup=True, feeds=fed.feeds)
+        for attr, source in fed.attrs.items():
+            unroller.report(rules.UNROLL.id, f"self.feed_input(self.{attr}, data) in iter_setup() -> self.{attr} = "
+                            f"ndd.as_batch(data): each step calls iter_setup() and hands its batch to the ops "
+                            f"(ops.ExternalSource self.{source.attr} is gone)", source.statement)
+            if kwarg(source.call, "dtype") is not None:
+                unroller.report(rules.EXTERNAL_SOURCE.id, f"self.{source.attr}: ExternalSource dtype= checked the fed "
+                                f"data's type in pipeline mode (an error on a mismatch); ndd.as_batch(dtype=) "
+                                f"converts to it", source.statement)
     if desc.readers and reader_attr is not None:
         # An ops reader object: created once in __init__ (an fn reader called in define_graph moves there
         # too, _hoist_reader).
@@ -357,6 +411,114 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     if init is not None:
         _checkpointing(desc, init, objects)
     return desc
+
+
+class _Fed:
+    """What iter_setup() feeds: ``attrs`` {self attribute define_graph got from an external source: that source's
+    ops object}, ``graph_statements`` (``self.jpegs = self.input()``, dropped from the steps) and ``feeds``
+    {iter_setup's ``self.feed_input(self.jpegs, data)`` statement: ``self.jpegs = ndd.as_batch(data, ...)``}."""
+
+    def __init__(self):
+        self.attrs: dict[str, _OpsObject] = {}
+        self.graph_statements: set = set()
+        self.feeds: dict = {}
+        self.setup = False  # the class has an iter_setup(), which each step calls (it may feed nothing)
+
+
+class _FeedCalls(cst.CSTVisitor):
+    def __init__(self):
+        self.calls: list[cst.Call] = []
+        self.returns: list[cst.Return] = []
+
+    def visit_Call(self, node):
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == FEED_INPUT:
+            self.calls.append(node)
+
+    def visit_Return(self, node):
+        self.returns.append(node)
+
+
+def _self_attr(node) -> str | None:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def _feeds(node: cst.ClassDef, own: dict, objects: dict, graph_statements) -> _Fed:
+    """The external sources of a class whose iter_setup() feeds them (pipeline mode called iter_setup before each
+    step and ran the graph on what it fed): each ``self.X = self.source()`` of define_graph, fed by one
+    ``self.feed_input(self.X, data)`` statement of iter_setup's own body, becomes ``self.X = ndd.as_batch(data)``
+    there (a list of samples or an array whose first dimension is the batch, as feed_input read them). Anything
+    else that feeds or is fed stays marked."""
+    fed = _Fed()
+    sources = {attr: obj for attr, obj in objects.items() if obj.is_source}
+    setup = own.get(ITER_SETUP)
+    fed.setup = setup is not None
+    if setup is None:
+        if sources:
+            raise CannotUnroll("an ops.ExternalSource that no iter_setup() feeds has no dynamic-mode counterpart",
+                               next(iter(sources.values())).statement)
+        return fed
+    for statement in graph_statements:
+        assign = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            else None
+        if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call) \
+                and _self_attr(assign.value.func) in sources:
+            attr = _self_attr(assign.targets[0].target) if len(assign.targets) == 1 else None
+            if attr is None or assign.value.args:
+                raise CannotUnroll(f"{code_of(assign.value)}: only `self.x = self.source()` is fed by iter_setup()",
+                                   statement)
+            if attr in fed.attrs:
+                raise CannotUnroll(f"self.{attr} is assigned two external sources", statement)
+            fed.attrs[attr] = sources[_self_attr(assign.value.func)]
+            fed.graph_statements.add(statement)
+    used = [obj.attr for obj in fed.attrs.values()]
+    for obj in sources.values():
+        if used.count(obj.attr) != 1 or not obj.top_level:
+            raise CannotUnroll(f"self.{obj.attr} (an external source) is not called once in define_graph, by a "
+                               f"statement of its own", obj.statement)
+        for arg in obj.call.args:
+            if arg.keyword is None or arg.keyword.value not in (*SOURCE_AS_BATCH, *SOURCE_DROPPED):
+                raise CannotUnroll(f"ops.ExternalSource({code_of(arg)}): only feed_input() gives it data here",
+                                   obj.statement)
+    everywhere = _FeedCalls()
+    walk(node, everywhere)
+    in_setup = _FeedCalls()
+    walk(setup.body, in_setup)
+    if in_setup.returns:  # a step without its feed: pipeline mode failed there, the steps would reuse the last one
+        raise CannotUnroll("iter_setup() may return before its feed_input() statements", setup)
+    top_level = {}
+    for statement in setup.body.body:
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            else None
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and small.value in everywhere.calls:
+            top_level[small.value] = statement
+    for call in everywhere.calls:
+        statement = top_level.get(call)
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        extra = [a for a in call.args if a.keyword is not None and a.keyword.value != "layout" or a.star]
+        attr = _self_attr(positional[0].value) if positional else None
+        if statement is None or not (isinstance(call.func.value, cst.Name) and call.func.value.value == "self") \
+                or len(positional) != 2 or extra or attr not in fed.attrs:
+            raise CannotUnroll(f"{code_of(call)}: only `self.feed_input(self.x, data)` statements of iter_setup "
+                               f"itself, for a self.x that define_graph got from an external source, are migrated",
+                               call)
+        if any(_self_attr(new[0].body[0].targets[0].target) == attr for new in fed.feeds.values()):
+            raise CannotUnroll(f"self.{attr} is fed twice in one iter_setup()", call)
+        source = fed.attrs[attr]
+        layout = kwarg(call, "layout")
+        kwargs = [a for a in source.call.args if a.keyword.value in SOURCE_AS_BATCH
+                  and not (layout is not None and a.keyword.value == "layout")]
+        if layout is not None:
+            kwargs.append(cst.Arg(layout, keyword=cst.Name("layout"), equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
+        batch = _normalise_commas(cst.Call(func=expr("ndd.as_batch"), args=[positional[1], *kwargs]))
+        fed.feeds[statement] = [statement.with_changes(body=[cst.Assign(
+            targets=[cst.AssignTarget(positional[0].value)], value=batch)])]
+    missing = set(fed.attrs) - {_self_attr(new[0].body[0].targets[0].target) for new in fed.feeds.values()}
+    if missing:
+        raise CannotUnroll(f"self.{sorted(missing)[0]} is fed by no feed_input() statement of iter_setup()", setup)
+    return fed
 
 
 class _SelfAttributes(cst.CSTVisitor):
@@ -400,7 +562,7 @@ def _checkpointing(desc: PipelineDesc, init: cst.FunctionDef, objects) -> None:
     elif saved is None and checkpoints.PARAM in names:
         why = f"__init__ already has a {checkpoints.PARAM} parameter that the pipeline does not get"
     for obj in objects.values():
-        if obj.entry.get("random") and not obj.inline and kwarg(obj.call, "seed") is not None:
+        if obj.random and not obj.inline and any(kwarg(c, "seed") is not None for c, *_ in [(obj.call,), *obj.others]):
             why = f"self.{obj.attr} has its own seed inside a lambda: its RNG cannot be registered by name"
     if why is not None:
         desc.extra["checkpoint_unmigrated"] = why
@@ -470,6 +632,9 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
             attributes.append(stmt(f"self.{checkpoints.PARAM} = {desc.extra['checkpoint_param']}\n"))
         replacements[desc.extra["super_statement"]] = attributes
     for obj in objects.values():
+        if obj.is_source:
+            replacements[obj.statement] = []  # fed by iter_setup(), which now sets the graph's input itself
+            continue
         if obj.is_reader:
             if obj.attr == desc.extra["reader_attr"]:
                 reader = desc.readers[0]
@@ -480,8 +645,8 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         if obj.inline:
             replacements[obj.statement] = []
             continue
-        for call, statement in [(obj.call, obj.statement), *obj.others]:
-            replacements[statement] = _lambda_statement(unroller, obj, call, statement, desc)
+        for call, statement, entry in [(obj.call, obj.statement, obj.entry), *obj.others]:
+            replacements[statement] = _lambda_statement(unroller, obj, call, statement, desc, entry)
         unroller.report(rules.UNROLL.id, f"ops object self.{obj.attr} ({obj.fn_path}) -> an ndd call with the same "
                         f"arguments (a lambda: its arguments are computed in __init__)", obj.statement)
     init = methods.get("__init__")
@@ -505,12 +670,19 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         init = init.with_changes(params=params.with_changes(star_arg=star,
                                                             kwonly_params=[*params.kwonly_params, param]))
 
+    if init is not None:
+        init = _constants_after_options(unroller, init)
     # the other methods: calls of the ops objects they make, as in define_graph
     helpers = _GraphCalls(desc.extra["helper_objects"], set(), Env(
         unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
         rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter))
-    new_body = [transform(s, helpers, layout=False) if isinstance(s, cst.FunctionDef) and s.name.value not in (
-        "__init__", "define_graph") else s for s in updated.body.body]
+    new_body = [transform(transform(s, helpers, layout=False), _constants(unroller), layout=False)
+                if isinstance(s, cst.FunctionDef) and s.name.value not in ("__init__", "define_graph") else s
+                for s in updated.body.body]
+    if desc.extra.get("feeds"):  # iter_setup(): each feed_input statement sets the attribute the steps read
+        setup = transform(transform(methods[ITER_SETUP], _InitRewrite(desc.extra["feeds"]), layout=False), helpers,
+                          layout=False)
+        new_body = [setup if isinstance(s, cst.FunctionDef) and s.name.value == ITER_SETUP else s for s in new_body]
     if init is not None and "__init__" not in methods:
         if new_body and not new_body[0].leading_lines:
             new_body[0] = new_body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
@@ -543,6 +715,28 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     return updated.with_changes(bases=stream_bases(unroller, updated), body=updated.body.with_changes(body=new_body))
 
 
+def _constants(unroller) -> constants.Rewriter:
+    """Constants (``types.Constant``, ``fn.constant``) that the class's helper methods build, or its ``__init__``
+    once the pipeline options are set: a batch of the pipeline's batch size, as in the steps (capability 5)."""
+    return constants.Rewriter(unroller.ctx.imports, "self.batch_size", lambda original, found: unroller.report(
+        rules.CONSTANT.id, f"{code_of(original)} -> {code_of(found)}: a batch of self.batch_size samples, as the "
+        f"constant node gave every step", original))
+
+
+def _constants_after_options(unroller, init: cst.FunctionDef) -> cst.FunctionDef:
+    """``__init__`` with the constants rewritten in the statements after ``super().__init__(...)`` (or the
+    attributes that replaced it): before it, ``self.batch_size`` is not set yet."""
+    body = list(init.body.body)
+    first = next((i for i, statement in enumerate(body) if isinstance(statement, cst.SimpleStatementLine) and (
+        code_of(statement).lstrip().startswith(("self.batch_size =", "super(")) or ".__init__(" in code_of(statement))),
+        None)
+    if first is None:
+        return init
+    rewriter = _constants(unroller)
+    body[first + 1:] = [transform(statement, rewriter, layout=False) for statement in body[first + 1:]]
+    return init.with_changes(body=init.body.with_changes(body=body))
+
+
 def stream_bases(unroller, updated: cst.ClassDef) -> list[cst.Arg]:
     """The class's bases with ``Pipeline`` replaced by ``ReaderStream``: an instance is an iterator over the
     steps its define_graph() generator yields (``next(pipe)`` for ``pipe.run()``) that answers epoch_size(),
@@ -558,12 +752,12 @@ def _readers_statement(name: str, attr: str) -> cst.BaseStatement:
     return stmt(f"self._readers = {{{repr(name).replace(chr(39), chr(34))}: self.{attr}}}\n")
 
 
-def _lambda_statement(unroller, obj, call, statement, desc):
-    ctor = cst.Call(func=ndd_attr(obj.entry["ndd"]),
+def _lambda_statement(unroller, obj, call, statement, desc, entry):
+    ctor = cst.Call(func=ndd_attr(entry["ndd"]),
                     args=[a for a in call.args if a.keyword is None or a.keyword.value not in NON_READER_DROPPED])
     seed = kwarg(ctor, "seed")
     before = []
-    if obj.entry.get("random") and seed is not None:
+    if entry.get("random") and seed is not None:
         # The op's own random stream: one RNG, created here once (an RNG made inside the lambda would
         # restart at every call and repeat the same values every step).
         rng = f"self.{obj.attr}_rng"
@@ -571,7 +765,7 @@ def _lambda_statement(unroller, obj, call, statement, desc):
         ctor = with_kwarg(without_kwargs(ctor, {"seed"}), "rng", expr(rng))
         unroller.report(rules.OP_SEED.id, f"self.{obj.attr}: seed={code_of(seed)} -> its own "
                         f"ndd.random.RNG ({rng}), created once", statement)
-    if obj.entry.get("random"):
+    if entry.get("random"):
         desc.has_random = True
     call = _normalise_commas(ctor.with_changes(args=[cst.Arg(cst.Name("inputs"), star="*"), *ctor.args,
                                                      cst.Arg(cst.Name("kwargs"), star="**")]))

@@ -248,7 +248,7 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map, subcla
     if meta is not None:
         args.append(_kw("reader_meta", meta))
     else:
-        args.extend(_size_options(unroller, original, call, which, size))
+        args.extend(_size_options(unroller, original, call, which, size, pipelines))
     args.extend(_epoch_options(call, policy))
     unroller.need_epoch_iterator = True
     unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({_shown(policy)}), written into "
@@ -270,7 +270,7 @@ def _iterator_over_streams(unroller, original, call, which, pipelines, output_ma
         args.append(_kw("reader_name", reader_name))
         asks = "its reader's epoch size"
     else:
-        args.extend(_size_options(unroller, original, call, which, size))
+        args.extend(_size_options(unroller, original, call, which, size, pipelines))
         asks = "its batch size"
     args.extend(_epoch_options(call, policy))
     unroller.need_epoch_iterator = True
@@ -309,9 +309,16 @@ def rewrite_super_init(unroller, subclass, original, call: cst.Call) -> cst.Call
     return call.with_changes(args=_commas(args))
 
 
-def _size_options(unroller, original, call, which, size) -> list[cst.Arg]:
-    """EpochIterator's size= and last_batch_padded= for an iterator without reader_name."""
-    if size is None or literal_value(size) == -1:
+def _size_options(unroller, original, call, which, size, pipelines) -> list[cst.Arg]:
+    """EpochIterator's size= and last_batch_padded= for an iterator without reader_name. Without a size, the
+    plugin read until the pipeline raised StopIteration: a migrated pipeline whose external source ends its
+    epochs does the same (a ReaderStream with restart), any other never ends (marked)."""
+    if (size is None or literal_value(size) == -1) and unroller.epochs_end(pipelines):
+        size = expr("-1")
+        unroller.report(rules.TORCH_ITERATOR.id, f"{which} without reader_name or size: each epoch lasts until the "
+                        f"pipeline's external source ends it (StopIteration), and the iterator's reset() starts "
+                        f"the pipeline's next epoch, as the plugin's did", original)
+    elif size is None or literal_value(size) == -1:
         unroller.mark(rules.ITERATOR_DIFFERENCE.id, f"{which} without reader_name or size ran until the "
                       f"pipeline ended; the migrated pipeline never ends: pass size=", original)
         size = expr("-1")

@@ -40,7 +40,8 @@ class EpochIterator:
     would cross the end of the epoch; PARTIAL cuts it. With a reader's metadata it follows the
     plugin's per-shard counts (shard sizes, each pipeline moving to the next shard each epoch unless
     stick_to_shard). size (also _size) and len() are the plugin's, epoch by epoch; a new loop over it
-    after an epoch ended starts the next one.
+    after an epoch ended starts the next one. Without size or reader, an epoch lasts until a pipeline's
+    external source ends it, and reset() (or auto_reset) starts the pipelines' next epoch.
     """
 
     def __init__(self, pipelines, output_map, *, batch_size=None, size=-1, reader_name=None, reader_meta=None,
@@ -118,7 +119,12 @@ class EpochIterator:
         self._consumed = True
         if self._size > 0 and self._counter >= self._size:
             self._end_epoch()
-        steps = [next(pipeline) for pipeline in self._pipelines]
+        try:
+            steps = [next(pipeline) for pipeline in self._pipelines]
+        except StopIteration:  # an external source ended the epoch: auto_reset starts the next, as the plugin's
+            if self._size < 0 and self._auto_reset:
+                self.reset()
+            raise
         if self._advance():
             self._end_epoch()
         keep = [None] * len(steps)  # samples kept of each pipeline's batch (None: all)
@@ -167,6 +173,9 @@ class EpochIterator:
         if not (self._counter >= self._size or self._size < 0):
             return  # like the plugin: a reset before the end of the epoch is ignored
         fill = self._policy == "FILL" and not self._padded
+        for pipeline in self._pipelines:  # a migrated pipeline whose source ended its epoch starts the next one
+            if hasattr(pipeline, "reset"):
+                pipeline.reset()
         if self._meta is None:
             self._counter = self._counter % self._size if fill and self._size > 0 else 0
             return

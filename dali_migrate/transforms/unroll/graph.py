@@ -8,6 +8,8 @@ transform ops, turns per-op ``seed=`` into ``rng=`` and gives shuffling readers 
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..walk import transform, walk, walk_many
@@ -60,44 +62,19 @@ def _entry_for(kind: str, path: str):
     return ndd_entry(path)
 
 
-class _RandomFixer(cst.CSTTransformer):
+class _RandomFixer(constants.Rewriter):
     """batch_size= on input-less ops, seed= -> rng=, and constants (``constants.py``), inside one pipeline step."""
 
     def __init__(self, env: Env, desc: PipelineDesc):
-        super().__init__()
+        super().__init__(env.ctx.imports, env.batch_size, lambda original, found: env.report(
+            rules.CONSTANT.id, f"{code_of(original)} -> {code_of(found)}", original))
         self.env = env
         self.desc = desc
-        self._operands = constants.Operands()
-        self._cast_receivers: set[cst.Call] = set()  # types.Constant(v) in types.Constant(v).uint8()
-
-    def visit_BinaryOperation(self, node):
-        self._operands.visit_BinaryOperation(node)
-
-    def visit_UnaryOperation(self, node):
-        self._operands.visit_UnaryOperation(node)
-
-    def visit_Comparison(self, node):
-        self._operands.visit_Comparison(node)
-
-    def visit_Arg(self, node):
-        self._operands.visit_Arg(node)
-
-    def visit_Attribute(self, node):
-        if node.attr.value in constants.CASTS and isinstance(node.value, cst.Call):
-            self._cast_receivers.add(node.value)
 
     def leave_Call(self, original_node, updated_node):
-        imports = self.env.ctx.imports
-        func = original_node.func
-        cast = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) \
-            and constants.is_constant_call(imports, func.value)
-        if cast or constants.is_constant_call(imports, original_node) and original_node not in self._cast_receivers:
-            found = constants.rewrite(imports, original_node, original_node in self._operands.found,
-                                      self.env.batch_size)
-            if found is not None:
-                self.env.report(rules.CONSTANT.id, f"{code_of(original_node)} -> {code_of(found)}", original_node)
-                return found
-            return updated_node
+        is_constant, found = self.constant(original_node)
+        if is_constant:
+            return found or updated_node
         updated_node = graph_functions.seeded_call(original_node, updated_node, self.env, self.desc)
         return fix_random_call(original_node, updated_node, self.env, self.desc)
 
@@ -303,6 +280,18 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
 
     source_specs = _external_sources(desc, statements, facts, env)
     desc.extra["external_sources"] = len(source_specs)
+    raising = next((spec for spec in source_specs.values() if spec.raises), None)
+    if raising is not None and (reader_at or desc.style == "class"):
+        raise sources.SourceError("cycle=\"raise\" " + ("next to a reader: pipe.reset() restarts the source but not the "
+                                  "reader's epoch" if reader_at else "in a Pipeline subclass: its steps do not "
+                                  "restart on reset()"), raising.statement)
+    # No reader, and one source that ends: StopIteration ends an epoch and pipe.reset() starts the next, which
+    # a ReaderStream reproduces when the module resets the pipeline (epoch_statements). Not several sources:
+    # at the end pipeline mode still pulls (and drops) a batch of each source that has not ended, so their
+    # next epochs start one batch on (pipeline.py, _run_input_callbacks)
+    desc.extra["restartable"] = len(source_specs) == 1 and not reader_at and desc.style != "class" and not next(
+        iter(source_specs.values())).cycles
+    desc.extra["source_slots"] = []  # (start, end, spec): the statements of desc.loop that pull each source
     if len(source_specs) == 1 and not reader_at and sources.can_loop(next(iter(source_specs.values()))):
         desc.extra["source_loop"] = next(iter(source_specs.values()))
     fixer = _RandomFixer(env, desc)
@@ -318,11 +307,15 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
         if spec is not None:
             looped = desc.extra.get("source_loop") is spec
             if looped:
+                desc.extra["source_slots"].append((len(desc.loop), len(desc.loop) + len(
+                    sources.as_batch_statements(spec)), spec))
                 desc.loop.extend(sources.as_batch_statements(spec))
                 how = f"the generator loops over {code_of(sources.loop_iterable(spec))}" + \
                     (" (endlessly: cycle)" if spec.cycles else "; it ends when the source does, as pipe.run() "
                      "raised StopIteration")
             else:
+                desc.extra["source_slots"].append((len(desc.loop), len(desc.loop) + len(
+                    sources.pull_statements(spec, env.batch_size)), spec))
                 desc.loop.extend(sources.pull_statements(spec, env.batch_size))
                 setup = sources.setup_statements(spec)
                 if spec.argument in sources.INFO_CLASS:  # imported at the top, where the imports pass sees it
@@ -417,6 +410,8 @@ def _external_sources(desc: PipelineDesc, statements, facts: list[_StatementFact
                                                lambda rule_id, message, node: env.report(rule_id, message, node),
                                                env.ctx.facts.get("flow"))
     taken = local_names | set(symbols)
+    for spec in found.values():  # `source = source` would read the new local, not the closure's name
+        taken |= set(re.findall(r"[A-Za-z_]\w*", code_of(spec.source)))
     for n, spec in enumerate(found.values(), 1):
         spec.var = free_name("source" if len(found) == 1 else f"source_{n}", taken)
         taken.add(spec.var)
@@ -626,6 +621,27 @@ def loop_statements(desc: PipelineDesc, env: Env) -> list[cst.BaseStatement]:
                     body=cst.IndentedBlock(body))
     out.append(cst.While(test=cst.Name("True"), body=cst.IndentedBlock([inner])))
     return out
+
+
+def epoch_statements(desc: PipelineDesc, env: Env) -> tuple[list, list]:
+    """(once, steps) of a reader-less pipeline whose external source ends an epoch, written as a ReaderStream that
+    restarts its steps on reset(): ``once`` is what the pipeline's definition did (the statements before the
+    loop, and the source's iterator: pipeline mode calls iter(source) once, when the pipeline is defined), and
+    ``steps`` is one epoch, pulling each source until it raises StopIteration (VERIFIED, docs/dali-facts.md)."""
+    specs = [spec for _, _, spec in desc.extra["source_slots"]]
+    loop = list(desc.loop)
+    for start, end, spec in reversed(desc.extra["source_slots"]):
+        loop[start:end] = sources.pull_statements(spec, env.batch_size, epochs=True)
+    yields = _yield_statements(desc.outputs, [*desc.pre, *loop])
+    closing = desc.extra.get("closing_comments")
+    if closing:
+        yields[0] = yields[0].with_changes(leading_lines=[*closing, *yields[0].leading_lines])
+    once = [*desc.pre, *[s for spec in specs for s in sources.once_statements(spec)]]
+    rebound = [name for name in map(sources.rebound, specs) if name]
+    steps = [stmt(f"nonlocal {', '.join(rebound)}\n")] if rebound else []
+    steps += [s for spec in specs for s in sources.counter_statements(spec)]
+    steps.append(cst.While(test=cst.Name("True"), body=cst.IndentedBlock([*loop, *yields])))
+    return once, steps
 
 
 def _zipped_readers(desc: PipelineDesc, env: Env, body) -> list[cst.BaseStatement]:

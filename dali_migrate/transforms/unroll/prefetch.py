@@ -135,6 +135,9 @@ def why_not(desc: PipelineDesc) -> str | None:
     """Why this pipeline's generator is not prefetched, or None when it is."""
     if desc.extra.get("checkpoint") or desc.extra.get("checkpoint_unmigrated"):
         return "it checkpoints: a checkpoint taken between steps must not include steps loaded ahead"
+    if desc.extra.get("iter_setup"):
+        return ("iter_setup() feeds it: pipe.run() called it in the caller's thread; from another thread it would "
+                "race with the caller's changes to the object")
     if desc.extra.get("external_sources"):
         return ("it is fed by external_source: the source would be called from another thread, at other moments "
                 "than pipe.run() called it")

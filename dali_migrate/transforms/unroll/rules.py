@@ -134,7 +134,9 @@ READER_META = rule(
     "DM211", "epoch-size", "info",
     "A @pipeline_def whose readers' metadata the program asks for returns a ReaderStream: its steps, and "
     "epoch_size(name), reader_meta(name) and max_batch_size answered by its reader at run time; the code "
-    "that asks stays as it was.",
+    "that asks stays as it was. A reader-less pipeline whose external source ends an epoch, and that the program "
+    "resets (pipe.reset(), a PyTorch iterator), returns one too: its steps end with the epoch and reset() starts "
+    "the next.",
     "Pipeline mode answers from the pipeline object wherever it went (a factory's result, a parameter, a "
     "list); the ReaderStream goes the same ways. Its reader is created with max_batch_size, so asking "
     "before the first batch does not freeze the batch size (DALI 2.4.0). Pipelines built in `with pipe:` "
@@ -243,9 +245,11 @@ EXTERNAL_SOURCE = rule(
     "iterated or called by the migrated generator itself, each item wrapped in ndd.as_batch; a per-sample source "
     "(batch=False) is called batch_size times a step, and a source that takes SampleInfo, BatchInfo or the "
     "iteration gets the values pipeline mode passed; a source whose kind the code does not show is decided at "
-    "run time as pipeline mode did (with cycle= it goes through ndd.ExternalSource). parallel=True runs the source in the "
+    "run time as pipeline mode did (with cycle=True/\"quiet\" it goes through ndd.ExternalSource). parallel=True runs the source in the "
     "generator's thread (reported). An exhausted source ends the generator, as pipe.run() raised StopIteration "
-    "from then on.",
+    "from then on; where the module resets the pipeline (pipe.reset(), a PyTorch iterator) or the source has "
+    "cycle=\"raise\", the pipeline is a ReaderStream whose steps end with the epoch the source ends and start again "
+    "on reset(), calling iter() on the source again where pipeline mode did.",
     "Dynamic mode has no graph input to feed: data goes straight to the ops. ndd.as_batch reads a list of samples, "
     "an array with the batch as its first dimension or a TensorList the way pipeline mode did; "
     "ndd.ExternalSource would turn a returned list into one Tensor. dtype= checked the type in pipeline mode; "
@@ -260,17 +264,17 @@ EXTERNAL_SOURCE = rule(
 )
 EXTERNAL_SOURCE_MANUAL = rule(
     "DM220", "external-source-manual", "warning",
-    "An fn.external_source the tool cannot migrate faithfully (cycle=\"raise\", repeat_last=True, parallel=True "
-    "over a generator or iterable, no source=) keeps its pipeline in pipeline mode; a cycled batch source of "
-    "unknown kind is migrated through ndd.ExternalSource and marked.",
-    "cycle=\"raise\" needs pipe.reset() to restart, which a generator cannot do; ndd has no repeat_last or "
-    "feed_input mode. ndd.ExternalSource stacks a returned list into one array, so a list of differently shaped "
-    "samples fails there.",
-    before="@pipeline_def(batch_size=2)\ndef pipe():\n    data = fn.external_source(source=BATCHES, cycle=\"raise\")\n"
+    "An fn.external_source the tool cannot migrate faithfully (repeat_last=True, parallel=True over a generator or "
+    "iterable, no source=, cycle=\"raise\" next to a reader or in a Pipeline subclass) keeps its pipeline in "
+    "pipeline mode; a cycled batch source of unknown kind is migrated through ndd.ExternalSource and marked.",
+    "ndd has no repeat_last or feed_input mode. pipe.reset() restarts a cycle=\"raise\" source but not a reader's "
+    "epoch, which a restarted generator would. ndd.ExternalSource stacks a returned list into one array, so a list "
+    "of differently shaped samples fails there.",
+    before="@pipeline_def(batch_size=2)\ndef pipe():\n    data = fn.external_source(source=BATCHES, repeat_last=True)\n"
            "    return data,",
-    after="# dali-migrate: DM220 pipe stays in pipeline mode: cycle=\"raise\": pipeline mode raises StopIteration at the "
-          "end of the data and restarts after pipe.reset(); a generator cannot be restarted\n@pipeline_def(batch_size=2)\n"
-          "def pipe():\n    data = fn.external_source(source=BATCHES, cycle=\"raise\")\n    return data,",
+    after="# dali-migrate: DM220 pipe stays in pipeline mode: repeat_last=True repeats the last fed batch; ndd has no "
+          "counterpart\n@pipeline_def(batch_size=2)\n"
+          "def pipe():\n    data = fn.external_source(source=BATCHES, repeat_last=True)\n    return data,",
     fix="manual",
     suggestion="Loop over your data in Python, build each batch with ndd.as_batch([...]) and call the ops on it; "
                "for a source of unknown kind, make it return ndd.as_batch(list) when samples differ in shape.",

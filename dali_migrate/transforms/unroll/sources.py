@@ -17,7 +17,8 @@ What the source is, is decided here from the module's text:
 * a source whose kind the text does not show (a parameter, an attribute, a call result): the generator
   decides at run time as pipeline mode does (``get_callback_from_source``, ``accepted_arg_count``): a
   generator function is called, an iterable iterated, a callable called, with its position when it takes
-  a parameter; with ``cycle=`` it goes through ``ndd.ExternalSource`` (same dispatch and cycle handling),
+  a parameter (with ``cycle="raise"``: iterated, a generator function called again at each end); with
+  ``cycle=True``/``"quiet"`` it goes through ``ndd.ExternalSource`` (same dispatch and cycle handling),
   which stacks a returned list into one array first, so a list of differently shaped samples fails
   there: marked.
 
@@ -31,9 +32,18 @@ drops the partial batch and ends the generator. With ``batch=True`` a one-argume
 pipeline's ``py_num_workers``/``py_start_method``) runs the source in the generator's thread: reported,
 since the values equal the workers' only for a stateless source, which DALI asks for.
 
-Marked, pipeline left as it is: ``repeat_last=True``, ``cycle="raise"`` (pipeline mode needs pipe.reset()
-to restart; a generator cannot restart), ``parallel=True`` over a generator or iterable, no ``source``
-(fed by feed_input), and an external_source call nested in an expression.
+Epochs (VERIFIED, docs/dali-facts.md "Epochs an external source ends"): pipeline mode calls ``iter(source)``
+(or the generator function) once, when the pipeline is defined, and each epoch pulls that one iterator until
+it raises StopIteration; ``cycle="raise"`` calls ``iter()`` again (or the generator function) at that moment.
+pipe.reset() after the end starts the next epoch. A reader-less pipeline whose source can end, which the
+module resets (pipe.reset(), a PyTorch iterator over it) or whose source has ``cycle="raise"``, is written as
+a ReaderStream with ``restart``: the source's iterator is made once (``once_statements``), the steps of one
+epoch pull it (``pull_statements(epochs=True)``, the position counters start again, ``epoch_idx`` is the
+epoch's index) and a ``cycle="raise"`` source is rebound (``nonlocal``) to a new iterator where it ends.
+
+Marked, pipeline left as it is: ``repeat_last=True``, ``cycle="raise"`` next to a reader (pipe.reset()
+restarts the source, not the reader's epoch) or in a Pipeline subclass, ``parallel=True`` over a generator or
+iterable, no ``source`` (fed by feed_input), and an external_source call nested in an expression.
 """
 
 from __future__ import annotations
@@ -74,6 +84,12 @@ class SourceSpec:
     @property
     def cycles(self) -> bool:
         return self.cycle is True or self.cycle == "quiet"
+
+    @property
+    def raises(self) -> bool:
+        """cycle="raise": StopIteration ends the epoch, and the source is read again from its start (pipeline
+        mode's _CycleIter calls iter() on it, or the generator function again, when it raises)."""
+        return self.cycle == "raise"
 
 
 def is_external_source(imports, call: cst.Call) -> bool:
@@ -204,17 +220,16 @@ def describe_source(target, call: cst.Call, statement, index: int, symbols: dict
         raise SourceError(f"parallel={code_of(parallel)}: whether the source runs in worker processes is not known")
     cycle_node = kwarg(call, "cycle")
     cycle = literal_value(cycle_node) if cycle_node is not None else None
-    if cycle_node is not None and cycle not in (None, False, True, "no", "quiet"):
-        raise SourceError(f"cycle={code_of(cycle_node)}: pipeline mode raises StopIteration at the end of the data "
-                          f"and restarts after pipe.reset(); a generator cannot be restarted")
+    if cycle_node is not None and cycle not in (None, False, True, "no", "quiet", "raise"):
+        raise SourceError(f"cycle={code_of(cycle_node)}: whether pipeline mode cycles the source is not known here")
     kind = source_kind(source, symbols, local_names, flow)
-    if kind == "iterator" and (cycle is True or cycle == "quiet"):
+    if kind == "iterator" and (cycle is True or cycle in ("quiet", "raise")):
         raise SourceError("cycle over a generator expression: pipeline mode rejects it (TypeError)")
     if kind == "iterator":
         kind = "iterable"
-    if kind in ("callable", "callable_arg") and (cycle is True or cycle == "quiet"):
+    if kind in ("callable", "callable_arg") and (cycle is True or cycle in ("quiet", "raise")):
         raise SourceError("cycle with a callable source: pipeline mode rejects it (ValueError)")
-    if kind == "unknown" and cycle_node is None:
+    if kind == "unknown" and (cycle_node is None or cycle == "raise"):
         kind = "runtime"  # the generator decides, as pipeline mode did: iterated, or called (with its position)
     if per_sample and kind == "unknown":
         raise SourceError(f"a per-sample source (batch=False) with cycle= whose kind source={code_of(source)} "
@@ -223,7 +238,8 @@ def describe_source(target, call: cst.Call, statement, index: int, symbols: dict
         raise SourceError("parallel=True over a generator or iterable: pipeline mode runs it in one worker "
                           "process ahead of the pipeline; not migrated")
     argument = None
-    if kind in ("callable_arg", "runtime"):  # runtime: what it is called with, should it take a parameter
+    # what a callable is called with (runtime: should it take a parameter); a cycled source is only iterated
+    if kind == "callable_arg" or kind == "runtime" and cycle != "raise":
         kind = "callable" if kind == "callable_arg" else kind
         argument = "sample_info" if per_sample else "batch_info" if literal_value(batch_info) is True else "iteration"
     num_outputs = _arg(call, "num_outputs")
@@ -249,11 +265,21 @@ def describe_source(target, call: cst.Call, statement, index: int, symbols: dict
                       batch_args=batch_args, statement=statement, per_sample=per_sample, argument=argument)
 
 
-def _as_batch(value: cst.BaseExpression, spec: SourceSpec) -> cst.Call:
-    args = [cst.Arg(value)] + spec.batch_args
+def _as_batch(value: cst.BaseExpression, spec: SourceSpec, index: int | None = None) -> cst.Call:
+    """``ndd.as_batch(value, dtype=..., layout=...)``; with num_outputs, a list of dtypes or layouts gives the
+    ``index``-th output its own, as pipeline mode did."""
+    args = [cst.Arg(value)] + [_per_output(a, index) for a in spec.batch_args]
     return cst.Call(func=expr("ndd.as_batch"), args=[
         a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) if i < len(args) - 1
         else a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for i, a in enumerate(args)])
+
+
+def _per_output(arg: cst.Arg, index: int | None) -> cst.Arg:
+    value = arg.value
+    if index is not None and isinstance(value, (cst.List, cst.Tuple)) and index < len(value.elements) \
+            and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+        return arg.with_changes(value=value.elements[index].value)
+    return arg
 
 
 def as_batch_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
@@ -267,7 +293,8 @@ def as_batch_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
         return [stmt(f"{text} = tuple({batch} for output in {text})\n")]
     else:
         names = [target]
-    return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(n)], _as_batch(n, spec))]) for n in names]
+    return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(n)], _as_batch(
+        n, spec, i if spec.multi else None))]) for i, n in enumerate(names)]
 
 
 def loop_iterable(spec: SourceSpec) -> cst.BaseExpression:
@@ -287,6 +314,34 @@ INFO_CLASS = {"sample_info": "SampleInfo", "batch_info": "BatchInfo"}
 def setup_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
     """What is created once before the loop for the pull form: the pulled object, and for a source called
     with its position the step counter (and the nvidia.dali.types class it is called with)."""
+    return once_statements(spec) + counter_statements(spec)
+
+
+def counter_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
+    """The step counter of a source called with its position: it starts again with each epoch."""
+    if spec.argument is not None:
+        return [stmt(f"{spec.var}_step = 0  # the iteration in the epoch, as pipeline mode counted it\n")]
+    return []
+
+
+def rebound(spec: SourceSpec) -> str | None:
+    """The name a cycle="raise" source rebinds when it ends an epoch (the steps declare it nonlocal)."""
+    if not spec.raises:
+        return None
+    return f"{spec.var}_next" if spec.kind == "runtime" else spec.var
+
+
+def _restart_statement(spec: SourceSpec) -> str:
+    """cycle="raise": the source read again from its start, as pipeline mode's _CycleIter did at once."""
+    if spec.kind == "runtime":
+        return f"{spec.var}_next = iter({spec.var}_again()).__next__"
+    if spec.kind == "generator":
+        return f"{spec.var} = {code_of(spec.source)}()"
+    return f"{spec.var} = iter({code_of(spec.source)})"
+
+
+def once_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
+    """What pipeline mode created from the source when the pipeline was defined: the pulled object."""
     found = []
     if spec.kind == "generator":
         found.append(stmt(f"{spec.var} = {code_of(spec.source)}()\n"))
@@ -304,6 +359,11 @@ def setup_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
         if cycle is not None:
             args.append(f"cycle={code_of(cycle)}")
         found.append(stmt(f"{spec.var} = ndd.ExternalSource({', '.join(args)})\n"))
+    elif spec.raises:  # "runtime", cycle="raise": a generator function called again, or the iterable iterated again
+        found += [stmt("import inspect\n"),
+                  stmt(f"{spec.var} = {code_of(spec.source)}\n"),
+                  stmt(f"{spec.var}_again = {spec.var} if inspect.isgeneratorfunction({spec.var}) else lambda: {spec.var}\n"),
+                  stmt(f"{spec.var}_next = iter({spec.var}_again()).__next__\n")]
     else:  # "runtime": pipeline mode's dispatch (get_callback_from_source, accepted_arg_count)
         found += [stmt("import inspect\n"),
                   stmt(f"{spec.var} = {code_of(spec.source)}\n"),
@@ -311,33 +371,34 @@ def setup_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
                   stmt(f"{spec.var}_next = iter({spec.var}).__next__ if hasattr({spec.var}, '__iter__') else None\n"),
                   stmt(f"{spec.var}_takes_info = {spec.var}_next is None and "
                        f"len(inspect.signature({spec.var}).parameters) > 0\n")]
-    if spec.argument is not None:
-        found.append(stmt(f"{spec.var}_step = 0  # the iteration in the epoch, as pipeline mode counted it\n"))
     return found
 
 
-def _one_call(spec: SourceSpec, batch_size: str) -> str:
+def _one_call(spec: SourceSpec, batch_size: str, epoch: str = "0") -> str:
     """One call of the source (one sample when per-sample, ``i`` its index in the batch)."""
     if spec.kind in ("generator", "iterable"):
         return f"next({spec.var})"
+    if spec.kind == "runtime" and spec.raises:
+        return f"{spec.var}_next()"
     function = spec.source.value if spec.kind == "callable" and isinstance(spec.source, cst.Name) else spec.var
     step = f"{spec.var}_step"
     argument = {None: "",
                 "iteration": step,
-                "batch_info": f"BatchInfo({step}, 0)",
-                # SampleInfo(idx_in_epoch, idx_in_batch, iteration, epoch_idx); epoch_idx is 0: the generator
-                # ends with the epoch (StopIteration), as the pipeline's first epoch did
-                "sample_info": f"SampleInfo({step} * {batch_size} + i, i, {step}, 0)"}[spec.argument]
+                "batch_info": f"BatchInfo({step}, {epoch})",
+                # SampleInfo(idx_in_epoch, idx_in_batch, iteration, epoch_idx); epoch_idx is 0 unless the steps
+                # restart on reset() (epochs): a plain generator ends with the epoch, as the pipeline's first did
+                "sample_info": f"SampleInfo({step} * {batch_size} + i, i, {step}, {epoch})"}[spec.argument]
     if spec.kind == "runtime":
         return f"{spec.var}_next() if {spec.var}_next else {function}({argument}) if {spec.var}_takes_info else {function}()"
     return f"{function}({argument})"
 
 
-def pull_statements(spec: SourceSpec, batch_size: str = "batch_size") -> list[cst.BaseStatement]:
+def pull_statements(spec: SourceSpec, batch_size: str = "batch_size", epochs: bool = False) -> list[cst.BaseStatement]:
     """One step's pull: the data, StopIteration ending the generator, then the batches. A per-sample
     source is called batch_size times; a StopIteration from any sample drops the partial batch and ends
-    the epoch, as pipeline mode did (VERIFIED, docs/dali-facts.md)."""
-    pull = _one_call(spec, batch_size)
+    the epoch, as pipeline mode did (VERIFIED, docs/dali-facts.md). ``epochs``: the steps of one epoch,
+    restarted by the ReaderStream's reset() with ``epoch_idx``."""
+    pull = _one_call(spec, batch_size, "epoch_idx" if epochs else "0")
     if spec.per_sample:
         pull = f"[{pull} for i in range({batch_size})]"
         if spec.multi:  # each sample is a tuple of outputs: one batch per output
@@ -346,8 +407,11 @@ def pull_statements(spec: SourceSpec, batch_size: str = "batch_size") -> list[cs
     if spec.kind == "unknown" and spec.cycles:
         first = [stmt(f"{target} = {pull}\n")]
     else:
-        first = [stmt(f"try:\n    {target} = {pull}\nexcept StopIteration:\n"
-                      f"    return  # the source is exhausted: pipe.run() raised StopIteration from here on\n")]
+        again = f"    {_restart_statement(spec)}  # cycle=\"raise\": read from the start in the next epoch\n" \
+            if spec.raises else ""
+        end = "the epoch ends: pipe.run() raised StopIteration until pipe.reset()" if epochs else \
+            "the source is exhausted: pipe.run() raised StopIteration from here on"
+        first = [stmt(f"try:\n    {target} = {pull}\nexcept StopIteration:\n{again}    return  # {end}\n")]
     if spec.argument is not None:
         first.append(stmt(f"{spec.var}_step += 1\n"))
     return first + as_batch_statements(spec)

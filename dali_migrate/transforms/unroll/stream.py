@@ -48,16 +48,23 @@ class ReaderStream:
     Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
     asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
     __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
-    the steps from the first next() on.
+    the steps from the first next() on. A pipeline fed by an external source that ends an epoch
+    (StopIteration) gets restart: after the end, next() raises StopIteration until reset() starts
+    the next epoch's steps, as pipe.run() and pipe.reset() did.
     """
 
     _steps = None
     _readers = {}  # {name: reader}
 
-    def __init__(self, steps, readers, batch_size):
+    _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _epoch = 0
+    _ended = False
+
+    def __init__(self, steps, readers, batch_size, restart=None):
         self._steps = steps
         self._readers = readers
         self.batch_size = batch_size
+        self._restart = restart
 
     @property
     def max_batch_size(self):
@@ -71,7 +78,20 @@ class ReaderStream:
             import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
 
             self._steps = type(self).steps(weakref.proxy(self))
-        return next(self._steps)
+        if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
+            raise StopIteration
+        try:
+            return next(self._steps)
+        except StopIteration:
+            self._ended = self._restart is not None
+            raise
+
+    def reset(self):
+        """pipe.reset(): after the source ended an epoch, the next epoch's steps start; before that, nothing."""
+        if self._ended:
+            self._ended = False
+            self._epoch += 1
+            self._steps = self._restart(self._epoch)
 
     def close(self):
         if self._steps is not None:
@@ -90,14 +110,19 @@ class ReaderStream:
 
 
 def wrap(definition_body: list, reader_assignments: list, steps_body: list, decorators: list, readers: list,
-         batch_size: str, function_name: str = "steps") -> list:
+         batch_size: str, function_name: str = "steps", epochs: bool = False) -> list:
     """The statements of a streamed pipeline function: the readers, the steps (a generator function,
     with the decorators the generator would have had), and ``return ReaderStream(...)`` with the readers
-    that have a name."""
-    steps = cst.FunctionDef(name=cst.Name(function_name), params=cst.Parameters(),
+    that have a name. ``epochs``: the steps end with their epoch (an external source's StopIteration), so
+    they take the epoch's index and the stream restarts them on reset()."""
+    params = cst.Parameters(params=[cst.Param(cst.Name("epoch_idx"), default=cst.Integer("0"), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))]) if epochs \
+        else cst.Parameters()
+    steps = cst.FunctionDef(name=cst.Name(function_name), params=params,
                             body=cst.IndentedBlock(steps_body), decorators=decorators,
-                            leading_lines=[cst.EmptyLine(indent=False)])
+                            leading_lines=[cst.EmptyLine(indent=False)] if definition_body or reader_assignments else [])
     named = ", ".join(f"{repr(r.name).replace(chr(39), chr(34))}: {r.var}" for r in readers if r.name is not None)
-    result = stmt(f"return {CLASS_NAME}({function_name}(), {{{named}}}, {batch_size})\n").with_changes(
+    restart = f", restart={function_name}" if epochs else ""
+    result = stmt(f"return {CLASS_NAME}({function_name}(), {{{named}}}, {batch_size}{restart})\n").with_changes(
         leading_lines=[cst.EmptyLine(indent=False)])
     return [*definition_body, *reader_assignments, steps, result]

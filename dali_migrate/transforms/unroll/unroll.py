@@ -15,8 +15,8 @@ from ..imports import first_use
 from ..walk import node_children, walk
 from . import checkpoints, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
 from . import helpers as helpers_module
-from .graph import (Env, _uses_name, build_graph, conditional_return, device_statement, grow_statement, loop_statements,
-                    output_elements, seeding_statements, takes_device, thread_statement)
+from .graph import (Env, _uses_name, build_graph, conditional_return, device_statement, epoch_statements,
+                    grow_statement, loop_statements, output_elements, seeding_statements, takes_device, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
                     NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt,
                     with_kwarg, without_kwargs)
@@ -257,16 +257,30 @@ class Unroller(MigrationTransformer):
         ``device`` (the expression of the pipeline's device_id), the steps run on that GPU, and so does the
         creation of a reader that is not a CPU one (``device_statement``)."""
         self.need_stream = True
-        self.report(rules.READER_META.id, f"{desc.name} returns a {stream.CLASS_NAME}: its steps, and "
-                    f"epoch_size()/reader_meta()/max_batch_size answered by its reader at run time", node)
+        epochs = bool(desc.extra.get("epochs"))
+        what = ("the steps of one epoch, which ends where its external source raises StopIteration; reset() starts "
+                "the next epoch's steps, as pipe.reset() did") if epochs else \
+            "its steps, and epoch_size()/reader_meta()/max_batch_size answered by its reader at run time"
+        self.report(rules.READER_META.id, f"{desc.name} returns a {stream.CLASS_NAME}: {what}", node)
         count = len(desc.readers)
         outer, readers, inner = steps[:pre_count], steps[pre_count:pre_count + count], steps[pre_count + count:]
-        inner = head + inner
+        if epochs:  # the seed and the thread pool are set once, as the pipeline did, not again each epoch
+            outer = head + outer
+        else:
+            inner = head + inner
         if device is not None:
             inner = [device_statement(device, inner, self.ctx)]
             if any(not _cpu_reader(r.call) for r in desc.readers):
                 readers = [device_statement(device, readers, self.ctx)]
-        return stream.wrap(outer, readers, inner, decorators, desc.readers, env.batch_size), []
+        return stream.wrap(outer, readers, inner, decorators, desc.readers, env.batch_size, epochs=epochs), []
+
+    def restarts(self, key: str, desc: PipelineDesc) -> bool:
+        """``desc`` is written as a ReaderStream whose steps end with the epoch its external source ends and
+        start again on reset(): its source can end, it has no reader, and the module resets it (or its
+        source has cycle="raise", whose only use is that)."""
+        return bool(desc.extra.get("restartable")) and not desc.extra.get("checkpoint") and \
+            not desc.extra.get("imported") and (key in self.epochs_asked or any(
+                spec.raises for _, _, spec in desc.extra.get("source_slots", ())))
 
     def _called_with_double_star(self, name: str) -> bool:
         flow = self.ctx.facts.get("flow")
@@ -456,6 +470,10 @@ class Unroller(MigrationTransformer):
                          and self.descs[name].readers and not self.descs[name].extra.get("checkpoint")
                          and not self.descs[name].extra.get("imported")}
         self.streamed |= {key for key in asked & self.with_ok if key not in self.with_checkpoint}
+        # pipelines whose source ends an epoch, started again by reset() or a PyTorch iterator (stream.py, epochs)
+        self.epochs_asked = flow.epochs_asked() if flow is not None else frozenset()
+        self.streamed |= {name for name, desc in self.descs.items() if desc.style == "def" and self.restarts(name, desc)}
+        self.streamed |= {key for key in self.epochs_asked & self.with_ok if key not in self.with_checkpoint}
         # a migrated Pipeline subclass is a ReaderStream itself (classes.stream_bases)
         self.streamed |= {name for name, desc in self.descs.items() if desc.style == "class"
                           and not desc.extra.get("checkpoint") and not desc.extra.get("imported")}
@@ -593,7 +611,13 @@ class Unroller(MigrationTransformer):
         streamed = desc.name in self.streamed
         if streamed:
             desc_copy.readers = self.readers_for_stream(desc, env)
-        steps = loop_statements(desc_copy, env)
+        desc_copy.extra = {**desc.extra, "epochs": streamed and not desc.readers and self.restarts(desc.name, desc)}
+        if desc_copy.extra["epochs"]:
+            once, steps = epoch_statements(desc_copy, env)
+            pre = once
+            steps = once + steps
+        else:
+            steps = loop_statements(desc_copy, env)
         if desc.extra.get("checkpoint"):
             objects = checkpoints.stateful_objects(desc, self.d.rng_mode, _uses_name(desc, "rng"))
             steps[-1:-1] = checkpoints.registration(desc, objects)
@@ -869,6 +893,32 @@ class Unroller(MigrationTransformer):
         desc = self.descs.get(kind[1]) if kind is not None else None
         return desc is not None and desc.extra.get("external_sources") == 0
 
+    def epochs_end(self, node) -> bool:
+        """Every pipeline ``node`` holds (one, or a list) is written as a ReaderStream whose steps end where its
+        external source ends the epoch and restart on reset() (stream.py)."""
+        flow = self.ctx.facts.get("flow")
+        origins = flow.pipelines_in(node) if flow is not None and node is not None else frozenset()
+        if not origins or origins & self.ctx.kept:
+            return False
+        for origin in origins:
+            desc = self.descs.get(origin) or next(
+                (d for d in self.descs.values() if d.extra.get("origin") == origin), None)
+            if desc is None or not (desc.extra.get("epochs") or desc.style == "def" and origin in self.streamed
+                                    and self.restarts(origin, desc)):
+                return False
+        return True
+
+    def _reset_restarts(self, node, owner) -> bool:
+        """``node`` is a pipeline written as a ReaderStream that restarts its steps on reset() (stream.py), so
+        its reset() stays and does what pipe.reset() did."""
+        kind = self._pipe_kind_of(node, owner)
+        desc = self.descs.get(kind[1]) if kind is not None else None
+        if desc is None or kind[1] in self.ctx.kept:
+            return False
+        if desc.style == "def":
+            return desc.name in self.streamed and self.restarts(desc.name, desc)
+        return bool(desc.extra.get("epochs"))
+
     def leave_Call(self, original_node, updated_node):
         func = original_node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "reset" and not original_node.args:
@@ -876,7 +926,7 @@ class Unroller(MigrationTransformer):
             owner = dotted(func.value) if isinstance(func.value, (cst.Name, cst.Attribute)) else None
             pipeline = self._pipe_kind_of(func.value, owner) is not None or flow is not None and \
                 flow.value_of(func.value)[0] == df.PIPELINE and not flow.value_of(func.value)[1] & self.ctx.kept
-            if pipeline and not self._reset_does_nothing(func.value, owner):
+            if pipeline and not self._reset_does_nothing(func.value, owner) and not self._reset_restarts(func.value, owner):
                 self.mark(rules.UNSUPPORTED_API.id, RESET_RESTARTS, original_node)
         if self._pipeline_depth == 0:
             updated_node = self._random_outside(original_node, updated_node)
@@ -948,11 +998,16 @@ class Unroller(MigrationTransformer):
                     self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS[method], original_node)
                     return updated_node
             if method in ("serialize", "feed_input", "schedule_run", "share_outputs") and owner \
-                    and (self.pipe_var(owner) is not None or owner == "self"):
+                    and (self.pipe_var(owner) is not None or owner == "self") and not self._fed_by_iter_setup(original_node):
                 self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS[method], original_node)
             if qualname == "nvidia.dali.Pipeline.deserialize":
                 self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS["deserialize"], original_node)
         return updated_node
+
+    def _fed_by_iter_setup(self, call: cst.Call) -> bool:
+        """A ``self.feed_input(...)`` of a migrated class's iter_setup(), which the class rewrites (classes.py)."""
+        return any(statement.body[0].value is call for desc in self.descs.values()
+                   for statement in desc.extra.get("feeds", ()))
 
     def _fix_call_site(self, original, call: cst.Call, desc: PipelineDesc) -> cst.Call:
         dropped = [a.keyword.value for a in call.args
@@ -1243,29 +1298,60 @@ class _RandomCalls(cst.CSTVisitor):
 
 
 def batch_size_from(function: cst.FunctionDef, ctx) -> str | None:
-    """In a graph helper (a function a pipeline builds with), the parameter that carries the pipeline's
-    data: the first one passed as an operator's input. Its batch size is the batch size there."""
+    """In a graph helper (a function that builds part of a pipeline's graph from its parameters), the parameter
+    that carries the pipeline's data: the first one passed as an operator's input, else the first one that is
+    an operand of arithmetic on an operator's result (``flip * augmented``). Its batch size is the batch size
+    there. A function no pipeline of this module calls (another module's or a later cell's helper) counts too:
+    fn operators only run inside a pipeline's graph, so its data parameters hold that pipeline's batches."""
     units = ctx.facts.get("units")
-    if units is None or not any(isinstance(helper, cst.FunctionDef) and helper.name.value == function.name.value
-                                for helper in units.helpers):  # (a lambda helper has no name)
+    if units is None:
         return None
     params = [p.name.value for p in [*function.params.posonly_params, *function.params.params]]
-    inputs = _OperatorInputs(ctx.imports, set(params))
+    if params[:1] == ["self"] or any(isinstance(helper, cst.FunctionDef) and helper.name.value == function.name.value
+                                     for helper in units.helpers):  # (a lambda helper has no name)
+        pass
+    elif _called_here(function, ctx):
+        return None  # called by this module's own code, not by a pipeline: its parameters need not be batches
+    inputs = _OperatorInputs(ctx.imports, set(params) - {"self"})
     walk(function.body, inputs)
-    return next((p for p in params if p in inputs.found), None)
+    return next((p for p in params if p in inputs.found), None) or next(
+        (p for p in params if p in inputs.operands), None)
+
+
+def _called_here(function: cst.FunctionDef, ctx) -> bool:
+    flow = ctx.facts.get("flow")
+    if flow is None:
+        return True
+    return any(reached and reached[0].node is function for reached in flow.call_targets.values())
 
 
 class _OperatorInputs(cst.CSTVisitor):
+    """Parameters passed to a DALI operator positionally (``found``), and those that are an operand of
+    arithmetic whose other side is a DALI operator's result (``operands``)."""
+
     def __init__(self, imports, names: set[str]):
         super().__init__()
-        self.imports, self.names, self.found = imports, names, set()
+        self.imports, self.names, self.found, self.operands = imports, names, set(), set()
+        self.results: set[str] = set()  # names bound to an operator's result
+
+    def _dali_call(self, node) -> bool:
+        qualname = (self.imports.qualname(node.func) or "") if isinstance(node, cst.Call) else ""
+        return qualname.startswith(("nvidia.dali.fn.", "nvidia.dali.experimental.dynamic."))
 
     def visit_Call(self, node):
-        qualname = self.imports.qualname(node.func) or ""
-        if qualname.startswith(("nvidia.dali.fn.", "nvidia.dali.experimental.dynamic.")):
+        if self._dali_call(node):
             for arg in node.args:
                 if arg.keyword is None and isinstance(arg.value, cst.Name) and arg.value.value in self.names:
                     self.found.add(arg.value.value)
+
+    def visit_Assign(self, node):
+        if self._dali_call(node.value):
+            self.results.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+
+    def visit_BinaryOperation(self, node):
+        sides = (node.left, node.right)
+        if any(self._dali_call(side) or isinstance(side, cst.Name) and side.value in self.results for side in sides):
+            self.operands.update(side.value for side in sides if isinstance(side, cst.Name) and side.value in self.names)
 
 
 def _only_loops(comprehension: cst.ListComp) -> bool:

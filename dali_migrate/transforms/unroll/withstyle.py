@@ -11,8 +11,8 @@ import libcst as cst
 from ...findings import marker_text
 from ..base import has_marker
 from . import checkpoints, rules
-from .graph import (_uses_name, build_graph, device_statement, grow_statement, loop_statements, seeding_statements,
-                    takes_device, thread_statement)
+from .graph import (_uses_name, build_graph, device_statement, epoch_statements, grow_statement, loop_statements,
+                    seeding_statements, takes_device, thread_statement)
 from .model import CORE, PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
 from .unroll import _add_core_params, _pipeline_call_config
 
@@ -265,10 +265,17 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     unroller.report(rules.UNROLL.id, f"`with {name}:` -> generator {function_name}(); {name} = "
                     f"{function_name}() yields one step per {name}.run()", with_statement)
     unroller._report_config(desc, with_statement)
-    streamed = key in unroller.streamed and desc.readers
+    desc.extra["epochs"] = unroller.restarts(key, desc)
+    streamed = key in unroller.streamed and desc.readers or desc.extra["epochs"]
     if streamed:
         desc.readers = unroller.readers_for_stream(desc, env)
-    steps = loop_statements(desc, env)
+    pre_count = len(desc.pre)
+    if desc.extra["epochs"]:
+        once, steps = epoch_statements(desc, env)
+        pre_count = len(once)
+        steps = once + steps
+    else:
+        steps = loop_statements(desc, env)
     if desc.extra.get("checkpoint"):
         objects = checkpoints.stateful_objects(desc, unroller.d.rng_mode, _uses_name(desc, "rng"))
         steps[-1:-1] = checkpoints.registration(desc, objects)
@@ -278,7 +285,7 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     decorators = unroller.prefetch_decorators(desc, with_statement)
     device = unroller.device_of(desc) if "device_id" in core else None
     if streamed:
-        body, decorators = unroller.stream_body(desc, env, head, steps, len(desc.pre), decorators, with_statement,
+        body, decorators = unroller.stream_body(desc, env, head, steps, pre_count, decorators, with_statement,
                                                 device)
     elif device is not None:
         body = [device_statement(device, head + steps, unroller.ctx)]

@@ -1,0 +1,129 @@
+"""iter_setup()/feed_input() subclasses: one that migrates (each step calls iter_setup, whose feed becomes the
+batch the ops read) and one that stays marked (it feeds by the source's name)."""
+import numpy as np
+import contextlib
+import nvidia.dali.ops as ops
+import nvidia.dali.types as types
+from nvidia.dali.pipeline import Pipeline
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on. A pipeline fed by an external source that ends an epoch
+    (StopIteration) gets restart: after the end, next() raises StopIteration until reset() starts
+    the next epoch's steps, as pipe.run() and pipe.reset() did.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _epoch = 0
+    _ended = False
+
+    def __init__(self, steps, readers, batch_size, restart=None):
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+        self._restart = restart
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
+        if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
+            raise StopIteration
+        try:
+            return next(self._steps)
+        except StopIteration:
+            self._ended = self._restart is not None
+            raise
+
+    def reset(self):
+        """pipe.reset(): after the source ended an epoch, the next epoch's steps start; before that, nothing."""
+        if self._ended:
+            self._ended = False
+            self._epoch += 1
+            self._steps = self._restart(self._epoch)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
+
+
+def load_batch(size):
+    return [np.full((4, 4, 3), i, dtype=np.uint8) for i in range(size)]
+
+
+class FedPipe(ReaderStream):
+    def __init__(self, batch_size, num_threads, device_id):
+        self.batch_size = batch_size
+        self.num_threads = num_threads
+        self.device_id = device_id
+        self.seed = None
+
+    def steps(self):
+        with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
+            if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            if self.seed is not None:
+                ndd.random.set_seed(self.seed)
+            while True:
+                self.iter_setup()
+                yield (ndd.flip(self.raw, vertical=ndd.random.coin_flip(probability=0.5, batch_size=self.batch_size), horizontal=1),)
+
+    def iter_setup(self):
+        self.raw = ndd.as_batch(load_batch(self.batch_size), dtype=types.UINT8, layout="HWC")
+
+
+# dali-migrate: DM212 ByNamePipe stays in pipeline mode: self.feed_input("raw", load_batch(self.batch_size)): only `self.feed_input(self.x, data)` statements of iter_setup itself, for a self.x that define_graph got from an external source, are migrated
+# dali-migrate: DM230 ByNamePipe stays in pipeline mode with everything that uses it: line 38: feed_input has no dynamic-mode counterpart: pass the data straight to the ndd ops
+class ByNamePipe(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id):
+        super(ByNamePipe, self).__init__(batch_size, num_threads, device_id)
+        self.input = ops.ExternalSource(name="raw")
+
+    def define_graph(self):
+        self.raw = self.input()
+        return self.raw
+
+    def iter_setup(self):
+        # dali-migrate: DM214 feed_input has no dynamic-mode counterpart: pass the data straight to the ndd ops
+        self.feed_input("raw", load_batch(self.batch_size))
+
+
+def bench(pipe_type, steps):
+    pipe = pipe_type(4, 2, 0)
+    for _ in range(steps):
+        next(pipe)
+
+
+for pipe_type in [FedPipe]:
+    bench(pipe_type, 3)
+named = ByNamePipe(2, 2, 0)
+named.build()
+out = named.run()

@@ -1,0 +1,71 @@
+"""Epochs that an external source ends (issue 15, capability 4; docs/dali-facts.md, "Epochs an external
+source ends"): golden/unroll/epoch_sources.py and the cycle="raise" pipeline of golden/unroll/external_source.py
+run in pipeline mode and migrated, side by side on the CPU, over 3 epochs."""
+
+import pytest
+
+from runtime import assert_bitwise_equal, output, pair, steps_as_arrays
+
+MODES = ("reset", "for", "auto", "next")  # how the program starts the next epoch of the PyTorch iterator
+
+
+@pytest.fixture(scope="module")
+def modules():
+    return pair("unroll/epoch_sources.py")
+
+
+@pytest.fixture(scope="module")
+def external_sources():
+    return pair("unroll/external_source.py")
+
+
+def test_the_pipelines_become_restarting_streams(modules):
+    _, migrated, text = modules
+    assert "# dali-migrate" not in text
+    assert text.count("return ReaderStream(steps(), {}, batch_size, restart=steps)") == 2
+    assert "nonlocal source_2_next" in text  # cycle="raise" reads the source again at its end
+    assert "size=-1" in text and "never ends" not in text
+
+
+@pytest.mark.parametrize("cycle", [None, "raise"])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("run", ["partial_epochs", "drop_epochs"])
+def test_epochs_match_the_plugin(modules, cycle, mode, run):
+    """Batches per epoch (3, 3 and the short 1: without size the plugin reads until StopIteration, whatever
+    the policy), the iter() calls on the source, size and len() are the plugin's, for each way of starting
+    the next epoch. cycle=None keeps the one iterator: epochs 2 and 3 are empty, as in pipeline mode."""
+    original, migrated, _ = modules
+    want = getattr(original, run)(cycle, mode)
+    got = getattr(migrated, run)(cycle, mode)
+    assert got == want
+    epochs, iters, size, length = want
+    assert [len(batches) for batches in epochs] == ([3, 3, 3] if cycle == "raise" else [3, 0, 0])
+    assert [len(b) for b in epochs[0]] == [3, 3, 1] and (size, length) == (-1, 0)
+    assert iters == (4 if cycle == "raise" else 1)
+
+
+def _epoch(pipe, step):
+    steps = []
+    while True:
+        try:
+            steps.append(step(pipe))
+        except StopIteration:
+            return steps
+
+
+def test_cycle_raise_restarts_after_reset(external_sources):
+    """raise_at_end (cycle="raise" over a list of 3 batches): StopIteration after the 3rd step, again on
+    every step until reset(), then the same 3 batches; bitwise equal to pipe.run(), epoch by epoch."""
+    original, migrated, text = external_sources
+    assert "DM220 raise_at_end" not in text
+    pipe, gen = original.raise_at_end(), migrated.raise_at_end()
+    pipe.build()
+    for _ in range(3):
+        want, got = _epoch(pipe, lambda p: p.run()), _epoch(gen, next)
+        assert len(want) == len(got) == 3
+        assert_bitwise_equal(output(steps_as_arrays(want), 0), output(steps_as_arrays(got), 0), "raise_at_end")
+        for stepped in (lambda: pipe.run(), lambda: next(gen)):
+            with pytest.raises(StopIteration):
+                stepped()
+        pipe.reset()
+        gen.reset()
