@@ -12,16 +12,23 @@ class ReaderStream:
     Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
     asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
     __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
-    the steps from the first next() on.
+    the steps from the first next() on. A pipeline fed by an external source that ends an epoch
+    (StopIteration) gets restart: after the end, next() raises StopIteration until reset() starts
+    the next epoch's steps, as pipe.run() and pipe.reset() did.
     """
 
     _steps = None
     _readers = {}  # {name: reader}
 
-    def __init__(self, steps, readers, batch_size):
+    _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _epoch = 0
+    _ended = False
+
+    def __init__(self, steps, readers, batch_size, restart=None):
         self._steps = steps
         self._readers = readers
         self.batch_size = batch_size
+        self._restart = restart
 
     @property
     def max_batch_size(self):
@@ -35,7 +42,20 @@ class ReaderStream:
             import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
 
             self._steps = type(self).steps(weakref.proxy(self))
-        return next(self._steps)
+        if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
+            raise StopIteration
+        try:
+            return next(self._steps)
+        except StopIteration:
+            self._ended = self._restart is not None
+            raise
+
+    def reset(self):
+        """pipe.reset(): after the source ended an epoch, the next epoch's steps start; before that, nothing."""
+        if self._ended:
+            self._ended = False
+            self._epoch += 1
+            self._steps = self._restart(self._epoch)
 
     def close(self):
         if self._steps is not None:
