@@ -351,6 +351,12 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             env.report(rules.EXTERNAL_SOURCE.id, f"fn.external_source -> {how}; each item becomes "
                        f"ndd.as_batch(item)", statement)
             continue
+        stream = _source_helper_call(statement, env)
+        if stream is not None:  # another module's graph part that holds the readers: a stream, made once
+            _pull_stream(statement, stream, env, desc)
+            step_names.update(binds)
+            read_by_steps.update(reads)
+            continue
         found = parsed[i]
         if found is not None:
             target, call, fn_name, entry, copied = found
@@ -371,6 +377,38 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             step_names.update(binds)
             read_by_steps.update(reads)
     desc.outputs = [transform(o, fixer, layout=False) for o in outputs]
+
+
+def _source_helper_call(statement, env: Env) -> tuple[cst.Call, bool] | None:
+    """(call, whether it takes seed) for ``targets = helper(...)``, where ``helper`` is a source helper of
+    another module of the run (``source_helpers``)."""
+    project = env.ctx.facts.get("project")
+    if not project or not getattr(project, "source_helpers", None) or \
+            not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.value, cst.Call) \
+            or any(a.star for a in small.value.args) or kwarg(small.value, "batch_size") is not None:
+        return None
+    qualname = env.ctx.imports.qualname(small.value.func)
+    takes_seed = project.source_helpers.get(project.resolve(qualname)) if qualname else None
+    return None if takes_seed is None else (small.value, takes_seed)
+
+
+def _pull_stream(statement, stream: tuple[cst.Call, bool], env: Env, desc: PipelineDesc) -> None:
+    """The stream created once with the pipeline's batch size (and seed), ``next()`` of it each step."""
+    call, takes_seed = stream
+    small = statement.body[0]
+    made = with_kwarg(call, "batch_size", expr(env.batch_size))
+    if takes_seed and desc.config.get("seed") is not None and kwarg(call, "seed") is None:
+        made = with_kwarg(made, "seed", expr(env.seed))  # its shuffling reader got the pipeline seed
+    var = f"{env.prefix}source" + (f"_{desc.extra.get('streams', 0) + 1}" if desc.extra.get("streams") else "")
+    desc.extra["streams"] = desc.extra.get("streams", 0) + 1
+    desc.extra.setdefault("source_setup", []).append(
+        cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(expr(var))], made)], leading_lines=statement.leading_lines))
+    desc.loop.append(cst.SimpleStatementLine([cst.Assign(small.targets, expr(f"next({var})"))]))
+    env.report(rules.SOURCE_HELPER.id, f"{code_of(call.func)}(...) holds the pipeline's readers in another module: "
+               f"its stream is created once ({var}) and next({var}) gives each step", statement)
 
 
 def _reads_and_binds(statement) -> tuple[set[str], set[str]]:

@@ -1238,9 +1238,10 @@ def batch_size_from(function: cst.FunctionDef, ctx) -> str | None:
     """In a graph helper (a function a pipeline builds with), the parameter that carries the pipeline's
     data: the first one passed as an operator's input. Its batch size is the batch size there."""
     units = ctx.facts.get("units")
-    if units is None or not any(isinstance(helper, cst.FunctionDef) and helper.name.value == function.name.value
-                                for helper in units.helpers):  # (a lambda helper has no name)
-        return None
+    exported = function.name.value in ctx.facts.get("exported_functions", ())  # another module's pipelines call it
+    if not exported and (units is None or not any(isinstance(helper, cst.FunctionDef) and helper.name.value ==
+                                                  function.name.value for helper in units.helpers)):
+        return None  # (a lambda helper has no name)
     params = [p.name.value for p in [*function.params.posonly_params, *function.params.params]]
     inputs = _OperatorInputs(ctx.imports, set(params))
     walk(function.body, inputs)

@@ -1,0 +1,32 @@
+"""A pipeline assembled from another module's graph parts: the source comes from a helper that holds the
+reader, the augmentations from helpers that take the pipeline's data."""
+import argparse
+
+from nvidia.dali import pipeline_def
+
+import graph_parts
+
+
+@pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=11)
+def train_pipe(root, shard_id):
+    images, labels = graph_parts.labelled_images(root, 12, shard_id=shard_id, num_shards=2)
+    flipped, flips = graph_parts.flip_all(images)
+    return graph_parts.darken(flipped, 0.5), flips, labels
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("images")
+    args = parser.parse_args()
+    for shard_id in range(2):
+        pipe = train_pipe(args.images, shard_id)
+        pipe.build()
+        for step in range(4):  # more steps than the shard has batches: the reader wraps
+            images, flips, labels = pipe.run()
+            arrays = images.as_array()
+            print(shard_id, step, arrays.shape, int(arrays.sum()), len(flips), flips.as_array().ravel().tolist(),
+                  labels.as_array().ravel().tolist())
+
+
+if __name__ == "__main__":
+    main()
