@@ -28,7 +28,8 @@ from ..engine import code_for_node
 from ..findings import rule
 from ..names import FN, MATH, NDD, TYPES
 from .base import MigrationTransformer, Pass, has_marker
-from .unroll.rules import RANDOM_BATCH_SIZE, RANDOM_OUTSIDE
+from .imports import request_import
+from .unroll.rules import CONSTANT, RANDOM_BATCH_SIZE, RANDOM_OUTSIDE
 
 FN_TO_NDD = rule(
     "DM101", "fn-to-ndd", "info",
@@ -94,6 +95,7 @@ class _Rename(MigrationTransformer):
         self._calls: dict[cst.CSTNode, cst.Call] = {}  # callee -> its call
         self._batch_sizes: dict[cst.Call, str] = {}  # random op -> the helper parameter its batch size is
         self._functions: list[cst.FunctionDef] = []
+        self._constants: dict[cst.Call, cst.BaseExpression] = {}  # fn.constant calls in graph helpers -> batches
         self._not_loads: set[cst.Name] = set()  # names that are not references (attr, keyword, def...)
 
     def relevant_names(self):
@@ -165,6 +167,9 @@ class _Rename(MigrationTransformer):
         qualname = self.ctx.imports.qualname(original_node)
         if qualname is None:
             return updated_node
+        if qualname == FN + ".constant" and self._is_called(original_node):
+            self._helper_constant(self._calls[original_node])
+            return updated_node
         if qualname.startswith(FN + "."):
             return self._rename_fn(original_node, updated_node, qualname[len(FN) + 1:])
         if qualname == TYPES + ".Constant" and self._is_called(original_node):
@@ -234,7 +239,27 @@ class _Rename(MigrationTransformer):
         self.mark(RANDOM_OUTSIDE.id, f"ndd.{ndd_path} has no batch_size here: it returns one value for the whole "
                   f"batch, not one per sample; pass the batch size in and call it with batch_size=", call)
 
+    def _helper_constant(self, call: cst.Call) -> None:
+        """``fn.constant(...)`` in a graph helper (of another module's pipeline): a batch of that constant, as
+        many samples as the helper's data has (``constants``). Elsewhere it stays, and the post-check marks what
+        uses it."""
+        from .unroll import constants
+        from .unroll.unroll import batch_size_from
+
+        data = batch_size_from(self._functions[-1], self.ctx) if self._functions else None
+        replacement = constants.rewrite(self.ctx.imports, call, False, f"{data}.batch_size") if data else None
+        if replacement is None:
+            return
+        self._constants[call] = replacement
+        if "np." in code_for_node(replacement):
+            request_import(self.ctx, "np", "import numpy as np")
+        self._note_ndd()
+        self.report(CONSTANT.id, f"fn.constant -> {code_for_node(replacement)}: one sample per sample of "
+                    f"{data}, as in the pipeline", call)
+
     def leave_Call(self, original_node, updated_node):
+        if original_node in self._constants:
+            return self._constants[original_node]
         data = self._batch_sizes.get(original_node)
         if data is None:
             return updated_node

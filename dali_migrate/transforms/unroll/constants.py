@@ -154,6 +154,13 @@ def _fn_constant(call: cst.Call, batch_size: str):
     data = _literal(fdata if fdata is not None else idata)
     shape_node = kwarg(call, "shape")
     shape = _literal(shape_node) if shape_node is not None else None
+    if data is None and shape_node is None and kwarg(call, "dtype") is None and kwarg(call, "layout") is None:
+        # data held in a variable (an int or a list of them, as the argument's type says): a 1-D array of them,
+        # int32 for idata, float32 for fdata (docs/dali-facts.md)
+        extra = f", device={code_of(kwarg(call, 'device'))}" if kwarg(call, "device") is not None else ""
+        numpy_type = "np.float32" if fdata is not None else "np.int32"
+        return _wrap(f"ndd.tensor(np.ravel(np.asarray({code_of(fdata if fdata is not None else idata)}, "
+                     f"dtype={numpy_type})){extra})", False, batch_size)
     if data is None or (shape_node is not None and shape is None):
         return None
     values = data if isinstance(data, list) else [data]

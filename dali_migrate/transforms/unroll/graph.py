@@ -96,6 +96,8 @@ class _RandomFixer(cst.CSTTransformer):
                                       self.env.batch_size)
             if found is not None:
                 self.env.report(rules.CONSTANT.id, f"{code_of(original_node)} -> {code_of(found)}", original_node)
+                if "np." in code_of(found):  # data held in a variable: numpy gives it the pipeline's type
+                    request_import(self.env.ctx, "np", "import numpy as np")
                 return found
             return updated_node
         updated_node = graph_functions.seeded_call(original_node, updated_node, self.env, self.desc)

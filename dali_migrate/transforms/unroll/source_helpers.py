@@ -214,6 +214,8 @@ def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.Functio
             pre.append(statement)  # plain Python before the readers: the graph ran it once
         else:
             loop.append(statement)
+    if loop and hasattr(loop[0], "leading_lines"):  # the loop body starts right below its `for`
+        loop[0] = loop[0].with_changes(leading_lines=[line for line in loop[0].leading_lines if line.comment])
     returned = body[-1].body[0].value
     loop.append(cst.SimpleStatementLine([cst.Expr(cst.Yield(returned))], leading_lines=body[-1].leading_lines))
     if len(targets) == 1:
@@ -229,7 +231,8 @@ def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.Functio
         steps = [helper_def, cst.For(target=zipped, iter=expr(f"zip({streams})"), body=cst.IndentedBlock(loop))]
     extra = [cst.Param(cst.Name("batch_size"))]
     if helper.takes_seed:
-        extra.append(cst.Param(cst.Name("seed"), default=cst.Name("None")))
+        extra.append(cst.Param(cst.Name("seed"), default=cst.Name("None"), equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
         ctx.report(rules.READER_SEED.id, f"{function.name.value} takes seed= for its shuffling reader (the calling "
                    f"pipeline's seed, as pipeline mode gave it): the order is reproducible, but not the pipeline's",
                    function)
