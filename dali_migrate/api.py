@@ -157,7 +157,7 @@ def _scan_task(task: tuple[str, str]) -> tuple[dict, dict]:
     try:
         scan_source(source, name, found)
     except Exception:  # noqa: BLE001 - the file's own migration reports what is wrong with it
-        return {}, {}, {}
+        return {}, {}, set()
     return found.pipelines, found.kept, found.source_helpers
 
 

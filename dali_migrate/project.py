@@ -57,9 +57,9 @@ class Project:
     # Modules whose name another file of the run says (``from loaders.pipes import p``): their pipelines may
     # be called from there, so their generators keep every pipeline parameter (``Unroller.plan_params``).
     imported_modules: set[str] = field(default_factory=set)
-    # Graph helpers that hold their pipelines' readers (``source_helpers``): qualname -> whether the stream
-    # takes the pipeline's seed. The pipelines that call one create its stream once and pull it each step.
-    source_helpers: dict[str, bool] = field(default_factory=dict)
+    # Graph helpers that hold their pipelines' readers (``source_helpers``), by qualname. The pipelines that
+    # call one create its stream once and pull it each step.
+    source_helpers: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
         return bool(self.pipelines or self.kept or self.source_helpers)
@@ -138,8 +138,7 @@ def scan_source(text: str, path: str, project: Project) -> None:
     name = module_name_of(Path(path))
     from .transforms.unroll import source_helpers
 
-    for function, helper in source_helpers.find(module, imports).items():
-        project.source_helpers[f"{name}.{function}"] = helper.takes_seed
+    project.source_helpers.update(f"{name}.{function}" for function in source_helpers.find(module, imports))
     ctx = MigrationContext(path=path, source=elision.text if elision else text, imports=imports, elision=elision)
     ctx.facts["module_symbols"] = module_symbols(module, elision)
     ctx.facts["reader_functions"], ctx.facts["seeded_functions"] = graph_functions.find(module, imports)

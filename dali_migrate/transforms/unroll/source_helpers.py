@@ -15,8 +15,8 @@ A dynamic-mode reader is created once and iterated; calling the function per ste
 each time. So the function becomes a *stream*: a generator that creates its readers once (when the first
 step is asked for) and yields, step after step, what the function returned, epoch after epoch as repeated
 ``pipe.run()`` read it (several readers: each wraps at its own epoch end, their steps zipped). It takes
-``batch_size`` (the pipeline's, which the graph had implicitly) as a keyword-only parameter, and ``seed``
-when a reader shuffles without its own seed (pipeline mode gave it the pipeline seed).
+``batch_size`` (the pipeline's, which the graph had implicitly) and ``seed=None`` (the pipeline's, which a
+reader that shuffles without a seed of its own got in pipeline mode) as keyword-only parameters.
 
 The convention is fixed, so the two sides agree without seeing each other: the helper's module needs no
 caller to migrate the helper (a single file is migrated alone), and a pipeline that calls a source helper
@@ -46,7 +46,7 @@ from .model import (AssignedNames, NameReads, expr, fn_path, kwarg, literal_valu
 class SourceHelper:
     node: cst.FunctionDef
     readers: list[int]  # indexes of the reader statements in the body
-    takes_seed: bool  # a reader shuffles without its own seed: the stream takes the pipeline's
+    shuffles_unseeded: bool  # a reader shuffles without its own seed: it gets the stream's seed
 
 
 def find(module: cst.Module, imports) -> dict[str, SourceHelper]:
@@ -100,18 +100,18 @@ def _source_helper(function: cst.FunctionDef, imports) -> SourceHelper | None:
                                                             cst.ClassDef, cst.Global, cst.Nonlocal))
                                                    for s in body[:-1]):
         return None
-    readers, takes_seed = [], False
+    readers, shuffles_unseeded = [], False
     for i, statement in enumerate(body):
         call = _reader_call(statement, imports)
         if call is not None:
             readers.append(i)
             shuffle = kwarg(call, "random_shuffle")
-            takes_seed |= shuffle is not None and literal_value(shuffle) is not False and kwarg(call, "seed") is None
+            shuffles_unseeded |= shuffle is not None and literal_value(shuffle) is not False and kwarg(call, "seed") is None
         elif _OperatorCalls.count(statement, imports, readers_only=True):
             return None  # a reader somewhere else (nested, inside an expression): not this shape
     if not readers or _OperatorCalls.takes_data(function, imports, set(names)):
         return None
-    return SourceHelper(function, readers, takes_seed)
+    return SourceHelper(function, readers, shuffles_unseeded)
 
 
 def _is_return(statement) -> bool:
@@ -197,7 +197,7 @@ def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.Functio
             path = fn_path(ctx.imports, call.func)
             _, entry = op_entry(path)
             new_call = without_kwargs(call, READER_DROPPED).with_changes(func=ndd_attr(entry["ndd"]))
-            if helper.takes_seed and kwarg(new_call, "seed") is None and \
+            if helper.shuffles_unseeded and kwarg(new_call, "seed") is None and \
                     literal_value(kwarg(new_call, "random_shuffle")) is not False and \
                     kwarg(new_call, "random_shuffle") is not None:
                 new_call = with_kwarg(new_call, "seed", expr("seed"))
@@ -229,10 +229,11 @@ def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.Functio
         zipped = cst.Tuple([cst.Element(_parenthesized(t)) for _, t in targets], lpar=[], rpar=[])
         streams = ", ".join(f"{endless}({var})" for var, _ in targets)
         steps = [helper_def, cst.For(target=zipped, iter=expr(f"zip({streams})"), body=cst.IndentedBlock(loop))]
-    extra = [cst.Param(cst.Name("batch_size"))]
-    if helper.takes_seed:
-        extra.append(cst.Param(cst.Name("seed"), default=cst.Name("None"), equal=cst.AssignEqual(
-            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
+    # Every stream takes both, so a caller that cannot see the helper (another module migrated alone) knows
+    # what to pass: seed is the pipeline's, for a reader that shuffles without its own (None: no seed given).
+    extra = [cst.Param(cst.Name("batch_size")), cst.Param(cst.Name("seed"), default=cst.Name("None"), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))]
+    if helper.shuffles_unseeded:
         ctx.report(rules.READER_SEED.id, f"{function.name.value} takes seed= for its shuffling reader (the calling "
                    f"pipeline's seed, as pipeline mode gave it): the order is reproducible, but not the pipeline's",
                    function)

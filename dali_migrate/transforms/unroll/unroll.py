@@ -1257,8 +1257,11 @@ class _OperatorInputs(cst.CSTVisitor):
         qualname = self.imports.qualname(node.func) or ""
         if qualname.startswith(("nvidia.dali.fn.", "nvidia.dali.experimental.dynamic.")):
             for arg in node.args:
-                if arg.keyword is None and isinstance(arg.value, cst.Name) and arg.value.value in self.names:
-                    self.found.add(arg.value.value)
+                value = arg.value
+                if isinstance(value, cst.Attribute) and value.attr.value == "shape":  # fn.shapes(x), migrated
+                    value = value.value
+                if arg.keyword is None and isinstance(value, cst.Name) and value.value in self.names:
+                    self.found.add(value.value)
 
 
 def _only_loops(comprehension: cst.ListComp) -> bool:

@@ -18,3 +18,9 @@ def flip_all(images):
 
 def darken(images, amount):
     return fn.cast(fn.cast(images, dtype=types.FLOAT) * amount, dtype=types.UINT8)
+
+
+def with_crop_shape(images, crop):
+    # the crop shape as a per-sample constant beside each image's shape (as detection code builds one)
+    crop_shape = fn.constant(idata=crop, device="cpu")
+    return fn.cat(fn.shapes(images, dtype=types.INT32), crop_shape)

@@ -6,12 +6,14 @@ from nvidia.dali import pipeline_def
 
 import graph_parts
 
+CROP = [8, 6]
+
 
 @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=11)
 def train_pipe(root, shard_id):
     images, labels = graph_parts.labelled_images(root, 12, shard_id=shard_id, num_shards=2)
     flipped, flips = graph_parts.flip_all(images)
-    return graph_parts.darken(flipped, 0.5), flips, labels
+    return graph_parts.darken(flipped, 0.5), flips, labels, graph_parts.with_crop_shape(images, CROP)
 
 
 def main():
@@ -22,10 +24,10 @@ def main():
         pipe = train_pipe(args.images, shard_id)
         pipe.build()
         for step in range(4):  # more steps than the shard has batches: the reader wraps
-            images, flips, labels = pipe.run()
+            images, flips, labels, shapes = pipe.run()
             arrays = images.as_array()
             print(shard_id, step, arrays.shape, int(arrays.sum()), len(flips), flips.as_array().ravel().tolist(),
-                  labels.as_array().ravel().tolist())
+                  labels.as_array().ravel().tolist(), shapes.as_array().dtype, shapes.as_array().tolist())
 
 
 if __name__ == "__main__":
