@@ -214,10 +214,10 @@ def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.Functio
             pre.append(statement)  # plain Python before the readers: the graph ran it once
         else:
             loop.append(statement)
-    if loop and hasattr(loop[0], "leading_lines"):  # the loop body starts right below its `for`
-        loop[0] = loop[0].with_changes(leading_lines=[line for line in loop[0].leading_lines if line.comment])
     returned = body[-1].body[0].value
     loop.append(cst.SimpleStatementLine([cst.Expr(cst.Yield(returned))], leading_lines=body[-1].leading_lines))
+    # the loop body starts right below its `for`
+    loop[0] = loop[0].with_changes(leading_lines=[line for line in loop[0].leading_lines if line.comment])
     if len(targets) == 1:
         var, target = targets[0]
         steps = [cst.While(test=cst.Name("True"), body=cst.IndentedBlock([cst.For(
@@ -228,7 +228,9 @@ def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.Functio
                           f"    while True:\n        yield from reader.next_epoch(batch_size=batch_size)\n")
         zipped = cst.Tuple([cst.Element(_parenthesized(t)) for _, t in targets], lpar=[], rpar=[])
         streams = ", ".join(f"{endless}({var})" for var, _ in targets)
-        steps = [helper_def, cst.For(target=zipped, iter=expr(f"zip({streams})"), body=cst.IndentedBlock(loop))]
+        steps = [helper_def.with_changes(leading_lines=[cst.EmptyLine(indent=False)]),
+                 cst.For(target=zipped, iter=expr(f"zip({streams})"), body=cst.IndentedBlock(loop),
+                         leading_lines=[cst.EmptyLine(indent=False)])]
     # Every stream takes both, so a caller that cannot see the helper (another module migrated alone) knows
     # what to pass: seed is the pipeline's, for a reader that shuffles without its own (None: no seed given).
     extra = [cst.Param(cst.Name("batch_size")), cst.Param(cst.Name("seed"), default=cst.Name("None"), equal=cst.AssignEqual(

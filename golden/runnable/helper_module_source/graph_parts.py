@@ -10,6 +10,13 @@ def labelled_images(root, size, shard_id=0, num_shards=1):
     return images, labels
 
 
+def arrays_with_labels(arrays_root, images_root):
+    # two readers of different lengths (6 arrays, 10 labels): each wraps at its own epoch end
+    arrays = fn.readers.numpy(file_root=arrays_root, name="Arrays")
+    _, labels = fn.readers.file(file_root=images_root, name="Labels")
+    return arrays * 2.0, labels
+
+
 def flip_all(images):
     # probability 1: every sample flips, so the output does not depend on the random values
     flip = fn.random.coin_flip(probability=1.0)
