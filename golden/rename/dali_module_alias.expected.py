@@ -7,6 +7,5 @@ def graph(jpegs):
     images = ndd.decoders.image(jpegs)
     images = ndd.noise.gaussian(images, stddev=0.1)
     bbox = ndd.random_bbox_crop
-    # dali-migrate: DM216 ndd.random.coin_flip has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=
-    flip = ndd.random.coin_flip(probability=0.5)
+    flip = ndd.random.coin_flip(probability=0.5, batch_size=jpegs.batch_size)
     return ndd.math.max(images, 0), flip, bbox
