@@ -1362,7 +1362,7 @@ class DataFlow:
 
     def has_attribute(self, class_node, attr: str) -> bool:
         """The class (or one of the module's classes it derives from) defines or sets ``attr``."""
-        for node in (class_node, *self._bases(class_node)):
+        for node in (class_node, *self.bases(class_node)):
             info = self.classes.get(node)
             if info is not None and attr in info[2] or (node, attr) in self._class_attrs:
                 return True
@@ -1505,7 +1505,7 @@ class DataFlow:
         method = self._method_of(class_node, attr)
         if method is not None:
             return value(("method", method, class_node))
-        for base in self._bases(class_node):
+        for base in self.bases(class_node):
             found = self._attr_values.get((base, attr))
             if found is not None:
                 return found
@@ -1513,7 +1513,7 @@ class DataFlow:
             return None  # stored somewhere: no information yet (an early UNKNOWN would stick)
         return UNKNOWN
 
-    def _bases(self, class_node) -> list:
+    def bases(self, class_node) -> list:
         """The module's own classes among a class's bases, nearest first."""
         out = []
         info = self.classes.get(class_node)
@@ -1536,7 +1536,7 @@ class DataFlow:
         return self._method_of(class_node, name)
 
     def _method_of(self, class_node, name: str):
-        for node in (class_node, *self._bases(class_node)):
+        for node in (class_node, *self.bases(class_node)):
             info = self.classes.get(node)
             if info is not None and name in info[2]:
                 return info[2][name]

@@ -184,7 +184,7 @@ class _Check(cst.CSTVisitor):
         Pipeline subclass from ReaderStream), which defines ``attr``."""
         from .transforms.unroll.helpers import CLASSES, class_attributes
 
-        for node in (class_node, *self.flow._bases(class_node)):
+        for node in (class_node, *self.flow.bases(class_node)):
             for base in getattr(node, "bases", ()):
                 name = base.value.value if isinstance(base.value, cst.Name) else None
                 if name in CLASSES and attr in class_attributes(name):

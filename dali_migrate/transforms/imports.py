@@ -47,6 +47,11 @@ _REMOVABLE_PREFIXES = (
 )
 
 
+# DALI's test-suite helpers (dali/test/python/test_utils.py) whose uses the migration rewrites.
+_TEST_HELPERS = "test_utils"
+_TEST_HELPER_NAMES = frozenset({"to_array"})
+
+
 def _removable(qualified: str) -> bool:
     if qualified == NDD or qualified.startswith(NDD + "."):
         return False
@@ -126,6 +131,8 @@ class _PruneImports(MigrationTransformer):
         if updated_node.relative or updated_node.module is None or isinstance(updated_node.names, cst.ImportStar):
             return updated_node
         base = module_name(updated_node.module)
+        if base == _TEST_HELPERS:
+            return self._prune_test_helpers(updated_node)
         if not (base == DALI or base.startswith(DALI + ".")) or base == NDD:
             return updated_node
         kept = []
@@ -137,6 +144,18 @@ class _PruneImports(MigrationTransformer):
             else:
                 self.removed.append(f"{base}.{name}")
         return self._rebuild(updated_node, kept)
+
+    def _prune_test_helpers(self, node):
+        """``from test_utils import to_array``: DALI's test helper over pipeline outputs, which the
+        tensorlist pass rewrites; the import goes once no use is left (the module's other names stay)."""
+        kept = []
+        for alias in node.names:
+            local = alias.asname.name.value if alias.asname else alias.name.value
+            if isinstance(alias.name, cst.Name) and alias.name.value in _TEST_HELPER_NAMES and local not in self.used:
+                self.removed.append(f"{_TEST_HELPERS}.{alias.name.value}")
+            else:
+                kept.append(alias)
+        return self._rebuild(node, kept)
 
     def _dotted_used(self, full: str) -> bool:
         return full in self.ctx.facts.get("dotted_uses", set())
@@ -307,7 +326,10 @@ class ImportsPass(Pass):
         uses = _Uses()  # one walk for both: each full-tree visit costs about a parse
         # Only some names matter here: DALI aliases (kept or pruned), ndd, and the names other passes
         # asked imports for. Unchanged subtrees whose text has none of them are skipped.
-        wanted = frozenset(ctx.imports.dali_locals() | {"ndd", "nvidia"} | set(ctx.facts.get("add_imports") or ()))
+        test_helpers = {local for name in _TEST_HELPER_NAMES
+                        for local in ctx.imports.local_names_for(f"{_TEST_HELPERS}.{name}")}
+        wanted = frozenset(ctx.imports.dali_locals() | {"ndd", "nvidia"} | set(ctx.facts.get("add_imports") or ())
+                           | test_helpers)
         walk(module, uses, keep=lambda node: ctx.may_mention(node, wanted))
         used = uses.names
         ctx.facts["dotted_uses"] = uses.uses

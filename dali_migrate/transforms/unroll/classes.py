@@ -19,7 +19,7 @@ from ..walk import transform, walk
 from ... import optable
 from ...dataflow import STREAM_CLASS
 from ...names import dotted, free_name
-from . import checkpoints, rules
+from . import checkpoints, constants, rules
 from .graph import (_uses_name, Env, build_graph, device_statement, loop_statements, output_elements, seeding_statements,
                     thread_statement)
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
@@ -269,6 +269,10 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                            f"{STREAM_CLASS}) defines", node)
     root_init, graph = _methods(chain[-1]).get("__init__"), methods.get("define_graph")
     base = graph is None and any("define_graph" in _methods(c) for c in subclasses)
+    if root_init is not None and graph is None and not base:
+        raise CannotUnroll("a Pipeline subclass with no define_graph, and no subclass in this module defines one: "
+                           "the pipelines built on it are defined in other modules, and a base class changes with "
+                           "its subclasses (a hierarchy across modules is not migrated)", node)
     if root_init is None or graph is None and not base:
         raise CannotUnroll("a Pipeline subclass without __init__ and define_graph", node)
     super_call = None
@@ -505,12 +509,15 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         init = init.with_changes(params=params.with_changes(star_arg=star,
                                                             kwonly_params=[*params.kwonly_params, param]))
 
+    if init is not None:
+        init = _constants_after_options(unroller, init)
     # the other methods: calls of the ops objects they make, as in define_graph
     helpers = _GraphCalls(desc.extra["helper_objects"], set(), Env(
         unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
         rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter))
-    new_body = [transform(s, helpers, layout=False) if isinstance(s, cst.FunctionDef) and s.name.value not in (
-        "__init__", "define_graph") else s for s in updated.body.body]
+    new_body = [transform(transform(s, helpers, layout=False), _constants(unroller), layout=False)
+                if isinstance(s, cst.FunctionDef) and s.name.value not in ("__init__", "define_graph") else s
+                for s in updated.body.body]
     if init is not None and "__init__" not in methods:
         if new_body and not new_body[0].leading_lines:
             new_body[0] = new_body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
@@ -541,6 +548,28 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     if "define_graph" not in methods:  # inherited: this class yields the steps of its base's define_graph
         new_body.append(steps.with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
     return updated.with_changes(bases=stream_bases(unroller, updated), body=updated.body.with_changes(body=new_body))
+
+
+def _constants(unroller) -> constants.Rewriter:
+    """Constants (``types.Constant``, ``fn.constant``) that the class's helper methods build, or its ``__init__``
+    once the pipeline options are set: a batch of the pipeline's batch size, as in the steps (capability 5)."""
+    return constants.Rewriter(unroller.ctx.imports, "self.batch_size", lambda original, found: unroller.report(
+        rules.CONSTANT.id, f"{code_of(original)} -> {code_of(found)}: a batch of self.batch_size samples, as the "
+        f"constant node gave every step", original), unroller.ctx)
+
+
+def _constants_after_options(unroller, init: cst.FunctionDef) -> cst.FunctionDef:
+    """``__init__`` with the constants rewritten in the statements after ``super().__init__(...)`` (or the
+    attributes that replaced it): before it, ``self.batch_size`` is not set yet."""
+    body = list(init.body.body)
+    first = next((i for i, statement in enumerate(body) if isinstance(statement, cst.SimpleStatementLine) and (
+        code_of(statement).lstrip().startswith(("self.batch_size =", "super(")) or ".__init__(" in code_of(statement))),
+        None)
+    if first is None:
+        return init
+    rewriter = _constants(unroller)
+    body[first + 1:] = [transform(statement, rewriter, layout=False) for statement in body[first + 1:]]
+    return init.with_changes(body=init.body.with_changes(body=body))
 
 
 def stream_bases(unroller, updated: cst.ClassDef) -> list[cst.Arg]:

@@ -66,6 +66,53 @@ class Operands(cst.CSTVisitor):
             self.found.add(node.value)
 
 
+class Rewriter(cst.CSTTransformer):
+    """Every constant in a piece of code that runs where ``batch_size`` (an expression) is the pipeline's batch
+    size: a Pipeline class's ``__init__`` after its pipeline options are set, or its helper methods, which
+    build the steps (``self.batch_size``). ``report(node, new)`` is told of each one rewritten."""
+
+    def __init__(self, imports, batch_size: str, report, ctx=None):
+        super().__init__()
+        self.imports, self.batch_size, self.report, self.ctx = imports, batch_size, report, ctx
+        self._operands = Operands()
+        self._cast_receivers: set[cst.Call] = set()
+
+    def visit_BinaryOperation(self, node):
+        self._operands.visit_BinaryOperation(node)
+
+    def visit_UnaryOperation(self, node):
+        self._operands.visit_UnaryOperation(node)
+
+    def visit_Comparison(self, node):
+        self._operands.visit_Comparison(node)
+
+    def visit_Arg(self, node):
+        self._operands.visit_Arg(node)
+
+    def visit_Attribute(self, node):
+        if node.attr.value in CASTS and isinstance(node.value, cst.Call):
+            self._cast_receivers.add(node.value)
+
+    def constant(self, original_node: cst.Call):
+        """(whether the call is a constant, its ndd expression or None where the code does not show it)."""
+        func = original_node.func
+        cast = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) \
+            and is_constant_call(self.imports, func.value)
+        if not (cast or is_constant_call(self.imports, original_node) and original_node not in self._cast_receivers):
+            return False, None
+        found = rewrite(self.imports, original_node, original_node in self._operands.found, self.batch_size)
+        if found is not None:
+            self.report(original_node, found)
+            if self.ctx is not None and "np." in code_of(found):  # data in a variable: numpy types it (_fn_constant)
+                from ..imports import request_import
+
+                request_import(self.ctx, "np", "import numpy as np")
+        return True, found
+
+    def leave_Call(self, original_node, updated_node):
+        return self.constant(original_node)[1] or updated_node
+
+
 def is_constant_call(imports, call: cst.Call) -> bool:
     return imports.qualname(call.func) in (f"{TYPES}.Constant", "nvidia.dali.fn.constant")
 

@@ -60,46 +60,19 @@ def _entry_for(kind: str, path: str):
     return ndd_entry(path)
 
 
-class _RandomFixer(cst.CSTTransformer):
+class _RandomFixer(constants.Rewriter):
     """batch_size= on input-less ops, seed= -> rng=, and constants (``constants.py``), inside one pipeline step."""
 
     def __init__(self, env: Env, desc: PipelineDesc):
-        super().__init__()
+        super().__init__(env.ctx.imports, env.batch_size, lambda original, found: env.report(
+            rules.CONSTANT.id, f"{code_of(original)} -> {code_of(found)}", original), env.ctx)
         self.env = env
         self.desc = desc
-        self._operands = constants.Operands()
-        self._cast_receivers: set[cst.Call] = set()  # types.Constant(v) in types.Constant(v).uint8()
-
-    def visit_BinaryOperation(self, node):
-        self._operands.visit_BinaryOperation(node)
-
-    def visit_UnaryOperation(self, node):
-        self._operands.visit_UnaryOperation(node)
-
-    def visit_Comparison(self, node):
-        self._operands.visit_Comparison(node)
-
-    def visit_Arg(self, node):
-        self._operands.visit_Arg(node)
-
-    def visit_Attribute(self, node):
-        if node.attr.value in constants.CASTS and isinstance(node.value, cst.Call):
-            self._cast_receivers.add(node.value)
 
     def leave_Call(self, original_node, updated_node):
-        imports = self.env.ctx.imports
-        func = original_node.func
-        cast = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) \
-            and constants.is_constant_call(imports, func.value)
-        if cast or constants.is_constant_call(imports, original_node) and original_node not in self._cast_receivers:
-            found = constants.rewrite(imports, original_node, original_node in self._operands.found,
-                                      self.env.batch_size)
-            if found is not None:
-                self.env.report(rules.CONSTANT.id, f"{code_of(original_node)} -> {code_of(found)}", original_node)
-                if "np." in code_of(found):  # data held in a variable: numpy gives it the pipeline's type
-                    request_import(self.env.ctx, "np", "import numpy as np")
-                return found
-            return updated_node
+        is_constant, found = self.constant(original_node)
+        if is_constant:
+            return found or updated_node
         updated_node = graph_functions.seeded_call(original_node, updated_node, self.env, self.desc)
         return fix_random_call(original_node, updated_node, self.env, self.desc)
 

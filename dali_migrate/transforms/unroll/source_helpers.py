@@ -261,7 +261,6 @@ def _names(function) -> set[str]:
 
 def rewrite_module(module: cst.Module, ctx) -> cst.Module:
     """Every source helper of the module as a stream, except in units that stay in pipeline mode."""
-    ctx.facts["exported_functions"] = set(exported_functions(module))
     helpers = find(module, ctx.imports)
     kept = ctx.kept_statements or frozenset()
     if not helpers:

@@ -249,11 +249,21 @@ def describe_source(target, call: cst.Call, statement, index: int, symbols: dict
                       batch_args=batch_args, statement=statement, per_sample=per_sample, argument=argument)
 
 
-def _as_batch(value: cst.BaseExpression, spec: SourceSpec) -> cst.Call:
-    args = [cst.Arg(value)] + spec.batch_args
+def _as_batch(value: cst.BaseExpression, spec: SourceSpec, index: int | None = None) -> cst.Call:
+    """``ndd.as_batch(value, dtype=..., layout=...)``; with num_outputs, a list of dtypes or layouts gives the
+    ``index``-th output its own, as pipeline mode did."""
+    args = [cst.Arg(value)] + [_per_output(a, index) for a in spec.batch_args]
     return cst.Call(func=expr("ndd.as_batch"), args=[
         a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) if i < len(args) - 1
         else a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for i, a in enumerate(args)])
+
+
+def _per_output(arg: cst.Arg, index: int | None) -> cst.Arg:
+    value = arg.value
+    if index is not None and isinstance(value, (cst.List, cst.Tuple)) and index < len(value.elements) \
+            and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+        return arg.with_changes(value=value.elements[index].value)
+    return arg
 
 
 def as_batch_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
@@ -267,7 +277,8 @@ def as_batch_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
         return [stmt(f"{text} = tuple({batch} for output in {text})\n")]
     else:
         names = [target]
-    return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(n)], _as_batch(n, spec))]) for n in names]
+    return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(n)], _as_batch(
+        n, spec, i if spec.multi else None))]) for i, n in enumerate(names)]
 
 
 def loop_iterable(spec: SourceSpec) -> cst.BaseExpression:

@@ -1235,33 +1235,63 @@ class _RandomCalls(cst.CSTVisitor):
 
 
 def batch_size_from(function: cst.FunctionDef, ctx) -> str | None:
-    """In a graph helper (a function a pipeline builds with), the parameter that carries the pipeline's
-    data: the first one passed as an operator's input. Its batch size is the batch size there."""
+    """In a graph helper (a function that builds part of a pipeline's graph from its parameters), the parameter
+    that carries the pipeline's data: the first one passed as an operator's input, else the first one that is
+    an operand of arithmetic on an operator's result (``flip * augmented``). Its batch size is the batch size
+    there. A function no pipeline of this module calls (another module's or a later cell's helper) counts too:
+    fn operators only run inside a pipeline's graph, so its data parameters hold that pipeline's batches."""
     units = ctx.facts.get("units")
-    exported = function.name.value in ctx.facts.get("exported_functions", ())  # another module's pipelines call it
-    if not exported and (units is None or not any(isinstance(helper, cst.FunctionDef) and helper.name.value ==
-                                                  function.name.value for helper in units.helpers)):
-        return None  # (a lambda helper has no name)
+    if units is None:
+        return None
     params = [p.name.value for p in [*function.params.posonly_params, *function.params.params]]
-    inputs = _OperatorInputs(ctx.imports, set(params))
+    if params[:1] == ["self"] or any(isinstance(helper, cst.FunctionDef) and helper.name.value == function.name.value
+                                     for helper in units.helpers):  # (a lambda helper has no name)
+        pass
+    elif _called_here(function, ctx):
+        return None  # called by this module's own code, not by a pipeline: its parameters need not be batches
+    inputs = _OperatorInputs(ctx.imports, set(params) - {"self"})
     walk(function.body, inputs)
-    return next((p for p in params if p in inputs.found), None)
+    return next((p for p in params if p in inputs.found), None) or next(
+        (p for p in params if p in inputs.operands), None)
+
+
+def _called_here(function: cst.FunctionDef, ctx) -> bool:
+    flow = ctx.facts.get("flow")
+    if flow is None:
+        return True
+    return any(reached and reached[0].node is function for reached in flow.call_targets.values())
 
 
 class _OperatorInputs(cst.CSTVisitor):
+    """Parameters passed to a DALI operator positionally (``found``), and those that are an operand of
+    arithmetic whose other side is a DALI operator's result (``operands``)."""
+
     def __init__(self, imports, names: set[str]):
         super().__init__()
-        self.imports, self.names, self.found = imports, names, set()
+        self.imports, self.names, self.found, self.operands = imports, names, set(), set()
+        self.results: set[str] = set()  # names bound to an operator's result
+
+    def _dali_call(self, node) -> bool:
+        qualname = (self.imports.qualname(node.func) or "") if isinstance(node, cst.Call) else ""
+        return qualname.startswith(("nvidia.dali.fn.", "nvidia.dali.experimental.dynamic."))
 
     def visit_Call(self, node):
-        qualname = self.imports.qualname(node.func) or ""
-        if qualname.startswith(("nvidia.dali.fn.", "nvidia.dali.experimental.dynamic.")):
+        if self._dali_call(node):
             for arg in node.args:
                 value = arg.value
                 if isinstance(value, cst.Attribute) and value.attr.value == "shape":  # fn.shapes(x), migrated
                     value = value.value
                 if arg.keyword is None and isinstance(value, cst.Name) and value.value in self.names:
                     self.found.add(value.value)
+
+    def visit_Assign(self, node):
+        if self._dali_call(node.value):
+            self.results.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+
+    def visit_BinaryOperation(self, node):
+        sides = (node.left, node.right)
+        if any(self._dali_call(side) or isinstance(side, cst.Name) and side.value in self.results for side in sides):
+            self.operands.update(side.value for side in sides if isinstance(side, cst.Name) and side.value in self.names)
 
 
 def _only_loops(comprehension: cst.ListComp) -> bool:

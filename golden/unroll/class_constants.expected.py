@@ -1,0 +1,99 @@
+"""Constants built by a Pipeline class hierarchy: typed types.Constant in a subclass's __init__ after
+super().__init__ and in a helper method become batches of self.batch_size (a bare scalar operand stays the value).
+A per-sample external_source with num_outputs gives each output its own dtype."""
+
+import numpy as np
+import contextlib
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+from nvidia.dali.types import SampleInfo
+
+
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    def __init__(self, steps, readers, batch_size):
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
+        return next(self._steps)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
+
+
+class Base(ReaderStream):
+    def __init__(self, batch_size, num_threads, device_id, size, source):
+        self.batch_size = batch_size
+        self.num_threads = num_threads
+        self.device_id = device_id
+        self.seed = None
+        self.size = size
+        self.source = source
+
+    def pad(self, data):
+        return ndd.crop(data, crop=self.size, out_of_bounds_policy="pad")
+
+    def offset(self, data):
+        return data + ndd.Batch.broadcast(ndd.tensor(np.array([1, 2]), dtype=types.FLOAT), self.batch_size)
+
+
+class Patches(Base):
+    def __init__(self, batch_size, num_threads, device_id, size, source):
+        super().__init__(batch_size, num_threads, device_id, size, source)
+        self.shape = ndd.Batch.broadcast(ndd.tensor(np.array(self.size), dtype=types.INT64), self.batch_size)
+
+    def steps(self):
+        with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
+            if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            import inspect
+            source_2 = self.source
+            source_2 = source_2() if inspect.isgeneratorfunction(source_2) else source_2
+            source_2_next = iter(source_2).__next__ if hasattr(source_2, '__iter__') else None
+            source_2_takes_info = source_2_next is None and len(inspect.signature(source_2).parameters) > 0
+            source_2_step = 0  # the iteration in the epoch, as pipeline mode counted it
+            while True:
+                try:
+                    image, label = [list(output) for output in zip(*[source_2_next() if source_2_next else source_2(SampleInfo(source_2_step * self.batch_size + i, i, source_2_step, 0)) if source_2_takes_info else source_2() for i in range(self.batch_size)])]
+                except StopIteration:
+                    return  # the source is exhausted: pipe.run() raised StopIteration from here on
+                source_2_step += 1
+                image = ndd.as_batch(image, dtype=types.FLOAT)
+                label = ndd.as_batch(label, dtype=types.INT32)
+                image = ndd.slice(image, np.array([0, 0]), self.shape)
+                yield self.pad(image), self.offset(label)
