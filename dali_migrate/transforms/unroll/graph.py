@@ -684,16 +684,21 @@ def _zipped_readers(desc: PipelineDesc, env: Env, body) -> list[cst.BaseStatemen
         walk(statement, reads)
         taken |= reads.names
     endless = free_name("endless", taken)
-    helper = stmt(f"def {endless}(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them\n"
-                  f"    while True:\n        yield from reader.next_epoch(batch_size={env.batch_size})\n")
-    targets = cst.Tuple([cst.Element(_parenthesized(spec.target)) for spec in desc.readers], lpar=[], rpar=[])
+    helper = endless_function(endless, env.batch_size)
+    targets = cst.Tuple([cst.Element(parenthesized(spec.target)) for spec in desc.readers], lpar=[], rpar=[])
     streams = ", ".join(f"{endless}({spec.var})" for spec in desc.readers)
     loop = cst.For(target=targets, iter=expr(f"zip({streams})"), body=cst.IndentedBlock(body),
                    leading_lines=[cst.EmptyLine(indent=False)])
     return [helper.with_changes(leading_lines=[cst.EmptyLine(indent=False)]), loop]
 
 
-def _parenthesized(target):
+def endless_function(name: str, batch_size: str) -> cst.BaseStatement:
+    """``def endless(reader)``: one reader's batches, epoch after epoch (several readers are zipped over it)."""
+    return stmt(f"def {name}(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them\n"
+                f"    while True:\n        yield from reader.next_epoch(batch_size={batch_size})\n")
+
+
+def parenthesized(target):
     """``(a, b)`` for an unparenthesized ``a, b`` target: zip's targets nest."""
     if isinstance(target, cst.Tuple) and not target.lpar:
         return target.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

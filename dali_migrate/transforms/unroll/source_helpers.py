@@ -37,8 +37,8 @@ import libcst as cst
 from ...names import NDD, free_name
 from ..walk import walk
 from . import rules
-from .graph import READER_DROPPED
-from .model import (AssignedNames, NameReads, expr, fn_path, kwarg, literal_value, ndd_attr, op_entry, stmt,
+from .graph import READER_DROPPED, endless_function, parenthesized
+from .model import (AssignedNames, NameReads, expr, fn_path, kwarg, literal_value, ndd_attr, op_entry,
                     with_kwarg, without_kwargs)
 
 
@@ -189,7 +189,7 @@ def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.Functio
     body = list(function.body.body)
     taken = _names(function)
     readers, targets, pre, loop = [], [], [], []
-    first = helper.readers[0]
+    step_names: set[str] = set()  # names that hold the stream's data, bound once per step
     for i, statement in enumerate(body[:-1]):
         if i in helper.readers:
             small = statement.body[0]
@@ -208,11 +208,13 @@ def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.Functio
             if isinstance(target, cst.Name) and entry.get("outputs") == 1:
                 target = cst.Tuple([cst.Element(target)])  # next_epoch always yields a tuple: unpack the one output
             targets.append((var, target))
+            step_names.update(_bound(statement))
             ctx.report(rules.SOURCE_HELPER.id, f"{function.name.value}: ndd.{entry['ndd']} is created once, when the "
                        f"stream starts; the function yields its outputs each step (a source helper)", call)
-        elif i < first and not _OperatorCalls.count(statement, ctx.imports, readers_only=False):
-            pre.append(statement)  # plain Python before the readers: the graph ran it once
+        elif not _OperatorCalls.count(statement, ctx.imports, readers_only=False) and not _read(statement) & step_names:
+            pre.append(statement)  # plain Python on no pipeline data: the graph ran it once
         else:
+            step_names.update(_bound(statement))
             loop.append(statement)
     returned = body[-1].body[0].value
     loop.append(cst.SimpleStatementLine([cst.Expr(cst.Yield(returned))], leading_lines=body[-1].leading_lines))
@@ -224,9 +226,8 @@ def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.Functio
             target=target, iter=expr(f"{var}.next_epoch(batch_size=batch_size)"), body=cst.IndentedBlock(loop))]))]
     else:
         endless = free_name("endless", taken)
-        helper_def = stmt(f"def {endless}(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them\n"
-                          f"    while True:\n        yield from reader.next_epoch(batch_size=batch_size)\n")
-        zipped = cst.Tuple([cst.Element(_parenthesized(t)) for _, t in targets], lpar=[], rpar=[])
+        helper_def = endless_function(endless, "batch_size")
+        zipped = cst.Tuple([cst.Element(parenthesized(t)) for _, t in targets], lpar=[], rpar=[])
         streams = ", ".join(f"{endless}({var})" for var, _ in targets)
         steps = [helper_def.with_changes(leading_lines=[cst.EmptyLine(indent=False)]),
                  cst.For(target=zipped, iter=expr(f"zip({streams})"), body=cst.IndentedBlock(loop),
@@ -246,10 +247,16 @@ def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.Functio
     return function.with_changes(params=params, body=function.body.with_changes(body=[*pre, *readers, *steps]))
 
 
-def _parenthesized(target):
-    if isinstance(target, cst.Tuple) and not target.lpar:
-        return target.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return target
+def _read(statement) -> set[str]:
+    reads = NameReads()
+    walk(statement, reads)
+    return reads.names
+
+
+def _bound(statement) -> set[str]:
+    binds = AssignedNames()
+    walk(statement, binds)
+    return binds.names
 
 
 def _names(function) -> set[str]:
