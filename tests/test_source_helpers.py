@@ -112,3 +112,19 @@ def test_a_pipeline_with_a_reader_of_its_own_calls_invisible_helpers_as_they_are
                                        "    scale = parts.scale_of(root)\n    _, more = fn.readers.file(file_root=root)\n"),
                         "main.py")
     assert "parts.images(root)" in text and "next(source)" not in text
+
+
+def test_a_reader_in_a_method_of_an_imported_class_says_why_it_stays():
+    text, findings = _migrated('''
+import nvidia.dali.fn as fn
+from data.core import PipelineCore
+
+
+class NumpyPipeline(PipelineCore):
+    def get_inputs(self, pipeline, **kwargs):
+        return fn.readers.numpy(file_root=self._root, name="data_reader")
+''', "npy.py")
+    reader = [f for f in findings if f.rule == "DM104"]
+    assert len(reader) == 1 and not reader[0].fixed
+    assert "class derived from data.core.PipelineCore (another module)" in reader[0].message
+    assert "# dali-migrate: DM104" in text
