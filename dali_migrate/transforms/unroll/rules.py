@@ -27,6 +27,20 @@ READER_ONCE = rule(
     after="reader = ndd.readers.File(file_root=root)\nwhile True:\n"
           "    for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n        ...",
 )
+SOURCE_HELPER = rule(
+    "DM240", "source-helper", "info",
+    "A graph helper that creates its readers (a source helper, called by pipelines of other modules) becomes a "
+    "stream: it creates the readers once and yields its outputs each step; pipelines create it once and take "
+    "next() of it each step.",
+    "A dynamic-mode reader is created once and iterated; called per step, a helper would start a new reader "
+    "each time. The stream takes the pipeline's batch_size (and seed, for a reader that shuffles without its "
+    "own) as keyword-only parameters, the same convention on both sides, so a module migrated alone agrees "
+    "with the modules that call it.",
+    before="def images(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return fn.decoders.image(jpegs), labels",
+    after="def images(root, *, batch_size):\n    reader = ndd.readers.File(file_root=root)\n    while True:\n"
+          "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+          "            yield ndd.decoders.image(jpegs), labels",
+)
 RANDOM_VALUES = rule(
     "DM202", "random-values-differ", "warning",
     "The pipeline seed becomes ndd.random.set_seed (or an ndd.random.RNG); random values differ from "

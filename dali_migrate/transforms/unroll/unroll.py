@@ -1333,8 +1333,11 @@ class _OperatorInputs(cst.CSTVisitor):
     def visit_Call(self, node):
         if self._dali_call(node):
             for arg in node.args:
-                if arg.keyword is None and isinstance(arg.value, cst.Name) and arg.value.value in self.names:
-                    self.found.add(arg.value.value)
+                value = arg.value
+                if isinstance(value, cst.Attribute) and value.attr.value == "shape":  # fn.shapes(x), migrated
+                    value = value.value
+                if arg.keyword is None and isinstance(value, cst.Name) and value.value in self.names:
+                    self.found.add(value.value)
 
     def visit_Assign(self, node):
         if self._dali_call(node.value):
