@@ -114,6 +114,8 @@ def rewrite(imports, call: cst.Call, numpy: str) -> cst.BaseExpression | None:
     if kwarg(call, "batch_processing") is not None:
         batch = kwarg(call, "batch_processing").value == "True"
     function = code_of(kwarg(call, "function"))
+    if isinstance(kwarg(call, "function"), cst.Lambda):
+        function = f"({function})"
     inputs = [_samples_of(a.value) for a in call.args if a.keyword is None]
     layouts = _layouts(call)
     reads = NameReads()
@@ -152,7 +154,7 @@ def rewrite(imports, call: cst.Call, numpy: str) -> cst.BaseExpression | None:
         return expr(f"tuple(ndd.as_batch([{back(output)} for {output} in {outputs}]{layout_arg}) "
                     f"for {outputs} in {per_step})")
     return expr(f"tuple(ndd.as_batch([{back(output)} for {output} in {outputs}], layout={layout}) "
-                f"for {layout}, {outputs} in zip(({', '.join(map(_quoted, layouts))},), {per_step}))")
+                f"for {layout}, {outputs} in zip(({', '.join(map(_quoted, layouts))}), {per_step}))")
 
 
 def _quoted(layout: str | None) -> str:
