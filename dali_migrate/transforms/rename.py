@@ -51,7 +51,7 @@ NO_COUNTERPART = rule(
     before="out = fn.python_function(x, function=f)",
     after="# dali-migrate: DM103 fn.python_function has no dynamic-mode counterpart ...\nout = fn.python_function(x, function=f)",
     fix="manual",
-    suggestion="Call the function directly on the samples: ndd.as_batch([f(np.array(t)) for t in batch.tensors]).",
+    suggestion="Call the function directly on the samples: ndd.as_batch([f(np.asarray(t)) for t in batch.tensors]).",
 )
 READER_OUTSIDE_PIPELINE = rule(
     "DM104", "reader-not-unrolled", "warning",
