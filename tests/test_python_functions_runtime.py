@@ -128,6 +128,9 @@ def test_dlpack_needs_torch_in_the_module():
     imports = ImportTable.from_module(cst.parse_module("import nvidia.dali.fn as fn\n"))
     node = cst.parse_expression("fn.dl_tensor_python_function(x, function=f)")
     assert "does not import torch" in python_functions.unsupported_reason(imports, node)
+    imports = ImportTable.from_module(cst.parse_module("import nvidia.dali.fn as fn\nimport torch.utils.dlpack as tdl\n"))
+    code = cst.Module([]).code_for_node(python_functions.rewrite(imports, node, "np"))
+    assert "tdl.to_dlpack(sample.torch())" in code and "tdl.from_dlpack(output)" in code
 
 
 def test_torch_python_function_is_called_per_sample_on_torch_tensors():

@@ -34,7 +34,7 @@ def callbacks(root, *, batch_size=2):
             left, right = tuple(ndd.as_batch([np.require(output, requirements="C") for output in outputs], layout=layout) for layout, outputs in zip(("HWC", "HW"), zip(*[halves(np.asarray(sample)) for sample in images.tensors])))
             normed = ndd.as_batch([np.require(output, requirements="C") for output in normalize([np.asarray(sample) for sample in images.tensors])])
             doubled = ndd.as_batch([(lambda t: t * 2)(sample.torch()).contiguous() for sample in images.tensors])
-            floats = ndd.as_batch([torch.utils.dlpack.from_dlpack(output).contiguous() for output in to_float([torch.utils.dlpack.to_dlpack(sample.torch()) for sample in images.tensors])])
+            floats = ndd.as_batch([torch_dlpack.from_dlpack(output).contiguous() for output in to_float([torch_dlpack.to_dlpack(sample.torch()) for sample in images.tensors])])
             yield left, right, normed, doubled, floats, labels
 
 

@@ -14,8 +14,10 @@ once per sample, ``dl_tensor_python_function`` once per batch (``batch_processin
     t = dalitorch.fn.torch_python_function(x, function=h)
         ->  t = ndd.as_batch([h(sample.torch()).contiguous() for sample in x.tensors])
     d = fn.dl_tensor_python_function(x, function=k)
-        ->  d = ndd.as_batch([torch.utils.dlpack.from_dlpack(output).contiguous()
-                              for output in k([torch.utils.dlpack.to_dlpack(sample.torch()) for sample in x.tensors])])
+        ->  d = ndd.as_batch([torch_dlpack.from_dlpack(output).contiguous()
+                              for output in k([torch_dlpack.to_dlpack(sample.torch()) for sample in x.tensors])])
+
+(``torch_dlpack`` as the module imports torch.utils.dlpack; without torch it stays marked).
 
 The function gets a writable view of each sample, as pipeline mode gave it the operator's input buffer: what
 it writes there the operators after it and the pipeline's outputs see (verified: ``image += 7`` in a function
@@ -46,8 +48,13 @@ def kind_of(imports, call: cst.Call) -> tuple[str, bool] | None:
     return PYTHON_FUNCTIONS.get(imports.qualname(call.func) or "")
 
 
-def _torch_name(imports) -> str | None:
-    return next((local for local, q in imports.aliases.items() if q == "torch"), None)
+def _dlpack_module(imports) -> str | None:
+    """How this module names torch.utils.dlpack (``torch_dlpack``, ``torch.utils.dlpack``), None without torch."""
+    local = next((local for local, q in imports.aliases.items() if q == "torch.utils.dlpack"), None)
+    if local is not None:
+        return local
+    torch = next((local for local, q in imports.aliases.items() if q == "torch"), None)
+    return f"{torch}.utils.dlpack" if torch is not None else None
 
 
 def unsupported_reason(imports, call: cst.Call) -> str | None:
@@ -79,9 +86,9 @@ def unsupported_reason(imports, call: cst.Call) -> str | None:
         return "its batch_processing= is not True or False"
     if _layouts(call) is None:
         return "its output_layouts= is not a string or a list of strings, one per output"
-    if kind == "dlpack" and _torch_name(imports) is None:
-        return ("the DLPack capsules it takes and returns are made and read with torch.utils.dlpack, and this module "
-                "does not import torch")
+    if kind == "dlpack" and _dlpack_module(imports) is None:
+        return ("the DLPack capsules it takes and returns are made and read with torch.utils.dlpack (ndd.as_batch "
+                "does not read capsules), and this module does not import torch")
     return None
 
 
@@ -121,7 +128,7 @@ def rewrite(imports, call: cst.Call, numpy: str) -> cst.BaseExpression | None:
     reads = NameReads()
     call.visit(reads)
     taken = reads.names | {numpy, "ndd", "zip", "tuple"}
-    torch = _torch_name(imports)
+    dlpack = _dlpack_module(imports)
 
     def take(base):
         name = free_name(base, taken)
@@ -133,10 +140,10 @@ def rewrite(imports, call: cst.Call, numpy: str) -> cst.BaseExpression | None:
     # views of the samples, as pipeline mode gave: what the function writes there the later operators read
     given = {"numpy": lambda s: f"{numpy}.asarray({s})",
              "torch": lambda s: f"{s}.torch()",
-             "dlpack": lambda s: f"{torch}.utils.dlpack.to_dlpack({s}.torch())"}[kind]
+             "dlpack": lambda s: f"{dlpack}.to_dlpack({s}.torch())"}[kind]
     back = {"numpy": lambda o: f'{numpy}.require({o}, requirements="C")',
             "torch": lambda o: f"{o}.contiguous()",
-            "dlpack": lambda o: f"{torch}.utils.dlpack.from_dlpack({o}).contiguous()"}[kind]
+            "dlpack": lambda o: f"{dlpack}.from_dlpack({o}).contiguous()"}[kind]
     loop = (f"for {samples[0]} in {inputs[0]}" if len(inputs) == 1
             else f"for {', '.join(samples)} in zip({', '.join(inputs)})")
     if batch:  # one list of samples per input
