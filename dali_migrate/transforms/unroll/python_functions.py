@@ -33,7 +33,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...names import free_name
-from .model import NameReads, code_of, expr, kwarg, literal_value
+from .model import AssignedNames, NameReads, code_of, expr, kwarg, literal_value
 
 PYTHON_FUNCTIONS = {  # qualified name -> (kind, calls once per batch by default)
     "nvidia.dali.fn.python_function": ("numpy", False),
@@ -182,12 +182,13 @@ class _Calls(cst.CSTVisitor):
 
 
 class _RenameName(cst.CSTTransformer):
-    """``old`` -> ``new`` in references (not attribute names, keywords or the ``keep`` nodes); with
-    ``targets_only``, only in assignment targets."""
+    """``old`` -> ``new`` in references (not attribute names or keywords); with ``targets_only``, only in
+    assignment targets."""
 
-    def __init__(self, old: str, new: str, keep=frozenset(), targets_only=False):
+    def __init__(self, old: str, new: str, targets_only=False):
         super().__init__()
-        self.old, self.new, self.keep, self.targets_only = old, new, set(keep), targets_only
+        self.old, self.new, self.targets_only = old, new, targets_only
+        self.keep: set[cst.Name] = set()
         self._target_depth = 0
 
     def visit_Attribute(self, node):
@@ -218,17 +219,13 @@ def unshadow(imports, statements: list, outputs: list) -> tuple[list, list, list
     module name. In the migrated generator that name would be local from the start (UnboundLocalError):
     the block's own binding, and the reads after it, get a new name; function= keeps reading the function.
     Returns the statements, the outputs and ``"old -> new"`` for each rename."""
-    from .model import AssignedNames
-
     renamed = []
     for index, statement in enumerate(statements):
         calls = _Calls(imports)
         statement.visit(calls)
-        binds = AssignedNames()
-        statement.visit(binds)
         for function in calls.functions:
             old = function.value
-            if old not in binds.names:
+            if old not in _bound(statement):
                 continue
             reads = NameReads()
             for node in [*statements, *outputs]:
@@ -243,8 +240,6 @@ def unshadow(imports, statements: list, outputs: list) -> tuple[list, list, list
 
 
 def _bound(statement) -> set[str]:
-    from .model import AssignedNames
-
     binds = AssignedNames()
     statement.visit(binds)
     return binds.names
