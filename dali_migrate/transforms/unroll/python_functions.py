@@ -69,7 +69,7 @@ def unsupported_reason(imports, call: cst.Call) -> str | None:
     if unknown:
         return f"it has arguments the migration does not know ({', '.join(unknown)})"
     if not [a for a in call.args if a.keyword is None]:
-        return "it has no inputs (pipeline mode called it once per sample of the batch size with nothing)"
+        return "it has no inputs (a source of data, not a function of it: loop over the data in Python instead)"
     device = kwarg(call, "device")
     if device is not None and literal_value(device) != "cpu":
         return ("it runs on the GPU (device=" + code_of(device) + "): the function gets cupy arrays or CUDA "
