@@ -52,7 +52,7 @@ NO_COUNTERPART = rule(
     before="out = fn.python_function(x, function=f)",
     after="# dali-migrate: DM103 fn.python_function has no dynamic-mode counterpart ...\nout = fn.python_function(x, function=f)",
     fix="manual",
-    suggestion="Call the function directly on the batch: ndd.as_batch([f(np.asarray(t)) for t in batch]).",
+    suggestion="Call the function directly on the samples: ndd.as_batch([f(np.asarray(t)) for t in batch.tensors]).",
 )
 READER_OUTSIDE_PIPELINE = rule(
     "DM104", "reader-not-unrolled", "warning",
@@ -67,8 +67,6 @@ READER_OUTSIDE_PIPELINE = rule(
 
 # Suggestions for the operators that have no counterpart, from ndd-facts §6 and §12.
 _NO_COUNTERPART_HINT = {
-    "python_function": "call the Python function directly on the samples and wrap the result with ndd.as_batch",
-    "dl_tensor_python_function": "call the function directly on batch.torch() / the samples and wrap with ndd.as_batch",
     "constant": ("the tool could not tell its value's type here: use ndd.Batch.broadcast(ndd.tensor(value, dtype=...), "
                  "batch_size) with the type pipeline mode gave it (int32 for int arrays, float32 for float ones)"),
     "shapes": ("its input is not a name here (or it has arguments besides dtype= and a literal device=): bind the "
@@ -76,6 +74,16 @@ _NO_COUNTERPART_HINT = {
     "external_source": "pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource",
     "experimental.inputs.video": "decode the video with ndd.decoders.video on data you pass in",
 }
+
+
+def _python_function_hint(imports, call: cst.Call) -> str:
+    """Why a Python operator is still here: its own reason, or that no migrated pipeline step holds it."""
+    from .unroll import python_functions
+
+    reason = python_functions.unsupported_reason(imports, call)
+    return (f"it is not migrated because {reason}" if reason else
+            "it is outside any pipeline step the tool migrates; where its graph migrates, the function is "
+            "called on the samples and its results wrapped with ndd.as_batch")
 
 
 def ndd_expr(path: str) -> cst.BaseExpression:
@@ -205,6 +213,8 @@ class _Rename(MigrationTransformer):
             return updated_node  # a submodule (fn.readers) or something fn does not have
         if ndd_path is None:
             hint = _NO_COUNTERPART_HINT.get(replaced_by or path, "rewrite this part in plain Python")
+            if path in ("python_function", "dl_tensor_python_function") and original_node in self._calls:
+                hint = _python_function_hint(self.ctx.imports, self._calls[original_node])
             self.mark(NO_COUNTERPART.id, f"fn.{path} has no dynamic-mode counterpart: {hint}", original_node)
             return updated_node
         if entry.get("kind") == "reader" and self._is_called(original_node):

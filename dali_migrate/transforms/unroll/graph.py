@@ -16,7 +16,7 @@ from ..walk import transform, walk, walk_many
 from ...findings import marker_text
 from ...names import FN, NDD, OPS, free_name
 from ..imports import request_import
-from . import checkpoints, constants, graph_functions, rules, sources
+from . import checkpoints, constants, graph_functions, python_functions, rules, sources
 from .model import (AssignedNames, CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
                     target_names, without_kwargs)
@@ -75,8 +75,24 @@ class _RandomFixer(constants.Rewriter):
         is_constant, found = self.constant(original_node)
         if is_constant:
             return found or updated_node
+        if python_functions.kind_of(self.env.ctx.imports, original_node) is not None:
+            return self._python_function(original_node, updated_node)
         updated_node = graph_functions.seeded_call(original_node, updated_node, self.env, self.desc)
         return fix_random_call(original_node, updated_node, self.env, self.desc)
+
+    def _python_function(self, original_node, updated_node):
+        """The function called on the data (python_functions.py); left for the rename pass to mark when it cannot be."""
+        ctx = self.env.ctx
+        numpy = next((local for local, q in ctx.imports.aliases.items() if q == "numpy"), "np")
+        found = python_functions.rewrite(ctx.imports, updated_node, numpy)
+        if found is None:
+            return updated_node
+        if f"{numpy}." in code_of(found):
+            request_import(ctx, numpy, "import numpy as np" if numpy == "np" else f"import numpy as {numpy}")
+        ctx.facts["uses_ndd"] = True
+        self.env.report(rules.PYTHON_FUNCTION.id, f"{code_of(original_node.func)}(...) -> {code_of(found)}",
+                        original_node)
+        return found
 
     def on_leave(self, original_node, updated_node):
         result = super().on_leave(original_node, updated_node)
@@ -256,6 +272,11 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
     """Fill desc.readers / pre / loop / outputs from the body of one pipeline (``closing``: the statement
     that gave the outputs, a return or set_outputs: its comments go above the yield)."""
     imports = env.ctx.imports
+    if desc.style == "with":
+        statements, outputs, renamed = python_functions.unshadow(imports, list(statements), list(outputs))
+        for rename in renamed:
+            env.report(rules.PYTHON_FUNCTION.id, f"{rename}: the block bound a Python operator's result to its "
+                       f"function's name, which the generator would make local", desc.node)
     desc.extra["closing_comments"] = comment_lines(closing)
     desc.extra["statements"] = [*statements, *outputs]  # what a reader's single name is used by
     facts = [_StatementFacts(statement, imports) for statement in statements]

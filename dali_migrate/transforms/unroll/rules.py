@@ -368,6 +368,17 @@ CONSTANT = rule(
     after="scale = ndd.Batch.broadcast(ndd.tensor([1.5, 2.5], dtype=ndd.float32), batch_size)\n"
           "out = images * ndd.tensor(255, dtype=ndd.uint8)",
 )
+PYTHON_FUNCTION = rule(
+    "DM229", "python-function", "info",
+    "fn.python_function, fn.dl_tensor_python_function and torch_python_function inside a pipeline become the "
+    "function called on the data: per sample (python_function, torch_python_function) or per batch "
+    "(dl_tensor_python_function, or batch_processing=True), each result wrapped back with ndd.as_batch.",
+    "Dynamic mode has no Python operators: operators run when called, so the function is ordinary code. It gets a "
+    "writable view of each sample as pipeline mode did (numpy, torch.Tensor or a DLPack capsule), its results keep their "
+    "dtype and get a layout only where output_layouts= gave one. On the GPU (device=\"gpu\") it stays marked.",
+    before="out = fn.python_function(images, function=invert)",
+    after="out = ndd.as_batch([np.require(invert(np.asarray(sample)), requirements=\"C\") for sample in images.tensors])",
+)
 HELPER_MODULE = rule(
     "DM224", "helper-module", "info",
     "The run-time helpers (EpochIterator, ReaderStream, Prefetch) live in one module per import root, written beside the "
