@@ -151,14 +151,14 @@ def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[st
 
 
 def _scan_task(task: tuple[str, str]) -> tuple[dict, dict]:
-    """One file's part of the project pre-scan, in a worker process: (pipelines, kept) it defines."""
+    """One file's part of the project pre-scan, in a worker process: (pipelines, kept, source helpers) it defines."""
     name, source = task
     found = Project()
     try:
         scan_source(source, name, found)
     except Exception:  # noqa: BLE001 - the file's own migration reports what is wrong with it
-        return {}, {}
-    return found.pipelines, found.kept
+        return {}, {}, set()
+    return found.pipelines, found.kept, found.source_helpers
 
 
 def _migrate_task(task: tuple) -> tuple[MigrationResult, bool]:
@@ -231,7 +231,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
         except SourceError as e:
             slots.append(_unreadable(name, e))
             continue
-        if b"pipeline_def" in data or b"Pipeline" in data:
+        if b"pipeline_def" in data or b"Pipeline" in data or b"readers." in data:  # (readers.: source helpers)
             to_scan.append((name, source))
         sources[len(slots)] = (name, source)
         slots.append(None)
@@ -241,9 +241,10 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     to_scan, quiet_reads = _imported_candidates(to_scan, list(sources.values()), [slots[i].path for i in quiet],
                                                 project.reexports)
     project.imported_modules.update(module_name_of(Path(name)) for name, _ in to_scan)
-    for pipelines, kept in run_ordered(_scan_task, to_scan, jobs=jobs if len(to_scan) >= 8 else 1):
+    for pipelines, kept, source_helpers in run_ordered(_scan_task, to_scan, jobs=jobs if len(to_scan) >= 8 else 1):
         project.pipelines.update(pipelines)
         project.kept.update(kept)
+        project.source_helpers.update(source_helpers)
     if project:
         # Files that never say "dali" but name a project pipeline are migrated too. Known only now,
         # so they were read again above (``quiet_reads``: only those that name a candidate module are

@@ -21,7 +21,7 @@ import libcst as cst
 from .engine import parse_module
 from .files import SourceError, iter_source_files, read_source
 
-_DEFINES = ("pipeline_def", "Pipeline")
+_DEFINES = ("pipeline_def", "Pipeline", "readers.")  # (readers.: a module of source helpers)
 
 
 @dataclass(frozen=True)
@@ -57,9 +57,12 @@ class Project:
     # Modules whose name another file of the run says (``from loaders.pipes import p``): their pipelines may
     # be called from there, so their generators keep every pipeline parameter (``Unroller.plan_params``).
     imported_modules: set[str] = field(default_factory=set)
+    # Graph helpers that hold their pipelines' readers (``source_helpers``), by qualname. The pipelines that
+    # call one create its stream once and pull it each step.
+    source_helpers: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
-        return bool(self.pipelines or self.kept)
+        return bool(self.pipelines or self.kept or self.source_helpers)
 
     def concerns(self, path: str) -> bool:
         """Other modules pass pipeline values to this module's functions, or build pipelines with them."""
@@ -132,6 +135,10 @@ def scan_source(text: str, path: str, project: Project) -> None:
     imports = ImportTable.from_module(module)
     if not imports.uses_dali():
         return
+    name = module_name_of(Path(path))
+    from .transforms.unroll import source_helpers
+
+    project.source_helpers.update(f"{name}.{function}" for function in source_helpers.find(module, imports))
     ctx = MigrationContext(path=path, source=elision.text if elision else text, imports=imports, elision=elision)
     ctx.facts["module_symbols"] = module_symbols(module, elision)
     ctx.facts["reader_functions"], ctx.facts["seeded_functions"] = graph_functions.find(module, imports)
@@ -140,7 +147,6 @@ def scan_source(text: str, path: str, project: Project) -> None:
     if not discovery.anything():
         return
     unroller = Unroller(ctx, discovery)  # describes every pipeline; nothing is rewritten
-    name = module_name_of(Path(path))
     top_level = {s.name.value for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
     for pipeline, desc in unroller.descs.items():
         if pipeline not in top_level:

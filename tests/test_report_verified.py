@@ -25,7 +25,7 @@ def test_example_repo_pipelines_verified_equal(tmp_path, monkeypatch):
     for name in STYLES:
         assert verdicts[name].status == "equal", (name, verdicts[name].reason)
         assert verdicts[name].throughput_original and verdicts[name].throughput_migrated
-    # augment_pipe calls python_function: marked, so it is not run, and the report says why.
+    # augment_pipe is saved with pipe.serialize(): marked, so it is not run, and the report says why.
     assert verdicts["augment_pipe"].status == "skipped" and "markers" in verdicts["augment_pipe"].reason
 
     write_report(report, tmp_path / "out", plots=False)

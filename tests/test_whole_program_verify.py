@@ -68,10 +68,10 @@ def test_migrated_program_is_equal(image_root, path, pipeline, args, kwargs, fed
     assert all(o.stats.samples_compared > 0 and o.stats.exact for o in report.outputs), report.format()
 
 
-def test_marked_python_function_is_not_called_equal(image_root):
-    """augment.py keeps fn.python_function (DM103, no ndd counterpart): its unit stays in pipeline mode and
-    the harness says the pipeline is not migrated, never "equal"."""
+def test_marked_serialized_pipeline_is_not_called_equal(image_root):
+    """augment.py serializes its pipeline (DM214: dynamic mode has no graph to serialize): its unit stays in
+    pipeline mode and the harness says the pipeline is not migrated, never "equal"."""
     path = ROOT / "examples/repo/loaders/augment.py"
     report = verify_sources(path.read_text(), str(path), "augment_pipe", args=[image_root], iterations=2)
     assert report.verdict == "incomplete"
-    assert any(f["rule"] == "DM103" and not f["fixed"] for f in report.migration_findings)
+    assert any(f["rule"] == "DM214" and not f["fixed"] for f in report.migration_findings)

@@ -28,7 +28,8 @@ from ..engine import code_for_node
 from ..findings import rule
 from ..names import FN, MATH, NDD, TYPES
 from .base import MigrationTransformer, Pass, has_marker
-from .unroll.rules import RANDOM_BATCH_SIZE, RANDOM_OUTSIDE
+from .imports import request_import
+from .unroll.rules import CONSTANT, RANDOM_BATCH_SIZE, RANDOM_OUTSIDE
 
 FN_TO_NDD = rule(
     "DM101", "fn-to-ndd", "info",
@@ -51,7 +52,7 @@ NO_COUNTERPART = rule(
     before="out = fn.python_function(x, function=f)",
     after="# dali-migrate: DM103 fn.python_function has no dynamic-mode counterpart ...\nout = fn.python_function(x, function=f)",
     fix="manual",
-    suggestion="Call the function directly on the batch: ndd.as_batch([f(np.asarray(t)) for t in batch]).",
+    suggestion="Call the function directly on the samples: ndd.as_batch([f(np.asarray(t)) for t in batch.tensors]).",
 )
 READER_OUTSIDE_PIPELINE = rule(
     "DM104", "reader-not-unrolled", "warning",
@@ -66,8 +67,6 @@ READER_OUTSIDE_PIPELINE = rule(
 
 # Suggestions for the operators that have no counterpart, from ndd-facts §6 and §12.
 _NO_COUNTERPART_HINT = {
-    "python_function": "call the Python function directly on the samples and wrap the result with ndd.as_batch",
-    "dl_tensor_python_function": "call the function directly on batch.torch() / the samples and wrap with ndd.as_batch",
     "constant": ("the tool could not tell its value's type here: use ndd.Batch.broadcast(ndd.tensor(value, dtype=...), "
                  "batch_size) with the type pipeline mode gave it (int32 for int arrays, float32 for float ones)"),
     "shapes": ("its input is not a name here (or it has arguments besides dtype= and a literal device=): bind the "
@@ -75,6 +74,16 @@ _NO_COUNTERPART_HINT = {
     "external_source": "pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource",
     "experimental.inputs.video": "decode the video with ndd.decoders.video on data you pass in",
 }
+
+
+def _python_function_hint(imports, call: cst.Call) -> str:
+    """Why a Python operator is still here: its own reason, or that no migrated pipeline step holds it."""
+    from .unroll import python_functions
+
+    reason = python_functions.unsupported_reason(imports, call)
+    return (f"it is not migrated because {reason}" if reason else
+            "it is outside any pipeline step the tool migrates; where its graph migrates, the function is "
+            "called on the samples and its results wrapped with ndd.as_batch")
 
 
 def ndd_expr(path: str) -> cst.BaseExpression:
@@ -94,6 +103,8 @@ class _Rename(MigrationTransformer):
         self._calls: dict[cst.CSTNode, cst.Call] = {}  # callee -> its call
         self._batch_sizes: dict[cst.Call, str] = {}  # random op -> the helper parameter its batch size is
         self._functions: list[cst.FunctionDef] = []
+        self._classes: list[cst.ClassDef] = []
+        self._constants: dict[cst.Call, cst.BaseExpression] = {}  # fn.constant calls in graph helpers -> batches
         self._not_loads: set[cst.Name] = set()  # names that are not references (attr, keyword, def...)
 
     def relevant_names(self):
@@ -129,12 +140,14 @@ class _Rename(MigrationTransformer):
         return updated_node
 
     def visit_ClassDef(self, node):
+        self._classes.append(node)
         self._not_loads.add(node.name)
         if node.name.value in self._keep:
             self._skip_depth += 1
         return True
 
     def leave_ClassDef(self, original_node, updated_node):
+        self._classes.pop()
         if original_node.name.value in self._keep:
             self._skip_depth -= 1
         return updated_node
@@ -164,6 +177,9 @@ class _Rename(MigrationTransformer):
             return updated_node
         qualname = self.ctx.imports.qualname(original_node)
         if qualname is None:
+            return updated_node
+        if qualname == FN + ".constant" and self._is_called(original_node):
+            self._helper_constant(self._calls[original_node])
             return updated_node
         if qualname.startswith(FN + "."):
             return self._rename_fn(original_node, updated_node, qualname[len(FN) + 1:])
@@ -197,12 +213,15 @@ class _Rename(MigrationTransformer):
             return updated_node  # a submodule (fn.readers) or something fn does not have
         if ndd_path is None:
             hint = _NO_COUNTERPART_HINT.get(replaced_by or path, "rewrite this part in plain Python")
+            if path in ("python_function", "dl_tensor_python_function") and original_node in self._calls:
+                hint = _python_function_hint(self.ctx.imports, self._calls[original_node])
             self.mark(NO_COUNTERPART.id, f"fn.{path} has no dynamic-mode counterpart: {hint}", original_node)
             return updated_node
         if entry.get("kind") == "reader" and self._is_called(original_node):
             self.mark(READER_OUTSIDE_PIPELINE.id,
                       f"ndd.{ndd_path} is a stateful reader: create it once and iterate "
-                      f"reader.next_epoch(batch_size=...); calling it does not return batches", original_node)
+                      f"reader.next_epoch(batch_size=...); calling it does not return batches"
+                      + self._template_method_reason(), original_node)
         if entry.get("random") and entry.get("input_less") and self._is_called(original_node):
             self._random_without_batch_size(original_node, ndd_path)
         if replaced_by:
@@ -211,6 +230,19 @@ class _Rename(MigrationTransformer):
             self.report(FN_TO_NDD.id, f"fn.{path} -> ndd.{ndd_path}", original_node)
         self._note_ndd()
         return ndd_expr(ndd_path)
+
+    def _template_method_reason(self) -> str:
+        """Why a reader in a method of a class derived from an imported one cannot move here: the pipeline that
+        calls the method is built by the base class, in a module this file does not hold."""
+        if not self._classes or not self._functions or self._functions[-1] not in self._classes[-1].body.body:
+            return ""
+        bases = [q for b in self._classes[-1].bases if (q := self.ctx.imports.qualname(b.value))
+                 and not q.startswith("nvidia.")]
+        if not bases:
+            return ""
+        return (f"; {self._functions[-1].name.value} is a method of a class derived from {bases[0]} (another "
+                f"module): a reader made in a method belongs to the pipeline that calls it, which is not visible "
+                f"here; it can only move with that pipeline")
 
     def _random_without_batch_size(self, func, ndd_path: str) -> None:
         """An input-less random op called without inputs and without batch_size, outside any pipeline the
@@ -234,7 +266,27 @@ class _Rename(MigrationTransformer):
         self.mark(RANDOM_OUTSIDE.id, f"ndd.{ndd_path} has no batch_size here: it returns one value for the whole "
                   f"batch, not one per sample; pass the batch size in and call it with batch_size=", call)
 
+    def _helper_constant(self, call: cst.Call) -> None:
+        """``fn.constant(...)`` in a graph helper (of another module's pipeline): a batch of that constant, as
+        many samples as the helper's data has (``constants``). Elsewhere it stays, and the post-check marks what
+        uses it."""
+        from .unroll import constants
+        from .unroll.unroll import batch_size_from
+
+        data = batch_size_from(self._functions[-1], self.ctx) if self._functions else None
+        replacement = constants.rewrite(self.ctx.imports, call, False, f"{data}.batch_size") if data else None
+        if replacement is None:
+            return
+        self._constants[call] = replacement
+        if "np." in code_for_node(replacement):
+            request_import(self.ctx, "np", "import numpy as np")
+        self._note_ndd()
+        self.report(CONSTANT.id, f"fn.constant -> {code_for_node(replacement)}: one sample per sample of "
+                    f"{data}, as in the pipeline", call)
+
     def leave_Call(self, original_node, updated_node):
+        if original_node in self._constants:
+            return self._constants[original_node]
         data = self._batch_sizes.get(original_node)
         if data is None:
             return updated_node

@@ -182,6 +182,7 @@ class _TensorList(MigrationTransformer):
         self._fresh_copies: set[cst.CSTNode] = set()  # original at()/as_array() calls we rewrote
         self._bare: set[cst.CSTNode] = set()  # expressions that need no parentheses where they are
         self._called: set[cst.CSTNode] = set()
+        self._fstring_quotes: list[str] = []  # the opening quotes of the f-strings around the node
 
     def relevant_names(self):
         # Rewrites need an expression of a DALI kind, and every such expression mentions a DALI
@@ -199,13 +200,22 @@ class _TensorList(MigrationTransformer):
         self.ctx.imports.aliases.setdefault("ndd", NDD)
         return _attr(cst.Name("ndd"), name)
 
+    def visit_FormattedString(self, node):
+        self._fstring_quotes.append(node.start)
+
+    def leave_FormattedString(self, original_node, updated_node):
+        self._fstring_quotes.pop()
+        return updated_node
+
     def _kind(self, node) -> str:
         return self.flow.kind_of(node)
 
     def _or_empty(self, original, value: cst.BaseExpression) -> cst.BaseExpression:
         """``(x.layout or "")``: TensorList.layout() is "" where Batch.layout is None."""
+        # inside an f-string quoted with " (before Python 3.12) the empty string must use the other quote
+        empty = "''" if any('"' in quote for quote in self._fstring_quotes) else '""'
         expr = cst.BooleanOperation(left=_attr(value, "layout"), operator=cst.Or(),
-                                    right=cst.SimpleString('""'))
+                                    right=cst.SimpleString(empty))
         if original in self._bare:
             return expr
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

@@ -45,7 +45,7 @@ from ...elision import ModuleSymbols
 
 from ...names import FN, OPS, NDD
 from ..base import Pass, cold_statements, run_transformer, walk
-from . import graph_functions, rules  # noqa: F401  (rules declares the DM2xx rules)
+from . import graph_functions, rules, source_helpers  # noqa: F401  (rules declares the DM2xx rules)
 from .unroll import UNSUPPORTED_METHODS, Discovery, Unroller
 
 # Words besides DALI aliases and pipeline names through which the Unroller changes or marks code
@@ -76,6 +76,7 @@ class UnrollPass(Pass):
             if statement not in cold:
                 walk(statement, discovery)  # read-only: no rebuild
         discovery.on_leave(module)
+        module = source_helpers.rewrite_module(module, ctx)  # (a helper module has no pipeline of its own)
         if not discovery.anything():
             return module
         ctx.imports.aliases.setdefault("ndd", NDD)

@@ -720,7 +720,7 @@ def _constants(unroller) -> constants.Rewriter:
     once the pipeline options are set: a batch of the pipeline's batch size, as in the steps (capability 5)."""
     return constants.Rewriter(unroller.ctx.imports, "self.batch_size", lambda original, found: unroller.report(
         rules.CONSTANT.id, f"{code_of(original)} -> {code_of(found)}: a batch of self.batch_size samples, as the "
-        f"constant node gave every step", original))
+        f"constant node gave every step", original), unroller.ctx)
 
 
 def _constants_after_options(unroller, init: cst.FunctionDef) -> cst.FunctionDef:

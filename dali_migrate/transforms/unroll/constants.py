@@ -71,9 +71,9 @@ class Rewriter(cst.CSTTransformer):
     size: a Pipeline class's ``__init__`` after its pipeline options are set, or its helper methods, which
     build the steps (``self.batch_size``). ``report(node, new)`` is told of each one rewritten."""
 
-    def __init__(self, imports, batch_size: str, report):
+    def __init__(self, imports, batch_size: str, report, ctx=None):
         super().__init__()
-        self.imports, self.batch_size, self.report = imports, batch_size, report
+        self.imports, self.batch_size, self.report, self.ctx = imports, batch_size, report, ctx
         self._operands = Operands()
         self._cast_receivers: set[cst.Call] = set()
 
@@ -103,6 +103,10 @@ class Rewriter(cst.CSTTransformer):
         found = rewrite(self.imports, original_node, original_node in self._operands.found, self.batch_size)
         if found is not None:
             self.report(original_node, found)
+            if self.ctx is not None and "np." in code_of(found):  # data in a variable: numpy types it (_fn_constant)
+                from ..imports import request_import
+
+                request_import(self.ctx, "np", "import numpy as np")
         return True, found
 
     def leave_Call(self, original_node, updated_node):
@@ -197,6 +201,13 @@ def _fn_constant(call: cst.Call, batch_size: str):
     data = _literal(fdata if fdata is not None else idata)
     shape_node = kwarg(call, "shape")
     shape = _literal(shape_node) if shape_node is not None else None
+    if data is None and shape_node is None and kwarg(call, "dtype") is None and kwarg(call, "layout") is None:
+        # data held in a variable (an int or a list of them, as the argument's type says): a 1-D array of them,
+        # int32 for idata, float32 for fdata (docs/dali-facts.md)
+        extra = f", device={code_of(kwarg(call, 'device'))}" if kwarg(call, "device") is not None else ""
+        numpy_type = "np.float32" if fdata is not None else "np.int32"
+        return _wrap(f"ndd.tensor(np.ravel(np.asarray({code_of(fdata if fdata is not None else idata)}, "
+                     f"dtype={numpy_type})){extra})", False, batch_size)
     if data is None or (shape_node is not None and shape is None):
         return None
     values = data if isinstance(data, list) else [data]

@@ -16,7 +16,7 @@ from ..walk import transform, walk, walk_many
 from ...findings import marker_text
 from ...names import FN, NDD, OPS, free_name
 from ..imports import request_import
-from . import checkpoints, constants, graph_functions, rules, sources
+from . import checkpoints, constants, graph_functions, python_functions, rules, sources
 from .model import (AssignedNames, CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
                     target_names, without_kwargs)
@@ -67,7 +67,7 @@ class _RandomFixer(constants.Rewriter):
 
     def __init__(self, env: Env, desc: PipelineDesc):
         super().__init__(env.ctx.imports, env.batch_size, lambda original, found: env.report(
-            rules.CONSTANT.id, f"{code_of(original)} -> {code_of(found)}", original))
+            rules.CONSTANT.id, f"{code_of(original)} -> {code_of(found)}", original), env.ctx)
         self.env = env
         self.desc = desc
 
@@ -75,8 +75,24 @@ class _RandomFixer(constants.Rewriter):
         is_constant, found = self.constant(original_node)
         if is_constant:
             return found or updated_node
+        if python_functions.kind_of(self.env.ctx.imports, original_node) is not None:
+            return self._python_function(original_node, updated_node)
         updated_node = graph_functions.seeded_call(original_node, updated_node, self.env, self.desc)
         return fix_random_call(original_node, updated_node, self.env, self.desc)
+
+    def _python_function(self, original_node, updated_node):
+        """The function called on the data (python_functions.py); left for the rename pass to mark when it cannot be."""
+        ctx = self.env.ctx
+        numpy = next((local for local, q in ctx.imports.aliases.items() if q == "numpy"), "np")
+        found = python_functions.rewrite(ctx.imports, updated_node, numpy)
+        if found is None:
+            return updated_node
+        if f"{numpy}." in code_of(found):
+            request_import(ctx, numpy, "import numpy as np" if numpy == "np" else f"import numpy as {numpy}")
+        ctx.facts["uses_ndd"] = True
+        self.env.report(rules.PYTHON_FUNCTION.id, f"{code_of(original_node.func)}(...) -> {code_of(found)}",
+                        original_node)
+        return found
 
     def on_leave(self, original_node, updated_node):
         result = super().on_leave(original_node, updated_node)
@@ -256,6 +272,11 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
     """Fill desc.readers / pre / loop / outputs from the body of one pipeline (``closing``: the statement
     that gave the outputs, a return or set_outputs: its comments go above the yield)."""
     imports = env.ctx.imports
+    if desc.style == "with":
+        statements, outputs, renamed = python_functions.unshadow(imports, list(statements), list(outputs))
+        for rename in renamed:
+            env.report(rules.PYTHON_FUNCTION.id, f"{rename}: the block bound a Python operator's result to its "
+                       f"function's name, which the generator would make local", desc.node)
     desc.extra["closing_comments"] = comment_lines(closing)
     desc.extra["statements"] = [*statements, *outputs]  # what a reader's single name is used by
     facts = [_StatementFacts(statement, imports) for statement in statements]
@@ -295,6 +316,8 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
     if len(source_specs) == 1 and not reader_at and sources.can_loop(next(iter(source_specs.values()))):
         desc.extra["source_loop"] = next(iter(source_specs.values()))
     fixer = _RandomFixer(env, desc)
+    sourceless = not reader_at and not source_specs
+    taken = set(desc.params).union(*(f.reads.names | f.binds.names for f in facts))  # names a stream may not take
     step_names: set[str] = set()  # names that hold pipeline data (bound once per step)
     read_by_steps: set[str] = set()  # names the per-step statements read
     for i, statement in enumerate(statements):
@@ -344,6 +367,13 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             env.report(rules.EXTERNAL_SOURCE.id, f"fn.external_source -> {how}; each item becomes "
                        f"ndd.as_batch(item)", statement)
             continue
+        stream = None if reads & step_names else _source_helper_call(statement, env, sourceless, statements[i + 1:],
+                                                                     outputs)
+        if stream is not None:  # another module's graph part that holds the readers: a stream, made once
+            _pull_stream(statement, stream, env, desc, taken)
+            step_names.update(binds)
+            read_by_steps.update(reads)
+            continue
         found = parsed[i]
         if found is not None:
             target, call, fn_name, entry, copied = found
@@ -364,6 +394,69 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             step_names.update(binds)
             read_by_steps.update(reads)
     desc.outputs = [transform(o, fixer, layout=False) for o in outputs]
+
+
+def _source_helper_call(statement, env: Env, sourceless: bool, later, outputs) -> tuple[cst.Call, bool] | None:
+    """(call, assumed) for ``targets = helper(...)`` where ``helper`` is a source helper (``source_helpers``)
+    of another module: one the run knows, or (``assumed``) one it cannot see whose outputs are the data of a
+    pipeline with no reader or external_source of its own (``sourceless``): they are its ``outputs`` or are
+    passed to its operators (``later``: the statements after it). A plain Python value there
+    would not be pipeline data; a graph part that takes no data and gives it is a source."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.value, cst.Call) \
+            or any(a.star for a in small.value.args) or kwarg(small.value, "batch_size") is not None:
+        return None
+    qualname = env.ctx.imports.qualname(small.value.func)
+    if qualname is None or qualname.startswith("nvidia."):
+        return None
+    project = env.ctx.facts.get("project")
+    if project and project.resolve(qualname) in project.source_helpers:
+        return small.value, False
+    module = qualname.rpartition(".")[0]
+    if not sourceless or not module or project and module in project.imported_modules:
+        return None  # (a module of the run: its helpers are known)
+    names = set(target_names(small.targets[0].target))
+    if any(isinstance(output, cst.Name) and output.value in names for output in outputs):
+        return small.value, True
+    uses = _DataUses(env.ctx.imports, names)
+    for node in later:
+        walk(node, uses)
+    return (small.value, True) if uses.found else None
+
+
+class _DataUses(cst.CSTVisitor):
+    """Whether one of ``names`` is passed as an operator's input."""
+
+    def __init__(self, imports, names: set[str]):
+        super().__init__()
+        self.imports, self.names, self.found = imports, names, False
+
+    def visit_Call(self, node):
+        path = fn_path(self.imports, node.func)
+        if path is not None and any(a.keyword is None and isinstance(a.value, cst.Name) and a.value.value in self.names
+                                    for a in node.args):
+            self.found = True
+
+
+def _pull_stream(statement, stream: tuple[cst.Call, bool], env: Env, desc: PipelineDesc, taken: set[str]) -> None:
+    """The stream created once with the pipeline's batch size (and seed), ``next()`` of it each step."""
+    call, assumed = stream
+    small = statement.body[0]
+    made = with_kwarg(call, "batch_size", expr(env.batch_size))
+    if desc.config.get("seed") is not None and kwarg(call, "seed") is None:
+        made = with_kwarg(made, "seed", expr(env.seed))  # for a reader that shuffles without its own seed
+    var = env.prefix + free_name("source", taken)
+    taken.add(var)
+    desc.extra.setdefault("source_setup", []).append(
+        cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(expr(var))], made)], leading_lines=statement.leading_lines))
+    desc.loop.append(cst.SimpleStatementLine([cst.Assign(small.targets, expr(f"next({var})"))]))
+    why = ("is not visible to this run, and its outputs are the data of a pipeline that reads nothing else: it "
+           "is taken to be a source helper, as dali-migrate writes one in its own module (migrate that module "
+           "too)" if assumed else "holds the pipeline's readers in another module (a source helper)")
+    env.report(rules.SOURCE_HELPER.id, f"{code_of(call.func)}(...) {why}: its stream is created once ({var}) and "
+               f"next({var}) gives each step", statement)
 
 
 def _reads_and_binds(statement) -> tuple[set[str], set[str]]:
@@ -653,16 +746,21 @@ def _zipped_readers(desc: PipelineDesc, env: Env, body) -> list[cst.BaseStatemen
         walk(statement, reads)
         taken |= reads.names
     endless = free_name("endless", taken)
-    helper = stmt(f"def {endless}(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them\n"
-                  f"    while True:\n        yield from reader.next_epoch(batch_size={env.batch_size})\n")
-    targets = cst.Tuple([cst.Element(_parenthesized(spec.target)) for spec in desc.readers], lpar=[], rpar=[])
+    helper = endless_function(endless, env.batch_size)
+    targets = cst.Tuple([cst.Element(parenthesized(spec.target)) for spec in desc.readers], lpar=[], rpar=[])
     streams = ", ".join(f"{endless}({spec.var})" for spec in desc.readers)
     loop = cst.For(target=targets, iter=expr(f"zip({streams})"), body=cst.IndentedBlock(body),
                    leading_lines=[cst.EmptyLine(indent=False)])
     return [helper.with_changes(leading_lines=[cst.EmptyLine(indent=False)]), loop]
 
 
-def _parenthesized(target):
+def endless_function(name: str, batch_size: str) -> cst.BaseStatement:
+    """``def endless(reader)``: one reader's batches, epoch after epoch (several readers are zipped over it)."""
+    return stmt(f"def {name}(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them\n"
+                f"    while True:\n        yield from reader.next_epoch(batch_size={batch_size})\n")
+
+
+def parenthesized(target):
     """``(a, b)`` for an unparenthesized ``a, b`` target: zip's targets nest."""
     if isinstance(target, cst.Tuple) and not target.lpar:
         return target.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

@@ -26,7 +26,8 @@ caller holds a batch:
 Not decorated (``why_not`` says why): pipelines with checkpointing (a checkpoint collected by the
 caller must describe the steps it has taken, not the ones loaded ahead), pipelines fed by
 ``external_source`` (the user's source would be called from another thread at other moments than
-``pipe.run()`` called it) and ``prefetch_queue_depth=1`` (no overlap in pipeline mode either); nor
+``pipe.run()`` called it), ``prefetch_queue_depth=1`` and ``exec_pipelined=False`` (no overlap in pipeline
+mode either: the setup Python operators were written for, whose functions then run when the caller asks); nor
 pipelines stepped only a few times, outside loops (``stepped_once``: nothing to overlap).
 """
 
@@ -141,6 +142,8 @@ def why_not(desc: PipelineDesc) -> str | None:
     if desc.extra.get("external_sources"):
         return ("it is fed by external_source: the source would be called from another thread, at other moments "
                 "than pipe.run() called it")
+    if literal_value(desc.config.get("exec_pipelined")) is False:
+        return "exec_pipelined=False: pipeline mode computed each step when run() asked for it, nothing ahead"
     found = depth(desc)
     if found is None:
         return "its prefetch_queue_depth is not a number the migration can read"

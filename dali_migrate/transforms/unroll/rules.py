@@ -27,6 +27,20 @@ READER_ONCE = rule(
     after="reader = ndd.readers.File(file_root=root)\nwhile True:\n"
           "    for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n        ...",
 )
+SOURCE_HELPER = rule(
+    "DM240", "source-helper", "info",
+    "A graph helper that creates its readers (a source helper, called by pipelines of other modules) becomes a "
+    "stream: it creates the readers once and yields its outputs each step; pipelines create it once and take "
+    "next() of it each step.",
+    "A dynamic-mode reader is created once and iterated; called per step, a helper would start a new reader "
+    "each time. The stream takes the pipeline's batch_size (and seed, for a reader that shuffles without its "
+    "own) as keyword-only parameters, the same convention on both sides, so a module migrated alone agrees "
+    "with the modules that call it.",
+    before="def images(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return fn.decoders.image(jpegs), labels",
+    after="def images(root, *, batch_size):\n    reader = ndd.readers.File(file_root=root)\n    while True:\n"
+          "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+          "            yield ndd.decoders.image(jpegs), labels",
+)
 RANDOM_VALUES = rule(
     "DM202", "random-values-differ", "warning",
     "The pipeline seed becomes ndd.random.set_seed (or an ndd.random.RNG); random values differ from "
@@ -353,6 +367,17 @@ CONSTANT = rule(
     before="scale = types.Constant([1.5, 2.5])\nout = images * types.Constant(255).uint8()",
     after="scale = ndd.Batch.broadcast(ndd.tensor([1.5, 2.5], dtype=ndd.float32), batch_size)\n"
           "out = images * ndd.tensor(255, dtype=ndd.uint8)",
+)
+PYTHON_FUNCTION = rule(
+    "DM229", "python-function", "info",
+    "fn.python_function, fn.dl_tensor_python_function and torch_python_function inside a pipeline become the "
+    "function called on the data: per sample (python_function, torch_python_function) or per batch "
+    "(dl_tensor_python_function, or batch_processing=True), each result wrapped back with ndd.as_batch.",
+    "Dynamic mode has no Python operators: operators run when called, so the function is ordinary code. It gets a "
+    "writable view of each sample as pipeline mode did (numpy, torch.Tensor or a DLPack capsule), its results keep their "
+    "dtype and get a layout only where output_layouts= gave one. On the GPU (device=\"gpu\") it stays marked.",
+    before="out = fn.python_function(images, function=invert)",
+    after="out = ndd.as_batch([np.require(invert(np.asarray(sample)), requirements=\"C\") for sample in images.tensors])",
 )
 HELPER_MODULE = rule(
     "DM224", "helper-module", "info",

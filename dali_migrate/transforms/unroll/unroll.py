@@ -42,6 +42,22 @@ CHECKPOINT_STYLES = ("def", "class")  # whose consumers pass a checkpoint= to th
 RNG_OPS = {p for p, e in optable.table()["fn"].items() if e.get("random")}
 
 
+def filled_pipeline(with_node, item: str) -> str | None:
+    """The pipeline whose graph a ``with item:`` block builds: ``item``, or ``other`` when the block ends with
+    ``other.set_outputs(...)`` (pipeline mode takes a graph from the outputs given to set_outputs; ``item`` was only
+    the current pipeline while the nodes were made). None for such a block that reads Pipeline.current(): that is
+    ``item``'s, not the pipeline built."""
+    body = with_node.body.body if isinstance(with_node.body, cst.IndentedBlock) else ()
+    last = body[-1] if body else None
+    if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Expr) \
+            and isinstance(last.body[0].value, cst.Call) and isinstance(last.body[0].value.func, cst.Attribute) \
+            and last.body[0].value.func.attr.value == "set_outputs":
+        other = dotted(last.body[0].value.func.value)
+        if other and other != item:
+            return None if ".current()" in code_of(with_node) else other
+    return item
+
+
 def _is_pipeline_def(imports, decorator: cst.Decorator):
     target = decorator.decorator
     call = target if isinstance(target, cst.Call) else None
@@ -122,7 +138,8 @@ class Discovery(cst.CSTVisitor):
             name = dotted(item.item) if isinstance(item.item, (cst.Name, cst.Attribute)) else None
             if name:
                 self.with_names.add(name)
-                found = self.pipe_vars.get(self.key(name))
+                name = filled_pipeline(node, name)  # `with pipe: ... other.set_outputs(...)` fills other
+                found = self.pipe_vars.get(self.key(name)) if name else None
                 if found is not None and found[0] == "with":
                     self.with_blocks[self.key(name)] = (node, found[2])
 
@@ -1341,8 +1358,11 @@ class _OperatorInputs(cst.CSTVisitor):
     def visit_Call(self, node):
         if self._dali_call(node):
             for arg in node.args:
-                if arg.keyword is None and isinstance(arg.value, cst.Name) and arg.value.value in self.names:
-                    self.found.add(arg.value.value)
+                value = arg.value
+                if isinstance(value, cst.Attribute) and value.attr.value == "shape":  # fn.shapes(x), migrated
+                    value = value.value
+                if arg.keyword is None and isinstance(value, cst.Name) and value.value in self.names:
+                    self.found.add(value.value)
 
     def visit_Assign(self, node):
         if self._dali_call(node.value):

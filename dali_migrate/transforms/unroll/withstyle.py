@@ -14,7 +14,7 @@ from . import checkpoints, rules
 from .graph import (_uses_name, build_graph, device_statement, epoch_statements, grow_statement, loop_statements,
                     seeding_statements, takes_device, thread_statement)
 from .model import CORE, PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
-from .unroll import _add_core_params, _pipeline_call_config
+from .unroll import _add_core_params, _pipeline_call_config, filled_pipeline
 
 
 def _pipeline_assign(unroller, statement):
@@ -38,6 +38,23 @@ def _with_of(statement, name):
             and statement.items[0].asname is None:
         return statement
     return None
+
+
+def _with_closing(statement, name):
+    """A ``with other:`` block that ends with ``name.set_outputs(...)``: its graph is ``name``'s (verified: ``with
+    pipe:`` over a pipeline already built and run, closed with ``mask_pipe.set_outputs(...)``, gives mask_pipe that
+    graph, and pipe runs on unchanged; ``unroll.filled_pipeline``)."""
+    if isinstance(statement, cst.With) and len(statement.items) == 1 and statement.items[0].asname is None \
+            and isinstance(statement.items[0].item, (cst.Name, cst.Attribute)) \
+            and filled_pipeline(statement, code_of(statement.items[0].item)) == name:
+        return statement
+    return None
+
+
+def _closes(statement, name) -> bool:
+    """A ``with`` block whose last statement is ``name.set_outputs(...)``."""
+    return isinstance(statement, cst.With) and isinstance(statement.body, cst.IndentedBlock) \
+        and bool(statement.body.body) and _set_outputs(statement.body.body[-1], name) is not None
 
 
 def _set_outputs(statement, name):
@@ -66,6 +83,15 @@ def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
         name, call = found
         j = next((k for k in range(i + 1, len(out)) if _with_of(out[k], name)), None)
         if j is None:
+            j = next((k for k in range(i + 1, len(out)) if _with_closing(out[k], name)), None)
+        if j is None:
+            k = next((k for k in range(i + 1, len(out)) if _closes(out[k], name)), None)
+            if k is not None:  # filled in another pipeline's block that reads Pipeline.current(): that one's
+                item = code_of(out[k].items[0].item)
+                out[k] = _marked(unroller, out[k], rules.CANNOT_UNROLL.id, f"{name} stays in pipeline mode: its graph "
+                                 f"is built in `with {item}:` and reads Pipeline.current(), which is {item} there, "
+                                 f"not {name}")
+                unroller.keep.add(name)
             i += 1
             continue
         as_written = out, i, j

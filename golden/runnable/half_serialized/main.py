@@ -1,4 +1,4 @@
-"""Two pipelines in one script: one calls back into Python (fn.python_function), one does not."""
+"""Two pipelines in one script: one is also saved for DALI's C++ API (pipe.serialize()), one is not."""
 
 import sys
 
@@ -6,16 +6,12 @@ import numpy as np
 from nvidia.dali import fn, pipeline_def, types
 
 
-def invert(image):
-    return 255 - image
-
-
-@pipeline_def(batch_size=3, num_threads=2, device_id=0, exec_async=False, exec_pipelined=False)
+@pipeline_def(batch_size=3, num_threads=2, device_id=0)
 def inverted_pipe(root):
     jpegs, labels = fn.readers.file(file_root=root)
     images = fn.decoders.image(jpegs, device="cpu", output_type=types.GRAY)
     images = fn.resize(images, resize_x=4, resize_y=4)
-    return fn.python_function(images, function=invert), labels
+    return 255 - images, labels
 
 
 @pipeline_def(batch_size=3, num_threads=2, device_id=0)
@@ -35,6 +31,8 @@ if __name__ == "__main__":
     inverted, plain = inverted_pipe(sys.argv[1]), plain_pipe(sys.argv[1])
     inverted.build()
     plain.build()
+    saved = inverted.serialize()  # for DALI's C++ API
+    print("serialized", len(saved) > 0)
     for step in range(2):
         a = describe("inverted", *inverted.run())
         b = describe("plain", *plain.run())
