@@ -235,6 +235,35 @@ class _TensorList(MigrationTransformer):
         self._called.add(node.func)
 
     # -- rewrites ----------------------------------------------------------------------------
+    def leave_If(self, original_node, updated_node):
+        return self._truth_test(original_node, updated_node)
+
+    def leave_While(self, original_node, updated_node):
+        return self._truth_test(original_node, updated_node)
+
+    def leave_IfExp(self, original_node, updated_node):
+        return self._truth_test(original_node, updated_node)
+
+    def _truth_test(self, original, updated):
+        """``if outputs:`` on a name that holds a never-empty TensorList or None (an optional argument) ->
+        ``if outputs is not None:`` (``not outputs`` -> ``outputs is None``). The truth of such a TensorList
+        (len() > 0) is True, as a Batch's always is, so the test computes the same; spelled with ``is``, it
+        says what it tests, and the linter's DM307 (a Batch's truth) does not apply."""
+        test, negated = original.test, False
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and not test.lpar:
+            test, negated = test.expression, True
+        if not isinstance(test, cst.Name) or test.lpar:
+            return updated
+        kind, origins = self.flow.value_of(test)
+        if kind != df.TENSORLIST or not self.flow.never_empty(origins):
+            return updated
+        operator = cst.Is() if negated else cst.IsNot()
+        new_test = cst.Comparison(left=cst.Name(test.value),
+                                  comparisons=[cst.ComparisonTarget(operator=operator, comparator=cst.Name("None"))])
+        self.report(TENSORLIST_API.id, f"the truth of {test.value} (a TensorList that is never empty, or None) -> "
+                                       f"{code_for_node(new_test)}", original)
+        return updated.with_changes(test=new_test)
+
     def leave_Call(self, original_node, updated_node):
         func = original_node.func
         listed = self._list_input(original_node, updated_node)
