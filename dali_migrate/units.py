@@ -364,7 +364,7 @@ class _Tagger(cst.CSTVisitor):
         self.existing_markers: list[tuple[cst.CSTNode, str, str]] = []
         self.foreign_calls: list[tuple[str, object, tuple]] = []  # (imported callee, argument key, value)
         self.untraced: list[tuple[cst.CSTNode, str]] = []  # pipeline-only calls on values the model cannot trace
-        self.handed_to: set[str] = set()  # plain names called with a value that has origins (a pipeline class too)
+        self.handed_to: set[str] = set()  # plain names called with a value that has origins, or from graph code
         self._tool_written = 0  # inside a class dali-migrate wrote (EpochIterator, ReaderStream, ...)
         self._classes: list[cst.ClassDef] = []  # the classes the walk is in, innermost last
         self._statements: list[list] = []  # [statement, origins set]
@@ -465,8 +465,8 @@ class _Tagger(cst.CSTVisitor):
         if graph:
             self._touch((graph,))
         arguments = [(a, self.flow.value_of(a.value)) for a in node.args]
-        if isinstance(node.func, cst.Name) and any(v[1] for _, v in arguments):
-            self.handed_to.add(node.func.value)
+        if isinstance(node.func, cst.Name) and (self._graph[-1] or any(v[1] for _, v in arguments)):
+            self.handed_to.add(node.func.value)  # graph code's calls too: the callee may build part of the pipeline
         moving = [(a, v) for a, v in arguments if tracked(v)]
         if not moving:
             return
