@@ -1024,6 +1024,12 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
                 add(helper, UNIT_KEPT.id, f"{helper.name.value} builds part of {pipelines}, which stays in pipeline "
                                           f"mode with everything that uses it: {summary or 'see its definition'}",
                     ctx.position(helper)[0])
+        for block, origin in units.with_blocks.items():
+            # the graph of a kept `with pipe:` pipeline is pipeline-mode code too: marked where it is written
+            if origin in origins and block not in definitions and block not in markers:
+                add(block, UNIT_KEPT.id, f"the graph of {_origin_name(origin)}, which stays in pipeline mode with "
+                                         f"everything that uses it: {summary or 'see its definition'}",
+                    ctx.position(block)[0])
         for statement, origin in sorted(definitions.items(), key=lambda item: item[1]):
             own = [r for r in reasons if units.statement_at(r.line) is statement and r.rule != UNIT_KEPT.id]
             if own and not elsewhere and len(definitions) == 1:

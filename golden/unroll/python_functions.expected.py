@@ -22,6 +22,7 @@ def to_float(capsules):
     return [torch_dlpack.to_dlpack(torch_dlpack.from_dlpack(c).float()) for c in capsules]
 
 
+# dali-migrate: DM230 scale_by builds part of computed_function, which stays in pipeline mode with everything that uses it: line 52: fn.python_function has no dynamic-mode counterpart: it is not migrated because its function= is not a name or a lambda: pipeline mode evaluated it once, a step would evaluate it each time; bind it to a name first
 def scale_by(factor):
     return lambda image: image * factor
 

@@ -5,6 +5,7 @@ from nvidia.dali.pipeline import Pipeline
 
 # dali-migrate: DM230 pipe stays in pipeline mode with everything that uses it (one unit with sized_pipe): line 13: sized_pipe stays in pipeline mode: its graph is built in `with pipe:` and reads Pipeline.current(), which is pipe there, not sized_pipe; line 14: ndd.readers.File is a stateful reader: create it once and iterate reader.next_epoch(batch_size=...); calling it does not return batches
 pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
+# dali-migrate: DM230 the graph of pipe, which stays in pipeline mode with everything that uses it: line 13: sized_pipe stays in pipeline mode: its graph is built in `with pipe:` and reads Pipeline.current(), which is pipe there, not sized_pipe; line 14: ndd.readers.File is a stateful reader: create it once and iterate reader.next_epoch(batch_size=...); calling it does not return batches
 with pipe:
     jpegs, labels = fn.readers.file(file_root="images")
     pipe.set_outputs(fn.decoders.image(jpegs), labels)
