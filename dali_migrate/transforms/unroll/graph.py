@@ -16,7 +16,7 @@ from ..walk import transform, walk, walk_many
 from ...findings import marker_text
 from ...names import FN, NDD, OPS, free_name
 from ..imports import request_import
-from . import checkpoints, constants, graph_functions, python_functions, rules, sources
+from . import checkpoints, conditional, constants, graph_functions, python_functions, rules, sources
 from .model import (AssignedNames, CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
                     target_names, without_kwargs)
@@ -285,6 +285,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
         raise CannotUnroll("a return before the end of the pipeline", returns[0])
 
     reader_at: list[int] = []
+    conditional_at: list[int] = []  # `if` blocks that create readers or sources under a build-time condition
     parsed = []
     for i, statement in enumerate(statements):
         found = _reader_statement(statement, imports) or graph_functions.inline_reader(statement, env, desc,
@@ -292,6 +293,8 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
         parsed.append(found)
         if found is not None:
             reader_at.append(i)
+        elif conditional.holds_sources(statement, facts[i]):
+            conditional_at.append(i)
         elif facts[i].calls.readers:
             raise CannotUnroll("a reader that is not assigned directly in the pipeline body", statement)
     if len(reader_at) > 1 and (desc.style == "class" or checkpoints.enabled(desc.config)):
@@ -299,9 +302,14 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
                            "checkpointed pipeline") + " (each reader's epochs are its own; write the loop by hand)",
                            statements[reader_at[1]])
 
-    source_specs = _external_sources(desc, statements, facts, env)
-    desc.extra["external_sources"] = len(source_specs)
-    raising = next((spec for spec in source_specs.values() if spec.raises), None)
+    if conditional_at and (desc.style == "class" or checkpoints.enabled(desc.config)):
+        raise CannotUnroll("a reader or external_source under a condition in " + (
+            "a Pipeline subclass" if desc.style == "class" else "a checkpointed pipeline"), statements[conditional_at[0]])
+    source_specs, nested_specs = _external_sources(desc, statements, facts, env, set(conditional_at))
+    desc.extra["external_sources"] = len(source_specs) + len(nested_specs)
+    raising = next((spec for spec in [*source_specs.values(), *nested_specs.values()] if spec.raises), None)
+    if raising is not None and raising in nested_specs.values():
+        raise sources.SourceError("cycle=\"raise\" under a condition: its epochs end with the source", raising.statement)
     if raising is not None and (reader_at or desc.style == "class"):
         raise sources.SourceError("cycle=\"raise\" " + ("next to a reader: pipe.reset() restarts the source but not the "
                                   "reader's epoch" if reader_at else "in a Pipeline subclass: its steps do not "
@@ -310,13 +318,14 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
     # a ReaderStream reproduces when the module resets the pipeline (epoch_statements). Not several sources:
     # at the end pipeline mode still pulls (and drops) a batch of each source that has not ended, so their
     # next epochs start one batch on (pipeline.py, _run_input_callbacks)
-    desc.extra["restartable"] = len(source_specs) == 1 and not reader_at and desc.style != "class" and not next(
-        iter(source_specs.values())).cycles
+    desc.extra["restartable"] = len(source_specs) == 1 and not reader_at and not conditional_at and \
+        desc.style != "class" and not next(iter(source_specs.values())).cycles
     desc.extra["source_slots"] = []  # (start, end, spec): the statements of desc.loop that pull each source
-    if len(source_specs) == 1 and not reader_at and sources.can_loop(next(iter(source_specs.values()))):
+    if len(source_specs) == 1 and not reader_at and not conditional_at and sources.can_loop(
+            next(iter(source_specs.values()))):
         desc.extra["source_loop"] = next(iter(source_specs.values()))
     fixer = _RandomFixer(env, desc)
-    sourceless = not reader_at and not source_specs
+    sourceless = not reader_at and not source_specs and not conditional_at
     taken = set(desc.params).union(*(f.reads.names | f.binds.names for f in facts))  # names a stream may not take
     step_names: set[str] = set()  # names that hold pipeline data (bound once per step)
     read_by_steps: set[str] = set()  # names the per-step statements read
@@ -367,6 +376,10 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             env.report(rules.EXTERNAL_SOURCE.id, f"fn.external_source -> {how}; each item becomes "
                        f"ndd.as_batch(item)", statement)
             continue
+        if i in conditional_at:
+            later = set().union(*(fact.binds.names for fact in facts[i:]))
+            _conditional_if(statement, env, desc, fixer, nested_specs, step_names, read_by_steps, later, taken)
+            continue
         stream = None if reads & step_names else _source_helper_call(statement, env, sourceless, statements[i + 1:],
                                                                      outputs)
         if stream is not None:  # another module's graph part that holds the readers: a stream, made once
@@ -377,7 +390,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
         found = parsed[i]
         if found is not None:
             target, call, fn_name, entry, copied = found
-            var = f"{env.prefix}reader" + (f"_{len(desc.readers) + 1}" if desc.readers else "")
+            var = _reader_var(env, desc)
             desc.readers.append(make_reader(call, fn_name, entry, target, env, desc, var, statement))
             env.report(rules.READER_ONCE.id,
                          f"ndd.{entry['ndd']} is created once and iterated with "
@@ -394,6 +407,90 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             step_names.update(binds)
             read_by_steps.update(reads)
     desc.outputs = [transform(o, fixer, layout=False) for o in outputs]
+
+
+def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nested_specs: dict, step_names: set[str],
+                    read_by_steps: set[str], bound_later: set[str], taken: set[str]) -> None:
+    """An ``if`` of the body that creates readers or external sources under a condition decided when the graph
+    was defined (``conditional.py``): its readers and sources, and the plain Python of its blocks, run once
+    under the same condition in ``desc.pre``; the step keeps the ``if`` and pulls each reader's stream there."""
+    imports = env.ctx.imports
+    conditional.check_condition(statement, env, step_names, bound_later, _ContainsCall)
+    readers = desc.extra.setdefault("conditional_readers", [])
+    setup_blocks, step_blocks = [], []
+    for block in conditional.branches(statement):
+        setup, step = [], []
+        for inner in block.body:
+            env.current = inner
+            facts = _StatementFacts(inner, imports)
+            reads, binds = facts.reads.names, facts.binds.names
+            found = _reader_statement(inner, imports) or graph_functions.inline_reader(
+                inner, env, desc, desc.extra.get("statements", ()))
+            spec = nested_specs.get(inner)
+            if found is not None:
+                target, call, fn_name, entry, copied = found
+                if "endless" not in desc.extra:
+                    desc.extra["endless"] = free_name("endless", taken)
+                    taken.add(desc.extra["endless"])
+                    desc.pre.append(endless_function(desc.extra["endless"], env.batch_size))
+                var = _reader_var(env, desc)
+                stream = free_name(conditional.STREAM_PREFIX + var.removeprefix(f"{env.prefix}reader"), taken)
+                taken.update((var, stream))
+                reader = make_reader(call, fn_name, entry, target, env, desc, var, inner)
+                readers.append(reader)
+                setup += [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_target(var))], reader.call)],
+                                                  leading_lines=reader.comments),
+                          conditional.stream_statement(stream, var, desc.extra["endless"])]
+                step.append(conditional.pull_statement(reader.target, stream))
+                if copied is not None:
+                    step.append(stmt(f"{target.value} = {target.value}.{copied}()\n"))
+                env.report(rules.READER_ONCE.id, f"ndd.{entry['ndd']} under `if {code_of(statement.test)}` is created "
+                           f"once under that condition (decided when the pipeline was defined) and each step takes "
+                           f"next({stream}), its batches epoch after epoch", inner)
+                step_names.update(binds)
+                continue
+            if spec is not None:
+                if spec.kind == "unknown":
+                    raise sources.SourceError(f"external_source under `if {code_of(statement.test)}` whose source "
+                                              f"kind does not show here", inner)
+                if spec.argument in sources.INFO_CLASS:
+                    info = sources.INFO_CLASS[spec.argument]
+                    request_import(env.ctx, info, f"from nvidia.dali.types import {info}")
+                setup += sources.setup_statements(spec)
+                step += sources.pull_statements(spec, env.batch_size)
+                env.report(rules.EXTERNAL_SOURCE.id, f"fn.external_source under `if {code_of(statement.test)}`: its "
+                           f"source is set up once under that condition and pulled in the step's `if`; each item "
+                           f"becomes ndd.as_batch(item)", inner)
+                step_names.update(binds)
+                read_by_steps.update(reads)
+                continue
+            if facts.calls.readers or facts.nested_sources.found is not None or facts.returns.found:
+                raise CannotUnroll("a reader that is not assigned directly in the pipeline body", inner)
+            if not facts.calls.found and not reads & step_names and not binds & read_by_steps:
+                setup.append(transform(inner, fixer, layout=False))  # plain Python: ran once, at definition
+            else:
+                step.append(transform(inner, fixer, layout=False))
+                step_names.update(binds)
+                read_by_steps.update(reads)
+        setup_blocks.append(setup)
+        step_blocks.append(step)
+    once = conditional.rebuild(statement, setup_blocks, keep_empty_else=False)
+    if once is not None:
+        if desc.pre and isinstance(desc.pre[-1], cst.FunctionDef):
+            once = once.with_changes(leading_lines=[cst.EmptyLine(indent=False), *once.leading_lines])
+        desc.pre.append(once)
+    each_step = conditional.rebuild(statement, step_blocks, keep_empty_else=False)
+    if each_step is not None:
+        desc.loop.append(each_step)
+        tests = NameReads()
+        walk(statement.test, tests)
+        read_by_steps.update(tests.names)
+
+
+def _reader_var(env: Env, desc: PipelineDesc) -> str:
+    """``reader``, ``reader_2``, ...: numbered over the readers created directly and under conditions."""
+    count = len(desc.readers) + len(desc.extra.get("conditional_readers", ()))
+    return f"{env.prefix}reader" + (f"_{count + 1}" if count else "")
 
 
 def _source_helper_call(statement, env: Env, sourceless: bool, later, outputs) -> tuple[cst.Call, bool] | None:
@@ -487,28 +584,48 @@ def _nested_source_reason(statement) -> str:
     return "external_source inside an expression: assign it to a name first"
 
 
-def _external_sources(desc: PipelineDesc, statements, facts: list[_StatementFacts],
-                      env: Env) -> dict[int, "sources.SourceSpec"]:
-    """statement index -> the external_source assigned there; SourceError for one that cannot be migrated."""
+def _external_sources(desc: PipelineDesc, statements, facts: list[_StatementFacts], env: Env,
+                      conditional_at=frozenset()) -> tuple[dict[int, "sources.SourceSpec"], dict]:
+    """(statement index -> the external_source assigned there, branch statement -> the external_source assigned
+    there in the ``if`` blocks at ``conditional_at``); SourceError for one that cannot be migrated."""
     local_names = set(desc.params).union(*(fact.binds.names for fact in facts))
     symbols = env.ctx.facts.get("module_symbols", {})
-    found = {}
+    found, nested = {}, {}
+
+    def describe(target, call, statement):
+        return sources.describe_source(target, call, statement, len(found) + len(nested) + 1, symbols, local_names,
+                                       lambda rule_id, message, node: env.report(rule_id, message, node),
+                                       env.ctx.facts.get("flow"))
+
     for i, statement in enumerate(statements):
         direct = facts[i].direct_source
+        if i in conditional_at:
+            for block in conditional.branches(statement):
+                for inner in block.body:
+                    source = sources.external_source_statement(inner, env.ctx.imports)
+                    if source is not None:
+                        nested[inner] = describe(*source, inner)
+                    elif _has_source(inner, env.ctx.imports):
+                        raise sources.SourceError(_nested_source_reason(inner), inner)
+            continue
         if facts[i].nested_sources.found is not None:
             raise sources.SourceError(_nested_source_reason(statement), statement)
         if direct is not None:
-            target, call = direct
-            found[i] = sources.describe_source(target, call, statement, len(found) + 1, symbols, local_names,
-                                               lambda rule_id, message, node: env.report(rule_id, message, node),
-                                               env.ctx.facts.get("flow"))
+            found[i] = describe(*direct, statement)
     taken = local_names | set(symbols)
-    for spec in found.values():  # `source = source` would read the new local, not the closure's name
+    specs = [*found.values(), *nested.values()]
+    for spec in specs:  # `source = source` would read the new local, not the closure's name
         taken |= set(re.findall(r"[A-Za-z_]\w*", code_of(spec.source)))
-    for n, spec in enumerate(found.values(), 1):
-        spec.var = free_name("source" if len(found) == 1 else f"source_{n}", taken)
+    for n, spec in enumerate(specs, 1):
+        spec.var = free_name("source" if len(specs) == 1 else f"source_{n}", taken)
         taken.add(spec.var)
-    return found
+    return found, nested
+
+
+def _has_source(statement, imports) -> bool:
+    nested = _NestedSources(imports, None)
+    walk(statement, nested)
+    return nested.found is not None
 
 
 def output_elements(value: cst.BaseExpression | None) -> list[cst.BaseExpression]:
@@ -745,13 +862,14 @@ def _zipped_readers(desc: PipelineDesc, env: Env, body) -> list[cst.BaseStatemen
         reads = NameReads()
         walk(statement, reads)
         taken |= reads.names
-    endless = free_name("endless", taken)
-    helper = endless_function(endless, env.batch_size)
+    endless = desc.extra.get("endless") or free_name("endless", taken)  # (defined already for conditional readers)
+    helper = [] if "endless" in desc.extra else [
+        endless_function(endless, env.batch_size).with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
     targets = cst.Tuple([cst.Element(parenthesized(spec.target)) for spec in desc.readers], lpar=[], rpar=[])
     streams = ", ".join(f"{endless}({spec.var})" for spec in desc.readers)
     loop = cst.For(target=targets, iter=expr(f"zip({streams})"), body=cst.IndentedBlock(body),
                    leading_lines=[cst.EmptyLine(indent=False)])
-    return [helper.with_changes(leading_lines=[cst.EmptyLine(indent=False)]), loop]
+    return [*helper, loop]
 
 
 def endless_function(name: str, batch_size: str) -> cst.BaseStatement:

@@ -1,0 +1,132 @@
+"""Readers and external sources that a pipeline body creates under a plain Python condition.
+
+``if mask_available: masks, _ = fn.readers.file(...)`` (a pipeline argument, a closure value, ``self.training``,
+a config attribute): pipeline mode evaluated the condition once, when the graph was defined, so the pipeline
+either has the reader in every step or never. The generator does the same: the readers (and sources) are
+created once, before the loop, under the same condition, each a stream of its own batches, epoch after epoch
+(what repeated ``pipe.run()`` read from it); the step keeps the ``if`` and takes the next batch of the stream
+where the reader stood::
+
+    if mask_available:                                  if mask_available:
+        masks, _ = fn.readers.file(files=m)                 reader_2 = ndd.readers.File(files=m)
+    else:                                      ->           batches_2 = endless(reader_2)
+        masks = fn.zeros(shape=[1])                     while True:  # (the step)
+                                                            if mask_available:
+                                                                masks, _ = next(batches_2)
+                                                            else:
+                                                                masks = ndd.zeros(shape=[1], batch_size=...)
+
+A condition that reads pipeline data, calls DALI, or whose names the body assigns again is not decided at
+definition: the pipeline stays marked (DM212/DM220).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...dataflow import DATANODE, DATANODES
+from ..walk import transform, walk
+from .model import CannotUnroll, NameReads, code_of, expr, stmt
+
+STREAM_PREFIX = "batches"
+
+
+def holds_sources(statement, fact) -> bool:
+    """An ``if`` of the body whose branches create a reader or an external source."""
+    return isinstance(statement, cst.If) and bool(fact.calls.readers or fact.nested_sources.found is not None)
+
+
+def check_condition(statement: cst.If, env, step_names: set[str], bound_later: set[str], contains_call) -> None:
+    """CannotUnroll unless every test of the ``if``/``elif`` chain is decided when the graph is defined: it calls
+    no DALI operator, reads no name that holds pipeline data, and no name the body assigns again."""
+    node = statement
+    flow = env.ctx.facts.get("flow")
+    while isinstance(node, cst.If):
+        test = node.test
+        calls = contains_call(env.ctx.imports)
+        walk(cst.Expr(test), calls)
+        reads = NameReads()
+        walk(cst.Expr(test), reads)
+        shown = code_of(test)
+        if calls.found:
+            raise CannotUnroll(f"a reader under `if {shown}`, a condition that calls DALI (decided per step)", statement)
+        data = reads.names & step_names or {n.value for n in reads.nodes if flow is not None and _is_data(flow, n)}
+        if data:
+            raise CannotUnroll(f"a reader under `if {shown}`, a condition that reads pipeline data "
+                               f"({', '.join(sorted(data))})", statement)
+        again = reads.names & bound_later
+        if again:
+            raise CannotUnroll(f"a reader under `if {shown}`, whose {', '.join(sorted(again))} the pipeline body "
+                               f"assigns again", statement)
+        node = node.orelse if isinstance(node.orelse, cst.If) else None
+
+
+def _is_data(flow, name: cst.Name) -> bool:
+    try:
+        return flow.is_dali(name, DATANODE, DATANODES)
+    except Exception:  # a node the flow model never saw (rewritten by an earlier pass)
+        return False
+
+
+def branches(statement: cst.If):
+    """The blocks of an ``if``/``elif``/``else`` chain, in order."""
+    node = statement
+    while True:
+        yield node.body
+        if isinstance(node.orelse, cst.If):
+            node = node.orelse
+            continue
+        if isinstance(node.orelse, cst.Else):
+            yield node.orelse.body
+        return
+
+
+def rebuild(statement: cst.If, blocks: list[list], keep_empty_else: bool = True) -> cst.If | None:
+    """``statement``'s chain with each block's statements replaced by ``blocks`` (in ``branches`` order); an empty
+    block is ``pass``. Without ``keep_empty_else``: None when every block is empty, a trailing empty ``else``
+    dropped, and ``if c: pass / else: X`` written ``if not c: X``."""
+    if not keep_empty_else:
+        if not any(blocks):
+            return None
+        if len(blocks) == 2 and isinstance(statement.orelse, cst.Else) and not blocks[0]:
+            return statement.with_changes(test=cst.UnaryOperation(cst.Not(), _parenthesized(statement.test)),
+                                          body=statement.body.with_changes(body=blocks[1]), orelse=None)
+    result = _rebuild(statement, list(blocks))
+    if not keep_empty_else and isinstance(result.orelse, cst.Else) and not blocks[-1]:
+        result = _drop_empty_else(result)
+    return result
+
+
+def _rebuild(node: cst.If, blocks: list) -> cst.If:
+    body = node.body.with_changes(body=blocks.pop(0) or [cst.SimpleStatementLine([cst.Pass()])])
+    orelse = node.orelse
+    if isinstance(orelse, cst.If):
+        orelse = _rebuild(orelse, blocks)
+    elif isinstance(orelse, cst.Else):
+        orelse = orelse.with_changes(body=orelse.body.with_changes(
+            body=blocks.pop(0) or [cst.SimpleStatementLine([cst.Pass()])]))
+    return node.with_changes(body=body, orelse=orelse)
+
+
+def _drop_empty_else(node: cst.If) -> cst.If:
+    if isinstance(node.orelse, cst.If):
+        return node.with_changes(orelse=_drop_empty_else(node.orelse))
+    return node.with_changes(orelse=None)
+
+
+def _parenthesized(test: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or test.lpar:
+        return test
+    return test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def stream_statement(stream: str, reader_var: str, endless: str) -> cst.BaseStatement:
+    return stmt(f"{stream} = {endless}({reader_var})\n")
+
+
+def pull_statement(target, stream: str) -> cst.BaseStatement:
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], expr(f"next({stream})"))])
+
+
+def fixed(statement, fixer):
+    return transform(statement, fixer, layout=False)
