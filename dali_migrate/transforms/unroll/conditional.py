@@ -26,7 +26,7 @@ import libcst as cst
 
 from ...dataflow import DATANODE, DATANODES
 from ..walk import transform, walk
-from .model import CannotUnroll, NameReads, code_of, expr, stmt
+from .model import CannotUnroll, NameReads, code_of, expr, kwarg, stmt, with_kwarg
 
 STREAM_PREFIX = "batches"
 
@@ -81,20 +81,54 @@ def branches(statement: cst.If):
         return
 
 
-def rebuild(statement: cst.If, blocks: list[list], keep_empty_else: bool = True) -> cst.If | None:
-    """``statement``'s chain with each block's statements replaced by ``blocks`` (in ``branches`` order); an empty
-    block is ``pass``. Without ``keep_empty_else``: None when every block is empty, a trailing empty ``else``
-    dropped, and ``if c: pass / else: X`` written ``if not c: X``."""
-    if not keep_empty_else:
-        if not any(blocks):
-            return None
-        if len(blocks) == 2 and isinstance(statement.orelse, cst.Else) and not blocks[0]:
-            return statement.with_changes(test=cst.UnaryOperation(cst.Not(), _parenthesized(statement.test)),
-                                          body=statement.body.with_changes(body=blocks[1]), orelse=None)
-    result = _rebuild(statement, list(blocks))
-    if not keep_empty_else and isinstance(result.orelse, cst.Else) and not blocks[-1]:
-        result = _drop_empty_else(result)
+def block_conditions(statement: cst.If) -> list[cst.BaseExpression]:
+    """The condition under which each block of the chain runs, in ``branches`` order (``not a and b`` for
+    ``elif b`` after ``if a``)."""
+    found, earlier, node = [], [], statement
+    while isinstance(node, cst.If):
+        found.append(_all(earlier + [_parenthesized(node.test)]))
+        earlier.append(negated(node.test))
+        if isinstance(node.orelse, cst.Else):
+            found.append(_all(earlier))
+        node = node.orelse if isinstance(node.orelse, cst.If) else None
+    return found
+
+
+def _all(parts: list) -> cst.BaseExpression:
+    result = parts[0]
+    for part in parts[1:]:
+        result = cst.BooleanOperation(result, cst.And(), part)
     return result
+
+
+class WithMaxBatchSize(cst.CSTTransformer):
+    """``var = ndd.readers.X(...)`` for the readers ``names`` gets ``max_batch_size=``: a streamed pipeline's
+    readers answer for their metadata before the first step (stream.py)."""
+
+    def __init__(self, names: set[str], batch_size: str):
+        super().__init__()
+        self.names, self.batch_size = names, batch_size
+
+    def leave_Assign(self, original_node, updated_node):
+        if len(updated_node.targets) == 1 and code_of(updated_node.targets[0].target) in self.names \
+                and isinstance(updated_node.value, cst.Call) and kwarg(updated_node.value, "max_batch_size") is None:
+            return updated_node.with_changes(value=with_kwarg(updated_node.value, "max_batch_size",
+                                                              expr(self.batch_size)))
+        return updated_node
+
+
+def rebuild(statement: cst.If, blocks: list[list]) -> cst.If | None:
+    """``statement``'s chain with each block's statements replaced by ``blocks`` (in ``branches`` order): None when
+    every block is empty, one block alone under the condition it ran under (``if not a and b:``), else the chain
+    without the empty branches at its end (``pass`` in the others)."""
+    filled = [k for k, block in enumerate(blocks) if block]
+    if not filled:
+        return None
+    if len(filled) == 1:
+        k = filled[0]
+        return statement.with_changes(test=block_conditions(statement)[k],
+                                      body=statement.body.with_changes(body=blocks[k]), orelse=None)
+    return _keep(_rebuild(statement, list(blocks)), filled[-1] + 1)
 
 
 def _rebuild(node: cst.If, blocks: list) -> cst.If:
@@ -108,14 +142,25 @@ def _rebuild(node: cst.If, blocks: list) -> cst.If:
     return node.with_changes(body=body, orelse=orelse)
 
 
-def _drop_empty_else(node: cst.If) -> cst.If:
+def _keep(node: cst.If, count: int) -> cst.If:
+    """The chain's first ``count`` branches."""
+    if count <= 1:
+        return node.with_changes(orelse=None)
     if isinstance(node.orelse, cst.If):
-        return node.with_changes(orelse=_drop_empty_else(node.orelse))
-    return node.with_changes(orelse=None)
+        return node.with_changes(orelse=_keep(node.orelse, count - 1))
+    return node
+
+
+def negated(test: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and not test.lpar:
+        return test.expression
+    return cst.UnaryOperation(cst.Not(), _parenthesized(test))
 
 
 def _parenthesized(test: cst.BaseExpression) -> cst.BaseExpression:
-    if isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or test.lpar:
+    """``test`` as an operand of ``and``/``not``: parentheses only where it binds more loosely."""
+    if isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Comparison, cst.UnaryOperation)) \
+            or test.lpar:
         return test
     return test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
@@ -126,7 +171,3 @@ def stream_statement(stream: str, reader_var: str, endless: str) -> cst.BaseStat
 
 def pull_statement(target, stream: str) -> cst.BaseStatement:
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], expr(f"next({stream})"))])
-
-
-def fixed(statement, fixer):
-    return transform(statement, fixer, layout=False)

@@ -417,9 +417,10 @@ def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nest
     imports = env.ctx.imports
     conditional.check_condition(statement, env, step_names, bound_later, _ContainsCall)
     readers = desc.extra.setdefault("conditional_readers", [])
-    setup_blocks, step_blocks = [], []
-    for block in conditional.branches(statement):
-        setup, step = [], []
+    conditions = desc.extra.setdefault("reader_conditions", {})  # reader var -> when it exists
+    setup_blocks, source_blocks, step_blocks = [], [], []
+    for block, condition in zip(conditional.branches(statement), conditional.block_conditions(statement)):
+        setup, source_setup, step = [], [], []
         for inner in block.body:
             env.current = inner
             facts = _StatementFacts(inner, imports)
@@ -438,6 +439,7 @@ def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nest
                 taken.update((var, stream))
                 reader = make_reader(call, fn_name, entry, target, env, desc, var, inner)
                 readers.append(reader)
+                conditions[var] = condition
                 setup += [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_target(var))], reader.call)],
                                                   leading_lines=reader.comments),
                           conditional.stream_statement(stream, var, desc.extra["endless"])]
@@ -456,7 +458,7 @@ def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nest
                 if spec.argument in sources.INFO_CLASS:
                     info = sources.INFO_CLASS[spec.argument]
                     request_import(env.ctx, info, f"from nvidia.dali.types import {info}")
-                setup += sources.setup_statements(spec)
+                source_setup += sources.setup_statements(spec)  # beside the other sources': the steps count on
                 step += sources.pull_statements(spec, env.batch_size)
                 env.report(rules.EXTERNAL_SOURCE.id, f"fn.external_source under `if {code_of(statement.test)}`: its "
                            f"source is set up once under that condition and pulled in the step's `if`; each item "
@@ -473,13 +475,17 @@ def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nest
                 step_names.update(binds)
                 read_by_steps.update(reads)
         setup_blocks.append(setup)
+        source_blocks.append(source_setup)
         step_blocks.append(step)
-    once = conditional.rebuild(statement, setup_blocks, keep_empty_else=False)
+    sources_once = conditional.rebuild(statement, source_blocks)
+    if sources_once is not None:
+        desc.extra.setdefault("source_setup", []).append(sources_once.with_changes(leading_lines=[]))
+    once = conditional.rebuild(statement, setup_blocks)
     if once is not None:
         if desc.pre and isinstance(desc.pre[-1], cst.FunctionDef):
             once = once.with_changes(leading_lines=[cst.EmptyLine(indent=False), *once.leading_lines])
         desc.pre.append(once)
-    each_step = conditional.rebuild(statement, step_blocks, keep_empty_else=False)
+    each_step = conditional.rebuild(statement, step_blocks)
     if each_step is not None:
         desc.loop.append(each_step)
         tests = NameReads()

@@ -38,7 +38,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...dataflow import STREAM_CLASS as CLASS_NAME  # the flow model knows ReaderStream(...) by this name
-from .model import stmt
+from .model import code_of, stmt
 
 SOURCE = '''\
 class ReaderStream:
@@ -109,8 +109,12 @@ class ReaderStream:
 '''
 
 
+def _quoted(name: str) -> str:
+    return repr(name).replace(chr(39), chr(34))
+
+
 def wrap(definition_body: list, reader_assignments: list, steps_body: list, decorators: list, readers: list,
-         batch_size: str, function_name: str = "steps", epochs: bool = False) -> list:
+         batch_size: str, function_name: str = "steps", epochs: bool = False, conditional=()) -> list:
     """The statements of a streamed pipeline function: the readers, the steps (a generator function,
     with the decorators the generator would have had), and ``return ReaderStream(...)`` with the readers
     that have a name. ``epochs``: the steps end with their epoch (an external source's StopIteration), so
@@ -121,7 +125,9 @@ def wrap(definition_body: list, reader_assignments: list, steps_body: list, deco
     steps = cst.FunctionDef(name=cst.Name(function_name), params=params,
                             body=cst.IndentedBlock(steps_body), decorators=decorators,
                             leading_lines=[cst.EmptyLine(indent=False)] if definition_body or reader_assignments else [])
-    named = ", ".join(f"{repr(r.name).replace(chr(39), chr(34))}: {r.var}" for r in readers if r.name is not None)
+    named = ", ".join([f"{_quoted(r.name)}: {r.var}" for r in readers if r.name is not None] + [
+        f"**({{{_quoted(r.name)}: {r.var}}} if {code_of(condition)} else {{}})"  # created under that condition
+        for r, condition in conditional if r.name is not None])
     restart = f", restart={function_name}" if epochs else ""
     result = stmt(f"return {CLASS_NAME}({function_name}(), {{{named}}}, {batch_size}{restart})\n").with_changes(
         leading_lines=[cst.EmptyLine(indent=False)])

@@ -12,8 +12,8 @@ from ...names import dotted
 from ...engine import register_names
 from ..base import MigrationTransformer
 from ..imports import first_use
-from ..walk import node_children, walk
-from . import checkpoints, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
+from ..walk import node_children, transform, walk
+from . import checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
 from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, conditional_return, device_statement, epoch_statements,
                     grow_statement, loop_statements, output_elements, seeding_statements, takes_device, thread_statement)
@@ -289,7 +289,12 @@ class Unroller(MigrationTransformer):
             inner = [device_statement(device, inner, self.ctx)]
             if any(not _cpu_reader(r.call) for r in desc.readers):
                 readers = [device_statement(device, readers, self.ctx)]
-        return stream.wrap(outer, readers, inner, decorators, desc.readers, env.batch_size, epochs=epochs), []
+        conditional_readers = desc.extra.get("conditional_readers", ())
+        if conditional_readers:  # created under their conditions among the statements before the loop
+            names = {r.var for r in conditional_readers}
+            outer = [transform(s, conditional.WithMaxBatchSize(names, env.batch_size), layout=False) for s in outer]
+        return stream.wrap(outer, readers, inner, decorators, desc.readers, env.batch_size, epochs=epochs,
+                           conditional=[(r, desc.extra["reader_conditions"][r.var]) for r in conditional_readers]), []
 
     def restarts(self, key: str, desc: PipelineDesc) -> bool:
         """``desc`` is written as a ReaderStream whose steps end with the epoch its external source ends and
@@ -484,7 +489,8 @@ class Unroller(MigrationTransformer):
         flow = self.ctx.facts.get("flow")
         asked = flow.metadata_asked() if flow is not None else frozenset()
         self.streamed = {name for name in asked if name in self.descs and self.descs[name].style == "def"
-                         and self.descs[name].readers and not self.descs[name].extra.get("checkpoint")
+                         and (self.descs[name].readers or self.descs[name].extra.get("conditional_readers"))
+                         and not self.descs[name].extra.get("checkpoint")
                          and not self.descs[name].extra.get("imported")}
         self.streamed |= {key for key in asked & self.with_ok if key not in self.with_checkpoint}
         # pipelines whose source ends an epoch, started again by reset() or a PyTorch iterator (stream.py, epochs)

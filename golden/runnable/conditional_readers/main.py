@@ -5,7 +5,7 @@ import argparse
 from types import SimpleNamespace
 
 import numpy as np
-from nvidia.dali import fn, pipeline_def, types
+from nvidia.dali import Pipeline, fn, pipeline_def, types
 
 
 @pipeline_def(batch_size=3, num_threads=2, device_id=None, seed=11)
@@ -45,6 +45,25 @@ def make_train_pipe(cfg, arrays_root):
     return train()
 
 
+class LabelLoader:
+    """A data module that builds its pipeline in `with pipe:`, shuffling only for training."""
+
+    def __init__(self, root, training):
+        self.training = training
+        self.pipe = Pipeline(batch_size=4, num_threads=2, device_id=None)
+        with self.pipe:
+            if self.training:
+                jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=21)
+            else:
+                jpegs, labels = fn.readers.file(file_root=root)
+            self.pipe.set_outputs(fn.reductions.mean(fn.decoders.image(jpegs)), labels)
+        self.pipe.build()
+
+    def labels(self):
+        means, labels = self.pipe.run()
+        return labels.as_array().ravel().tolist()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("images")
@@ -54,6 +73,8 @@ def main():
     for with_masks in (True, False):
         pipe = segmentation(args.images, args.arrays, with_masks)
         pipe.build()
+        if with_masks:
+            print("mask files", pipe.epoch_size("Masks"))
         for step in range(args.steps):
             means, masks, labels = pipe.run()
             print("masks" if with_masks else "plain", step, [round(float(m), 3) for m in means.as_array().ravel()],
@@ -66,6 +87,10 @@ def main():
         for step in range(args.steps):
             (data,) = pipe.run()
             print("train", from_memory, shuffle, step, data.as_array().sum(axis=tuple(range(1, data.as_array().ndim))).round(3).tolist())
+
+    for training in (True, False):
+        loader = LabelLoader(args.images, training)
+        print("loader", training, [loader.labels() for _ in range(args.steps)])
 
 
 if __name__ == "__main__":

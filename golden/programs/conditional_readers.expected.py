@@ -1,0 +1,261 @@
+"""Readers and sources a pipeline body creates under plain Python conditions (decided when the graph is
+defined), and conditions that are not (left marked)."""
+import contextlib
+import numpy as np
+from nvidia.dali import fn, pipeline_def, types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on. A pipeline fed by an external source that ends an epoch
+    (StopIteration) gets restart: after the end, next() raises StopIteration until reset() starts
+    the next epoch's steps, as pipe.run() and pipe.reset() did.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _epoch = 0
+    _ended = False
+
+    def __init__(self, steps, readers, batch_size, restart=None):
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+        self._restart = restart
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
+        if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
+            raise StopIteration
+        try:
+            return next(self._steps)
+        except StopIteration:
+            self._ended = self._restart is not None
+            raise
+
+    def reset(self):
+        """pipe.reset(): after the source ended an epoch, the next epoch's steps start; before that, nothing."""
+        if self._ended:
+            self._ended = False
+            self._epoch += 1
+            self._steps = self._restart(self._epoch)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
+
+
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import functools
+        import queue
+        import threading
+
+        import nvidia.dali.experimental.dynamic as ndd
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+if ndd.get_num_threads() < 2:
+    ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
+def segmentation(image_root, mask_files, with_masks, *, batch_size=4, seed=3):
+    def endless(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them
+        while True:
+            yield from reader.next_epoch(batch_size=batch_size)
+
+    if with_masks:
+        reader_2 = ndd.readers.File(files=mask_files, seed=5)
+        batches_2 = endless(reader_2)
+    reader = ndd.readers.File(file_root=image_root, random_shuffle=True, seed=seed)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            if with_masks:
+                masks, _ = next(batches_2)
+                masks = ndd.decoders.image(masks, device="gpu")
+            else:
+                masks = ndd.zeros(shape=[1], dtype=types.UINT8, batch_size=batch_size)
+            images = ndd.decoders.image(jpegs, device="gpu")
+            yield images, masks, labels
+
+
+def make_pipeline(cfg, root):
+    def train(*, batch_size=cfg.batch, num_threads=2, device_id=None, seed=None):
+        def endless(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them
+            while True:
+                yield from reader.next_epoch(batch_size=batch_size)
+
+        if cfg.from_memory:
+            pass
+        elif not cfg.eval:
+            reader = ndd.readers.Numpy(file_root=root, random_shuffle=True, seed=cfg.seed, name="Train", max_batch_size=batch_size)
+            batches = endless(reader)
+        else:
+            reader_2 = ndd.readers.Numpy(file_root=root, name="Eval", max_batch_size=batch_size)
+            batches_2 = endless(reader_2)
+
+        def steps():
+            with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():
+                if num_threads is not None and num_threads > ndd.get_num_threads():
+                    ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+                if cfg.from_memory:
+                    import inspect
+                    source = cfg.batches
+                    source = source() if inspect.isgeneratorfunction(source) else source
+                    source_next = iter(source).__next__ if hasattr(source, '__iter__') else None
+                    source_takes_info = source_next is None and len(inspect.signature(source).parameters) > 0
+                    source_step = 0  # the iteration in the epoch, as pipeline mode counted it
+                while True:
+                    if cfg.from_memory:
+                        try:
+                            data = source_next() if source_next else source(source_step) if source_takes_info else source()
+                        except StopIteration:
+                            return  # the source is exhausted: pipe.run() raised StopIteration from here on
+                        source_step += 1
+                        data = ndd.as_batch(data, dtype=types.FLOAT)
+                    elif not cfg.eval:
+                        (data,) = next(batches)
+                    else:
+                        (data,) = next(batches_2)
+                    yield (data * 2.0,)
+
+        return ReaderStream(steps(), {**({"Train": reader} if not cfg.from_memory and not cfg.eval else {}), **({"Eval": reader_2} if not cfg.from_memory and cfg.eval else {})}, batch_size)
+
+    return train()
+
+
+# dali-migrate: DM212 relabeled stays in pipeline mode: a reader under `if extra`, whose extra the pipeline body assigns again
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def relabeled(root, extra):
+    jpegs, labels = fn.readers.file(file_root=root)
+    if extra:
+        extra_jpegs, extra_labels = fn.readers.file(files=extra)
+    extra = None  # assigned again: the generator's `if` would read this value each step
+    return jpegs, labels
+
+
+pipe = segmentation("images/", ["m0.png", "m1.png"], True)
+images, masks, labels = next(pipe)
+
+train = make_pipeline(config, "arrays/")
+print(train.epoch_size("Train"))
+
+
+class Loader:
+    def __init__(self, root, training):
+        self.training = training
+        @Prefetch(depth=2)
+        def pipe_steps(*, batch_size=2):
+            def endless(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them
+                while True:
+                    yield from reader.next_epoch(batch_size=batch_size)
+
+            if self.training:
+                reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=1)
+                batches = endless(reader)
+            else:
+                reader_2 = ndd.readers.File(file_root=root)
+                batches_2 = endless(reader_2)
+            while True:
+                if self.training:
+                    jpegs, labels = next(batches)
+                else:
+                    jpegs, labels = next(batches_2)
+                yield ndd.decoders.image(jpegs), labels
+        self.pipe = pipe_steps()
+
+    def labels(self):
+        images, labels = next(self.pipe)
+        return np.array(ndd.as_tensor(labels))
