@@ -20,8 +20,8 @@ from ... import optable
 from ...dataflow import STREAM_CLASS
 from ...names import dotted, free_name
 from . import checkpoints, constants, rules
-from .graph import (_uses_name, Env, build_graph, device_statement, loop_statements, output_elements, seeding_statements,
-                    thread_statement)
+from .graph import (_uses_name, Env, build_graph, device_statement, loop_statements, make_reader, output_elements,
+                    seeding_statements, thread_statement)
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
                     stmt, with_kwarg, without_kwargs, ndd_attr, literal_value)
 
@@ -49,6 +49,7 @@ class _OpsObject:
         # the same attribute assigned elsewhere (if/else): (call, statement, op table entry); each becomes its own
         # lambda, so the operator may differ from branch to branch
         self.others: list[tuple[cst.Call, cst.CSTNode, dict]] = []
+        self.chosen: cst.IfExp | None = None  # ``self.x = A(...) if c else B(...)``: the choice of two readers
 
     @property
     def is_reader(self):
@@ -122,14 +123,26 @@ class _OpsCollector(cst.CSTVisitor):
         if len(node.body) != 1 or not isinstance(node.body[0], cst.Assign):
             return
         assign = node.body[0]
+        if len(assign.targets) == 1 and isinstance(assign.value, cst.IfExp) \
+                and isinstance(assign.value.body, cst.Call) and isinstance(assign.value.orelse, cst.Call):
+            # self.read = ops.readers.File(...) if x else ops.readers.Caffe(...): one reader or the other
+            for call in (assign.value.body, assign.value.orelse):
+                self._assigned(assign.targets[0].target, call, node, chosen=assign.value)
+            return
         if len(assign.targets) != 1 or not isinstance(assign.value, cst.Call):
             return
-        target = assign.targets[0].target
+        self._assigned(assign.targets[0].target, assign.value, node)
+
+    def _assigned(self, target, value: cst.Call, node, chosen: cst.IfExp | None = None):
+        assign = cst.Assign([cst.AssignTarget(target)], value)
         if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                 and target.value.value == "self"):
             return
         path = ops_path(self.imports, assign.value.func)
         if path is None:
+            if chosen is not None and target.attr.value in self.found:  # x if c else <not an op>
+                raise CannotUnroll(f"self.{target.attr.value} holds an operator or something else depending on "
+                                   f"a condition", node)
             return
         if path == "ExternalSource" and target.attr.value not in self.found:  # a Python class, not in the table
             self.found[target.attr.value] = _OpsObject(target.attr.value, "external_source", {}, assign.value, node,
@@ -147,6 +160,17 @@ class _OpsCollector(cst.CSTVisitor):
             other = self.found[attr]
             if other.is_source:
                 raise CannotUnroll(f"self.{attr} is an external source in one place and an operator in another", node)
+            mixed = (chosen is not None or other.chosen is not None) and node is not other.statement
+            if other.is_reader and fn_entry.get("kind") == "reader" and not mixed:
+                # one reader or another by a condition of __init__ (a build-time value): each is created there
+                # under it, and the steps read whichever self.{attr} holds; they must give the same outputs
+                if fn_entry.get("outputs") != other.entry.get("outputs") or not isinstance(fn_entry.get("outputs"), int):
+                    raise CannotUnroll(f"self.{attr} holds readers with different outputs depending on a condition",
+                                       node)
+                other.top_level = False
+                other.others.append((assign.value, node, fn_entry))
+                other.chosen = chosen or other.chosen
+                return
             if other.is_reader or fn_entry.get("kind") == "reader":
                 raise CannotUnroll(f"self.{attr} holds different readers depending on a condition", node)
             if bool(fn_entry.get("input_less")) != bool(other.entry.get("input_less")):
@@ -157,6 +181,7 @@ class _OpsCollector(cst.CSTVisitor):
             other.others.append((assign.value, node, fn_entry))
             return
         self.found[attr] = _OpsObject(attr, fn_path, fn_entry, assign.value, node, self.depth == 1)
+        self.found[attr].chosen = chosen
 
 
 class _GraphCalls(cst.CSTTransformer):
@@ -264,7 +289,7 @@ def _collect_objects(imports, init, hierarchy: bool) -> dict[str, _OpsObject]:
         if obj.is_source:
             continue
         if obj.is_reader:
-            if not obj.top_level:
+            if not obj.top_level and not obj.others:
                 raise CannotUnroll(f"the reader self.{obj.attr} is created conditionally", obj.statement)
             continue
         free = NameReads()
@@ -365,8 +390,8 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                 raise CannotUnroll("several readers in one pipeline", statement)
             reader_attr = reader_obj.attr
             call = statement.body[0].value
-            merged = cst.Call(func=ndd_attr(reader_obj.entry["ndd"]),
-                              args=[*reader_obj.call.args, *[a for a in call.args if a.keyword is not None]])
+            site_kwargs = [a for a in call.args if a.keyword is not None]
+            merged = cst.Call(func=ndd_attr(reader_obj.entry["ndd"]), args=[*reader_obj.call.args, *site_kwargs])
             merged = _normalise_commas(merged)
             assign = statement.body[0]
             new_target = transform(assign.targets[0].target, rewriter, layout=False)
@@ -405,12 +430,29 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
             # get_metadata() (the object answers it, asked here or not) before the first epoch would otherwise
             # freeze the batch size at 1
             desc.readers[0].call = with_kwarg(desc.readers[0].call, "max_batch_size", expr("self.batch_size"))
+        desc.extra["reader_alternatives"] = _alternatives(objects[reader_attr], site_kwargs, desc, env)
     elif desc.readers:
         _hoist_reader(unroller, desc, graph, attributes.names)
     desc.extra.update(reader_attr=reader_attr, graph=graph)
     if init is not None:
         _checkpointing(desc, init, objects)
     return desc
+
+
+def _alternatives(obj: _OpsObject, site_kwargs, desc: PipelineDesc, env: Env) -> list:
+    """The other readers __init__ may put in the reader's attribute (``obj.others``), each as its ndd constructor
+    with the arguments define_graph's call added, as the first one got them (``make_reader``)."""
+    found = []
+    for call, statement, entry in obj.others:
+        merged = _normalise_commas(cst.Call(func=ndd_attr(entry["ndd"]), args=[*call.args, *site_kwargs]))
+        spec = make_reader(merged, None, entry, desc.readers[0].target, env, desc, desc.readers[0].var, statement)
+        made = spec.call
+        if kwarg(made, "max_batch_size") is None:
+            made = with_kwarg(made, "max_batch_size", expr("self.batch_size"))
+        if spec.name != desc.readers[0].name:
+            raise CannotUnroll(f"self.{obj.attr} holds readers of different names depending on a condition", statement)
+        found.append((statement, made))
+    return found
 
 
 class _Fed:
@@ -638,9 +680,24 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         if obj.is_reader:
             if obj.attr == desc.extra["reader_attr"]:
                 reader = desc.readers[0]
-                replacements[obj.statement] = [stmt(f"self.{obj.attr} = {code_of(reader.call)}\n")]
-                if reader.name is not None:
-                    replacements[obj.statement].append(_readers_statement(reader.name, obj.attr))
+                alternatives = desc.extra.get("reader_alternatives", [])
+                if obj.chosen is not None:  # self.x = A(...) if c else B(...)
+                    made = cst.IfExp(test=obj.chosen.test, body=reader.call, orelse=alternatives[0][1],
+                                     whitespace_before_if=obj.chosen.whitespace_before_if,
+                                     whitespace_after_if=obj.chosen.whitespace_after_if,
+                                     whitespace_before_else=obj.chosen.whitespace_before_else,
+                                     whitespace_after_else=obj.chosen.whitespace_after_else)
+                    alternatives = []
+                else:
+                    made = reader.call
+                for statement, call in [(obj.statement, made), *alternatives]:
+                    replacements[statement] = [stmt(f"self.{obj.attr} = {code_of(call)}\n")]
+                    if reader.name is not None:
+                        replacements[statement].append(_readers_statement(reader.name, obj.attr))
+                if obj.others:
+                    unroller.report(rules.READER_ONCE.id, f"self.{obj.attr} holds one reader or another by a "
+                                    f"condition of __init__: each is created there as an ndd reader, and the steps "
+                                    f"read the one self.{obj.attr} holds", obj.statement)
             continue
         if obj.inline:
             replacements[obj.statement] = []
