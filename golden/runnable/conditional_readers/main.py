@@ -5,7 +5,7 @@ import argparse
 from types import SimpleNamespace
 
 import numpy as np
-from nvidia.dali import Pipeline, fn, pipeline_def, types
+from nvidia.dali import Pipeline, fn, ops, pipeline_def, types
 
 
 @pipeline_def(batch_size=3, num_threads=2, device_id=None, seed=11)
@@ -64,10 +64,37 @@ class LabelLoader:
         return labels.as_array().ravel().tolist()
 
 
+class ListedOrAll(Pipeline):
+    """A Pipeline subclass reading a file list when one is given, else the whole folder."""
+
+    def __init__(self, batch_size, root, file_list=None):
+        super().__init__(batch_size, 2, None, seed=12)
+        if file_list is not None:
+            self.input = ops.readers.File(file_root=root, file_list=file_list)
+        else:
+            self.input = ops.readers.File(file_root=root, random_shuffle=True, seed=4)
+        self.decode = ops.decoders.Image(device="cpu", output_type=types.GRAY)
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        return self.decode(jpegs), labels
+
+
+class Arrays(Pipeline):
+    def __init__(self, batch_size, root, shuffled):
+        super().__init__(batch_size, 2, None)
+        self.read = ops.readers.Numpy(file_root=root, random_shuffle=True, seed=3) if shuffled else \
+            ops.readers.Numpy(file_root=root, name="Plain")
+
+    def define_graph(self):
+        return self.read() * 2.0
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("images")
     parser.add_argument("arrays")
+    parser.add_argument("filelist")
     parser.add_argument("--steps", type=int, default=5)
     args = parser.parse_args()
     for with_masks in (True, False):
@@ -91,6 +118,19 @@ def main():
     for training in (True, False):
         loader = LabelLoader(args.images, training)
         print("loader", training, [loader.labels() for _ in range(args.steps)])
+
+    for file_list in (args.filelist, None):
+        pipe = ListedOrAll(4, args.images if file_list is None else args.images, file_list)
+        pipe.build()
+        print("listed" if file_list else "all", pipe.epoch_size("Reader"))
+        for step in range(args.steps):
+            images, labels = pipe.run()
+            print(step, [round(float(np.mean(images.at(i))), 3) for i in range(len(images))],
+                  labels.as_array().ravel().tolist())
+    for shuffled in (True, False):
+        pipe = Arrays(4, args.arrays, shuffled)
+        pipe.build()
+        print("arrays", shuffled, [pipe.run()[0].as_array().sum(axis=(1, 2)).tolist() for _ in range(args.steps)])
 
 
 if __name__ == "__main__":
