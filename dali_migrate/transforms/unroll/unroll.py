@@ -739,7 +739,12 @@ class Unroller(MigrationTransformer):
     # -- Pipeline subclasses with define_graph -----------------------------------------------
     def _describe_class(self, node: cst.ClassDef) -> PipelineDesc:
         from .classes import describe_class
-        return describe_class(self, node)
+        desc = describe_class(self, node)
+        # random ops in its helper methods, or in graph helpers it calls: the pipeline's seed applies to them
+        desc.has_random = desc.has_random or not desc.extra.get("base") and (self._helpers_may_draw(desc.name) or any(
+            _draws(method, self.ctx.imports) for method in node.body.body
+            if isinstance(method, cst.FunctionDef) and method.name.value not in ("__init__", "define_graph")))
+        return desc
 
     def find_iterator_subclasses(self, module: cst.Module) -> None:
         """The module's subclasses of the PyTorch iterators, and whether each can derive from the EpochIterator
@@ -1371,12 +1376,19 @@ class _OperatorInputs(cst.CSTVisitor):
                     self.found.add(value.value)
 
     def visit_Assign(self, node):
-        if self._dali_call(node.value):
+        if self._dali_call(node.value) or isinstance(node.value, cst.Call) and self._makes_data(node.value):
             self.results.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+
+    def _makes_data(self, call: cst.Call) -> bool:
+        """A call of a graph helper given an operator's result (``maybe(0.15, fn.random.uniform(...), 1.0)``): what
+        it returns is graph data too."""
+        return any(isinstance(arg.value, cst.Call) and (self._dali_call(arg.value) or self._makes_data(arg.value))
+                   for arg in call.args)
 
     def visit_BinaryOperation(self, node):
         sides = (node.left, node.right)
-        if any(self._dali_call(side) or isinstance(side, cst.Name) and side.value in self.results for side in sides):
+        if any(self._dali_call(side) or isinstance(side, cst.Name) and side.value in self.results
+               or isinstance(side, cst.Call) and self._makes_data(side) for side in sides):
             self.operands.update(side.value for side in sides if isinstance(side, cst.Name) and side.value in self.names)
 
 
