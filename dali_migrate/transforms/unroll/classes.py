@@ -103,8 +103,9 @@ def _config(args):
 class _OpsCollector(cst.CSTVisitor):
     """``self.X = ops.Y(...)`` anywhere in __init__."""
 
-    def __init__(self, imports):
+    def __init__(self, imports, makers=None):
         self.imports = imports
+        self.makers = makers or {}  # method name -> the ops reader call it returns (_reader_makers)
         self.found: dict[str, _OpsObject] = {}
         self.depth = 0
         self.locals: set[str] = set()
@@ -131,7 +132,8 @@ class _OpsCollector(cst.CSTVisitor):
             return
         if len(assign.targets) != 1 or not isinstance(assign.value, cst.Call):
             return
-        self._assigned(assign.targets[0].target, assign.value, node)
+        made = _made_reader(assign.value, self.makers)
+        self._assigned(assign.targets[0].target, made if made is not None else assign.value, node)
 
     def _assigned(self, target, value: cst.Call, node, chosen: cst.IfExp | None = None):
         assign = cst.Assign([cst.AssignTarget(target)], value)
@@ -277,10 +279,69 @@ def _hierarchy(unroller, node: cst.ClassDef) -> tuple[list[cst.ClassDef], list[c
     return _chain(unroller, node), [c for c in unroller.d.classes.values() if node in _chain(unroller, c)[1:]]
 
 
-def _collect_objects(imports, init, hierarchy: bool) -> dict[str, _OpsObject]:
-    """The ops objects ``init`` assigns to self. In a class hierarchy every non-reader one stays an object (a
-    lambda): other classes' methods may call it."""
-    collector = _OpsCollector(imports)
+def _reader_makers(imports, methods: dict) -> dict[str, cst.FunctionDef]:
+    """The methods whose body only returns an ops reader (``def get_reader(self, data): return
+    ops.readers.Numpy(files=data, ...)``): a call of one in __init__ creates that reader there."""
+    found = {}
+    for name, method in methods.items():
+        body = [s for s in method.body.body if not (isinstance(s, cst.SimpleStatementLine) and isinstance(
+            s.body[0], cst.Expr) and isinstance(s.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))] \
+            if isinstance(method.body, cst.IndentedBlock) else []
+        if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
+            continue
+        returned = body[0].body[0]
+        if not isinstance(returned, cst.Return) or not isinstance(returned.value, cst.Call):
+            continue
+        path = ops_path(imports, returned.value.func)
+        entry = optable.ops_class(path) if path else None
+        fn_entry = optable.resolve_fn(entry["fn"])[2] if entry and entry.get("fn") else None
+        params = method.params
+        if fn_entry and fn_entry.get("kind") == "reader" and not isinstance(params.star_arg, (cst.Param, cst.ParamStar)) \
+                and params.star_kwarg is None \
+                and not params.kwonly_params and not params.posonly_params and params.params \
+                and params.params[0].name.value == "self":
+            found[name] = method
+    return found
+
+
+def _made_reader(call: cst.Call, makers: dict) -> cst.Call | None:
+    """``self.get_reader(x)`` of a reader maker: the ops reader call it returns, its parameters bound to the
+    arguments (names, attributes and literals only: each is read as often as the maker reads its parameter)."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+            and func.attr.value in makers) or any(a.star for a in call.args):
+        return None
+    method = makers[func.attr.value]
+    params = method.params.params[1:]
+    names = [p.name.value for p in params]
+    binding = {}
+    positional = [a for a in call.args if a.keyword is None]
+    if len(positional) > len(params):
+        return None
+    for param, arg in zip(names, positional):
+        binding[param] = arg.value
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value not in names or arg.keyword.value in binding:
+                return None
+            binding[arg.keyword.value] = arg.value
+    for param in params:
+        if param.name.value not in binding:
+            if param.default is None:
+                return None
+            binding[param.name.value] = param.default
+    if not all(isinstance(v, (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float))
+               for v in binding.values()):
+        return None
+    from .consumers import _Substitute
+
+    return transform(method.body.body[-1].body[0].value, _Substitute(binding), layout=False)
+
+
+def _collect_objects(imports, init, hierarchy: bool, makers=None) -> dict[str, _OpsObject]:
+    """The ops objects ``init`` assigns to self (``makers``: the class's methods that return an ops reader). In a
+    class hierarchy every non-reader one stays an object (a lambda): other classes' methods may call it."""
+    collector = _OpsCollector(imports, makers or {})
     if init is None:
         return {}
     walk(init, collector)
@@ -343,7 +404,8 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         raise CannotUnroll("a checkpointed Pipeline class hierarchy", node)
 
     init = own.get("__init__")
-    objects = _collect_objects(imports, init, hierarchy)
+    makers = _reader_makers(imports, own)
+    objects = _collect_objects(imports, init, hierarchy, makers)
     inherited = {}  # the ancestors' ops objects, which this class's methods call too
     for cls in reversed(chain[1:]):
         inherited.update(_collect_objects(imports, _methods(cls).get("__init__"), hierarchy))
@@ -437,6 +499,21 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     if init is not None:
         _checkpointing(desc, init, objects)
     return desc
+
+
+def _ndd_maker(unroller, method: cst.FunctionDef) -> cst.FunctionDef:
+    """A method that returned an ops reader (its calls in __init__ now create the ndd reader themselves): it
+    returns the ndd reader, created with the same arguments, for any other caller."""
+    returned = method.body.body[-1].body[0]
+    call = returned.value
+    path = ops_path(unroller.ctx.imports, call.func)
+    entry = optable.resolve_fn(optable.ops_class(path)["fn"])[2]
+    made = without_kwargs(call, ("bytes_per_sample_hint", "preserve")).with_changes(func=ndd_attr(entry["ndd"]))
+    unroller.report(rules.READER_ONCE.id, f"{method.name.value}() returned an ops reader: its calls in __init__ create "
+                    f"the ndd reader there; it returns ndd.{entry['ndd']}(...) itself", method)
+    statement = method.body.body[-1]
+    new_last = statement.with_changes(body=[returned.with_changes(value=made)])
+    return method.with_changes(body=method.body.with_changes(body=[*method.body.body[:-1], new_last]))
 
 
 def _alternatives(obj: _OpsObject, site_kwargs, desc: PipelineDesc, env: Env) -> list:
@@ -736,6 +813,9 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     new_body = [transform(transform(s, helpers, layout=False), _constants(unroller), layout=False)
                 if isinstance(s, cst.FunctionDef) and s.name.value not in ("__init__", "define_graph") else s
                 for s in updated.body.body]
+    makers = _reader_makers(unroller.ctx.imports, methods)
+    new_body = [_ndd_maker(unroller, s) if isinstance(s, cst.FunctionDef) and s.name.value in makers else s
+                for s in new_body]
     if desc.extra.get("feeds"):  # iter_setup(): each feed_input statement sets the attribute the steps read
         setup = transform(transform(methods[ITER_SETUP], _InitRewrite(desc.extra["feeds"]), layout=False), helpers,
                           layout=False)
