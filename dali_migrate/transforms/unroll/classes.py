@@ -50,6 +50,7 @@ class _OpsObject:
         # lambda, so the operator may differ from branch to branch
         self.others: list[tuple[cst.Call, cst.CSTNode, dict]] = []
         self.chosen: cst.IfExp | None = None  # ``self.x = A(...) if c else B(...)``: the choice of two readers
+        self.made_by: str | None = None  # the method that returned this ops reader (_reader_makers)
 
     @property
     def is_reader(self):
@@ -134,6 +135,9 @@ class _OpsCollector(cst.CSTVisitor):
             return
         made = _made_reader(assign.value, self.makers)
         self._assigned(assign.targets[0].target, made if made is not None else assign.value, node)
+        target = assign.targets[0].target
+        if made is not None and isinstance(target, cst.Attribute) and target.attr.value in self.found:
+            self.found[target.attr.value].made_by = assign.value.func.attr.value
 
     def _assigned(self, target, value: cst.Call, node, chosen: cst.IfExp | None = None):
         assign = cst.Assign([cst.AssignTarget(target)], value)
@@ -440,20 +444,22 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     fed = _feeds(node, own, objects, statements)
     local_attrs = targets.names - set(callable_objects) - set(fed.attrs)
     rewriter = _GraphCalls(callable_objects, local_attrs, env)
-    reader_attr = None
+    reader_attrs: list[str] = []  # the ops reader objects define_graph calls, in order
+    site_kwargs: dict[str, list] = {}  # each one's call arguments (name=...), merged into its constructor
     converted = []
-    for statement in statements:
+    for statement in [part for s in statements for part in _split_readers(s, objects)]:
         if statement in fed.graph_statements:
             continue  # `self.jpegs = self.input()`: iter_setup() sets self.jpegs to the batch it fed
         reader_obj = _reader_call(statement, objects)
         original_statement = statement
         if reader_obj is not None:
-            if reader_attr is not None:
-                raise CannotUnroll("several readers in one pipeline", statement)
-            reader_attr = reader_obj.attr
+            if reader_obj.attr in reader_attrs:
+                raise CannotUnroll(f"self.{reader_obj.attr} is called twice in define_graph", statement)
+            reader_attrs.append(reader_obj.attr)
             call = statement.body[0].value
-            site_kwargs = [a for a in call.args if a.keyword is not None]
-            merged = cst.Call(func=ndd_attr(reader_obj.entry["ndd"]), args=[*reader_obj.call.args, *site_kwargs])
+            site_kwargs[reader_obj.attr] = [a for a in call.args if a.keyword is not None]
+            merged = cst.Call(func=ndd_attr(reader_obj.entry["ndd"]),
+                              args=[*reader_obj.call.args, *site_kwargs[reader_obj.attr]])
             merged = _normalise_commas(merged)
             assign = statement.body[0]
             new_target = transform(assign.targets[0].target, rewriter, layout=False)
@@ -468,6 +474,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
             unroller.ctx.positions.setdefault(new, unroller.ctx.positions[statement])
         converted.append(new)
     outputs = output_elements(converted[-1].body[0].value)
+    desc.extra["object_readers"] = len(reader_attrs)  # several readers: each an object created in __init__
     build_graph(desc, converted[:-1], outputs, env, closing=converted[-1])
     if desc.pre:
         desc.loop = desc.pre + desc.loop  # nothing runs "before the reader" in a define_graph
@@ -484,18 +491,27 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                 unroller.report(rules.EXTERNAL_SOURCE.id, f"self.{source.attr}: ExternalSource dtype= checked the fed "
                                 f"data's type in pipeline mode (an error on a mismatch); ndd.as_batch(dtype=) "
                                 f"converts to it", source.statement)
-    if desc.readers and reader_attr is not None:
-        # An ops reader object: created once in __init__ (an fn reader called in define_graph moves there
+    for obj in objects.values():
+        if obj.made_by is not None and obj.attr not in reader_attrs:
+            raise CannotUnroll(f"self.{obj.attr} (the reader {obj.made_by}() returns) is not called by a statement of "
+                               f"its own in define_graph (`x = self.{obj.attr}(...)`)", obj.statement)
+    if len(desc.readers) > len(reader_attrs) and reader_attrs:
+        raise CannotUnroll("an fn reader in define_graph beside an ops reader object", graph)
+    if desc.readers and reader_attrs:
+        # Ops reader objects: each created once in __init__ (an fn reader called in define_graph moves there
         # too, _hoist_reader).
-        desc.readers[0].var = f"self.{reader_attr}"
-        if kwarg(desc.readers[0].call, "max_batch_size") is None:
-            # get_metadata() (the object answers it, asked here or not) before the first epoch would otherwise
-            # freeze the batch size at 1
-            desc.readers[0].call = with_kwarg(desc.readers[0].call, "max_batch_size", expr("self.batch_size"))
-        desc.extra["reader_alternatives"] = _alternatives(objects[reader_attr], site_kwargs, desc, env)
+        desc.extra["reader_alternatives"] = {}
+        for reader, attr in zip(desc.readers, reader_attrs):
+            reader.var = f"self.{attr}"
+            if kwarg(reader.call, "max_batch_size") is None:
+                # get_metadata() (the object answers it, asked here or not) before the first epoch would otherwise
+                # freeze the batch size at 1
+                reader.call = with_kwarg(reader.call, "max_batch_size", expr("self.batch_size"))
+            desc.extra["reader_alternatives"][attr] = _alternatives(objects[attr], site_kwargs[attr], reader, desc,
+                                                                    env)
     elif desc.readers:
         _hoist_reader(unroller, desc, graph, attributes.names)
-    desc.extra.update(reader_attr=reader_attr, graph=graph)
+    desc.extra.update(reader_attr=reader_attrs[0] if reader_attrs else None, reader_attrs=reader_attrs, graph=graph)
     if init is not None:
         _checkpointing(desc, init, objects)
     return desc
@@ -516,17 +532,35 @@ def _ndd_maker(unroller, method: cst.FunctionDef) -> cst.FunctionDef:
     return method.with_changes(body=method.body.with_changes(body=[*method.body.body[:-1], new_last]))
 
 
-def _alternatives(obj: _OpsObject, site_kwargs, desc: PipelineDesc, env: Env) -> list:
+def _split_readers(statement, objects: dict) -> list:
+    """``x, y = self.input_x(...), self.input_y(...)`` as one statement per reader object called; any other
+    statement alone."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1):
+        return [statement]
+    target, value = statement.body[0].targets[0].target, statement.body[0].value
+    if not (isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple)
+            and len(target.elements) == len(value.elements) > 1
+            and not any(isinstance(e, cst.StarredElement) for e in [*target.elements, *value.elements])):
+        return [statement]
+    parts = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(t.value)], v.value)])
+             for t, v in zip(target.elements, value.elements)]
+    if not any(_reader_call(part, objects) for part in parts):
+        return [statement]
+    return [parts[0].with_changes(leading_lines=statement.leading_lines), *parts[1:]]
+
+
+def _alternatives(obj: _OpsObject, site_kwargs, first, desc: PipelineDesc, env: Env) -> list:
     """The other readers __init__ may put in the reader's attribute (``obj.others``), each as its ndd constructor
     with the arguments define_graph's call added, as the first one got them (``make_reader``)."""
     found = []
     for call, statement, entry in obj.others:
         merged = _normalise_commas(cst.Call(func=ndd_attr(entry["ndd"]), args=[*call.args, *site_kwargs]))
-        spec = make_reader(merged, None, entry, desc.readers[0].target, env, desc, desc.readers[0].var, statement)
+        spec = make_reader(merged, None, entry, first.target, env, desc, first.var, statement)
         made = spec.call
         if kwarg(made, "max_batch_size") is None:
             made = with_kwarg(made, "max_batch_size", expr("self.batch_size"))
-        if spec.name != desc.readers[0].name:
+        if spec.name != first.name:
             raise CannotUnroll(f"self.{obj.attr} holds readers of different names depending on a condition", statement)
         found.append((statement, made))
     return found
@@ -755,9 +789,9 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
             replacements[obj.statement] = []  # fed by iter_setup(), which now sets the graph's input itself
             continue
         if obj.is_reader:
-            if obj.attr == desc.extra["reader_attr"]:
-                reader = desc.readers[0]
-                alternatives = desc.extra.get("reader_alternatives", [])
+            if obj.attr in desc.extra.get("reader_attrs", ()):
+                reader = desc.readers[desc.extra["reader_attrs"].index(obj.attr)]
+                alternatives = desc.extra["reader_alternatives"][obj.attr]
                 if obj.chosen is not None:  # self.x = A(...) if c else B(...)
                     made = cst.IfExp(test=obj.chosen.test, body=reader.call, orelse=alternatives[0][1],
                                      whitespace_before_if=obj.chosen.whitespace_before_if,
@@ -770,7 +804,8 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
                 for statement, call in [(obj.statement, made), *alternatives]:
                     replacements[statement] = [stmt(f"self.{obj.attr} = {code_of(call)}\n")]
                     if reader.name is not None:
-                        replacements[statement].append(_readers_statement(reader.name, obj.attr))
+                        replacements[statement].append(_readers_statement(
+                            reader.name, obj.attr, several=len(desc.extra["reader_attrs"]) > 1))
                 if obj.others:
                     unroller.report(rules.READER_ONCE.id, f"self.{obj.attr} holds one reader or another by a "
                                     f"condition of __init__: each is created there as an ndd reader, and the steps "
@@ -834,7 +869,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     body = [thread_statement("self.num_threads"), *seeding_statements(desc, env, config.get("seed"))]
     steps = loop_statements(desc, env)
     if desc.readers and (desc.extra["reader_attr"] is not None or hoisted is not None):
-        steps = [s for s in steps if not _assigns(s, desc.readers[0].var)]
+        steps = [s for s in steps if not any(_assigns(s, reader.var) for reader in desc.readers)]
     if desc.extra.get("checkpoint"):
         objects = checkpoints.stateful_objects(desc, unroller.d.rng_mode, _uses_name(desc, "rng"))
         steps[-1:-1] = checkpoints.registration(desc, objects, holder=f"self.{checkpoints.PARAM}")
@@ -884,9 +919,11 @@ def stream_bases(unroller, updated: cst.ClassDef) -> list[cst.Arg]:
             else b for b in updated.bases]
 
 
-def _readers_statement(name: str, attr: str) -> cst.BaseStatement:
-    """``self._readers``: the reader by its name, which epoch_size(name)/reader_meta(name) ask (ReaderStream)."""
-    return stmt(f"self._readers = {{{repr(name).replace(chr(39), chr(34))}: self.{attr}}}\n")
+def _readers_statement(name: str, attr: str, several: bool = False) -> cst.BaseStatement:
+    """``self._readers``: the reader by its name, which epoch_size(name)/reader_meta(name) ask (ReaderStream);
+    ``several``: added to the others' (a class with several readers)."""
+    others = "**self._readers, " if several else ""
+    return stmt(f"self._readers = {{{others}{repr(name).replace(chr(39), chr(34))}: self.{attr}}}\n")
 
 
 def _lambda_statement(unroller, obj, call, statement, desc, entry):

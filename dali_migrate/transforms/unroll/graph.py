@@ -297,7 +297,8 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             conditional_at.append(i)
         elif facts[i].calls.readers:
             raise CannotUnroll("a reader that is not assigned directly in the pipeline body", statement)
-    if len(reader_at) > 1 and (desc.style == "class" or checkpoints.enabled(desc.config)):
+    several_objects = desc.style == "class" and desc.extra.get("object_readers", 0) == len(reader_at)
+    if len(reader_at) > 1 and (desc.style == "class" and not several_objects or checkpoints.enabled(desc.config)):
         raise CannotUnroll("several readers in one " + ("Pipeline subclass" if desc.style == "class" else
                            "checkpointed pipeline") + " (each reader's epochs are its own; write the loop by hand)",
                            statements[reader_at[1]])

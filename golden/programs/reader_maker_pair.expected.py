@@ -1,0 +1,122 @@
+"""Two readers made by one helper method of a Pipeline subclass, read in one statement; and a made reader
+called inside an expression (left marked)."""
+from nvidia.dali import ops
+from nvidia.dali.pipeline import Pipeline
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on. A pipeline fed by an external source that ends an epoch
+    (StopIteration) gets restart: after the end, next() raises StopIteration until reset() starts
+    the next epoch's steps, as pipe.run() and pipe.reset() did.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _epoch = 0
+    _ended = False
+
+    def __init__(self, steps, readers, batch_size, restart=None):
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+        self._restart = restart
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
+        if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
+            raise StopIteration
+        try:
+            return next(self._steps)
+        except StopIteration:
+            self._ended = self._restart is not None
+            raise
+
+    def reset(self):
+        """pipe.reset(): after the source ended an epoch, the next epoch's steps start; before that, nothing."""
+        if self._ended:
+            self._ended = False
+            self._epoch += 1
+            self._steps = self._restart(self._epoch)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
+
+
+class SegPipe(ReaderStream):
+    def __init__(self, batch_size, imgs, lbls, seed):
+        self.batch_size = batch_size
+        self.num_threads = 2
+        self.device_id = None
+        self.seed = seed
+        self.input_x = ndd.readers.Numpy(files=imgs, shard_id=0, num_shards=1, seed=self.seed, shuffle_after_epoch=True, name="ReaderX", max_batch_size=self.batch_size)
+        self._readers = {**self._readers, "ReaderX": self.input_x}
+        self.input_y = ndd.readers.Numpy(files=lbls, shard_id=0, num_shards=1, seed=self.seed, shuffle_after_epoch=True, name="ReaderY", max_batch_size=self.batch_size)
+        self._readers = {**self._readers, "ReaderY": self.input_y}
+
+    def get_reader(self, data):
+        return ndd.readers.Numpy(files=data, shard_id=0, num_shards=1, seed=self.seed, shuffle_after_epoch=True)
+
+    def steps(self):
+        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+
+        def endless(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them
+            while True:
+                yield from reader.next_epoch(batch_size=self.batch_size)
+
+        for (img,), (lbl,) in zip(endless(self.input_x), endless(self.input_y)):
+            yield img, lbl * 2.0
+
+
+pipe = SegPipe(2, ["a.npy"], ["b.npy"], 3)
+print(pipe.epoch_size("ReaderX"))
+img, lbl = next(pipe)
+
+
+# dali-migrate: DM212 Refused stays in pipeline mode: self.input (the reader make() returns) is not called by a statement of its own in define_graph (`x = self.input(...)`)
+class Refused(Pipeline):
+    def __init__(self, batch_size, files):
+        super().__init__(batch_size, 2, None)
+        self.input = self.make(files)
+
+    # dali-migrate: DM230 make builds part of Refused, which stays in pipeline mode with everything that uses it: see its definition
+    def make(self, files):
+        return ops.readers.Numpy(files=files)
+
+    def define_graph(self):
+        return self.input(name="Reader") + 1.0
+
+
+refused = Refused(2, ["c.npy"])
+refused.build()
+(arrays,) = refused.run()
