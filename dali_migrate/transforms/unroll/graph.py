@@ -350,19 +350,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
                 desc.extra["source_slots"].append((len(desc.loop), len(desc.loop) + len(
                     sources.pull_statements(spec, env.batch_size)), spec))
                 desc.loop.extend(sources.pull_statements(spec, env.batch_size))
-                setup = sources.setup_statements(spec)
-                if spec.argument in sources.INFO_CLASS:  # imported at the top, where the imports pass sees it
-                    info = sources.INFO_CLASS[spec.argument]
-                    request_import(env.ctx, info, f"from nvidia.dali.types import {info}")
-                if spec.kind == "unknown":
-                    message = (f"what source={code_of(spec.source)} is (generator, iterable or callable) is not visible here: ndd.ExternalSource "
-                               f"stacks a returned list into one array, so samples of different shapes fail; make "
-                               f"the source return ndd.as_batch(list) then")
-                    env.ctx.report(rules.EXTERNAL_SOURCE_MANUAL.id, message, statement if statement in
-                                   env.ctx.positions else env.current, fixed=False)
-                    setup[0] = setup[0].with_changes(leading_lines=[cst.EmptyLine(comment=cst.Comment(
-                        marker_text(rules.EXTERNAL_SOURCE_MANUAL.id, message)))])
-                desc.extra.setdefault("source_setup", []).extend(setup)
+                desc.extra.setdefault("source_setup", []).extend(_source_setup(spec, statement, env))
                 how = {"generator": f"{spec.var} = {code_of(spec.source)}() is pulled with next() each step",
                        "iterable": f"{spec.var} = iter({code_of(spec.source)}) is pulled with next() each step",
                        "callable": f"{code_of(spec.source)} is called " + (
@@ -410,6 +398,24 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
     desc.outputs = [transform(o, fixer, layout=False) for o in outputs]
 
 
+def _source_setup(spec, statement, env: Env) -> list:
+    """What is created once before the loop for a source pulled each step (``sources.setup_statements``), with
+    the class it is called with imported, and a marker where its kind does not show."""
+    setup = sources.setup_statements(spec)
+    if spec.argument in sources.INFO_CLASS:  # imported at the top, where the imports pass sees it
+        info = sources.INFO_CLASS[spec.argument]
+        request_import(env.ctx, info, f"from nvidia.dali.types import {info}")
+    if spec.kind == "unknown":
+        message = (f"what source={code_of(spec.source)} is (generator, iterable or callable) is not visible here: "
+                   f"ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; "
+                   f"make the source return ndd.as_batch(list) then")
+        env.ctx.report(rules.EXTERNAL_SOURCE_MANUAL.id, message, statement if statement in
+                       env.ctx.positions else env.current, fixed=False)
+        setup[0] = setup[0].with_changes(leading_lines=[cst.EmptyLine(comment=cst.Comment(
+            marker_text(rules.EXTERNAL_SOURCE_MANUAL.id, message)))])
+    return setup
+
+
 def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nested_specs: dict, step_names: set[str],
                     read_by_steps: set[str], bound_later: set[str], taken: set[str]) -> None:
     """An ``if`` of the body that creates readers or external sources under a condition decided when the graph
@@ -453,13 +459,7 @@ def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nest
                 step_names.update(binds)
                 continue
             if spec is not None:
-                if spec.kind == "unknown":
-                    raise sources.SourceError(f"external_source under `if {code_of(statement.test)}` whose source "
-                                              f"kind does not show here", inner)
-                if spec.argument in sources.INFO_CLASS:
-                    info = sources.INFO_CLASS[spec.argument]
-                    request_import(env.ctx, info, f"from nvidia.dali.types import {info}")
-                source_setup += sources.setup_statements(spec)  # beside the other sources': the steps count on
+                source_setup += _source_setup(spec, inner, env)  # beside the other sources': the steps count on
                 step += sources.pull_statements(spec, env.batch_size)
                 env.report(rules.EXTERNAL_SOURCE.id, f"fn.external_source under `if {code_of(statement.test)}`: its "
                            f"source is set up once under that condition and pulled in the step's `if`; each item "
