@@ -84,10 +84,11 @@ class Arrays(Pipeline):
     def __init__(self, batch_size, root, shuffled):
         super().__init__(batch_size, 2, None)
         self.read = ops.readers.Numpy(file_root=root, random_shuffle=True, seed=3) if shuffled else \
-            ops.readers.Numpy(file_root=root, name="Plain")
+            ops.readers.Numpy(file_root=root)
 
     def define_graph(self):
-        return self.read() * 2.0
+        arrays = self.read()
+        return arrays * 2.0
 
 
 def main():
