@@ -459,7 +459,7 @@ def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nest
                 step_names.update(binds)
                 continue
             if spec is not None:
-                source_setup += _source_setup(spec, inner, env)  # beside the other sources': the steps count on
+                source_setup += _source_setup(spec, inner, env)  # with the other sources' setup, in the steps (counters)
                 step += sources.pull_statements(spec, env.batch_size)
                 env.report(rules.EXTERNAL_SOURCE.id, f"fn.external_source under `if {code_of(statement.test)}`: its "
                            f"source is set up once under that condition and pulled in the step's `if`; each item "
