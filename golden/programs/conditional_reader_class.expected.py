@@ -1,5 +1,7 @@
-"""Pipeline subclasses whose __init__ chooses their reader by a condition (if/else, a conditional expression)."""
-from nvidia.dali import types
+"""Pipeline subclasses whose __init__ chooses their reader by a condition (if/else, a conditional expression), and
+whose define_graph reads a reader or a source under `if self.train:` (a named one there stays marked)."""
+from nvidia.dali import fn, types
+from nvidia.dali.pipeline import Pipeline
 import nvidia.dali.experimental.dynamic as ndd
 
 
@@ -112,3 +114,66 @@ print(pipe.epoch_size("Reader"))
 images, labels = next(pipe)
 arrays = ArrayPipe(2, "arr", True)
 (a,) = next(arrays)
+
+
+class Loader(ReaderStream):
+    def __init__(self, batch_size, root, source, train):
+        self.batch_size = batch_size
+        self.num_threads = 2
+        self.device_id = None
+        self.seed = 3
+        self.root = root
+        self.source = source
+        self.train = train
+
+    def steps(self):
+        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+        def endless(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them
+            while True:
+                yield from reader.next_epoch(batch_size=self.batch_size)
+
+        if not self.train:
+            reader = ndd.readers.File(file_root=self.root)
+            batches = endless(reader)
+        if self.train:
+            import inspect
+            source_2 = self.source
+            source_2 = source_2() if inspect.isgeneratorfunction(source_2) else source_2
+            source_2_next = iter(source_2).__next__ if hasattr(source_2, '__iter__') else None
+            source_2_takes_info = source_2_next is None and len(inspect.signature(source_2).parameters) > 0
+            source_2_step = 0  # the iteration in the epoch, as pipeline mode counted it
+        while True:
+            if self.train:
+                try:
+                    jpegs = source_2_next() if source_2_next else source_2(source_2_step) if source_2_takes_info else source_2()
+                except StopIteration:
+                    return  # the source is exhausted: pipe.run() raised StopIteration from here on
+                source_2_step += 1
+                jpegs = ndd.as_batch(jpegs)
+                labels = ndd.Batch.broadcast(ndd.tensor([0], dtype=ndd.int32), self.batch_size)
+            else:
+                jpegs, labels = next(batches)
+            yield ndd.decoders.image(jpegs), labels
+
+
+# dali-migrate: DM212 Named stays in pipeline mode: a reader named 'Reader' under `if self.train` in define_graph: its metadata would not be found by that name
+class Named(Pipeline):
+    def __init__(self, batch_size, root, train):
+        super().__init__(batch_size, 2, None)
+        self.root = root
+        self.train = train
+
+    def define_graph(self):
+        if self.train:
+            jpegs, labels = fn.readers.file(file_root=self.root, random_shuffle=True, name="Reader")
+        else:
+            jpegs, labels = fn.readers.file(file_root=self.root, name="Reader")
+        return jpegs, labels
+
+
+loader = Loader(2, "imgs", None, False)
+images, labels = next(loader)
+named = Named(2, "imgs", True)
+named.build()
+print(named.epoch_size("Reader"))

@@ -1,5 +1,6 @@
-"""Pipeline subclasses whose __init__ chooses their reader by a condition (if/else, a conditional expression)."""
-from nvidia.dali import ops, types
+"""Pipeline subclasses whose __init__ chooses their reader by a condition (if/else, a conditional expression), and
+whose define_graph reads a reader or a source under `if self.train:` (a named one there stays marked)."""
+from nvidia.dali import fn, ops, types
 from nvidia.dali.pipeline import Pipeline
 
 
@@ -34,3 +35,41 @@ images, labels = pipe.run()
 arrays = ArrayPipe(2, "arr", True)
 arrays.build()
 (a,) = arrays.run()
+
+
+class Loader(Pipeline):
+    def __init__(self, batch_size, root, source, train):
+        super().__init__(batch_size, 2, None, seed=3)
+        self.root = root
+        self.source = source
+        self.train = train
+
+    def define_graph(self):
+        if self.train:
+            jpegs = fn.external_source(source=self.source)
+            labels = fn.constant(idata=0)
+        else:
+            jpegs, labels = fn.readers.file(file_root=self.root)
+        return fn.decoders.image(jpegs), labels
+
+
+class Named(Pipeline):
+    def __init__(self, batch_size, root, train):
+        super().__init__(batch_size, 2, None)
+        self.root = root
+        self.train = train
+
+    def define_graph(self):
+        if self.train:
+            jpegs, labels = fn.readers.file(file_root=self.root, random_shuffle=True, name="Reader")
+        else:
+            jpegs, labels = fn.readers.file(file_root=self.root, name="Reader")
+        return jpegs, labels
+
+
+loader = Loader(2, "imgs", None, False)
+loader.build()
+images, labels = loader.run()
+named = Named(2, "imgs", True)
+named.build()
+print(named.epoch_size("Reader"))

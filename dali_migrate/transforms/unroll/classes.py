@@ -477,8 +477,14 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     desc.extra["object_readers"] = len(reader_attrs)  # several readers: each an object created in __init__
     build_graph(desc, converted[:-1], outputs, env, closing=converted[-1])
     if desc.pre:
-        desc.loop = desc.pre + desc.loop  # nothing runs "before the reader" in a define_graph
-        desc.pre = []
+        # nothing runs "before the reader" in a define_graph, but the readers created under a condition
+        # (graph._conditional_if) are made once, at the start of the steps
+        once = desc.extra.get("conditional_setup", [])
+        last = max((i for i, s in enumerate(desc.pre) if any(s is o for o in once)), default=-1)
+        if any(not any(s is o for o in once) for s in desc.pre[:last]):
+            raise CannotUnroll("plain Python before a reader created under a condition in define_graph", graph)
+        desc.loop = [s for s in desc.pre if not any(s is o for o in once)] + desc.loop
+        desc.pre = [s for s in desc.pre if any(s is o for o in once)]
     if fed.setup:
         # pipe.run() called iter_setup() for each step (ahead of it by the prefetch queue): the step calls it first
         desc.loop = [stmt(f"self.{ITER_SETUP}()\n"), *desc.loop]

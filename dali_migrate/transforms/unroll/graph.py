@@ -303,9 +303,9 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
                            "checkpointed pipeline") + " (each reader's epochs are its own; write the loop by hand)",
                            statements[reader_at[1]])
 
-    if conditional_at and (desc.style == "class" or checkpoints.enabled(desc.config)):
-        raise CannotUnroll("a reader or external_source under a condition in " + (
-            "a Pipeline subclass" if desc.style == "class" else "a checkpointed pipeline"), statements[conditional_at[0]])
+    if conditional_at and checkpoints.enabled(desc.config):
+        raise CannotUnroll("a reader or external_source under a condition in a checkpointed pipeline",
+                           statements[conditional_at[0]])
     source_specs, nested_specs = _external_sources(desc, statements, facts, env, set(conditional_at))
     desc.extra["external_sources"] = len(source_specs) + len(nested_specs)
     raising = next((spec for spec in [*source_specs.values(), *nested_specs.values()] if spec.raises), None)
@@ -441,10 +441,14 @@ def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nest
                     desc.extra["endless"] = free_name("endless", taken)
                     taken.add(desc.extra["endless"])
                     desc.pre.append(endless_function(desc.extra["endless"], env.batch_size))
+                    desc.extra.setdefault("conditional_setup", []).append(desc.pre[-1])
                 var = _reader_var(env, desc)
                 stream = free_name(conditional.STREAM_PREFIX + var.removeprefix(f"{env.prefix}reader"), taken)
                 taken.update((var, stream))
                 reader = make_reader(call, fn_name, entry, target, env, desc, var, inner)
+                if desc.style == "class" and reader.name is not None:  # (self._readers lists those of __init__)
+                    raise CannotUnroll(f"a reader named {reader.name!r} under `if {code_of(statement.test)}` in "
+                                       f"define_graph: its metadata would not be found by that name", inner)
                 readers.append(reader)
                 conditions[var] = condition
                 setup += [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_target(var))], reader.call)],
@@ -486,6 +490,7 @@ def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nest
         if desc.pre and isinstance(desc.pre[-1], cst.FunctionDef):
             once = once.with_changes(leading_lines=[cst.EmptyLine(indent=False), *once.leading_lines])
         desc.pre.append(once)
+        desc.extra.setdefault("conditional_setup", []).append(once)
     each_step = conditional.rebuild(statement, step_blocks)
     if each_step is not None:
         desc.loop.append(each_step)

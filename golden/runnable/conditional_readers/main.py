@@ -91,6 +91,24 @@ class Arrays(Pipeline):
         return arrays * 2.0
 
 
+class TrainOrEval(Pipeline):
+    """A Pipeline subclass whose define_graph reads images for training and arrays for evaluation."""
+
+    def __init__(self, batch_size, images_root, arrays_root, training):
+        super().__init__(batch_size, 2, None)
+        self.training = training
+        self.images_root, self.arrays_root = images_root, arrays_root
+
+    def define_graph(self):
+        if self.training:
+            jpegs, labels = fn.readers.file(file_root=self.images_root, random_shuffle=True, seed=8)
+            data = fn.reductions.mean(fn.decoders.image(jpegs))
+        else:
+            data = fn.readers.numpy(file_root=self.arrays_root)
+            labels = fn.reductions.sum(data)
+        return data, labels
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("images")
@@ -132,6 +150,13 @@ def main():
         pipe = Arrays(4, args.arrays, shuffled)
         pipe.build()
         print("arrays", shuffled, [pipe.run()[0].as_array().sum(axis=(1, 2)).tolist() for _ in range(args.steps)])
+
+    for training in (True, False):
+        pipe = TrainOrEval(3, args.images, args.arrays, training)
+        pipe.build()
+        for step in range(args.steps):
+            data, labels = (out.as_array() for out in pipe.run())
+            print("train" if training else "eval", step, data.round(3).ravel().tolist()[:6], labels.ravel().tolist())
 
 
 if __name__ == "__main__":
