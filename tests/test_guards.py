@@ -11,7 +11,7 @@ import pytest
 from dali_migrate.engine import migrate_source
 from runtime import GOLDEN, pair
 
-CASES = ["imports/guarded_try.py", "imports/guarded_flag.py"]
+CASES = ["imports/guarded_try.py", "imports/guarded_flag.py", "imports/guarded_policy.py"]
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,7 @@ def test_migrated_module_imports_without_dali_as_the_original_did(case, tmp_path
     migrated = migrate_source(source, case).migrated
     assert "dali-migrate:" not in migrated
     assert "nvidia.dali.fn" not in migrated and "plugin.pytorch" not in migrated and "import nvidia.dali.ops" not in migrated
-    flag = "HAVE_DALI" if "try" in case else "DALI_AVAILABLE"
+    flag = "DALI_AVAILABLE" if "flag" in case else "HAVE_DALI"
     original = _imports_without_dali(source, tmp_path, "original_" + flag)
     after = _imports_without_dali(migrated, tmp_path, "migrated_" + flag)
     assert original == after == "imported False", (original, after)
@@ -55,6 +55,15 @@ def test_guarded_try_computes_the_same(numpy_root):
 def test_guarded_flag_computes_the_same(numpy_root):
     original, migrated, _ = pair("imports/guarded_flag.py")
     assert original.total(str(numpy_root), 4) == migrated.total(str(numpy_root), 4) > 0
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_guarded_policy_computes_the_same(numpy_root, drop):
+    original, migrated, text = pair("imports/guarded_policy.py")
+    assert "LastBatchPolicy" not in text and "DALIClassificationIterator" not in text
+    want = [(float(b[0]["data"].sum()), float(b[0]["label"].sum())) for b in original.loader(str(numpy_root), drop)]
+    got = [(float(b[0]["data"].sum()), float(b[0]["label"].sum())) for b in migrated.loader(str(numpy_root), drop)]
+    assert want == got and len(got) == (2 if drop else 3)
 
 
 def test_a_module_that_needs_dali_anyway_keeps_the_import_at_the_top():

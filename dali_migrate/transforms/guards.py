@@ -30,6 +30,8 @@ from ..findings import rule
 from ..names import DALI, import_bindings, module_name
 from .base import Pass
 from .imports import NDD_IMPORT, _References
+from .leftovers import policies_become_strings
+from .unroll.epoch_iterator import policy_member
 
 GUARDED_IMPORTS = rule(
     "DM108", "guarded-imports", "info",
@@ -72,6 +74,22 @@ def _catches_import_error(handler: cst.ExceptHandler) -> bool:
     return any(isinstance(k, cst.Name) and k.value in _IMPORT_ERRORS for k in kinds)
 
 
+class _DaliImports(cst.CSTVisitor):
+    def __init__(self):
+        self.names: set[str] = set()
+
+    def visit_SimpleStatementLine(self, node):
+        self.names |= set(_dali_import(node) or ())
+        return False
+
+
+def _dali_names_within(block) -> set[str]:
+    """The names DALI imports bind anywhere in ``block`` (``if NEW_API: from nvidia.dali... import X`` too)."""
+    found = _DaliImports()
+    block.visit(found)
+    return found.names
+
+
 class Guard:
     """A top-level ``try``/``if`` whose own body imports DALI, with the branch that runs without DALI."""
 
@@ -94,11 +112,9 @@ def find_guard(module: cst.Module) -> Guard | None:
         if _dali_import(statement) is not None:
             return None
         if isinstance(statement, (cst.Try, cst.If)) and isinstance(statement.body, cst.IndentedBlock):
-            bound = set()
-            for inner in statement.body.body:
-                bound |= set(_dali_import(inner) or ())
-            if not bound:
+            if not any(_dali_import(inner) is not None for inner in statement.body.body):
                 continue
+            bound = _dali_names_within(statement.body)
             if isinstance(statement, cst.Try):
                 if not statement.handlers or not any(_catches_import_error(h) for h in statement.handlers):
                     continue
@@ -155,14 +171,20 @@ def _without(statement, keep: list[str]):
 
 
 class _ReferencesOutside(_References):
-    """Root names referenced anywhere except the placeholder statements."""
+    """Root names referenced anywhere except the placeholder statements, and except LastBatchPolicy members
+    where the leftovers pass turns them into strings (``imports`` given)."""
 
-    def __init__(self, skipped):
+    def __init__(self, skipped, imports=None):
         super().__init__()
-        self.skipped = skipped
+        self.skipped, self.imports = skipped, imports
 
     def visit_SimpleStatementLine(self, node):
         return node not in self.skipped
+
+    def visit_Attribute(self, node):
+        if self.imports is not None and policy_member(self.imports, node) is not None:
+            return False
+        return super().visit_Attribute(node)
 
 
 class GuardsPass(Pass):
@@ -177,7 +199,8 @@ class GuardsPass(Pass):
             return module
         placeholders = {s: _placeholder_targets(s, guard.bound) for s in guard.fallback.body}
         placeholders = {s: found for s, found in placeholders.items() if found}
-        references = _ReferencesOutside(set(placeholders))
+        strings = policies_become_strings(module, ctx.imports, frozenset(placeholders))
+        references = _ReferencesOutside(set(placeholders), ctx.imports if strings else None)
         module.visit(references)
         if "ndd" not in references.names:
             return module  # nothing was migrated to dynamic mode here
