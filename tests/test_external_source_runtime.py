@@ -244,3 +244,47 @@ def test_parallel_per_sample_source_held_in_an_attribute_of_a_pipeline_subclass(
     want = _pipeline_steps(original.SourcePipeline(3, original.Loader()), 5)
     assert want[1] and len(want[0]) == 2
     assert _compare(want, _generator_steps(iter(migrated.SourcePipeline(3, migrated.Loader())), 5), 2) == [6, 6]
+
+
+def test_ops_external_source_given_source_runs_bitwise():
+    """golden/unroll/class_ops_source.py: ops.ExternalSource(source=, num_outputs=2, dtype=[...]) called in
+    define_graph and a class that builds itself; same steps, same end, as pipeline mode."""
+    original, migrated, text = pair("unroll/class_ops_source.py")
+    assert "dali-migrate:" not in text and "        self.build()" not in text
+
+    def batches():
+        for k in range(3):
+            yield ([np.full((2, 3), k + i, dtype=np.float32) for i in range(4)],
+                   [np.array([k * 4 + i], dtype=np.uint8) for i in range(4)])
+
+    pipe = original.SamplesPipeline(4, batches(), 2, None)
+    want, want_end = [], False
+    for _ in range(5):
+        try:
+            want.append(pipe.run())
+        except StopIteration:
+            want_end = True
+            break
+    got, got_end = _generator_steps(migrated.SamplesPipeline(4, batches(), 2, None), 5)
+    assert want_end and got_end and len(want) == len(got) == 3
+    want, got = steps_as_arrays(want), steps_as_arrays(got)
+    for k in range(2):
+        assert_bitwise_equal(output(want, k), output(got, k), f"output {k}")
+    assert migrated.first_labels(batches()).ravel().tolist() == [0, 1, 2, 3]
+
+
+def test_ops_external_source_without_source_or_feed_stays_marked():
+    from dali_migrate.engine import migrate_source
+
+    source = (
+        "import nvidia.dali.ops as ops\n"
+        "from nvidia.dali.pipeline import Pipeline\n\n"
+        "class P(Pipeline):\n"
+        "    def __init__(self, batch_size):\n"
+        "        super().__init__(batch_size, 1, None)\n"
+        "        self.input = ops.ExternalSource()\n\n"
+        "    def define_graph(self):\n"
+        "        return self.input()\n\n"
+        "pipe = P(2)\npipe.build()\nout = pipe.run()\n")
+    text = migrate_source(source, "p.py").migrated
+    assert "DM212" in text and "given no source=" in text and "pipe.run()" in text

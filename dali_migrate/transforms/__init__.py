@@ -7,11 +7,13 @@ Order and why:
                  batch_size on random ops; consumers; checkpoints.              (unroll)
 3. rename      — every remaining fn/math reference to ndd.
 4. arguments   — "mixed" -> "gpu", drop name=/preserve=/..., dtype fixes.    (foundation)
-5. leftovers   — pipeline-mode API nothing migrated or marked gets a marker (the contract's net).
-6. imports     — last: add the ndd import, prune what is unused.
+5. guards      — a module that imports DALI only under try/except ImportError keeps importing without it.
+6. leftovers   — pipeline-mode API nothing migrated or marked gets a marker (the contract's net).
+7. imports     — last: add the ndd import, prune what is unused.
 """
 
 from .arguments import ArgumentsPass
+from .guards import GuardsPass
 from .imports import ImportsPass
 from .leftovers import LeftoversPass
 from .rename import RenamePass
@@ -24,6 +26,7 @@ PASSES = [
     UnrollPass(),
     RenamePass(),
     ArgumentsPass(),
+    GuardsPass(),  # before leftovers: placeholders nothing reads any more are not pipeline-mode API left
     LeftoversPass(),  # the marker contract's safety net
     ImportsPass(),  # last: prunes what the other passes left unused
 ]

@@ -273,7 +273,10 @@ class _Uses(_References):
 
 
 def _has_ndd_import(module: cst.Module) -> bool:
-    for stmt in module.body:
+    from .guards import find_guard
+
+    guard = find_guard(module)
+    for stmt in [*module.body, *(guard.body if guard is not None else ())]:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Import):

@@ -110,10 +110,15 @@ MIGRATED_ITERATORS = (epoch_iterator.CLASS_NAME, frameworks.JAX_NAME)
 
 
 class _PluginUses(cst.CSTVisitor):
-    """Whether a module refers to LastBatchPolicy members, and to anything else of the plugins (imports aside)."""
+    """Whether a module refers to LastBatchPolicy members, and to anything else of the plugins (imports, and the
+    statements in ``skipped``, aside)."""
 
-    def __init__(self, imports):
+    def __init__(self, imports, skipped=frozenset()):
         self.imports, self.policies, self.others, self.migrated_iterators = imports, False, False, False
+        self.skipped = skipped
+
+    def visit_SimpleStatementLine(self, node):
+        return node not in self.skipped
 
     def visit_Import(self, node):
         return False
@@ -139,6 +144,15 @@ class _PluginUses(cst.CSTVisitor):
         return qualname is None
 
 
+def policies_become_strings(module: cst.Module, imports, skipped=frozenset()) -> bool:
+    """LastBatchPolicy members become strings where nothing else of the plugins is left in the module (its
+    iterators were migrated): only the migrated iterator reads them then. ``skipped``: statements that do not
+    count (the guards pass asks before it drops placeholders)."""
+    uses = _PluginUses(imports, skipped)
+    module.visit(uses)
+    return uses.policies and uses.migrated_iterators and not uses.others
+
+
 class _Leftovers(MigrationTransformer):
     _pipeline_returns: dict[cst.FunctionDef, bool] = {}  # def -> its body holds no pipeline-mode API
 
@@ -155,11 +169,7 @@ class _Leftovers(MigrationTransformer):
     _policies_to_strings = False
 
     def visit_Module(self, node):
-        """LastBatchPolicy members become strings where nothing else of the plugins is left in the module (its
-        iterators were migrated): only the migrated iterator reads them then."""
-        uses = _PluginUses(self.ctx.imports)
-        node.visit(uses)
-        self._policies_to_strings = uses.policies and uses.migrated_iterators and not uses.others
+        self._policies_to_strings = policies_become_strings(node, self.ctx.imports)
         return True
 
     def leave_Attribute(self, original_node, updated_node):

@@ -1,9 +1,7 @@
 """An import block emptied by pruning keeps a `pass` so the code still parses."""
 
-import nvidia.dali.experimental.dynamic as ndd
-
 try:
-    pass
+    import nvidia.dali.experimental.dynamic as ndd
 except ImportError:
     pass
 

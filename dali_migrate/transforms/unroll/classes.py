@@ -46,6 +46,7 @@ class _OpsObject:
         self.statement = statement
         self.top_level = top_level
         self.inline = False
+        self.graph_source = None  # ops.ExternalSource(source=X) called in define_graph: X
         # the same attribute assigned elsewhere (if/else): (call, statement, op table entry); each becomes its own
         # lambda, so the operator may differ from branch to branch
         self.others: list[tuple[cst.Call, cst.CSTNode, dict]] = []
@@ -450,6 +451,11 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     for statement in [part for s in statements for part in _split_readers(s, objects)]:
         if statement in fed.graph_statements:
             continue  # `self.jpegs = self.input()`: iter_setup() sets self.jpegs to the batch it fed
+        if statement in fed.in_graph:  # `x = self.src()`: the external source it was
+            converted.append(fed.in_graph[statement])
+            if statement in unroller.ctx.positions:
+                unroller.ctx.positions.setdefault(converted[-1], unroller.ctx.positions[statement])
+            continue
         reader_obj = _reader_call(statement, objects)
         original_statement = statement
         if reader_obj is not None:
@@ -575,13 +581,57 @@ def _alternatives(obj: _OpsObject, site_kwargs, first, desc: PipelineDesc, env: 
 class _Fed:
     """What iter_setup() feeds: ``attrs`` {self attribute define_graph got from an external source: that source's
     ops object}, ``graph_statements`` (``self.jpegs = self.input()``, dropped from the steps) and ``feeds``
-    {iter_setup's ``self.feed_input(self.jpegs, data)`` statement: ``self.jpegs = ndd.as_batch(data, ...)``}."""
+    {iter_setup's ``self.feed_input(self.jpegs, data)`` statement: ``self.jpegs = ndd.as_batch(data, ...)``}.
+    Without iter_setup, ``in_graph`` {define_graph statement: the same statement calling the external source as
+    fn.external_source would} for the sources given ``source=``."""
 
     def __init__(self):
         self.attrs: dict[str, _OpsObject] = {}
         self.graph_statements: set = set()
         self.feeds: dict = {}
         self.setup = False  # the class has an iter_setup(), which each step calls (it may feed nothing)
+        self.in_graph: dict = {}
+
+
+class _AttrUses(cst.CSTVisitor):
+    def __init__(self, attr):
+        self.attr, self.count = attr, 0
+
+    def visit_Attribute(self, node):
+        if _self_attr(node) == self.attr:
+            self.count += 1
+
+
+def _source_in_graph(node: cst.ClassDef, obj: _OpsObject, graph_statements, fed: _Fed) -> None:
+    """``self.src = ops.ExternalSource(source=data, ...)`` in __init__, called once in define_graph as
+    ``x = self.src()``: pipeline mode made that call an fn.external_source over ``data`` (the object given when
+    __init__ ran). The attribute keeps the source object (``self.src = data``) and the define_graph statement
+    becomes the fn.external_source call over ``self.src``, which the graph migrates as any other. Anything else
+    stays marked."""
+    why = "an ops.ExternalSource that no iter_setup() feeds and that is given no source= has no dynamic-mode " \
+          "counterpart"
+    if kwarg(obj.call, "source") is None or any(a.keyword is None or a.star for a in obj.call.args) \
+            or not obj.top_level:
+        raise CannotUnroll(why, obj.statement)
+    calls = []
+    for statement in graph_statements:
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            else None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Call) \
+                and _self_attr(small.value.func) == obj.attr:
+            calls.append((statement, small))
+    uses = _AttrUses(obj.attr)
+    walk(node, uses)
+    # one call in define_graph and the assignment in __init__: no other method reads the object
+    if len(calls) != 1 or uses.count != 2 or any(a.keyword is None or a.star for a in calls[0][1].value.args):
+        raise CannotUnroll(f"self.{obj.attr} (an ops.ExternalSource with source=) is not called once in "
+                           f"define_graph, by a statement `x = self.{obj.attr}()` of its own", obj.statement)
+    statement, assign = calls[0]
+    args = [a.with_changes(value=expr(f"self.{obj.attr}")) if a.keyword.value == "source" else a
+            for a in obj.call.args]
+    graph_call = _normalise_commas(obj.call.with_changes(args=[*args, *assign.value.args]))
+    fed.in_graph[statement] = statement.with_changes(body=[assign.with_changes(value=graph_call)])
+    obj.graph_source = kwarg(obj.call, "source")
 
 
 class _FeedCalls(cst.CSTVisitor):
@@ -614,9 +664,8 @@ def _feeds(node: cst.ClassDef, own: dict, objects: dict, graph_statements) -> _F
     setup = own.get(ITER_SETUP)
     fed.setup = setup is not None
     if setup is None:
-        if sources:
-            raise CannotUnroll("an ops.ExternalSource that no iter_setup() feeds has no dynamic-mode counterpart",
-                               next(iter(sources.values())).statement)
+        for obj in sources.values():
+            _source_in_graph(node, obj, graph_statements, fed)
         return fed
     for statement in graph_statements:
         assign = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
@@ -791,6 +840,12 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
             attributes.append(stmt(f"self.{checkpoints.PARAM} = {desc.extra['checkpoint_param']}\n"))
         replacements[desc.extra["super_statement"]] = attributes
     for obj in objects.values():
+        if obj.is_source and obj.graph_source is not None:  # the steps call it as fn.external_source did
+            replacements[obj.statement] = [stmt(f"self.{obj.attr} = {code_of(obj.graph_source)}\n")]
+            unroller.report(rules.UNROLL.id, f"ops.ExternalSource self.{obj.attr}: the attribute keeps its source "
+                            f"({code_of(obj.graph_source)}), which the steps read as fn.external_source did",
+                            obj.statement)
+            continue
         if obj.is_source:
             replacements[obj.statement] = []  # fed by iter_setup(), which now sets the graph's input itself
             continue
@@ -847,6 +902,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
 
     if init is not None:
         init = _constants_after_options(unroller, init)
+        init = _without_self_build(unroller, init)
     # the other methods: calls of the ops objects they make, as in define_graph
     helpers = _GraphCalls(desc.extra["helper_objects"], set(), Env(
         unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
@@ -891,6 +947,37 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     if "define_graph" not in methods:  # inherited: this class yields the steps of its base's define_graph
         new_body.append(steps.with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
     return updated.with_changes(bases=stream_bases(unroller, updated), body=updated.body.with_changes(body=new_body))
+
+
+class _SelfBuild(cst.CSTTransformer):
+    """Drops ``self.build()`` statements: the migrated class has no build (its steps start at the first next())."""
+
+    def __init__(self):
+        super().__init__()
+        self.dropped = []
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        body = updated_node.body
+        if len(body) == 1 and isinstance(body[0], cst.Expr) and isinstance(body[0].value, cst.Call) \
+                and not body[0].value.args and _self_attr(body[0].value.func) == "build":
+            self.dropped.append(original_node)
+            return cst.RemoveFromParent()
+        return updated_node
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        if not updated_node.body:
+            return updated_node.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+        return updated_node
+
+
+def _without_self_build(unroller, init: cst.FunctionDef) -> cst.FunctionDef:
+    """``self.build()`` in __init__ (a class that builds itself): the migrated class needs no build."""
+    dropper = _SelfBuild()
+    init = transform(init, dropper, layout=False)
+    for statement in dropper.dropped:
+        unroller.report(rules.BUILD_RUN.id, "self.build() is dropped: the migrated class needs no build; its steps "
+                        "start at the first next()", statement)
+    return init
 
 
 def _constants(unroller) -> constants.Rewriter:

@@ -54,7 +54,7 @@ import libcst as cst
 
 from ..walk import walk
 from . import rules
-from .model import CannotUnroll, code_of, expr, fn_path, kwarg, literal_value, stmt
+from .model import CannotUnroll, code_of, expr, fn_path, kwarg, ops_path, literal_value, stmt
 
 # external_source(source=None, num_outputs=None, *, cycle=None, name=None, device="cpu", layout=None, dtype=None, ...)
 POSITIONAL = ("source", "num_outputs")
@@ -93,7 +93,10 @@ class SourceSpec:
 
 
 def is_external_source(imports, call: cst.Call) -> bool:
-    return fn_path(imports, call.func) == "external_source"
+    """fn.external_source(...); also ops.ExternalSource(source=...), which a migrated Pipeline class calls in its
+    steps for an ops object of its own (classes._source_in_graph): the same arguments."""
+    return fn_path(imports, call.func) == "external_source" or (
+        ops_path(imports, call.func) == "ExternalSource" and kwarg(call, "source") is not None)
 
 
 def external_source_statement(statement, imports):

@@ -1,0 +1,108 @@
+# A Pipeline subclass whose data comes from an ops.ExternalSource given source= (an iterable of batches),
+# built in its own __init__ with self.build(): the steps call the source as fn.external_source did.
+import numpy as np
+import contextlib
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on. A pipeline fed by an external source that ends an epoch
+    (StopIteration) gets restart: after the end, next() raises StopIteration until reset() starts
+    the next epoch's steps, as pipe.run() and pipe.reset() did.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _epoch = 0
+    _ended = False
+
+    def __init__(self, steps, readers, batch_size, restart=None):
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+        self._restart = restart
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
+        if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
+            raise StopIteration
+        try:
+            return next(self._steps)
+        except StopIteration:
+            self._ended = self._restart is not None
+            raise
+
+    def reset(self):
+        """pipe.reset(): after the source ended an epoch, the next epoch's steps start; before that, nothing."""
+        if self._ended:
+            self._ended = False
+            self._epoch += 1
+            self._steps = self._restart(self._epoch)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
+
+
+class SamplesPipeline(ReaderStream):
+    def __init__(self, batch_size, samples, num_threads, device_id):
+        self.batch_size = batch_size
+        self.num_threads = num_threads
+        self.device_id = device_id
+        self.seed = 12
+        self.source = samples
+
+    def steps(self):
+        with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
+            if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            import inspect
+            source_2 = self.source
+            source_2 = source_2() if inspect.isgeneratorfunction(source_2) else source_2
+            source_2_next = iter(source_2).__next__ if hasattr(source_2, '__iter__') else None
+            source_2_takes_info = source_2_next is None and len(inspect.signature(source_2).parameters) > 0
+            source_2_step = 0  # the iteration in the epoch, as pipeline mode counted it
+            while True:
+                try:
+                    images, labels = source_2_next() if source_2_next else source_2(source_2_step) if source_2_takes_info else source_2()
+                except StopIteration:
+                    return  # the source is exhausted: pipe.run() raised StopIteration from here on
+                source_2_step += 1
+                images = ndd.as_batch(images, dtype=types.FLOAT)
+                labels = ndd.as_batch(labels, dtype=types.UINT8)
+                yield ndd.cast(images, dtype=types.INT32), labels
+
+
+def first_labels(samples):
+    pipe = SamplesPipeline(4, samples, 2, None)
+    images, labels = next(pipe)
+    return np.array(ndd.as_tensor(labels))
