@@ -92,14 +92,14 @@ class Prefetch:
         import queue
         import threading
 
-        import nvidia.dali.experimental.dynamic as ndd
-
         ahead, current_thread = self.ahead, threading.current_thread
         if ahead < 1:  # depth=1: pipeline mode did not load ahead either
             return steps
 
         @functools.wraps(steps)
         def prefetched(*args, **kwargs):
+            import nvidia.dali.experimental.dynamic as ndd  # here, not at decoration: a module still imports without DALI
+
             generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
             caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
 
