@@ -73,6 +73,15 @@ class IteratorSubclass:
     problem: str | None = None  # why it stays in pipeline mode
     sites: list = field(default_factory=list)  # the calls that construct it
     super_inits: tuple = ()  # the super().__init__ calls of an __init__ with arguments of its own (one per branch)
+    # Its pipelines come from where the tool cannot trace them (never constructed here, or given values it cannot
+    # follow): the EpochIterator decides at run time which kind they are (DM241).
+    run_time: bool = False
+    # The one super().__init__ call of an __init__ whose arguments the tool cannot bind (*args, **kwargs): kept as it
+    # is (the EpochIterator takes the plugin's signature), with DALIClassificationIterator's output map put in.
+    verbatim_init: cst.Call | None = None
+    # A DALIClassificationIterator subclass without __init__ decided at run time: it gets one that puts the output
+    # map after the pipelines, so construction sites anywhere keep the plugin's signature.
+    adds_init: bool = False
     pipelines_at: tuple = (0, "pipelines")  # (position, keyword) of the pipelines at a construction site
 
     @property
@@ -101,19 +110,19 @@ class _Find(cst.CSTVisitor):
             self.calls.append(node)
 
 
-def find(module: cst.Module, imports, streams) -> dict[str, IteratorSubclass]:
+def find(module: cst.Module, imports, streams, untraced=lambda node: False) -> dict[str, IteratorSubclass]:
     """The module's subclasses of the PyTorch iterators, each with its construction sites and, where it stays
     in pipeline mode, why (``streams(node)``: the migration writes the pipelines ``node`` holds as
-    ReaderStreams)."""
+    ReaderStreams; ``untraced(node)``: no pipeline of the run reaches ``node`` as far as the tool sees)."""
     finder = _Find(imports)
     walk(module, finder)
     for subclass in finder.found.values():
         subclass.sites = [c for c in finder.calls if c.func.value == subclass.name]
-        subclass.problem = _problem(subclass, streams)
+        subclass.problem = _problem(subclass, streams, untraced)
     return finder.found
 
 
-def _problem(subclass: IteratorSubclass, streams) -> str | None:
+def _problem(subclass: IteratorSubclass, streams, untraced) -> str | None:
     node = subclass.node
     if node.keywords or any(not isinstance(b.value, (cst.Name, cst.Attribute)) for b in node.bases):
         return "its bases are not plain names"
@@ -130,17 +139,67 @@ def _problem(subclass: IteratorSubclass, streams) -> str | None:
     if init is not None and not _forwards(init):
         why = _own_init(subclass, init)
         if why is not None:
-            return why
-    if not subclass.sites:
-        return "it is never constructed here"
+            subclass.verbatim_init = _verbatim_init(subclass, init)
+            if subclass.verbatim_init is None:
+                return why
+    why = _sites_problem(subclass, streams, untraced)
+    if why is None and subclass.run_time and subclass.fixed_map is not None and not subclass.super_inits \
+            and subclass.verbatim_init is None:  # sites with DALIClassificationIterator's arguments, here or elsewhere
+        if init is None:
+            subclass.adds_init = True
+        else:
+            subclass.verbatim_init = _verbatim_init(subclass, init)
+            if subclass.verbatim_init is None:
+                return ("its __init__ forwards *args to DALIClassificationIterator, so the tool cannot put the output "
+                        "map after the pipelines")
+    return why
+
+
+def _sites_problem(subclass: IteratorSubclass, streams, untraced) -> str | None:
+    """Why the construction sites keep the class in pipeline mode, or None (``run_time`` set where a site's
+    pipelines cannot be traced, or where there is none here)."""
+    if not subclass.sites:  # a wrapper other modules construct: whichever kind they give, decided at run time
+        subclass.run_time = True
+        return None
     for call in subclass.sites:
+        if subclass.verbatim_init is not None:  # the pipelines may be any argument of its own __init__
+            if not all(untraced(a.value) for a in call.args):
+                return (f"{code_of(call.func)}(...) is given values of this module through an __init__ whose "
+                        f"super().__init__ arguments the tool cannot bind")
+            subclass.run_time = True
+            continue
+        pipelines = _pipelines(call, *subclass.pipelines_at)
+        if pipelines is not None and all(untraced(p) for p in pipelines) and (
+                subclass.super_inits or subclass.fixed_map is not None or _gives_output_map(call)):
+            subclass.run_time = True
+            continue
         if not subclass.super_inits and subclass.fixed_map is None and not _gives_output_map(call):
             return f"{code_of(call.func)}(...) gives no output_map the tool can see"
-        pipelines = _pipelines(call, *subclass.pipelines_at)
         if pipelines is None or not all(streams(p) for p in pipelines):
             return (f"{code_of(call.func)}(...) is given pipelines that are not migrated to ReaderStreams here (only "
                     f"pipelines of this module whose reader the program names, e.g. with reader_name=, are)")
     return None
+
+
+def _verbatim_init(subclass: IteratorSubclass, init: cst.FunctionDef) -> cst.Call | None:
+    """The one ``super().__init__(...)`` call of ``init`` when it can stay as written: it calls the plugin class
+    (``super()`` or ``super(Cls, self)``) with *args/**kwargs the tool cannot bind, its pipelines first and not
+    in *args where DALIClassificationIterator's output map must follow them."""
+    calls = _SelfUses()
+    walk(init.body, calls)
+    if len(calls.super_init) != 1:
+        return None
+    call = calls.super_init[0]
+    super_args = call.func.value.args
+    if super_args and not (len(super_args) == 2 and code_of(super_args[0].value) == subclass.name
+                           and code_of(super_args[1].value) == "self"):
+        return None
+    if not any(a.star for a in call.args):
+        return None
+    first = call.args[0] if call.args else None
+    if subclass.fixed_map is not None and (first is None or first.keyword is not None or first.star):
+        return None
+    return call
 
 
 def _pipelines(call: cst.Call, position=0, keyword="pipelines"):
