@@ -159,7 +159,10 @@ class _Leftovers(MigrationTransformer):
         iterators were migrated): only the migrated iterator reads them then."""
         uses = _PluginUses(self.ctx.imports)
         node.visit(uses)
-        self._policies_to_strings = uses.policies and uses.migrated_iterators and not uses.others
+        flow = self.ctx.facts.get("flow")
+        # (or it hands them to another module's iterator wrapper, whose EpochIterator reads them: DM241)
+        wrapped = flow is not None and any(flow.wrapper_inputs(call) for call, _ in flow.calls)
+        self._policies_to_strings = uses.policies and (uses.migrated_iterators or wrapped) and not uses.others
         return True
 
     def leave_Attribute(self, original_node, updated_node):

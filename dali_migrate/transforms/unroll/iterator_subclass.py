@@ -322,3 +322,71 @@ class _SelfUses(cst.CSTVisitor):
             self.read.add(node.attr.value)
         elif _is_super(node.value):
             self.super_methods.add(node.attr.value)
+
+
+ANY_ARGUMENT = "*"  # run_time_inputs: every argument of a class's construction
+
+
+def run_time_inputs(module: cst.Module, imports) -> dict[str, frozenset]:
+    """The module's top-level functions and iterator subclasses that hand what they are given straight to a PyTorch
+    iterator the migration writes as the EpochIterator deciding at run time (DM241), with the arguments (positions
+    and keywords) that may carry pipelines: a pipeline of another module passed there works in either mode. A
+    function's parameter counts when every read of it is the pipelines argument of such an iterator (or an element
+    of a list there); an iterator subclass counts whole when it migrates whatever its pipelines are."""
+    found: dict[str, frozenset] = {}
+    for name, subclass in find(module, imports, lambda node: False, lambda node: True).items():
+        if subclass.problem is None and subclass.run_time and any(s is subclass.node for s in module.body):
+            found[name] = frozenset({ANY_ARGUMENT})
+    for statement in module.body:  # migrated already: a class on the EpochIterator the migration wrote
+        if isinstance(statement, cst.ClassDef) and any(_migrated_iterator(base.value) for base in statement.bases):
+            found[statement.name.value] = frozenset({ANY_ARGUMENT})
+    for statement in module.body:
+        if not isinstance(statement, cst.FunctionDef) or statement.params.posonly_params:
+            continue
+        uses = _ParamUses(imports)
+        walk(statement.body, uses)
+        keys = set()
+        for index, param in enumerate(statement.params.params):
+            name = param.name.value
+            if uses.reads.get(name) and uses.reads[name] <= uses.iterator_inputs:
+                keys |= {index, name}
+        if keys:
+            found[statement.name.value] = frozenset(keys)
+    return found
+
+
+class _ParamUses(cst.CSTVisitor):
+    """Every read of a name, and the names that are a PyTorch iterator's pipelines argument."""
+
+    def __init__(self, imports):
+        self.imports = imports
+        self.reads: dict[str, set] = {}
+        self.iterator_inputs: set = set()
+        self._skip: set = set()
+
+    def visit_Call(self, node):
+        if self.imports.qualname(node.func) in BASES or _migrated_iterator(node.func):
+            pipelines = _pipelines(node)
+            self.iterator_inputs.update(p for p in pipelines or () if isinstance(p, cst.Name))
+
+    def visit_Attribute(self, node):
+        self._skip.add(node.attr)
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._skip.add(node.keyword)
+
+    def visit_Param(self, node):
+        self._skip.add(node.name)
+
+    def visit_Name(self, node):
+        if node not in self._skip:
+            self.reads.setdefault(node.value, set()).add(node)
+
+
+def _migrated_iterator(node) -> bool:
+    """The EpochIterator the migration wrote (in the module, or imported from the helper module): it decides at run
+    time too."""
+    from .epoch_iterator import CLASS_NAME
+
+    return isinstance(node, cst.Name) and node.value == CLASS_NAME

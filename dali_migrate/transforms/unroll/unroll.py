@@ -935,6 +935,23 @@ class Unroller(MigrationTransformer):
             return True
         return False
 
+    def _handed_to_wrapper(self, call: cst.Call) -> None:
+        """Pipelines handed to another module's iterator wrapper (``DataFlow.wrapper_inputs``) migrate: the wrapper's
+        EpochIterator asks them for their batch size and readers at run time, so each must be a ReaderStream."""
+        flow = self.ctx.facts.get("flow")
+        for arg in flow.wrapper_inputs(call) if flow is not None else ():
+            origins = flow.pipelines_in(arg.value)
+            if not origins or origins & self.ctx.kept:
+                continue
+            if self.streams(arg.value):
+                self.report(rules.ITERATOR_KIND_AT_RUN_TIME.id, f"{code_of(arg.value)} goes to "
+                            f"{code_of(call.func)}, whose iterator decides at run time: the migrated pipeline "
+                            f"({stream.CLASS_NAME}) answers its batch size and readers there", call)
+            else:
+                self.mark(rules.CANNOT_UNROLL.id, f"{code_of(arg.value)} is handed to {code_of(call.func)}, whose "
+                          f"iterator asks its pipelines for their batch size and readers, and the tool does not write "
+                          f"this pipeline as a {stream.CLASS_NAME} (it has no reader, or it checkpoints)", call)
+
     def _reset_does_nothing(self, node, owner) -> bool:
         """Pipeline.reset() only acts after an external_source ended the data (DALI 2.4.0: it checks
         ``_last_iter``); a migrated pipeline without one never ends, so its reset() is a no-op
@@ -980,6 +997,7 @@ class Unroller(MigrationTransformer):
                 self.mark(rules.UNSUPPORTED_API.id, RESET_RESTARTS, original_node)
         if self._pipeline_depth == 0:
             updated_node = self._random_outside(original_node, updated_node)
+        self._handed_to_wrapper(original_node)
         func = updated_node.func
         qualname = self.ctx.imports.qualname(original_node.func)
         if qualname in TORCH_ITERATORS:
