@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..walk import walk
-from .model import code_of
+from .model import NameReads, code_of
 
 # The iterator classes a subclass may derive from -> the output map the plugin fixes (None: the caller's).
 BASES = {"nvidia.dali.plugin.pytorch.DALIGenericIterator": None,
@@ -347,41 +347,29 @@ def run_time_inputs(module: cst.Module, imports) -> dict[str, frozenset]:
         walk(statement.body, uses)
         keys = set()
         for index, param in enumerate(statement.params.params):
-            name = param.name.value
-            if uses.reads.get(name) and uses.reads[name] <= uses.iterator_inputs:
-                keys |= {index, name}
+            reads = {node for node in uses.nodes if node.value == param.name.value}
+            if reads and reads <= uses.iterator_inputs:
+                keys |= {index, param.name.value}
         if keys:
             found[statement.name.value] = frozenset(keys)
     return found
 
 
-class _ParamUses(cst.CSTVisitor):
-    """Every read of a name, and the names that are a PyTorch iterator's pipelines argument."""
+class _ParamUses(NameReads):
+    """Every read of a name (``nodes``), and the names that are a PyTorch iterator's pipelines argument."""
 
     def __init__(self, imports):
+        super().__init__()
         self.imports = imports
-        self.reads: dict[str, set] = {}
         self.iterator_inputs: set = set()
-        self._skip: set = set()
 
     def visit_Call(self, node):
         if self.imports.qualname(node.func) in BASES or _migrated_iterator(node.func):
             pipelines = _pipelines(node)
             self.iterator_inputs.update(p for p in pipelines or () if isinstance(p, cst.Name))
 
-    def visit_Attribute(self, node):
-        self._skip.add(node.attr)
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._skip.add(node.keyword)
-
     def visit_Param(self, node):
         self._skip.add(node.name)
-
-    def visit_Name(self, node):
-        if node not in self._skip:
-            self.reads.setdefault(node.value, set()).add(node)
 
 
 def _migrated_iterator(node) -> bool:
