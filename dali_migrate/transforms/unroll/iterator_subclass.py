@@ -35,10 +35,15 @@ plugin's order, ``fill_last_batch`` given overrides ``last_batch_policy`` as in 
 Supported: no ``__init__``, or one of those two, ``super()`` calls of
 those methods, and ``self.`` reads of those attributes (``ATTRIBUTES``: what the EpochIterator has with the
 plugin's meaning) or of what the subclass itself defines; every construction site a call whose pipelines the
-migration writes as ReaderStreams (they answer the epoch size at run time). Anything else (the plugin's
-private state such as ``self._pipes`` or ``self._counter``, which counts the batch the plugin prepared at
-construction, a construction site the tool cannot follow) keeps the class, its construction sites and its
-pipelines in pipeline mode, with a marker on the class that names the reason (DM212).
+migration writes as ReaderStreams (they answer the epoch size at run time), or whose pipelines the tool cannot
+trace. A class never constructed here, or given pipelines it cannot trace (a parameter, another module's value),
+decides at run time (DM241): the EpochIterator is the plugin's own iterator over pipeline-mode Pipelines. Such a
+class keeps a ``super().__init__(pipe, ..., **kwargs)`` it cannot bind as written (the EpochIterator takes the
+plugin's signature), and a DALIClassificationIterator subclass without ``__init__`` gets one that puts the output
+map after the pipelines. Anything else (the plugin's private state such as ``self._pipes`` or ``self._counter``,
+which counts the batch the plugin prepared at construction, a construction site over this module's pipelines that
+are not ReaderStreams) keeps the class, its construction sites and its pipelines in pipeline mode, with a marker
+on the class that names the reason (DM212).
 """
 
 from __future__ import annotations
