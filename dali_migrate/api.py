@@ -150,15 +150,16 @@ def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[st
             if any(mentioned.get(word, set()) - {name} for word in words[name])], quiet_reads
 
 
-def _scan_task(task: tuple[str, str]) -> tuple[dict, dict]:
-    """One file's part of the project pre-scan, in a worker process: (pipelines, kept, source helpers) it defines."""
+def _scan_task(task: tuple[str, str]) -> tuple[dict, dict, set, dict]:
+    """One file's part of the project pre-scan, in a worker process: (pipelines, kept, source helpers, iterator
+    wrappers) it defines."""
     name, source = task
     found = Project()
     try:
         scan_source(source, name, found)
     except Exception:  # noqa: BLE001 - the file's own migration reports what is wrong with it
-        return {}, {}, set()
-    return found.pipelines, found.kept, found.source_helpers
+        return {}, {}, set(), {}
+    return found.pipelines, found.kept, found.source_helpers, found.iterator_wrappers
 
 
 def _migrate_task(task: tuple) -> tuple[MigrationResult, bool]:
@@ -231,7 +232,9 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
         except SourceError as e:
             slots.append(_unreadable(name, e))
             continue
-        if b"pipeline_def" in data or b"Pipeline" in data or b"readers." in data:  # (readers.: source helpers)
+        if b"pipeline_def" in data or b"Pipeline" in data or b"readers." in data or (  # (readers.: source helpers)
+                b"DALIGenericIterator" in data or b"DALIClassificationIterator" in data  # (iterator wrappers, or
+                or b"EpochIterator(" in data):  # ones migrated already)
             to_scan.append((name, source))
         sources[len(slots)] = (name, source)
         slots.append(None)
@@ -241,10 +244,12 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     to_scan, quiet_reads = _imported_candidates(to_scan, list(sources.values()), [slots[i].path for i in quiet],
                                                 project.reexports)
     project.imported_modules.update(module_name_of(Path(name)) for name, _ in to_scan)
-    for pipelines, kept, source_helpers in run_ordered(_scan_task, to_scan, jobs=jobs if len(to_scan) >= 8 else 1):
+    for pipelines, kept, source_helpers, wrappers in run_ordered(_scan_task, to_scan,
+                                                                 jobs=jobs if len(to_scan) >= 8 else 1):
         project.pipelines.update(pipelines)
         project.kept.update(kept)
         project.source_helpers.update(source_helpers)
+        project.iterator_wrappers.update(wrappers)
     if project:
         # Files that never say "dali" but name a project pipeline are migrated too. Known only now,
         # so they were read again above (``quiet_reads``: only those that name a candidate module are

@@ -927,9 +927,13 @@ class DataFlow:
     so (migrated pipelines, by the origin they had; pipelines imported from other modules)."""
 
     def __init__(self, module: cst.Module, imports: ImportTable, extra_pipelines: dict[str, str] | None = None,
-                 imported_generators: dict[str, str] | None = None, param_seeds: dict | None = None):
+                 imported_generators: dict[str, str] | None = None, param_seeds: dict | None = None,
+                 iterator_wrappers: dict[str, frozenset] | None = None):
         self.module = module
         self.imports = imports
+        # Other modules' functions and classes that hand arguments straight to a run-time-deciding PyTorch iterator
+        # (project.Project.iterator_wrappers): qualname -> the positions and keywords that may carry pipelines.
+        self.iterator_wrappers = iterator_wrappers or {}
         collector = _Collector(imports, extra_pipelines, imported_generators)
         walk(module, collector)  # read-only: no rebuild
         self.module_scope = collector.scopes[0]
@@ -1322,6 +1326,8 @@ class DataFlow:
                 func = call.func
                 if isinstance(func, cst.Attribute) and func.attr.value in METADATA_METHODS:
                     found |= self.pipelines_in(func.value)
+                for arg in self.wrapper_inputs(call):  # the wrapper's iterator may ask for its reader or batch size
+                    found |= self.pipelines_in(arg.value)
                 if self.torch_iterator_call(call) and call.args and keyword(call, "reader_name") is not None:
                     found |= self.pipelines_in(call.args[0].value)
                 elif self.torch_iterator_call(call) and self.imports.qualname(call.func) not in TORCH_ITERATORS:
@@ -1344,6 +1350,8 @@ class DataFlow:
                 found |= self.pipelines_in(func.value)
             if self.torch_iterator_call(call) and call.args:
                 found |= self.pipelines_in(call.args[0].value)
+            for arg in self.wrapper_inputs(call):
+                found |= self.pipelines_in(arg.value)
         return frozenset(found)
 
     def torch_iterator_call(self, call: cst.Call) -> bool:
@@ -1353,6 +1361,18 @@ class DataFlow:
         kind = self.value_of(call.func)[0] if isinstance(call.func, cst.Name) else None
         info = self.classes.get(kind[1]) if isinstance(kind, tuple) and kind[0] == "class" else None
         return info is not None and any(self.imports.qualname(base) in TORCH_ITERATORS for base in info[1])
+
+    def wrapper_inputs(self, call: cst.Call) -> list[cst.Arg]:
+        """The arguments of ``call`` that another module's iterator wrapper hands to a run-time-deciding PyTorch
+        iterator (``iterator_wrappers``); empty for any other call."""
+        keys = self.iterator_wrappers.get(self.imports.qualname(call.func)) if self.iterator_wrappers else None
+        if not keys:
+            return []
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in call.args):
+            return []
+        return [a for a in call.args if "*" in keys or (a.keyword.value if a.keyword is not None
+                                                         else positional.index(a)) in keys]
 
     def pipelines_in(self, expr) -> frozenset:
         """The origins of the pipeline, or the list of pipelines, ``expr`` holds (empty: it holds neither)."""

@@ -764,7 +764,14 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
             module_name, _, name = callee.rpartition(".")
             if module_name == here:
                 seeds[name] = {key: (kind, frozenset(origins)) for key, (kind, origins) in arguments.items()}
-    flow = DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx), param_seeds=seeds)
+    wrappers = {}  # other modules' iterator wrappers this module imports (project.Project.iterator_wrappers)
+    if project is not None and project.iterator_wrappers:
+        for local, qualname in ctx.imports.aliases.items():
+            keys = project.iterator_wrappers.get(project.resolve(qualname))
+            if keys and qualname.rpartition(".")[0] != here:
+                wrappers[qualname] = keys
+    flow = DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx), param_seeds=seeds,
+                    iterator_wrappers=wrappers)
     units = Units(flow, module, ctx.position, foreign)
     # Values handed to a definition elision left out, or another module's seeds for one: read it all.
     needs_whole_file(ctx, {e.callee for e in units.escapes if e.callee} | units.handed_to | set(seeds) | set(foreign))

@@ -60,9 +60,13 @@ class Project:
     # Graph helpers that hold their pipelines' readers (``source_helpers``), by qualname. The pipelines that
     # call one create its stream once and pull it each step.
     source_helpers: set[str] = field(default_factory=set)
+    # Functions and iterator subclasses that hand their arguments straight to a PyTorch iterator deciding at run
+    # time which kind of pipeline it got (DM241): qualname -> the positions and keywords that may carry pipelines.
+    # A pipeline passed there migrates (as a ReaderStream): the callee works with either kind.
+    iterator_wrappers: dict[str, frozenset] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.pipelines or self.kept or self.source_helpers)
+        return bool(self.pipelines or self.kept or self.source_helpers or self.iterator_wrappers)
 
     def concerns(self, path: str) -> bool:
         """Other modules pass pipeline values to this module's functions, or build pipelines with them."""
@@ -114,7 +118,9 @@ def module_name_of(path: Path) -> str:
 
 
 def scan_source(text: str, path: str, project: Project) -> None:
-    """Add the pipelines ``text`` (the file at ``path``) defines to ``project``."""
+    """Add the pipelines ``text`` (the file at ``path``) defines to ``project``, and its iterator wrappers."""
+    if "Iterator" in text:
+        _scan_iterator_wrappers(text, path, project)
     if not any(word in text for word in _DEFINES):
         return
     from .elision import elide
@@ -180,6 +186,22 @@ def scan_source(text: str, path: str, project: Project) -> None:
                                                                  path=str(path))
     for pipeline in unroller.keep:
         project.kept[f"{name}.{pipeline}"] = (name, "stays in pipeline mode (marked in its module)")
+
+
+def _scan_iterator_wrappers(text: str, path: str, project: Project) -> None:
+    from .names import ImportTable
+    from .transforms.unroll.iterator_subclass import run_time_inputs
+
+    try:
+        module = parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError):
+        return  # the migration reports it
+    imports = ImportTable.from_module(module)
+    if not imports.uses_dali():
+        return
+    name = module_name_of(Path(path)) or Path(path).stem
+    for callee, keys in run_time_inputs(module, imports).items():
+        project.iterator_wrappers[f"{name}.{callee}"] = keys
 
 
 def scan_project(paths) -> Project:

@@ -490,6 +490,8 @@ class _Tagger(cst.CSTVisitor):
         qualname = flow.imports.qualname(func)
         if flow.torch_iterator_call(call) or self._iterator_super_init(call):
             return None  # a PyTorch iterator, or a subclass of one: migrated or marked (iterator_subclass.py)
+        if kind in (df.PIPELINE, ("seq", df.PIPELINE)) and any(a is arg for a in flow.wrapper_inputs(call)):
+            return None  # another module's wrapper hands it to an iterator deciding at run time (DM241)
         if qualname is not None:
             if qualname.startswith("nvidia.dali."):
                 return None  # DALI's own API: the passes migrate or mark it

@@ -199,7 +199,7 @@ class GuardsPass(Pass):
             return module
         placeholders = {s: _placeholder_targets(s, guard.bound) for s in guard.fallback.body}
         placeholders = {s: found for s, found in placeholders.items() if found}
-        strings = policies_become_strings(module, ctx.imports, frozenset(placeholders))
+        strings = policies_become_strings(module, ctx.imports, frozenset(placeholders), ctx.facts.get("flow"))
         references = _ReferencesOutside(set(placeholders), ctx.imports if strings else None)
         module.visit(references)
         if "ndd" not in references.names:

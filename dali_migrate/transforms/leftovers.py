@@ -144,13 +144,15 @@ class _PluginUses(cst.CSTVisitor):
         return qualname is None
 
 
-def policies_become_strings(module: cst.Module, imports, skipped=frozenset()) -> bool:
+def policies_become_strings(module: cst.Module, imports, skipped=frozenset(), flow=None) -> bool:
     """LastBatchPolicy members become strings where nothing else of the plugins is left in the module (its
-    iterators were migrated): only the migrated iterator reads them then. ``skipped``: statements that do not
-    count (the guards pass asks before it drops placeholders)."""
+    iterators were migrated, or it hands them to another module's iterator wrapper, whose EpochIterator reads
+    them: DM241): only the migrated iterator reads them then. ``skipped``: statements that do not count (the
+    guards pass asks before it drops placeholders)."""
     uses = _PluginUses(imports, skipped)
     module.visit(uses)
-    return uses.policies and uses.migrated_iterators and not uses.others
+    wrapped = flow is not None and any(flow.wrapper_inputs(call) for call, _ in flow.calls)
+    return uses.policies and (uses.migrated_iterators or wrapped) and not uses.others
 
 
 class _Leftovers(MigrationTransformer):
@@ -169,7 +171,7 @@ class _Leftovers(MigrationTransformer):
     _policies_to_strings = False
 
     def visit_Module(self, node):
-        self._policies_to_strings = policies_become_strings(node, self.ctx.imports)
+        self._policies_to_strings = policies_become_strings(node, self.ctx.imports, flow=self.ctx.facts.get("flow"))
         return True
 
     def leave_Attribute(self, original_node, updated_node):

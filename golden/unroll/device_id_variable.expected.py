@@ -20,17 +20,42 @@ class EpochIterator:
     stick_to_shard). size (also _size) and len() are the plugin's, epoch by epoch; a new loop over it
     after an epoch ended starts the next one. Without size or reader, an epoch lasts until a pipeline's
     external source ends it, and reset() (or auto_reset) starts the pipelines' next epoch.
+
+    It takes the plugin's arguments, by position too. Given pipelines still in pipeline mode (nvidia.dali
+    Pipeline objects, say from a module that was not migrated), it is the plugin's own iterator over them:
+    every call and attribute goes to that iterator, so it gives exactly what the plugin gave.
     """
 
-    def __init__(self, pipelines, output_map, *, batch_size=None, size=-1, reader_name=None, reader_meta=None,
-                 last_batch_policy="FILL", last_batch_padded=False, auto_reset=False):
+    _plugin = None  # the plugin's iterator, over pipelines still in pipeline mode
+
+    def __init__(self, pipelines, output_map, size=-1, reader_name=None, auto_reset=False, fill_last_batch=None,
+                 dynamic_shape=False, last_batch_padded=False, last_batch_policy="FILL", prepare_first_batch=True,
+                 *, batch_size=None, reader_meta=None):
         pipelines = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
+        if fill_last_batch is not None:  # the plugin: given, it decides whatever last_batch_policy says
+            last_batch_policy = "FILL" if fill_last_batch else "PARTIAL"
         last_batch_policy = getattr(last_batch_policy, "name", last_batch_policy)  # the plugin's enum, or its name
         if last_batch_policy not in ("FILL", "DROP", "PARTIAL"):
             raise ValueError(f"Wrong value for `last_batch_policy`: {last_batch_policy!r}")
+        if any(self._pipeline_mode(pipeline) for pipeline in pipelines):  # decided at run time: the plugin's iterator
+            import importlib
+            import weakref
+
+            policies = getattr(importlib.import_module("nvidia.dali.plugin.base_iterator"), "LastBatchPolicy")
+            options = dict(size=size, reader_name=reader_name, auto_reset=auto_reset, last_batch_padded=last_batch_padded,
+                           last_batch_policy=policies[last_batch_policy], prepare_first_batch=prepare_first_batch)
+            if dynamic_shape:
+                options["dynamic_shape"] = dynamic_shape
+            self._plugin = self._plugin_class()(pipelines, output_map, **options)
+            this = weakref.ref(self)  # the plugin's own resets (auto_reset, a new loop) go through this object's
+            self._plugin.reset = lambda: this().reset()
+            return
         if reader_name is not None:  # a migrated pipeline (ReaderStream) answers for its reader
             reader_meta = [pipeline.reader_meta(reader_name) for pipeline in pipelines]
         if batch_size is None:  # a ReaderStream knows its batch size
+            if not hasattr(pipelines[0], "max_batch_size"):
+                raise TypeError(f"{type(self).__name__} takes nvidia.dali Pipelines or migrated pipelines that know "
+                                f"their batch size (ReaderStream), not {type(pipelines[0]).__name__}: pass batch_size=")
             batch_size = pipelines[0].max_batch_size
         self._pipelines = [iter(pipeline) for pipeline in pipelines]
         self._num_gpus = len(pipelines)  # the plugin's name for the number of pipelines
@@ -78,22 +103,45 @@ class EpochIterator:
         else:
             self._size = -(-(-(-epoch // shards)) // self.batch_size) * self.batch_size
 
+    @staticmethod
+    def _pipeline_mode(pipeline):
+        """An nvidia.dali Pipeline (or a subclass of one): known by its class, so nothing of DALI is imported."""
+        return any(cls.__name__ == "Pipeline" and cls.__module__ == "nvidia.dali.pipeline" for cls in type(pipeline).__mro__)
+
+    @staticmethod
+    def _plugin_class():  # (by its name: the migrated module keeps no import of the plugin)
+        import importlib
+
+        return getattr(importlib.import_module("nvidia.dali.plugin.pytorch"), "DALIGenericIterator")
+
+    def __getattr__(self, name):  # over pipeline-mode pipelines: the plugin's attributes (_size, batch_size, _pipes ...)
+        if self._plugin is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(self._plugin, name)
+
     @property
     def size(self):
         return self._size
 
     def __len__(self):
+        if self._plugin is not None:
+            return len(self._plugin)
         step = self.batch_size * (1 if self._meta is not None else len(self._pipelines))
         if self._policy == "DROP":
             return self._size // step
         return -(-self._size // step)
 
     def __iter__(self):
+        if self._plugin is not None:
+            self._plugin.__iter__()
+            return self
         if self._counter != 0 and self._consumed:  # like the plugin: a new loop over a finished epoch resets it
             self.reset()
         return self
 
     def __next__(self):
+        if self._plugin is not None:
+            return self._plugin.__next__()
         self._consumed = True
         if self._size > 0 and self._counter >= self._size:
             self._end_epoch()
@@ -118,6 +166,8 @@ class EpochIterator:
             return self._convert(steps, keep)
 
     def next(self):
+        if self._plugin is not None:  # the plugin's next(): this batch counts as consumed, whoever gives it
+            self._plugin._ever_consumed = True
         return self.__next__()
 
     def _convert(self, steps, keep):
@@ -143,6 +193,8 @@ class EpochIterator:
         raise StopIteration
 
     def reset(self):
+        if self._plugin is not None:
+            return type(self._plugin).reset(self._plugin)
         if self._policy == "DROP" and self._advance(dry_run=True) and not (
                 self._size > 0 and self._counter >= self._size):
             for pipeline in self._pipelines:  # the plugin reads and drops the batch that would not fit

@@ -191,7 +191,7 @@ def _arg(call: cst.Call, position: int, name: str):
     return positional[position].value if position < len(positional) else None
 
 
-def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map, subclass=None):
+def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map, subclass=None, jax=False):
     """The plugin iterator ``call`` as an EpochIterator, or as the construction of ``subclass`` (a user class
     that now derives from the EpochIterator: iterator_subclass.py) with the EpochIterator's arguments."""
     which = "DALIClassificationIterator" if fixed_map else "DALIGenericIterator"
@@ -222,6 +222,8 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map, subcla
         return call
     names = [code_of(o) for o in owners]
     kinds = [unroller._pipe_kind_of(o, n) for o, n in zip(owners, names)]
+    if pipelines is not None and (all(unroller.untraced(o) for o in owners) if owners else unroller.untraced(pipelines)):
+        return decided_at_run_time(unroller, original, call, which, fixed_map, subclass, jax)
     if not owners or any(k is None for k in kinds) or output_map is None:
         why = ("its output_map is not given" if owners and output_map is None
                else f"the tool cannot follow {code_of(pipelines) if pipelines is not None else 'its pipelines'} to "
@@ -277,6 +279,68 @@ def _iterator_over_streams(unroller, original, call, which, pipelines, output_ma
     unroller.report(rules.TORCH_ITERATOR.id, f"{which} -> {epoch_iterator.CLASS_NAME} ({_shown(policy)}): it asks the "
                     f"migrated pipeline ({STREAM_CLASS}) for {asks} at run time", original)
     return cst.Call(func=cst.Name(epoch_iterator.CLASS_NAME), args=_commas(args))
+
+
+def decided_at_run_time(unroller, original, call: cst.Call, which: str, fixed_map, subclass=None, jax=False):
+    """The plugin iterator ``call`` over pipelines the tool cannot trace, as the EpochIterator (or the construction
+    of ``subclass``, which derives from it) with the same arguments: it takes the plugin's signature and decides
+    when it is made whether the pipelines are pipeline-mode Pipelines (then it is the plugin's iterator) or
+    migrated ones (DM241). DALIClassificationIterator's fixed output map goes in as the second argument; policy
+    members become their names."""
+    args = list(call.args)
+    if fixed_map:
+        positional = [i for i, a in enumerate(args) if a.keyword is None]
+        names = expr(repr(fixed_map).replace("'", '"'))
+        if positional and not args[positional[0]].star:
+            _insert_after(args, positional[0], cst.Arg(names))
+        elif not positional and args and kwarg(call, "output_map") is None and not any(a.star == "**" for a in args):
+            _insert_after(args, len(args) - 1, _kw("output_map", names))
+        else:
+            mark_left(unroller, original, f"{which}(...)", "its pipelines come in *args, so the tool cannot put "
+                      "the output map after them", _ITERATE_BY_HAND)
+            return call
+    if jax:  # the JAX plugin's positional order differs after output_map; its sharding has no counterpart
+        extra = [a for a in args if a.keyword is None][2:]
+        other = [a.keyword.value for a in args if a.keyword is not None and a.keyword.value in ("sharding", "pmap_compatible")]
+        if extra or other or any(a.star for a in args):
+            mark_left(unroller, original, f"{which}(...)", "its arguments are given by position, in *args, or as "
+                      "sharding=, which the migrated iterator does not take", _ITERATE_BY_HAND)
+            return call
+    for i, arg in enumerate(args):
+        member = epoch_iterator.policy_member(unroller.ctx.imports, arg.value)
+        if member is not None:
+            args[i] = arg.with_changes(value=expr(f'"{member}"'))
+        elif isinstance(arg.value, cst.IfExp):
+            value = _policy_value(unroller.ctx.imports, arg.value)
+            if isinstance(value, cst.IfExp):
+                args[i] = arg.with_changes(value=value)
+    unroller.need_epoch_iterator = True
+    func = call.func if subclass is not None else cst.Name(epoch_iterator.CLASS_NAME)
+    what = subclass or ("JaxEpochIterator" if jax else epoch_iterator.CLASS_NAME)
+    unroller.report(rules.ITERATOR_KIND_AT_RUN_TIME.id, f"{which} -> {what}: the tool cannot trace its pipelines "
+                    f"({code_of(_arg(original, 0, 'pipelines') or original)}), so it decides at run time: over "
+                    f"pipeline-mode Pipelines it is the plugin's iterator, over migrated ones (ReaderStream) it counts "
+                    f"as the plugin does", original)
+    return call.with_changes(func=func, args=args)
+
+
+def _insert_after(args: list, index: int, arg: cst.Arg) -> None:
+    """``arg`` after ``args[index]``, the commas kept as the call wrote them."""
+    before = args[index]
+    if not isinstance(before.comma, cst.Comma):
+        before = before.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    args[index:index + 1] = [before, arg.with_changes(comma=args[index].comma)]
+
+
+def keep_super_init(unroller, subclass, original, call: cst.Call) -> cst.Call:
+    """A subclass's ``super().__init__(...)`` with *args/**kwargs: kept as written, since the EpochIterator takes
+    the plugin's signature (DALIClassificationIterator's output map goes in after the pipelines)."""
+    args = list(call.args)
+    if subclass.fixed_map is not None:
+        _insert_after(args, 0, cst.Arg(expr(repr(subclass.fixed_map).replace("'", '"'))))
+    unroller.report(rules.TORCH_ITERATOR.id, f"{code_of(original.func)}(...) in {subclass.name}.__init__ stays as "
+                    f"written: the {epoch_iterator.CLASS_NAME} takes the plugin's arguments", original)
+    return call.with_changes(args=args)
 
 
 def rewrite_super_init(unroller, subclass, original, call: cst.Call) -> cst.Call:

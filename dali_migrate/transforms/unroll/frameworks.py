@@ -118,8 +118,15 @@ class JaxEpochIterator(EpochIterator):
     """Epochs of {name: jax.Array} over a dynamic-mode pipeline, as the JAX plugin's DALIGenericIterator gave.
 
     Written by dali-migrate: it counts as EpochIterator does, and hands each output to JAX through DLPack.
-    Several pipelines give their outputs stacked (as the plugin did for shards on one device).
+    Several pipelines give their outputs stacked (as the plugin did for shards on one device). Over pipelines
+    still in pipeline mode it is the JAX plugin's own iterator.
     """
+
+    @staticmethod
+    def _plugin_class():
+        import importlib
+
+        return getattr(importlib.import_module("nvidia.dali.plugin.jax"), "DALIGenericIterator")
 
     def _convert(self, steps, keep):
         import jax.dlpack
@@ -205,7 +212,7 @@ def rewrite_jax_iterator(unroller, original: cst.Call, call: cst.Call) -> cst.Ba
         unroller.mark(rules.OTHER_FRAMEWORK.id, f"DALIGenericIterator (jax) with last_batch_policy={code_of(policy)}: "
                       f"the JAX plugin refuses PARTIAL, which this value may be at run time; name the member", original)
         return call
-    rewritten = rewrite_torch_iterator(unroller, original, call, None)
+    rewritten = rewrite_torch_iterator(unroller, original, call, None, jax=True)
     if isinstance(rewritten, cst.Call) and isinstance(rewritten.func, cst.Name) and rewritten is not call:
         unroller.need_jax_iterator = True
         unroller.report(rules.FRAMEWORK_MIGRATED.id, f"DALIGenericIterator (jax) -> {JAX_NAME}: EpochIterator's "

@@ -35,10 +35,15 @@ plugin's order, ``fill_last_batch`` given overrides ``last_batch_policy`` as in 
 Supported: no ``__init__``, or one of those two, ``super()`` calls of
 those methods, and ``self.`` reads of those attributes (``ATTRIBUTES``: what the EpochIterator has with the
 plugin's meaning) or of what the subclass itself defines; every construction site a call whose pipelines the
-migration writes as ReaderStreams (they answer the epoch size at run time). Anything else (the plugin's
-private state such as ``self._pipes`` or ``self._counter``, which counts the batch the plugin prepared at
-construction, a construction site the tool cannot follow) keeps the class, its construction sites and its
-pipelines in pipeline mode, with a marker on the class that names the reason (DM212).
+migration writes as ReaderStreams (they answer the epoch size at run time), or whose pipelines the tool cannot
+trace. A class never constructed here, or given pipelines it cannot trace (a parameter, another module's value),
+decides at run time (DM241): the EpochIterator is the plugin's own iterator over pipeline-mode Pipelines. Such a
+class keeps a ``super().__init__(pipe, ..., **kwargs)`` it cannot bind as written (the EpochIterator takes the
+plugin's signature), and a DALIClassificationIterator subclass without ``__init__`` gets one that puts the output
+map after the pipelines. Anything else (the plugin's private state such as ``self._pipes`` or ``self._counter``,
+which counts the batch the plugin prepared at construction, a construction site over this module's pipelines that
+are not ReaderStreams) keeps the class, its construction sites and its pipelines in pipeline mode, with a marker
+on the class that names the reason (DM212).
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..walk import walk
-from .model import code_of
+from .model import NameReads, code_of
 
 # The iterator classes a subclass may derive from -> the output map the plugin fixes (None: the caller's).
 BASES = {"nvidia.dali.plugin.pytorch.DALIGenericIterator": None,
@@ -73,6 +78,15 @@ class IteratorSubclass:
     problem: str | None = None  # why it stays in pipeline mode
     sites: list = field(default_factory=list)  # the calls that construct it
     super_inits: tuple = ()  # the super().__init__ calls of an __init__ with arguments of its own (one per branch)
+    # Its pipelines come from where the tool cannot trace them (never constructed here, or given values it cannot
+    # follow): the EpochIterator decides at run time which kind they are (DM241).
+    run_time: bool = False
+    # The one super().__init__ call of an __init__ whose arguments the tool cannot bind (*args, **kwargs): kept as it
+    # is (the EpochIterator takes the plugin's signature), with DALIClassificationIterator's output map put in.
+    verbatim_init: cst.Call | None = None
+    # A DALIClassificationIterator subclass without __init__ decided at run time: it gets one that puts the output
+    # map after the pipelines, so construction sites anywhere keep the plugin's signature.
+    adds_init: bool = False
     pipelines_at: tuple = (0, "pipelines")  # (position, keyword) of the pipelines at a construction site
 
     @property
@@ -101,19 +115,19 @@ class _Find(cst.CSTVisitor):
             self.calls.append(node)
 
 
-def find(module: cst.Module, imports, streams) -> dict[str, IteratorSubclass]:
+def find(module: cst.Module, imports, streams, untraced=lambda node: False) -> dict[str, IteratorSubclass]:
     """The module's subclasses of the PyTorch iterators, each with its construction sites and, where it stays
     in pipeline mode, why (``streams(node)``: the migration writes the pipelines ``node`` holds as
-    ReaderStreams)."""
+    ReaderStreams; ``untraced(node)``: no pipeline of the run reaches ``node`` as far as the tool sees)."""
     finder = _Find(imports)
     walk(module, finder)
     for subclass in finder.found.values():
         subclass.sites = [c for c in finder.calls if c.func.value == subclass.name]
-        subclass.problem = _problem(subclass, streams)
+        subclass.problem = _problem(subclass, streams, untraced)
     return finder.found
 
 
-def _problem(subclass: IteratorSubclass, streams) -> str | None:
+def _problem(subclass: IteratorSubclass, streams, untraced) -> str | None:
     node = subclass.node
     if node.keywords or any(not isinstance(b.value, (cst.Name, cst.Attribute)) for b in node.bases):
         return "its bases are not plain names"
@@ -130,17 +144,67 @@ def _problem(subclass: IteratorSubclass, streams) -> str | None:
     if init is not None and not _forwards(init):
         why = _own_init(subclass, init)
         if why is not None:
-            return why
-    if not subclass.sites:
-        return "it is never constructed here"
+            subclass.verbatim_init = _verbatim_init(subclass, init)
+            if subclass.verbatim_init is None:
+                return why
+    why = _sites_problem(subclass, streams, untraced)
+    if why is None and subclass.run_time and subclass.fixed_map is not None and not subclass.super_inits \
+            and subclass.verbatim_init is None:  # sites with DALIClassificationIterator's arguments, here or elsewhere
+        if init is None:
+            subclass.adds_init = True
+        else:
+            subclass.verbatim_init = _verbatim_init(subclass, init)
+            if subclass.verbatim_init is None:
+                return ("its __init__ forwards *args to DALIClassificationIterator, so the tool cannot put the output "
+                        "map after the pipelines")
+    return why
+
+
+def _sites_problem(subclass: IteratorSubclass, streams, untraced) -> str | None:
+    """Why the construction sites keep the class in pipeline mode, or None (``run_time`` set where a site's
+    pipelines cannot be traced, or where there is none here)."""
+    if not subclass.sites:  # a wrapper other modules construct: whichever kind they give, decided at run time
+        subclass.run_time = True
+        return None
     for call in subclass.sites:
+        if subclass.verbatim_init is not None:  # the pipelines may be any argument of its own __init__
+            if not all(untraced(a.value) for a in call.args):
+                return (f"{code_of(call.func)}(...) is given values of this module through an __init__ whose "
+                        f"super().__init__ arguments the tool cannot bind")
+            subclass.run_time = True
+            continue
+        pipelines = _pipelines(call, *subclass.pipelines_at)
+        if pipelines is not None and all(untraced(p) for p in pipelines) and (
+                subclass.super_inits or subclass.fixed_map is not None or _gives_output_map(call)):
+            subclass.run_time = True
+            continue
         if not subclass.super_inits and subclass.fixed_map is None and not _gives_output_map(call):
             return f"{code_of(call.func)}(...) gives no output_map the tool can see"
-        pipelines = _pipelines(call, *subclass.pipelines_at)
         if pipelines is None or not all(streams(p) for p in pipelines):
             return (f"{code_of(call.func)}(...) is given pipelines that are not migrated to ReaderStreams here (only "
                     f"pipelines of this module whose reader the program names, e.g. with reader_name=, are)")
     return None
+
+
+def _verbatim_init(subclass: IteratorSubclass, init: cst.FunctionDef) -> cst.Call | None:
+    """The one ``super().__init__(...)`` call of ``init`` when it can stay as written: it calls the plugin class
+    (``super()`` or ``super(Cls, self)``) with *args/**kwargs the tool cannot bind, its pipelines first and not
+    in *args where DALIClassificationIterator's output map must follow them."""
+    calls = _SelfUses()
+    walk(init.body, calls)
+    if len(calls.super_init) != 1:
+        return None
+    call = calls.super_init[0]
+    super_args = call.func.value.args
+    if super_args and not (len(super_args) == 2 and code_of(super_args[0].value) == subclass.name
+                           and code_of(super_args[1].value) == "self"):
+        return None
+    if not any(a.star for a in call.args):
+        return None
+    first = call.args[0] if call.args else None
+    if subclass.fixed_map is not None and (first is None or first.keyword is not None or first.star):
+        return None
+    return call
 
 
 def _pipelines(call: cst.Call, position=0, keyword="pipelines"):
@@ -263,3 +327,59 @@ class _SelfUses(cst.CSTVisitor):
             self.read.add(node.attr.value)
         elif _is_super(node.value):
             self.super_methods.add(node.attr.value)
+
+
+ANY_ARGUMENT = "*"  # run_time_inputs: every argument of a class's construction
+
+
+def run_time_inputs(module: cst.Module, imports) -> dict[str, frozenset]:
+    """The module's top-level functions and iterator subclasses that hand what they are given straight to a PyTorch
+    iterator the migration writes as the EpochIterator deciding at run time (DM241), with the arguments (positions
+    and keywords) that may carry pipelines: a pipeline of another module passed there works in either mode. A
+    function's parameter counts when every read of it is the pipelines argument of such an iterator (or an element
+    of a list there); an iterator subclass counts whole when it migrates whatever its pipelines are."""
+    found: dict[str, frozenset] = {}
+    for name, subclass in find(module, imports, lambda node: False, lambda node: True).items():
+        if subclass.problem is None and subclass.run_time and any(s is subclass.node for s in module.body):
+            found[name] = frozenset({ANY_ARGUMENT})
+    for statement in module.body:  # migrated already: a class on the EpochIterator the migration wrote
+        if isinstance(statement, cst.ClassDef) and any(_migrated_iterator(base.value) for base in statement.bases):
+            found[statement.name.value] = frozenset({ANY_ARGUMENT})
+    for statement in module.body:
+        if not isinstance(statement, cst.FunctionDef) or statement.params.posonly_params:
+            continue
+        uses = _ParamUses(imports)
+        walk(statement.body, uses)
+        keys = set()
+        for index, param in enumerate(statement.params.params):
+            reads = {node for node in uses.nodes if node.value == param.name.value}
+            if reads and reads <= uses.iterator_inputs:
+                keys |= {index, param.name.value}
+        if keys:
+            found[statement.name.value] = frozenset(keys)
+    return found
+
+
+class _ParamUses(NameReads):
+    """Every read of a name (``nodes``), and the names that are a PyTorch iterator's pipelines argument."""
+
+    def __init__(self, imports):
+        super().__init__()
+        self.imports = imports
+        self.iterator_inputs: set = set()
+
+    def visit_Call(self, node):
+        if self.imports.qualname(node.func) in BASES or _migrated_iterator(node.func):
+            pipelines = _pipelines(node)
+            self.iterator_inputs.update(p for p in pipelines or () if isinstance(p, cst.Name))
+
+    def visit_Param(self, node):
+        self._skip.add(node.name)
+
+
+def _migrated_iterator(node) -> bool:
+    """The EpochIterator the migration wrote (in the module, or imported from the helper module): it decides at run
+    time too."""
+    from .epoch_iterator import CLASS_NAME
+
+    return isinstance(node, cst.Name) and node.value == CLASS_NAME

@@ -41,6 +41,23 @@ SOURCE_HELPER = rule(
           "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
           "            yield ndd.decoders.image(jpegs), labels",
 )
+ITERATOR_KIND_AT_RUN_TIME = rule(
+    "DM241", "iterator-kind-at-run-time", "info",
+    "A PyTorch or JAX DALI iterator (or a subclass of one) over pipelines the tool cannot trace (a parameter, an "
+    "attribute, another module's value) becomes the EpochIterator, which decides at run time which kind it was "
+    "given: over pipeline-mode Pipelines it is the plugin's own iterator, over migrated pipelines (ReaderStream) "
+    "it counts as the plugin does.",
+    "A wrapper module (a dataloader.py that other modules hand their pipelines to) cannot see whether its callers "
+    "were migrated: a caller the migration kept in pipeline mode, or one that was never migrated, hands it a "
+    "Pipeline. Deciding when the iterator is made keeps the wrapper right for both, and needs no marker. The "
+    "EpochIterator takes the plugin's arguments, by position too, so the call keeps them as they were "
+    "(dynamic_shape and prepare_first_batch change nothing over migrated pipelines).",
+    before="def make_loader(pipe, reader_name=\"Reader\"):\n"
+           "    return DALIGenericIterator([pipe], [\"x\", \"y\"], reader_name=reader_name, "
+           "last_batch_policy=LastBatchPolicy.PARTIAL)",
+    after="def make_loader(pipe, reader_name=\"Reader\"):\n"
+          "    return EpochIterator([pipe], [\"x\", \"y\"], reader_name=reader_name, last_batch_policy=\"PARTIAL\")",
+)
 RANDOM_VALUES = rule(
     "DM202", "random-values-differ", "warning",
     "The pipeline seed becomes ndd.random.set_seed (or an ndd.random.RNG); random values differ from "

@@ -229,7 +229,7 @@ class Unroller(MigrationTransformer):
                      *self.imported_objects}
         words = set(self.ctx.imports.dali_locals()) | _METHOD_WORDS | pipelines | d.checkpointed_calls
         words |= set(getattr(self, "iterator_subclasses", ()))
-        if any(s.super_inits for s in getattr(self, "iterator_subclasses", {}).values()):
+        if any(s.super_inits or s.verbatim_init for s in getattr(self, "iterator_subclasses", {}).values()):
             words.add("super")  # their super().__init__(...) gets the EpochIterator's arguments
         for key, (kind, pipeline, _) in d.pipe_vars.items():
             if kind == "with" or pipeline in pipelines:
@@ -387,6 +387,17 @@ class Unroller(MigrationTransformer):
             return False
         origins = flow.pipelines_in(node)
         return bool(origins) and origins <= self.streamed and not origins & self.ctx.kept
+
+    def untraced(self, node) -> bool:
+        """No pipeline of this run reaches ``node`` as far as the flow model sees (a parameter, an attribute, a value
+        of another module): at run time it holds a pipeline-mode Pipeline or a migrated pipeline of a caller, and
+        the EpochIterator decides which (DM241). A pipeline of this module that went where the model cannot follow
+        stays in pipeline mode (DM231), so it is a Pipeline there."""
+        flow = self.ctx.facts.get("flow")
+        if flow is None or node is None or flow.pipelines_in(node):
+            return False
+        name = dotted(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        return self._pipe_kind_of(node, name) is None and not (name == "self" and self.in_migrated_class())
 
     def _pipe_kind_of(self, node, name: str | None):
         """``_pipe_kind(name)``, or, where the pipeline reaches ``node`` some other way (returned by a
@@ -749,7 +760,7 @@ class Unroller(MigrationTransformer):
     def find_iterator_subclasses(self, module: cst.Module) -> None:
         """The module's subclasses of the PyTorch iterators, and whether each can derive from the EpochIterator
         (iterator_subclass.py; the pipelines must be known to stream, so after ``_prepare``)."""
-        self.iterator_subclasses = iterator_subclass.find(module, self.ctx.imports, self.streams)
+        self.iterator_subclasses = iterator_subclass.find(module, self.ctx.imports, self.streams, self.untraced)
 
     def _iterator_subclass(self, node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
         found = getattr(self, "iterator_subclasses", {}).get(node.name.value)
@@ -766,6 +777,28 @@ class Unroller(MigrationTransformer):
         self.report(rules.TORCH_ITERATOR.id, f"class {found.name}({found.which}) derives from "
                     f"{epoch_iterator.CLASS_NAME}, which has what it uses (super().__next__(), output_map, ...); its "
                     f"construction sites get the {epoch_iterator.CLASS_NAME}'s arguments", node)
+        if found.run_time:
+            where = ("it is constructed elsewhere" if not found.sites
+                     else "it is given pipelines the tool cannot trace")
+            self.report(rules.ITERATOR_KIND_AT_RUN_TIME.id, f"class {found.name}({found.which}): {where}, so its "
+                        f"base {epoch_iterator.CLASS_NAME} decides at run time: over pipeline-mode Pipelines it is the "
+                        f"plugin's iterator, over migrated ones (ReaderStream) it counts as the plugin does", node)
+        if found.adds_init:  # its construction sites keep DALIClassificationIterator's arguments
+            output_map = repr(found.fixed_map).replace("'", '"')
+            init = stmt(f"def __init__(self, pipelines, *args, **kwargs):  # {found.which}'s arguments\n"
+                        f"    super().__init__(pipelines, {output_map}, *args, **kwargs)\n")
+            body = list(updated_node.body.body)
+            at = 1 if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) \
+                and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)) else 0
+            if at < len(body):
+                body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine(indent=False), *body[at].leading_lines]) \
+                    if at else body[at]
+            body.insert(at, init.with_changes(leading_lines=[cst.EmptyLine(indent=False)] if at else []))
+            if at == 0 and len(body) > 1:
+                body[1] = body[1].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+            updated_node = updated_node.with_changes(body=updated_node.body.with_changes(body=body))
+            self.report(rules.TORCH_ITERATOR.id, f"class {found.name} gets an __init__ that puts {found.which}'s output "
+                        f"map after the pipelines, so it is constructed with the plugin's arguments wherever it is", node)
         return updated_node.with_changes(bases=bases)
 
     def leave_ClassDef(self, original_node, updated_node):
@@ -913,6 +946,23 @@ class Unroller(MigrationTransformer):
             return True
         return False
 
+    def _handed_to_wrapper(self, call: cst.Call) -> None:
+        """Pipelines handed to another module's iterator wrapper (``DataFlow.wrapper_inputs``) migrate: the wrapper's
+        EpochIterator asks them for their batch size and readers at run time, so each must be a ReaderStream."""
+        flow = self.ctx.facts.get("flow")
+        for arg in flow.wrapper_inputs(call) if flow is not None else ():
+            origins = flow.pipelines_in(arg.value)
+            if not origins or origins & self.ctx.kept:
+                continue
+            if self.streams(arg.value):
+                self.report(rules.ITERATOR_KIND_AT_RUN_TIME.id, f"{code_of(arg.value)} goes to "
+                            f"{code_of(call.func)}, whose iterator decides at run time: the migrated pipeline "
+                            f"({stream.CLASS_NAME}) answers its batch size and readers there", call)
+            else:
+                self.mark(rules.CANNOT_UNROLL.id, f"{code_of(arg.value)} is handed to {code_of(call.func)}, whose "
+                          f"iterator asks its pipelines for their batch size and readers, and the tool does not write "
+                          f"this pipeline as a {stream.CLASS_NAME} (it has no reader, or it checkpoints)", call)
+
     def _reset_does_nothing(self, node, owner) -> bool:
         """Pipeline.reset() only acts after an external_source ended the data (DALI 2.4.0: it checks
         ``_last_iter``); a migrated pipeline without one never ends, so its reset() is a no-op
@@ -958,6 +1008,7 @@ class Unroller(MigrationTransformer):
                 self.mark(rules.UNSUPPORTED_API.id, RESET_RESTARTS, original_node)
         if self._pipeline_depth == 0:
             updated_node = self._random_outside(original_node, updated_node)
+        self._handed_to_wrapper(original_node)
         func = updated_node.func
         qualname = self.ctx.imports.qualname(original_node.func)
         if qualname in TORCH_ITERATORS:
@@ -971,13 +1022,16 @@ class Unroller(MigrationTransformer):
             if subclass.problem is None and any(original_node is c for c in subclass.super_inits):
                 from .consumers import rewrite_super_init
                 return rewrite_super_init(self, subclass, original_node, updated_node)
+            if subclass.problem is None and original_node is subclass.verbatim_init:
+                from .consumers import keep_super_init
+                return keep_super_init(self, subclass, original_node, updated_node)
         subclass = getattr(self, "iterator_subclasses", {}).get(func.value) if isinstance(func, cst.Name) else None
         if subclass is not None and original_node in subclass.sites:
             if subclass.problem is not None:  # its pipelines stay in pipeline mode with it (their unit is kept)
                 self.mark(rules.CANNOT_UNROLL.id, f"{func.value}(...) not migrated: {func.value} derives from "
                           f"{subclass.which} and stays in pipeline mode: {subclass.problem}", original_node)
                 return updated_node
-            if subclass.super_inits:  # its own __init__ makes the EpochIterator's arguments
+            if subclass.super_inits or subclass.verbatim_init is not None or subclass.adds_init:  # its __init__ does
                 return updated_node
             from .consumers import rewrite_torch_iterator
             return rewrite_torch_iterator(self, original_node, updated_node, subclass.fixed_map, subclass.name)

@@ -1,0 +1,98 @@
+"""Iterator wrappers (DM241): modules whose PyTorch iterators get pipelines they cannot trace (a parameter, an
+attribute, another module's value) migrate to the EpochIterator that decides at run time; in project mode a
+pipeline handed to such a wrapper of another module migrates too (as a ReaderStream)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from dali_migrate import migrate_paths, migrate_source
+from dali_migrate.project import scan_project
+
+WRAPPER = textwrap.dedent('''\
+    from nvidia.dali.plugin.pytorch import DALIClassificationIterator, DALIGenericIterator, LastBatchPolicy
+
+
+    class Loader(DALIGenericIterator):
+        def __init__(self, pipe, size, **kw):
+            super().__init__(pipe, ["data", "label"], size=size, auto_reset=True, **kw)
+
+
+    class Lightning(DALIClassificationIterator):
+        def __next__(self):
+            return [super().__next__()[0][k] for k in self.output_map]
+
+
+    def make_loader(pipe, reader_name="Reader"):
+        return DALIGenericIterator([pipe], ["x", "y"], reader_name=reader_name,
+                                   last_batch_policy=LastBatchPolicy.PARTIAL)
+
+
+    def peek(pipe):
+        pipe.build()
+        return DALIGenericIterator(pipe, ["x"], size=8)
+''')
+
+CALLER = textwrap.dedent('''\
+    from nvidia.dali import fn, pipeline_def
+    from nvidia.dali.plugin.pytorch import LastBatchPolicy
+
+    from wrapper import Loader, make_loader
+
+
+    @pipeline_def(batch_size=4, num_threads=2, device_id=None)
+    def labels_pipe(root):
+        jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+        return labels + 1, labels
+
+
+    def main(root):
+        loader = make_loader(labels_pipe(root))
+        other = Loader(labels_pipe(root), 10, last_batch_policy=LastBatchPolicy.DROP)
+        return [len(loader), len(other)]
+''')
+
+
+def test_a_wrapper_module_migrates_alone_with_a_run_time_decision():
+    """Each iterator over a parameter becomes the EpochIterator with the call's own arguments (the policy member
+    its name, DALIClassificationIterator's map put in), the subclasses derive from it, nothing is marked, and
+    the finding names the run-time decision."""
+    result = migrate_source(WRAPPER, "wrapper.py")
+    migrated = result.migrated
+    assert "dali-migrate: DM" not in migrated and not [f for f in result.findings if not f.fixed]
+    assert 'return EpochIterator([pipe], ["x", "y"], reader_name=reader_name,' in migrated
+    assert 'last_batch_policy="PARTIAL")' in migrated
+    assert 'super().__init__(pipe, ["data", "label"], size=size, auto_reset=True, **kw)' in migrated
+    assert "class Lightning(EpochIterator):\n    def __init__(self, pipelines, *args, **kwargs):" in migrated
+    assert 'super().__init__(pipelines, ["data", "label"], *args, **kwargs)' in migrated
+    decided = [f for f in result.findings if f.rule == "DM241"]
+    assert {f.line for f in decided} >= {4, 9, 15} and all("run time" in f.message for f in decided)
+    assert migrate_source(migrated, "wrapper.py").migrated == migrated  # a second run changes nothing
+
+
+def test_pre_scan_knows_which_arguments_reach_a_run_time_iterator(tmp_path):
+    """make_loader's pipe (position 0) only feeds an iterator; peek's pipe is built too (pipeline-mode API on it),
+    so peek is no wrapper; the subclasses take any argument."""
+    (tmp_path / "wrapper.py").write_text(WRAPPER)
+    (tmp_path / "train.py").write_text(CALLER)
+    wrappers = scan_project([tmp_path]).iterator_wrappers
+    assert wrappers == {"wrapper.Loader": frozenset({"*"}), "wrapper.Lightning": frozenset({"*"}),
+                        "wrapper.make_loader": frozenset({0, "pipe"})}
+
+
+def test_a_pipeline_handed_to_a_wrapper_of_another_module_migrates(tmp_path):
+    """Project mode: the caller's pipeline is no escape any more; it becomes a ReaderStream (the wrapper's iterator
+    asks it for its batch size and reader), the policy member handed over becomes its name, both modules are
+    unmarked, and a second run changes nothing."""
+    (tmp_path / "wrapper.py").write_text(WRAPPER)
+    (tmp_path / "train.py").write_text(CALLER)
+    run = migrate_paths([str(tmp_path)], write=True, jobs=1)
+    findings = [f for r in run.files for f in r.findings]
+    assert not [f for f in findings if not f.fixed], [f.message for f in findings if not f.fixed]
+    train = (tmp_path / "train.py").read_text()
+    assert 'return ReaderStream(steps(), {"Reader": reader}, batch_size)' in train
+    assert 'other = Loader(labels_pipe(root), 10, last_batch_policy="DROP")' in train
+    assert any(f.rule == "DM241" and f.path.endswith("train.py") for f in findings)
+    assert "EpochIterator([pipe]" in (tmp_path / "wrapper.py").read_text()
+    again = migrate_paths([str(tmp_path)], write=False, jobs=1)
+    assert all(r.migrated == r.original for r in again.files if r.original)
