@@ -192,9 +192,21 @@ class Discovery(cst.CSTVisitor):
             self.pipe_vars[self.key(name)] = ("call", func.value, node.value)
 
 
+def _emptied_loop(original: cst.For, updated: cst.For) -> bool:
+    """A loop over a name (or attribute) whose every statement the migration dropped: only a ``pass`` is left."""
+    def only_pass(block):
+        return isinstance(block, cst.IndentedBlock) and all(
+            isinstance(line, cst.SimpleStatementLine) and all(isinstance(s, cst.Pass) for s in line.body)
+            for line in block.body)
+
+    return (updated.orelse is None and original.asynchronous is None and isinstance(original.target, cst.Name)
+            and isinstance(original.iter, (cst.Name, cst.Attribute)) and only_pass(updated.body)
+            and not only_pass(original.body))
+
+
 # Methods the Unroller rewrites or marks on the objects that hold pipelines (and on `self`).
 _METHOD_WORDS = frozenset({*UNSUPPORTED_METHODS, "run", "build", "epoch_size", "reader_meta", "checkpoint",
-                           "set_outputs"})
+                           "set_outputs", "_prefetch"})
 
 
 class Unroller(MigrationTransformer):
@@ -798,6 +810,8 @@ class Unroller(MigrationTransformer):
 
     def leave_For(self, original_node, updated_node):
         self._loop_depth -= 1
+        if _emptied_loop(original_node, updated_node):
+            return cst.RemoveFromParent()  # `for p in pipes: p.build()`: nothing is left to do for each
         return updated_node
 
     def visit_While(self, node):
@@ -891,12 +905,13 @@ class Unroller(MigrationTransformer):
             return False
         owner = dotted(call.func.value) if isinstance(call.func.value, (cst.Name, cst.Attribute)) else None
         method = call.func.attr.value
-        if method in ("build", "schedule_run", "release_outputs") and self._pipe_kind_of(call.func.value, owner) \
+        if method in ("build", "schedule_run", "release_outputs", "_prefetch") and self._pipe_kind_of(call.func.value, owner) \
                 or method == "reset" and self._reset_does_nothing(call.func.value, owner):
             what = code_of(call.func.value)
             why = {"build": "the generator needs no build",
                    "reset": "its pipeline has no external_source, so nothing ends and reset() did nothing",
                    "schedule_run": f"next({what}) runs the step when its outputs are taken",
+                   "_prefetch": f"next({what}) runs the step when its outputs are taken",
                    "release_outputs": "the step's outputs are plain values, released when unused"}[method]
             self.report(rules.BUILD_RUN.id, f"{what}.{method}() is dropped: {why}", statement)
             return True
@@ -1009,7 +1024,7 @@ class Unroller(MigrationTransformer):
                               f"through ndd.checkpoint.Checkpoint (collect/save); pipeline checkpoints do not load "
                               f"there", original_node)
                     return updated_node
-                if method in ("schedule_run", "release_outputs") and not updated_node.args:
+                if method in ("schedule_run", "release_outputs", "_prefetch") and not updated_node.args:
                     return updated_node  # the statement is dropped (leave_SimpleStatementLine)
                 if method in UNSUPPORTED_METHODS:
                     self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS[method], original_node)
