@@ -457,6 +457,7 @@ class _Collector(cst.CSTVisitor):
         self.elifs: set[cst.If] = set()
         self.pipeline_defs: set[str] = set()  # @pipeline_def functions (their origins)
         self.attributes: list[cst.Attribute] = []
+        self.super_calls: dict[cst.Call, cst.ClassDef] = {}  # `super().m(...)` in a method -> its class
         self.listify_assigns: set[cst.Assign] = set()  # `x = [x]` under `if not isinstance(x, list):`
 
     # -- scopes -------------------------------------------------------------------------------
@@ -696,6 +697,9 @@ class _Collector(cst.CSTVisitor):
             self.calls_dali = True
         self.calls.append((node, self.scope))
         self.callees.add(node.func)
+        method = self._method() if _super_call(node) else None
+        if method is not None:
+            self.super_calls[node] = method.class_node
         if self.graph_stack:
             self.graph_origin[node] = self.graph_stack[-1]
         func = node.func
@@ -921,6 +925,13 @@ class _Collector(cst.CSTVisitor):
         return None
 
 
+def _super_call(node: cst.Call) -> bool:
+    """``super().m(...)`` or ``super(Cls, self).m(...)``."""
+    func = node.func
+    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and isinstance(
+        func.value.func, cst.Name) and func.value.func.value == "super" and len(func.value.args) in (0, 2)
+
+
 def _listify_idiom(node: cst.If) -> cst.Assign | None:
     """``if not isinstance(x, list): x = [x]`` (``list``, ``tuple`` or both; ``(x,)`` too): the assignment."""
     test = node.test
@@ -987,6 +998,7 @@ class DataFlow:
         self.graph_origin = collector.graph_origin
         self.with_origin = collector.with_origin
         self.calls = collector.calls
+        self._super_calls = collector.super_calls
         self.calls_dali = collector.calls_dali  # False: no value in this module can be pipeline-mode DALI
         self._class_attrs = collector.class_attrs
         self._attr_stores = collector.attr_stores
@@ -1176,7 +1188,16 @@ class DataFlow:
                 params[key] = join(params.get(key), self._eval(default))
 
     def _reached(self, call: cst.Call):
-        """(Function, offset) a call runs: the module's own function, method or class constructor."""
+        """(Function, offset) a call runs: the module's own function, method or class constructor, or the method
+        of a base class ``super().m(...)`` calls in a plain class (a user iterator's subclass)."""
+        owner = self._super_calls.get(call)
+        if owner is not None:
+            bases = self.bases(owner)
+            if not bases or any(self.classes[c][3] for c in (owner, *bases)):
+                return None  # a pipeline class's super() is the Pipeline's, or its hierarchy's own (classes.py)
+            method = self._method_of(bases[0], call.func.attr.value)
+            function = self.functions.get(method) if method is not None else None
+            return (function, 0) if function is not None and function.bound else None
         found = self._eval(call.func)
         if found is None:
             return None
