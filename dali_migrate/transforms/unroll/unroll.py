@@ -206,7 +206,7 @@ def _emptied_loop(original: cst.For, updated: cst.For) -> bool:
 
 # Methods the Unroller rewrites or marks on the objects that hold pipelines (and on `self`).
 _METHOD_WORDS = frozenset({*UNSUPPORTED_METHODS, "run", "build", "epoch_size", "reader_meta", "checkpoint",
-                           "set_outputs", "_prefetch"})
+                           "set_outputs", "_prefetch", "reset"})
 
 
 class Unroller(MigrationTransformer):
