@@ -431,7 +431,8 @@ class _TensorList(MigrationTransformer):
             if method in _NO_COUNTERPART:
                 self.mark(TENSORLIST_NO_COUNTERPART.id,
                           f"TensorList.{method}() has no ndd.Batch counterpart: rewrite with the Batch API "
-                          "(batch.shape, ndd.as_tensor(batch, pad=True), batch.torch())", original)
+                          "(batch.shape, ndd.as_tensor(batch, pad=True), batch.torch())" + _COPY_HINT.get(method, ""),
+                          original)
             return None
         if kind == df.TENSORCPU:
             if _no_args(original):
@@ -450,7 +451,7 @@ class _TensorList(MigrationTransformer):
                     return self._or_empty(original, value)
             if method in _NO_COUNTERPART:
                 self.mark(TENSORLIST_NO_COUNTERPART.id,
-                          f"TensorCPU.{method}() has no ndd.Tensor counterpart", original)
+                          f"TensorCPU.{method}() has no ndd.Tensor counterpart" + _COPY_HINT.get(method, ""), original)
             return None
         if kind == df.DATANODE and method == "shape":
             new = self._shape_batch(original, original.func.value, value, original.args, "cpu")
@@ -499,6 +500,8 @@ class _TensorList(MigrationTransformer):
 
 
 TO_TORCH_TYPE = "nvidia.dali.plugin.pytorch.to_torch_type"
+# A copy through a raw pointer (a feed_ndarray of the program's own): what to write in dynamic mode.
+_COPY_HINT = {"copy_to_external": "; a copy into a torch tensor t is t.copy_(data.torch()) (its dtype and device kept)"}
 FEED_NDARRAY = "nvidia.dali.plugin.pytorch.feed_ndarray"
 
 
