@@ -192,6 +192,57 @@ class Discovery(cst.CSTVisitor):
             self.pipe_vars[self.key(name)] = ("call", func.value, node.value)
 
 
+def _names_in(node) -> list[cst.Name]:
+    names = []
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, name):
+            names.append(name)
+
+    node.visit(_Names())
+    return names
+
+
+def _loops_binding(node, name: str) -> tuple[list[cst.For], set[int]]:
+    """The ``for name in ...`` loops in ``node`` (not in nested functions, classes or lambdas), and the ids of the
+    names there that bind ``name`` (assignment and loop targets: not reads)."""
+    loops, bound = [], set()
+
+    def targets(target):
+        if isinstance(target, cst.Name) and target.value == name:
+            bound.add(id(target))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                targets(element.value)
+        elif isinstance(target, cst.StarredElement):
+            targets(target.value)
+
+    class _Loops(cst.CSTVisitor):
+        def visit_For(self, loop):
+            targets(loop.target)
+            if isinstance(loop.target, cst.Name) and loop.target.value == name:
+                loops.append(loop)
+
+        def visit_Assign(self, assign):
+            for target in assign.targets:
+                targets(target.target)
+
+        def visit_AnnAssign(self, assign):
+            targets(assign.target)
+
+        def visit_FunctionDef(self, inner):
+            return inner is node
+
+        def visit_ClassDef(self, inner):
+            return inner is node
+
+        def visit_Lambda(self, inner):
+            return False
+
+    node.visit(_Loops())
+    return loops, bound
+
+
 def _emptied_loop(original: cst.For, updated: cst.For) -> bool:
     """A loop over a name (or attribute) whose every statement the migration dropped: only a ``pass`` is left."""
     def only_pass(block):
@@ -810,9 +861,29 @@ class Unroller(MigrationTransformer):
 
     def leave_For(self, original_node, updated_node):
         self._loop_depth -= 1
-        if _emptied_loop(original_node, updated_node):
+        if _emptied_loop(original_node, updated_node) and self._loop_of_nothing(original_node):
             return cst.RemoveFromParent()  # `for p in pipes: p.build()`: nothing is left to do for each
         return updated_node
+
+    def _loop_of_nothing(self, loop: cst.For) -> bool:
+        """Removing the loop changes nothing else: it goes over a list (the model says so; a generator would be
+        consumed), and its variable is read nowhere outside it (after the loop it held the last item)."""
+        flow = self.ctx.facts.get("flow")
+        if flow is None:
+            return False
+        kind = flow.value_of(loop.iter)[0]
+        if not (isinstance(kind, tuple) and kind[0] == "seq"):
+            return False
+        scope = flow.name_scope.get(loop.target)
+        if scope is None:
+            return False
+        # Reads in the body of a loop that binds the same name (this one, or another `for p in ...`) see that loop's
+        # item, not what this loop left.
+        loops, bound = _loops_binding(scope.node, loop.target.value)
+        inside = {id(n) for other in loops for n in _names_in(other.body)} | bound
+        return not any(
+            node.value == loop.target.value and found is scope and id(node) not in inside
+            for node, found in flow.name_scope.items())
 
     def visit_While(self, node):
         self._loop_depth += 1
