@@ -508,8 +508,11 @@ class _Tagger(cst.CSTVisitor):
             name = func.value
             if name in ("enumerate", "zip") and call in self._loop_iters:
                 return None
-            if name == "isinstance" and arg is call.args[0] and _list_or_tuple_test(call):
-                return None  # False for a pipeline in both modes (a generator is no list); a list stays a list
+            if name == "isinstance" and arg is call.args[0] and _list_or_tuple_test(call) and kind not in (
+                    df.OUTPUTS, df.TOP):
+                # False for a pipeline or a TensorList in both modes (a generator, a Batch is no list or tuple); a
+                # list of them stays a list. Not a step's outputs: a tuple that may be one Batch once migrated.
+                return None
             if kind == df.DALI_ITERATOR and name in ("len", "next", "iter", "enumerate", "zip"):
                 return None  # the migrated EpochIterator is an iterator with a length, as the plugin's was
             if name == "len" and kind in (df.TENSORLIST, df.OUTPUTS) or (
