@@ -10,7 +10,7 @@ from ... import dataflow as df
 from ... import optable
 from ...names import dotted
 from ...engine import register_names
-from ..base import MigrationTransformer
+from ..base import MigrationTransformer, name_nodes_in
 from ..imports import first_use
 from ..walk import node_children, walk
 from . import checkpoints, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
@@ -190,17 +190,6 @@ class Discovery(cst.CSTVisitor):
         elif isinstance(func, cst.Name):
             # defs/classes may be defined after use; resolved lazily in the transformer
             self.pipe_vars[self.key(name)] = ("call", func.value, node.value)
-
-
-def _names_in(node) -> list[cst.Name]:
-    names = []
-
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, name):
-            names.append(name)
-
-    node.visit(_Names())
-    return names
 
 
 def _loops_binding(node, name: str) -> tuple[list[cst.For], set[int]]:
@@ -880,7 +869,7 @@ class Unroller(MigrationTransformer):
         # Reads in the body of a loop that binds the same name (this one, or another `for p in ...`) see that loop's
         # item, not what this loop left.
         loops, bound = _loops_binding(scope.node, loop.target.value)
-        inside = {id(n) for other in loops for n in _names_in(other.body)} | bound
+        inside = {id(n) for other in loops for n in name_nodes_in(other.body)} | bound
         return not any(
             node.value == loop.target.value and found is scope and id(node) not in inside
             for node, found in flow.name_scope.items())
