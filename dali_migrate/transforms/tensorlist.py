@@ -296,9 +296,10 @@ class _TensorList(MigrationTransformer):
             return _keep_parens(original_node, _attr(updated_node.args[0].value, "batch_size"))
         if qualname == FEED_NDARRAY and len(original_node.args) == 2 and all(
                 a.keyword is None and not a.star for a in original_node.args) \
-                and self._kind(original_node.args[0].value) in (df.TENSORLIST, df.TENSORCPU):
-            # The plugin copied the DALI data into the torch tensor's memory (same dtype and size, or an
+                and self._kind(original_node.args[0].value) == df.TENSORCPU:
+            # The plugin copied the DALI tensor into the torch tensor's memory (same dtype and shape, or an
             # assertion); copy_ writes into the same tensor, on its device, and returns it as feed_ndarray did.
+            # Not a TensorList: its shape() (a list of shapes) never passed the plugin's shape assertion.
             data, target = (a.value for a in updated_node.args)
             self.report(TENSORLIST_API.id, "feed_ndarray(data, t) -> t.copy_(data.torch()): a copy into t, which "
                         "keeps its dtype and device (where feed_ndarray asserted the same dtype and size, copy_ "
