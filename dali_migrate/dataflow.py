@@ -415,6 +415,7 @@ class Function:
 #   ("append", e) / ("store", e, map) a container that gets e (xs.append(e), x[k] = e)
 #   ("param", function, name)         what the function's call sites pass
 #   ("self", class node)              the instance a method runs on
+#   ("listify", source)               `if not isinstance(x, list): x = [x]`: source's value as a list
 
 
 class _Collector(cst.CSTVisitor):
@@ -456,6 +457,8 @@ class _Collector(cst.CSTVisitor):
         self.elifs: set[cst.If] = set()
         self.pipeline_defs: set[str] = set()  # @pipeline_def functions (their origins)
         self.attributes: list[cst.Attribute] = []
+        self.super_calls: dict[cst.Call, cst.ClassDef] = {}  # `super().m(...)` in a method -> its class
+        self.listify_assigns: set[cst.Assign] = set()  # `x = [x]` under `if not isinstance(x, list):`
 
     # -- scopes -------------------------------------------------------------------------------
     def _bind(self, scope: Scope, name: str, source) -> None:
@@ -495,6 +498,9 @@ class _Collector(cst.CSTVisitor):
         self.statements.pop()
 
     def visit_If(self, node):
+        listified = _listify_idiom(node)
+        if listified is not None:
+            self.listify_assigns.add(listified)
         if isinstance(node.orelse, cst.If):
             self.elifs.add(node.orelse)
         if node not in self.elifs:  # an elif belongs to the statement of its first If
@@ -691,6 +697,9 @@ class _Collector(cst.CSTVisitor):
             self.calls_dali = True
         self.calls.append((node, self.scope))
         self.callees.add(node.func)
+        method = self._method() if _super_call(node) else None
+        if method is not None:
+            self.super_calls[node] = method.class_node
         if self.graph_stack:
             self.graph_origin[node] = self.graph_stack[-1]
         func = node.func
@@ -774,6 +783,16 @@ class _Collector(cst.CSTVisitor):
             target = dotted(node.targets[0].target)
             if target is not None:
                 self.pipeline_calls[value_node] = ".".join(self.function_names) + ":" + target
+        if node in self.listify_assigns:
+            # One value for the name, before and after the `if`: a list of what it was given (a list stays
+            # itself), so `x` does not join one pipeline with a list of them.
+            name = node.targets[0].target.value
+            owner = self._binding_scope(name)
+            earlier = owner.bindings.get(name, [])
+            if len(earlier) == 1 and earlier[0][0] != "listify":
+                earlier[0] = ("listify", earlier[0])
+                self._bind(owner, name, earlier[0])
+                return
         for target in node.targets:
             self._bind_target(target.target, ("expr", value_node))
 
@@ -906,6 +925,43 @@ class _Collector(cst.CSTVisitor):
         return None
 
 
+def _super_call(node: cst.Call) -> bool:
+    """``super().m(...)`` or ``super(Cls, self).m(...)``."""
+    func = node.func
+    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and isinstance(
+        func.value.func, cst.Name) and func.value.func.value == "super" and len(func.value.args) in (0, 2)
+
+
+def _listify_idiom(node: cst.If) -> cst.Assign | None:
+    """``if not isinstance(x, list): x = [x]`` (``list``, ``tuple`` or both; ``(x,)`` too): the assignment."""
+    test = node.test
+    if node.orelse is not None or not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return None
+    call = test.expression
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "isinstance"
+            and len(call.args) == 2 and isinstance(call.args[0].value, cst.Name)):
+        return None
+    name = call.args[0].value.value
+    types = call.args[1].value
+    names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+    if not names or not all(isinstance(n, cst.Name) and n.value in ("list", "tuple") for n in names):
+        return None
+    body = node.body.body if isinstance(node.body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
+    if len(body) != 1:
+        return None
+    line = body[0]
+    small = line.body if isinstance(line, cst.SimpleStatementLine) else [line]
+    if len(small) != 1 or not isinstance(small[0], cst.Assign) or len(small[0].targets) != 1:
+        return None
+    assign = small[0]
+    target, made = assign.targets[0].target, assign.value
+    if not (isinstance(target, cst.Name) and target.value == name and isinstance(made, (cst.List, cst.Tuple))
+            and len(made.elements) == 1 and isinstance(made.elements[0].value, cst.Name)
+            and made.elements[0].value.value == name and not isinstance(made.elements[0], cst.StarredElement)):
+        return None
+    return assign
+
+
 def _is_pipeline_def(decorator: cst.Decorator, imports: ImportTable) -> bool:
     expr = decorator.decorator
     if isinstance(expr, cst.Call):
@@ -946,6 +1002,7 @@ class DataFlow:
         self.graph_origin = collector.graph_origin
         self.with_origin = collector.with_origin
         self.calls = collector.calls
+        self._super_calls = collector.super_calls
         self.calls_dali = collector.calls_dali  # False: no value in this module can be pipeline-mode DALI
         self._class_attrs = collector.class_attrs
         self._attr_stores = collector.attr_stores
@@ -1135,7 +1192,16 @@ class DataFlow:
                 params[key] = join(params.get(key), self._eval(default))
 
     def _reached(self, call: cst.Call):
-        """(Function, offset) a call runs: the module's own function, method or class constructor."""
+        """(Function, offset) a call runs: the module's own function, method or class constructor, or the method
+        of a base class ``super().m(...)`` calls in a plain class (a user iterator's subclass)."""
+        owner = self._super_calls.get(call)
+        if owner is not None:
+            bases = self.bases(owner)
+            if not bases or any(self.classes[c][3] for c in (owner, *bases)):
+                return None  # a pipeline class's super() is the Pipeline's, or its hierarchy's own (classes.py)
+            method = self._method_of(bases[0], call.func.attr.value)
+            function = self.functions.get(method) if method is not None else None
+            return (function, 0) if function is not None and function.bound else None
         found = self._eval(call.func)
         if found is None:
             return None
@@ -1231,6 +1297,12 @@ class DataFlow:
             return self._params.get((source[1].node, source[2]), UNKNOWN if source[1].escapes else None)
         if tag == "self":
             return value(("instance", source[1]))
+        if tag == "listify":
+            found = self._source_value(source[1], scope, name)
+            if found is None or found[0] is None or found[0] == TOP or isinstance(found[0], tuple) and \
+                    found[0][0] in ("seq", "tup"):
+                return found
+            return (("seq", found[0]), found[1])
         return UNKNOWN
 
     def _iterated(self, found: Value) -> Value | None:

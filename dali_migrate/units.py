@@ -94,7 +94,7 @@ ITERATOR_HANDED_ON = rule(
 
 # Methods with a migration (rewritten, or marked so that the unit stays whole) on each kind.
 PIPELINE_METHODS = {"build", "run", "epoch_size", "reader_meta", "checkpoint", "schedule_run", "share_outputs",
-                    "release_outputs", "outputs", "feed_input", "serialize", "set_outputs", "reset"}
+                    "release_outputs", "_prefetch", "outputs", "feed_input", "serialize", "set_outputs", "reset"}
 TENSORLIST_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "shape", "layout", "ndim", "dtype",
                       "as_reshaped_tensor", "is_dense_tensor", "copy_to_external", "data_ptr", "reset", "set_layout",
                       "broadcast", "reinterpret", "squeeze", "source_info", "get_property", "stream", "device_id"}
@@ -510,6 +510,11 @@ class _Tagger(cst.CSTVisitor):
             name = func.value
             if name in ("enumerate", "zip") and call in self._loop_iters:
                 return None
+            if name == "isinstance" and arg is call.args[0] and _list_or_tuple_test(call) and kind not in (
+                    df.OUTPUTS, df.TOP):
+                # False for a pipeline or a TensorList in both modes (a generator, a Batch is no list or tuple); a
+                # list of them stays a list. Not a step's outputs: a tuple that may be one Batch once migrated.
+                return None
             if kind == df.DALI_ITERATOR and name in ("len", "next", "iter", "enumerate", "zip"):
                 return None  # the migrated EpochIterator is an iterator with a length, as the plugin's was
             if name == "len" and kind in (df.TENSORLIST, df.OUTPUTS) or (
@@ -666,6 +671,15 @@ def _function_units(flow: df.DataFlow, foreign: dict | None = None) -> dict:
             if reached is not None:
                 work.append((reached[0].node, units[function]))
     return units
+
+
+def _list_or_tuple_test(call: cst.Call) -> bool:
+    """``isinstance(x, list)`` (``tuple``, or a tuple of the two)."""
+    if len(call.args) != 2:
+        return False
+    types = call.args[1].value
+    names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+    return bool(names) and all(isinstance(n, cst.Name) and n.value in ("list", "tuple") for n in names)
 
 
 def _is_call_of(expr, names) -> bool:

@@ -278,6 +278,40 @@ CASES = {
         p = pipe('r')
         out = step(p)
         """, "q", "top []"),
+    "a list of pipelines wrapped by the isinstance idiom stays a list": (PIPE + """
+        class Loader:
+            def __init__(self, pipelines):
+                if not isinstance(pipelines, list):
+                    pipelines = [pipelines]
+                self._pipes = pipelines
+        got = Loader([pipe('a'), pipe('b')])._pipes
+        got""", "got", "(seq pipeline) ['pipe']"),
+    "one pipeline wrapped by the isinstance idiom becomes a list of it": (PIPE + """
+        class Loader:
+            def __init__(self, pipelines):
+                if not isinstance(pipelines, (list, tuple)):
+                    pipelines = [pipelines]
+                self._pipes = pipelines
+            def step(self):
+                return [p.run() for p in self._pipes]
+        got = Loader(pipe('a'))._pipes
+        got""", "got", "(seq pipeline) ['pipe']"),
+    "another rebinding under the isinstance test is not the idiom": (PIPE + """
+        def wrap(pipelines):
+            if not isinstance(pipelines, list):
+                pipelines = [pipelines, pipelines]
+            return pipelines
+        got = wrap(pipe('a'))
+        got""", "got", "top ['pipe']"),
+    "super().__init__ of a plain class passes to its base's __init__": (PIPE + """
+        class Base:
+            def __init__(self, pipes, names):
+                self._pipes = pipes
+        class Child(Base):
+            def __init__(self, pipes):
+                super().__init__(pipes, ["data", "label"])
+        got = Child([pipe('a')])._pipes
+        got""", "got", "(seq pipeline) ['pipe']"),
 }
 
 
@@ -415,6 +449,22 @@ def test_migrated_pipelines_are_origins_when_named():
     module.visit(Reads())
     assert describe(flow.value_of(names["p"])) == "(gen tuple:batch) ['pipe']"
     assert describe(flow.value_of(names["images"])) == "batch ['pipe']"
+
+
+def test_super_of_a_pipeline_subclass_is_left_to_the_class_pass():
+    """super().__init__ in a Pipeline class hierarchy is not routed to the base's __init__: the hierarchy's
+    migration (classes.py) rewrites those calls itself."""
+    source = """
+        class Base(Pipeline):
+            def __init__(self, batch_size, extra):
+                super().__init__(batch_size, 1, None)
+                self.extra = extra
+        class Child(Base):
+            def __init__(self, extra):
+                super().__init__(2, extra)
+        Child(pipe)
+        """
+    assert value_of(PIPE + source, "extra", occurrence=0) == "top []"
 
 
 def test_deep_nesting_is_top_and_the_solver_ends():

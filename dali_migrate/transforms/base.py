@@ -296,13 +296,22 @@ def names_in(node: cst.CSTNode) -> set[str]:
     return collector.names
 
 
+def name_nodes_in(node: cst.CSTNode) -> list[cst.Name]:
+    """The ``Name`` nodes of ``names_in``."""
+    collector = _NameCollector()
+    walk(node, collector)
+    return collector.nodes
+
+
 class _NameCollector(cst.CSTVisitor):
     def __init__(self):
         super().__init__()
         self.names: set[str] = set()
+        self.nodes: list[cst.Name] = []
 
     def visit_Name(self, node):
         self.names.add(node.value)
+        self.nodes.append(node)
 
 
 def _bound_names(statement: cst.CSTNode, words: set[str]) -> set[str]:

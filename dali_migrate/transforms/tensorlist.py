@@ -182,6 +182,7 @@ class _TensorList(MigrationTransformer):
         self._fresh_copies: set[cst.CSTNode] = set()  # original at()/as_array() calls we rewrote
         self._bare: set[cst.CSTNode] = set()  # expressions that need no parentheses where they are
         self._called: set[cst.CSTNode] = set()
+        self._torch_dtypes: set[cst.Attribute] = set()  # x.dtype in to_torch_type[x.dtype] (leave_Subscript)
         self._fstring_quotes: list[str] = []  # the opening quotes of the f-strings around the node
 
     def relevant_names(self):
@@ -234,6 +235,21 @@ class _TensorList(MigrationTransformer):
     def visit_Call(self, node):
         self._called.add(node.func)
 
+    def visit_Subscript(self, node):
+        dtype = self._torch_type_of(node)
+        if dtype is not None:
+            self._torch_dtypes.add(dtype)
+
+    def _torch_type_of(self, node: cst.Subscript) -> cst.Attribute | None:
+        """``to_torch_type[x.dtype]`` on a pipeline output sample (a Tensor once migrated): the ``x.dtype``."""
+        if self.ctx.imports.qualname(node.value) != TO_TORCH_TYPE or len(node.slice) != 1:
+            return None
+        index = node.slice[0].slice
+        dtype = index.value if isinstance(index, cst.Index) and index.star is None else None
+        if isinstance(dtype, cst.Attribute) and dtype.attr.value == "dtype" and self._kind(dtype.value) == df.TENSORCPU:
+            return dtype
+        return None
+
     # -- rewrites ----------------------------------------------------------------------------
     def leave_If(self, original_node, updated_node):
         return self._truth_test(original_node, updated_node)
@@ -278,6 +294,18 @@ class _TensorList(MigrationTransformer):
                 and self.flow.is_builtin(func) and self._kind(original_node.args[0].value) == df.TENSORLIST:
             self.report(TENSORLIST_API.id, "len(TensorList) -> Batch.batch_size", original_node)
             return _keep_parens(original_node, _attr(updated_node.args[0].value, "batch_size"))
+        if qualname == FEED_NDARRAY and len(original_node.args) == 2 and all(
+                a.keyword is None and not a.star for a in original_node.args) \
+                and self._kind(original_node.args[0].value) == df.TENSORCPU:
+            # The plugin copied the DALI tensor into the torch tensor's memory (same dtype and shape, or an
+            # assertion); copy_ writes into the same tensor, on its device, and returns it as feed_ndarray did.
+            # Not a TensorList: its shape() (a list of shapes) never passed the plugin's shape assertion.
+            data, target = (a.value for a in updated_node.args)
+            self.report(TENSORLIST_API.id, "feed_ndarray(data, t) -> t.copy_(data.torch()): a copy into t, which "
+                        "keeps its dtype and device (where feed_ndarray asserted the same dtype and size, copy_ "
+                        "converts and broadcasts)", original_node)
+            return _keep_parens(original_node, cst.Call(func=_attr(target, "copy_"),
+                                                        args=[cst.Arg(cst.Call(func=_attr(data, "torch")))]))
         if qualname == f"{FN}.shapes":
             new = self._shapes(original_node, updated_node)
             if new is not None:
@@ -404,7 +432,8 @@ class _TensorList(MigrationTransformer):
             if method in _NO_COUNTERPART:
                 self.mark(TENSORLIST_NO_COUNTERPART.id,
                           f"TensorList.{method}() has no ndd.Batch counterpart: rewrite with the Batch API "
-                          "(batch.shape, ndd.as_tensor(batch, pad=True), batch.torch())", original)
+                          "(batch.shape, ndd.as_tensor(batch, pad=True), batch.torch())" + _COPY_HINT.get(method, ""),
+                          original)
             return None
         if kind == df.TENSORCPU:
             if _no_args(original):
@@ -423,7 +452,7 @@ class _TensorList(MigrationTransformer):
                     return self._or_empty(original, value)
             if method in _NO_COUNTERPART:
                 self.mark(TENSORLIST_NO_COUNTERPART.id,
-                          f"TensorCPU.{method}() has no ndd.Tensor counterpart", original)
+                          f"TensorCPU.{method}() has no ndd.Tensor counterpart" + _COPY_HINT.get(method, ""), original)
             return None
         if kind == df.DATANODE and method == "shape":
             new = self._shape_batch(original, original.func.value, value, original.args, "cpu")
@@ -437,6 +466,7 @@ class _TensorList(MigrationTransformer):
 
     def leave_Attribute(self, original_node, updated_node):
         if original_node.attr.value == "dtype" and original_node not in self._called \
+                and original_node not in self._torch_dtypes \
                 and self._kind(original_node.value) in (df.TENSORLIST, df.TENSORCPU):
             self.mark(TENSORLIST_NO_COUNTERPART.id,
                       "Batch.dtype is an ndd.DType: comparing it with a types.DALIDataType raises "
@@ -444,6 +474,12 @@ class _TensorList(MigrationTransformer):
         return updated_node
 
     def leave_Subscript(self, original_node, updated_node):
+        dtype = self._torch_type_of(original_node)
+        if dtype is not None:
+            self.report(TENSORLIST_API.id, "to_torch_type[sample.dtype] -> Tensor.torch().dtype: the torch dtype of "
+                        "the sample (a view, no copy)", original_node)
+            sample = updated_node.slice[0].slice.value.value
+            return _attr(cst.Call(func=_attr(sample, "torch")), "dtype")
         kind = self._kind(original_node.value)
         if kind == df.DATANODE and _string_key(original_node):
             return updated_node  # a reader's named outputs (tfrecord features): a dict in both modes
@@ -462,6 +498,12 @@ class _TensorList(MigrationTransformer):
                       "slicing a pipeline output: Batch.select(slice) returns the whole batch in DALI 2.4.0; "
                       "use ndd.as_batch([batch.select(i) for i in range(a, b)])", original_node)
         return updated_node
+
+
+TO_TORCH_TYPE = "nvidia.dali.plugin.pytorch.to_torch_type"
+# A copy through a raw pointer (a feed_ndarray of the program's own): what to write in dynamic mode.
+_COPY_HINT = {"copy_to_external": "; a copy into a torch tensor t is t.copy_(data.torch()) (its dtype and device kept)"}
+FEED_NDARRAY = "nvidia.dali.plugin.pytorch.feed_ndarray"
 
 
 def _numpy_name(ctx, names_in_use: set[str]) -> str:

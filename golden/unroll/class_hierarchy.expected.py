@@ -200,7 +200,5 @@ class Shuffled(Base):
 
 def first_steps(root):
     pipes = [cls(root=root, batch_size=2) for cls in (Files, Shuffled)]
-    for pipe in pipes:
-        pass
     sizes = [pipe.epoch_size("Reader") for pipe in pipes]
     return sizes, [next(pipe) for pipe in pipes]

@@ -475,8 +475,6 @@ def main():
     print(arrays.epoch_size("Arrays"), np.array(ndd.as_tensor(next(arrays)[0].cpu())).sum())
     # several pipelines on several GPUs behind one iterator: one dict per pipeline each step
     pipes = [per_gpu(args.data, args.gpus, device_id=gpu) for gpu in range(args.gpus)]
-    for p in pipes:
-        pass
     for data in EpochIterator(pipes, ["images", "labels"], reader_name="Reader"):
         print([d["labels"].view(-1).tolist() for d in data])
 

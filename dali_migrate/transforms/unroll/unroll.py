@@ -10,7 +10,7 @@ from ... import dataflow as df
 from ... import optable
 from ...names import dotted
 from ...engine import register_names
-from ..base import MigrationTransformer
+from ..base import MigrationTransformer, name_nodes_in
 from ..imports import first_use
 from ..walk import node_children, transform, walk
 from . import checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
@@ -192,9 +192,61 @@ class Discovery(cst.CSTVisitor):
             self.pipe_vars[self.key(name)] = ("call", func.value, node.value)
 
 
+def _loops_binding(node, name: str) -> tuple[list[cst.For], set[int]]:
+    """The ``for name in ...`` loops in ``node`` (not in nested functions, classes or lambdas), and the ids of the
+    names there that bind ``name`` (assignment and loop targets: not reads)."""
+    loops, bound = [], set()
+
+    def targets(target):
+        if isinstance(target, cst.Name) and target.value == name:
+            bound.add(id(target))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                targets(element.value)
+        elif isinstance(target, cst.StarredElement):
+            targets(target.value)
+
+    class _Loops(cst.CSTVisitor):
+        def visit_For(self, loop):
+            targets(loop.target)
+            if isinstance(loop.target, cst.Name) and loop.target.value == name:
+                loops.append(loop)
+
+        def visit_Assign(self, assign):
+            for target in assign.targets:
+                targets(target.target)
+
+        def visit_AnnAssign(self, assign):
+            targets(assign.target)
+
+        def visit_FunctionDef(self, inner):
+            return inner is node
+
+        def visit_ClassDef(self, inner):
+            return inner is node
+
+        def visit_Lambda(self, inner):
+            return False
+
+    node.visit(_Loops())
+    return loops, bound
+
+
+def _emptied_loop(original: cst.For, updated: cst.For) -> bool:
+    """A loop over a name (or attribute) whose every statement the migration dropped: only a ``pass`` is left."""
+    def only_pass(block):
+        return isinstance(block, cst.IndentedBlock) and all(
+            isinstance(line, cst.SimpleStatementLine) and all(isinstance(s, cst.Pass) for s in line.body)
+            for line in block.body)
+
+    return (updated.orelse is None and original.asynchronous is None and isinstance(original.target, cst.Name)
+            and isinstance(original.iter, (cst.Name, cst.Attribute)) and only_pass(updated.body)
+            and not only_pass(original.body))
+
+
 # Methods the Unroller rewrites or marks on the objects that hold pipelines (and on `self`).
 _METHOD_WORDS = frozenset({*UNSUPPORTED_METHODS, "run", "build", "epoch_size", "reader_meta", "checkpoint",
-                           "set_outputs"})
+                           "set_outputs", "_prefetch", "reset"})
 
 
 class Unroller(MigrationTransformer):
@@ -842,7 +894,29 @@ class Unroller(MigrationTransformer):
 
     def leave_For(self, original_node, updated_node):
         self._loop_depth -= 1
+        if _emptied_loop(original_node, updated_node) and self._loop_of_nothing(original_node):
+            return cst.RemoveFromParent()  # `for p in pipes: p.build()`: nothing is left to do for each
         return updated_node
+
+    def _loop_of_nothing(self, loop: cst.For) -> bool:
+        """Removing the loop changes nothing else: it goes over a list (the model says so; a generator would be
+        consumed), and its variable is read nowhere outside it (after the loop it held the last item)."""
+        flow = self.ctx.facts.get("flow")
+        if flow is None:
+            return False
+        kind = flow.value_of(loop.iter)[0]
+        if not (isinstance(kind, tuple) and kind[0] == "seq"):
+            return False
+        scope = flow.name_scope.get(loop.target)
+        if scope is None:
+            return False
+        # Reads in the body of a loop that binds the same name (this one, or another `for p in ...`) see that loop's
+        # item, not what this loop left.
+        loops, bound = _loops_binding(scope.node, loop.target.value)
+        inside = {id(n) for other in loops for n in name_nodes_in(other.body)} | bound
+        return not any(
+            node.value == loop.target.value and found is scope and id(node) not in inside
+            for node, found in flow.name_scope.items())
 
     def visit_While(self, node):
         self._loop_depth += 1
@@ -935,12 +1009,13 @@ class Unroller(MigrationTransformer):
             return False
         owner = dotted(call.func.value) if isinstance(call.func.value, (cst.Name, cst.Attribute)) else None
         method = call.func.attr.value
-        if method in ("build", "schedule_run", "release_outputs") and self._pipe_kind_of(call.func.value, owner) \
+        if method in ("build", "schedule_run", "release_outputs", "_prefetch") and self._pipe_kind_of(call.func.value, owner) \
                 or method == "reset" and self._reset_does_nothing(call.func.value, owner):
             what = code_of(call.func.value)
             why = {"build": "the generator needs no build",
                    "reset": "its pipeline has no external_source, so nothing ends and reset() did nothing",
                    "schedule_run": f"next({what}) runs the step when its outputs are taken",
+                   "_prefetch": f"next({what}) runs the step when its outputs are taken",
                    "release_outputs": "the step's outputs are plain values, released when unused"}[method]
             self.report(rules.BUILD_RUN.id, f"{what}.{method}() is dropped: {why}", statement)
             return True
@@ -1074,7 +1149,7 @@ class Unroller(MigrationTransformer):
                               f"through ndd.checkpoint.Checkpoint (collect/save); pipeline checkpoints do not load "
                               f"there", original_node)
                     return updated_node
-                if method in ("schedule_run", "release_outputs") and not updated_node.args:
+                if method in ("schedule_run", "release_outputs", "_prefetch") and not updated_node.args:
                     return updated_node  # the statement is dropped (leave_SimpleStatementLine)
                 if method in UNSUPPORTED_METHODS:
                     self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS[method], original_node)
