@@ -310,10 +310,12 @@ def device_variables(ctx) -> tuple[dict, set[str], set]:
         owner = flow.binding_scope(nodes[0])
         sources = owner.bindings.get(var, [])
         targets = [n for n in nodes if n in uses.assigned]
-        if len(targets) != len(sources) or any(s[0] != "expr" for s in sources):
-            continue  # bound some other way too (a parameter, a loop, an import, global)
         strings = [_strings(uses.assigned[n]) for n in targets]
-        if any(s is None for s in strings):
+        if len(targets) != len(sources) or any(s[0] != "expr" for s in sources) or any(s is None for s in strings):
+            # bound some other way too (a parameter, a loop, an import, global, a computed value): its values are
+            # not all known, so "mixed" cannot be spelled "gpu" here; one that can be "mixed" is marked (DM115)
+            if any(s.evaluated_value == "mixed" for group in strings if group for s in group):
+                risky |= {n for n in nodes if n in uses.device_args}
             continue
         values = [s for group in strings for s in group]
         if not any(s.evaluated_value == "mixed" for s in values):

@@ -1,0 +1,11 @@
+# A device parameter rebound to "mixed" inside the pipeline: its values are not all known here (callers pass
+# the parameter), so "mixed" cannot be spelled "gpu" safely; the pipeline is marked, not left silently broken.
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=0)
+def decode(files, device):
+    device = "mixed" if "gpu" in device.lower() else "cpu"
+    jpegs, labels = fn.readers.file(files=files)
+    images = fn.decoders.image(jpegs, device=device)
+    return images, labels
