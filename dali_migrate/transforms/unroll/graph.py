@@ -559,10 +559,24 @@ def _single_output_kind(expr: cst.BaseExpression, statements, single_names=froze
         if any(_is_sequence(v) for v in values):
             return "unknown"
         return "single"
-    if isinstance(expr, cst.Call) and (isinstance(expr.func, cst.Name) or isinstance(expr.func, cst.Attribute) and
-                                       isinstance(expr.func.value, cst.Name) and expr.func.value.value == "self"):
+    if isinstance(expr, cst.Call) and (isinstance(expr.func, cst.Name) or _method_call(expr)):
         return "unknown"  # a helper function or method: it may return several DataNodes
     return "single"
+
+
+def _method_call(call: cst.Call) -> bool:
+    """``self.helper(...)``, ``super().helper(...)`` or ``Base.helper(self, ...)``: one of the class's methods."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return False
+    owner = func.value
+    if isinstance(owner, cst.Name) and owner.value == "self":
+        return True
+    if isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name) and owner.func.value == "super":
+        return True
+    first = call.args[0] if call.args else None
+    return isinstance(owner, cst.Name) and first is not None and first.keyword is None and not first.star \
+        and isinstance(first.value, cst.Name) and first.value.value == "self"
 
 
 def conditional_return(statements) -> cst.SimpleStatementLine | None:
