@@ -15,7 +15,7 @@ import libcst as cst
 from ..walk import transform, walk, walk_many
 from ...findings import marker_text
 from ...names import FN, NDD, OPS, free_name
-from ..imports import request_import
+from ..imports import numpy_name, request_import, request_numpy
 from . import checkpoints, constants, graph_functions, python_functions, rules, sources
 from .model import (AssignedNames, CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
@@ -83,12 +83,12 @@ class _RandomFixer(constants.Rewriter):
     def _python_function(self, original_node, updated_node):
         """The function called on the data (python_functions.py); left for the rename pass to mark when it cannot be."""
         ctx = self.env.ctx
-        numpy = next((local for local, q in ctx.imports.aliases.items() if q == "numpy"), "np")
+        numpy = numpy_name(ctx)
         found = python_functions.rewrite(ctx.imports, updated_node, numpy)
         if found is None:
             return updated_node
         if f"{numpy}." in code_of(found):
-            request_import(ctx, numpy, "import numpy as np" if numpy == "np" else f"import numpy as {numpy}")
+            request_numpy(ctx, numpy)
         ctx.facts["uses_ndd"] = True
         self.env.report(rules.PYTHON_FUNCTION.id, f"{code_of(original_node.func)}(...) -> {code_of(found)}",
                         original_node)
