@@ -166,3 +166,18 @@ def test_numpy_is_imported_under_a_free_name_when_the_module_binds_np_to_somethi
     assert migrated["np"] == "not numpy"
     assert [np.asarray(t).tolist() for t in migrated["out"].tensors] == \
         [original["out"].at(i).tolist() for i in range(2)] == [[0, 2, 4], [2, 4, 6]]
+
+
+def test_dlpack_through_an_import_of_a_torch_package_above_it():
+    """``from torch import utils``: the capsules are made with ``utils.dlpack``, and the batch is the operator's."""
+    header = "import nvidia.dali.fn as fn\nfrom torch import utils\n"
+    call, count = CALLS["dlpack_per_batch"]
+    node = cst.parse_expression(call)
+    code = cst.Module([]).code_for_node(python_functions.rewrite(ImportTable.from_module(cst.parse_module(header)),
+                                                                 node, "np"))
+    assert "utils.dlpack.to_dlpack(sample.torch())" in code, code
+    namespace = {**globals(), "ndd": ndd, "x": ndd.as_batch(_samples(), layout="HW") * 1}
+    exec(header, namespace)
+    got = eval(code, namespace)
+    (expected,) = _pipeline(call, count)
+    assert [np.array(t).tobytes() for t in got.tensors] == [np.array(expected[i]).tobytes() for i in range(3)]
