@@ -47,6 +47,30 @@ def test_each_module_migrated_alone_agrees_with_the_project_run(tmp_path, progra
     assert not any(r.changed for r in again.files)
 
 
+def test_a_random_op_in_a_source_helper_gets_the_batch_size_and_the_subclass_seed(tmp_path, program_data):
+    """An input-less random op in the helper: one value per sample (batch_size=batch_size), drawn from the RNG
+    the calling Pipeline subclass seeds; migrated alone or together, the program says the same of its flips."""
+    program = ROOT / "golden" / "runnable" / "source_helper_random_seed"
+
+    def run(folder):
+        result = subprocess.run([sys.executable, "main.py", program_data["images"]], cwd=folder, capture_output=True,
+                                text=True, timeout=300)
+        assert result.returncode == 0, result.stderr[-3000:]
+        return result.stdout
+
+    original = run(program)
+    assert "same seed, same flips: True" in original and "a value per sample: True" in original
+    for how in ("alone", "together"):
+        folder = tmp_path / how
+        shutil.copytree(program, folder, ignore=shutil.ignore_patterns("case.json", "__pycache__"))
+        runs = [migrate_paths([str(path)], write=True) for path in sorted(folder.glob("*.py"))] if how == "alone" \
+            else [migrate_paths([str(folder)], write=True)]
+        assert not [f for r in runs for m in r.files for f in m.findings if not f.fixed], how
+        assert "ndd.random.coin_flip(batch_size=batch_size)" in (folder / "graph_parts.py").read_text()
+        assert "ndd.random.set_seed(self.seed)" in (folder / "main.py").read_text()
+        assert run(folder) == original, how
+
+
 def _migrated(source: str, path: str = "mod.py") -> tuple[str, list]:
     result = _migrate_text(source, path, ".py")
     return result.migrated, result.findings

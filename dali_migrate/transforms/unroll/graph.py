@@ -444,6 +444,13 @@ def _pull_stream(statement, stream: tuple[cst.Call, bool], env: Env, desc: Pipel
     """The stream created once with the pipeline's batch size (and seed), ``next()`` of it each step."""
     call, assumed = stream
     small = statement.body[0]
+    project = env.ctx.facts.get("project")
+    random = None if assumed or not project else project.source_helpers.get(
+        project.resolve(env.ctx.imports.qualname(call.func)))
+    if random or random is None and desc.config.get("seed") is not None:
+        # its random operators draw from the thread's RNG, which the pipeline's seed sets (one it cannot see
+        # may have some: a pipeline given a seed seeds it)
+        desc.has_random = True
     made = with_kwarg(call, "batch_size", expr(env.batch_size))
     if desc.config.get("seed") is not None and kwarg(call, "seed") is None:
         made = with_kwarg(made, "seed", expr(env.seed))  # for a reader that shuffles without its own seed
