@@ -22,8 +22,8 @@ from ... import optable
 from ...dataflow import STREAM_CLASS
 from ...names import dotted, free_name
 from . import checkpoints, constants, rules, stream
-from .graph import (_uses_name, Env, build_graph, device_statement, loop_statements, output_elements, seeding_statements,
-                    thread_statement)
+from .graph import (_uses_name, Env, build_graph, device_statement, eager_sources, loop_statements, output_elements,
+                    seeding_statements, thread_statement)
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
                     stmt, with_kwarg, without_kwargs, ndd_attr, literal_value)
 
@@ -664,6 +664,18 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         if reader.name is not None:
             created.append(_readers_statement(reader.name, hoisted))
         init = init.with_changes(body=init.body.with_changes(body=[*init.body.body, *created]))
+    sources = _hoisted_sources(desc, original)
+    if sources:
+        if init is None:  # a subclass with only define_graph: its sources need an __init__
+            init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+        created = []
+        for var, setup in sources.items():
+            created += [stmt(f"self.{var} = {code_of(setup.body[0].value)}\n"),
+                        stmt(f'self._readers = {{**self._readers, **getattr(self.{var}, "_readers", {{}})}}\n')]
+            unroller.report(rules.READER_META.id, f"{desc.name}: the stream of {code_of(setup.body[0].value.func)}"
+                            f"(...) is created in __init__, so that the readers it names answer epoch_size()/"
+                            f"reader_meta() before the first step", original)
+        init = init.with_changes(body=init.body.with_changes(body=[*init.body.body, *created]))
     if desc.extra.get("checkpoint_added"):
         param = cst.Param(cst.Name(checkpoints.PARAM), default=cst.Name("None"),
                           equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
@@ -700,6 +712,8 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
               rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
     body = [thread_statement("self.num_threads"), *seeding_statements(desc, env, config.get("seed"))]
     steps = loop_statements(desc, env)
+    steps = [stmt(f"{var} = self.{var}\n").with_changes(leading_lines=s.leading_lines)
+             if s in sources.values() and (var := _assigned_name(s)) else s for s in steps]
     if desc.readers and (desc.extra["reader_attr"] is not None or hoisted is not None):
         steps = [s for s in steps if not _assigns(s, desc.readers[0].var)]
     if desc.extra.get("checkpoint"):
@@ -807,6 +821,34 @@ def _rename_graph_helpers(unroller, desc: PipelineDesc, original: cst.ClassDef, 
     chain, subclasses = _hierarchy(unroller, original)
     rename = _GraphHelperCalls(renames, {c.name.value for c in [*chain, *subclasses]})
     return [transform(statement, rename, layout=False) for statement in body]
+
+
+def _assigned_name(statement) -> str | None:
+    target = statement.body[0].targets[0].target
+    return target.value if isinstance(target, cst.Name) else None
+
+
+def _hoisted_sources(desc: PipelineDesc, original: cst.ClassDef) -> dict:
+    """{variable: its statement} for the source helpers' streams the steps create (``source = helper(...,
+    batch_size=self.batch_size)``), created at the end of ``__init__`` instead, where the readers they name join
+    ``self._readers``: the object answers for them before its first step, as after build(). Only where their
+    arguments read nothing define_graph computes and the class has no attribute of that name."""
+    graph = desc.extra.get("graph")
+    sources = eager_sources(desc)
+    if graph is None or not sources or desc.extra.get("checkpoint") or desc.extra.get("feeds"):
+        return {}
+    attributes = _SelfAttributes()
+    walk(original, attributes)
+    bound = AssignedNames()
+    walk(graph, bound)
+    found = {}
+    for var, setup in zip(sources, desc.extra["source_setup"]):
+        reads = NameReads()
+        walk(setup.body[0].value, reads)
+        if var in attributes.names or reads.names & bound.names or _assigned_name(setup) != var:
+            return {}
+        found[var] = setup
+    return found
 
 
 def _constants(unroller) -> constants.Rewriter:

@@ -440,6 +440,14 @@ class _DataUses(cst.CSTVisitor):
             self.found = True
 
 
+def eager_sources(desc: PipelineDesc) -> list[str]:
+    """The variables of the source helpers' streams (``_pull_stream``) a pipeline may create with its readers,
+    before its steps, so that the readers they name answer for it; none where other statements are set up with
+    them (``source_setup``)."""
+    sources = desc.extra.get("source_vars", [])
+    return sources if len(sources) == len(desc.extra.get("source_setup", ())) else []
+
+
 def _pull_stream(statement, stream: tuple[cst.Call, bool], env: Env, desc: PipelineDesc, taken: set[str]) -> None:
     """The stream created once with the pipeline's batch size (and seed), ``next()`` of it each step."""
     call, assumed = stream
@@ -456,6 +464,7 @@ def _pull_stream(statement, stream: tuple[cst.Call, bool], env: Env, desc: Pipel
         made = with_kwarg(made, "seed", expr(env.seed))  # for a reader that shuffles without its own seed
     var = env.prefix + free_name("source", taken)
     taken.add(var)
+    desc.extra.setdefault("source_vars", []).append(var)
     desc.extra.setdefault("source_setup", []).append(
         cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(expr(var))], made)], leading_lines=statement.leading_lines))
     desc.loop.append(cst.SimpleStatementLine([cst.Assign(small.targets, expr(f"next({var})"))]))

@@ -20,6 +20,12 @@ and ``seed=None`` (the pipeline's, which a reader that shuffles without a seed o
 as keyword-only parameters. Its random operators draw from the thread's RNG, which the calling pipeline seeds
 (it runs the stream in its own steps); a pipeline whose helper the run cannot see seeds it when given a seed.
 
+A helper with a named reader (``name="Reader"``) returns a ``ReaderStream`` over those steps instead: its readers are
+created with the stream, with ``max_batch_size``, and answer ``epoch_size(name)``/``reader_meta(name)``; a pipeline
+whose metadata the program asks for creates its sources' streams before its steps and takes their readers over
+(``{**getattr(source, "_readers", {})}``: a stream of a helper without names has none), so the program's questions
+reach a reader that lives in another module.
+
 The convention is fixed, so the two sides agree without seeing each other: the helper's module needs no
 caller to migrate the helper (a single file is migrated alone), and a pipeline that calls a source helper
 of its project creates the stream once (``source = graph_parts.labelled_images(root, 12,
@@ -38,7 +44,7 @@ import libcst as cst
 
 from ...names import NDD, free_name
 from ..walk import transform, walk
-from . import rules
+from . import rules, stream
 from .graph import READER_DROPPED, endless_function, parenthesized
 from .model import (AssignedNames, NameReads, expr, fn_path, kwarg, literal_value, ndd_attr, op_entry,
                     with_kwarg, without_kwargs)
@@ -276,7 +282,29 @@ def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.Functio
     star = params.star_arg if isinstance(params.star_arg, cst.ParamStar) else cst.ParamStar()
     params = params.with_changes(kwonly_params=[*params.kwonly_params, *extra],
                                  star_arg=params.star_arg if params.kwonly_params else star)
+    named = [_Named(literal_value(kwarg(r.body[0].value, "name")), r.body[0].targets[0].target.value) for r in readers
+             if isinstance(literal_value(kwarg(r.body[0].value, "name")), str)]
+    if named:
+        # The pipelines' programs may ask these readers for their metadata by name (pipe.epoch_size("Reader")):
+        # the readers are created with the stream, with max_batch_size (asking before the first batch is then
+        # safe), and the stream is a ReaderStream that answers for them; the calling pipeline's ReaderStream
+        # takes them over.
+        readers = [r.with_changes(body=[r.body[0].with_changes(value=with_kwarg(r.body[0].value, "max_batch_size",
+                                                                                 expr("batch_size")))])
+                   if kwarg(r.body[0].value, "max_batch_size") is None else r for r in readers]
+        ctx.facts["source_streams"] = True
+        ctx.report(rules.SOURCE_HELPER.id, f"{function.name.value} returns a {stream.CLASS_NAME} over its steps: its "
+                   f"named readers ({', '.join(n.name for n in named)}) answer epoch_size()/reader_meta() for the "
+                   f"pipelines that call it", function)
+        body = stream.wrap(pre, readers, steps, [], named, "batch_size", function_name=free_name("steps", taken))
+        return function.with_changes(params=params, body=function.body.with_changes(body=body))
     return function.with_changes(params=params, body=function.body.with_changes(body=[*pre, *readers, *steps]))
+
+
+@dataclass
+class _Named:
+    name: str
+    var: str
 
 
 def _read(statement) -> set[str]:

@@ -110,7 +110,7 @@ class ReaderStream:
 
 
 def wrap(definition_body: list, reader_assignments: list, steps_body: list, decorators: list, readers: list,
-         batch_size: str, function_name: str = "steps", epochs: bool = False) -> list:
+         batch_size: str, function_name: str = "steps", epochs: bool = False, sources=()) -> list:
     """The statements of a streamed pipeline function: the readers, the steps (a generator function,
     with the decorators the generator would have had), and ``return ReaderStream(...)`` with the readers
     that have a name. ``epochs``: the steps end with their epoch (an external source's StopIteration), so
@@ -121,7 +121,9 @@ def wrap(definition_body: list, reader_assignments: list, steps_body: list, deco
     steps = cst.FunctionDef(name=cst.Name(function_name), params=params,
                             body=cst.IndentedBlock(steps_body), decorators=decorators,
                             leading_lines=[cst.EmptyLine(indent=False)] if definition_body or reader_assignments else [])
-    named = ", ".join(f"{repr(r.name).replace(chr(39), chr(34))}: {r.var}" for r in readers if r.name is not None)
+    named = ", ".join([f"{repr(r.name).replace(chr(39), chr(34))}: {r.var}" for r in readers if r.name is not None]
+                      # a source helper's stream is a ReaderStream where it has named readers (source_helpers.py)
+                      + [f'**getattr({var}, "_readers", {{}})' for var in sources])
     restart = f", restart={function_name}" if epochs else ""
     result = stmt(f"return {CLASS_NAME}({function_name}(), {{{named}}}, {batch_size}{restart})\n").with_changes(
         leading_lines=[cst.EmptyLine(indent=False)])
