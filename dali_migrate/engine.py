@@ -856,7 +856,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
         # A pipeline imported from another module is marked where it is imported.
         definitions = {**{o: _import_of(original, o) for o in shared if o not in units.definitions},
                        **foreign_where, **units.definitions}
-        module = _annotate_kept(module, ctx, units, kept, definitions)
+        module = _annotate_kept(module, ctx, units, kept, definitions, flow.with_origin)
     ctx.facts["graph_helpers"] = _graph_helpers(flow, ctx, shared) if project is not None else {}
     ctx.facts["foreign_calls"] = _foreign_calls(units, ctx, shared) if project is not None else {}
     ctx.facts["kept_pipelines"] = {
@@ -993,7 +993,8 @@ def _fresh_context(first: MigrationContext, aliases: dict) -> MigrationContext:
     return ctx
 
 
-def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where: dict) -> cst.Module:
+def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where: dict,
+                  with_origin: dict) -> cst.Module:
     """Markers on the kept units: each pipeline's definition says that it stays in pipeline mode and why,
     and each place that decided it carries its own marker. Kept statements are the original nodes (no pass
     touched them), found again by identity."""
@@ -1031,7 +1032,7 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
                 add(helper, UNIT_KEPT.id, f"{helper.name.value} builds part of {pipelines}, which stays in pipeline "
                                           f"mode with everything that uses it: {summary or 'see its definition'}",
                     ctx.position(helper)[0])
-        for block, origin in units.with_blocks.items():
+        for block, origin in with_origin.items():  # the flow model's `with pipe:` blocks -> their pipeline
             # the graph of a kept `with pipe:` pipeline is pipeline-mode code too: marked where it is written
             if origin in origins and block not in definitions and block not in markers:
                 add(block, UNIT_KEPT.id, f"the graph of {_origin_name(origin)}, which stays in pipeline mode with "

@@ -57,9 +57,10 @@ class Project:
     # Modules whose name another file of the run says (``from loaders.pipes import p``): their pipelines may
     # be called from there, so their generators keep every pipeline parameter (``Unroller.plan_params``).
     imported_modules: set[str] = field(default_factory=set)
-    # Graph helpers that hold their pipelines' readers (``source_helpers``), by qualname. The pipelines that
-    # call one create its stream once and pull it each step.
-    source_helpers: set[str] = field(default_factory=set)
+    # Graph helpers that hold their pipelines' readers (``source_helpers``), by qualname -> whether they call a
+    # random operator (the calling pipeline's seed applies to it). The pipelines that call one create its stream
+    # once and pull it each step.
+    source_helpers: dict[str, bool] = field(default_factory=dict)
     # Functions and iterator subclasses that hand their arguments straight to a PyTorch iterator deciding at run
     # time which kind of pipeline it got (DM241): qualname -> the positions and keywords that may carry pipelines.
     # A pipeline passed there migrates (as a ReaderStream): the callee works with either kind.
@@ -144,7 +145,8 @@ def scan_source(text: str, path: str, project: Project) -> None:
     name = module_name_of(Path(path))
     from .transforms.unroll import source_helpers
 
-    project.source_helpers.update(f"{name}.{function}" for function in source_helpers.find(module, imports))
+    project.source_helpers.update({f"{name}.{function}": helper.random
+                                   for function, helper in source_helpers.find(module, imports).items()})
     ctx = MigrationContext(path=path, source=elision.text if elision else text, imports=imports, elision=elision)
     ctx.facts["module_symbols"] = module_symbols(module, elision)
     ctx.facts["reader_functions"], ctx.facts["seeded_functions"] = graph_functions.find(module, imports)

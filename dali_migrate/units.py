@@ -221,7 +221,6 @@ class Units:
         self.statement_origins: dict[cst.CSTNode, frozenset] = tagger.statement_origins
         self.escapes: list[Escape] = tagger.escapes
         self.handed_on: list[Escape] = tagger.handed_on  # framework iterators handed to code not followed
-        self.with_blocks: dict[cst.With, object] = dict(flow.with_origin)  # `with pipe:` block -> the pipeline it builds
         self.definitions: dict[str, cst.CSTNode] = tagger.definitions
         self.top_level = set(module.body)
         self.helpers: dict[cst.CSTNode, frozenset] = tagger.function_units  # graph helpers -> their pipelines

@@ -144,3 +144,40 @@ def test_torch_python_function_is_called_per_sample_on_torch_tensors():
     x = ndd.as_batch(_samples(), layout="HW")
     got = eval(code, {**globals(), "ndd": ndd, "x": x})
     assert [np.array(t).tolist() for t in got.tensors] == [(s[::-1] * 3).tolist() for s in _samples()]
+
+
+def test_numpy_is_imported_under_a_free_name_when_the_module_binds_np_to_something_else():
+    """The function call's numpy is the module's numpy, never its own ``np`` (here a string): pipeline and
+    migrated generator give the same batch."""
+    from dali_migrate import migrate_source
+
+    source = (
+        "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\nfrom numpy import arange, int32\n\n"
+        "np = 'not numpy'\n\n\ndef double(a):\n    return a * 2\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None, exec_async=False, exec_pipelined=False)\n"
+        "def pipe():\n    x = fn.external_source(source=lambda: [arange(3, dtype=int32), arange(3, dtype=int32) + 1])\n"
+        "    return fn.python_function(x * 1, function=double)\n\n\n"
+        "p = pipe()\np.build()\nout = p.run()[0]\nshapes = out.shape()\n")
+    result = migrate_source(source, "np_taken.py")
+    assert "numpy.require(" in result.migrated and "\nimport numpy\n" in result.migrated, result.migrated
+    original, migrated = {}, {}
+    exec(compile(source, "np_taken.py", "exec"), original)
+    exec(compile(result.migrated, "np_taken.py", "exec"), migrated)
+    assert migrated["np"] == "not numpy"
+    assert [np.asarray(t).tolist() for t in migrated["out"].tensors] == \
+        [original["out"].at(i).tolist() for i in range(2)] == [[0, 2, 4], [2, 4, 6]]
+
+
+def test_dlpack_through_an_import_of_a_torch_package_above_it():
+    """``from torch import utils``: the capsules are made with ``utils.dlpack``, and the batch is the operator's."""
+    header = "import nvidia.dali.fn as fn\nfrom torch import utils\n"
+    call, count = CALLS["dlpack_per_batch"]
+    node = cst.parse_expression(call)
+    code = cst.Module([]).code_for_node(python_functions.rewrite(ImportTable.from_module(cst.parse_module(header)),
+                                                                 node, "np"))
+    assert "utils.dlpack.to_dlpack(sample.torch())" in code, code
+    namespace = {**globals(), "ndd": ndd, "x": ndd.as_batch(_samples(), layout="HW") * 1}
+    exec(header, namespace)
+    got = eval(code, namespace)
+    (expected,) = _pipeline(call, count)
+    assert [np.array(t).tobytes() for t in got.tensors] == [np.array(expected[i]).tobytes() for i in range(3)]

@@ -30,7 +30,7 @@ from ..engine import code_for_node, parse_expression
 from ..findings import rule
 from ..names import NDD, TYPES
 from .base import MigrationTransformer, Pass, names_in
-from .imports import request_import
+from .imports import numpy_name, request_import, request_numpy
 from .walk import walk
 
 MIXED_TO_GPU = rule(
@@ -134,11 +134,8 @@ class _Arguments(MigrationTransformer):
         """A flat matrix as a float32 array of its shape: ``np.array([[...], [...]], dtype=np.float32)`` for
         a literal, ``np.asarray(M, dtype=np.float32).reshape(2, 3)`` for a name (a nested list can fail to
         build the op, docs/dali-facts.md)."""
-        from .tensorlist import _numpy_name
-
-        flow = self.ctx.facts.get("flow")
-        np_name = _numpy_name(self.ctx, {n.value for n in flow.name_scope} if flow is not None else set())
-        request_import(self.ctx, np_name, "import numpy as np" if np_name == "np" else "import numpy")
+        np_name = numpy_name(self.ctx)
+        request_numpy(self.ctx, np_name)
         width = rows + 1
         numbers = _numbers(value)
         if numbers is not None:

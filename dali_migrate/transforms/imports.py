@@ -359,6 +359,25 @@ def request_import(ctx, local: str, statement: str) -> None:
     ctx.facts.setdefault("add_imports", {})[local] = statement
 
 
+def numpy_name(ctx, names_in_use: set[str] | None = None) -> str:
+    """The local name numpy is imported under, or the one ``request_numpy`` imports it as: ``np``, unless the module
+    uses that name for something else (its own variable, another import, a name in code left out of the parse).
+    ``names_in_use``: the module's bound names (the flow model's, when not given)."""
+    for local, qualified in ctx.imports.aliases.items():
+        if qualified == "numpy":
+            return local
+    if names_in_use is None:
+        flow = ctx.facts.get("flow")
+        names_in_use = {n.value for n in flow.name_scope} if flow is not None else set()
+    elided = ctx.elision is not None and ctx.elision.uses_name("np")
+    return "np" if "np" not in names_in_use and "np" not in ctx.imports.aliases and not elided else "numpy"
+
+
+def request_numpy(ctx, local: str) -> None:
+    """Import numpy as ``local`` (``numpy_name``'s answer) where the migrated code uses it."""
+    request_import(ctx, local, "import numpy as np" if local == "np" else "import numpy")
+
+
 def _add_requested_imports(module: cst.Module, ctx, used: set[str]) -> cst.Module:
     requested = ctx.facts.get("add_imports") or {}
     if not requested:

@@ -54,7 +54,7 @@ from ..findings import rule
 from ..names import FN, MATH, NDD, OPS, free_name
 from .. import dataflow as df
 from .base import MigrationTransformer, Pass
-from .imports import request_import
+from .imports import numpy_name, request_numpy
 from .leftovers import PIPELINE_MODE_LEFT
 
 AT_TO_SELECT = rule(
@@ -177,7 +177,7 @@ class _TensorList(MigrationTransformer):
     def __init__(self, ctx, flow: df.DataFlow, names_in_use: set[str]):
         super().__init__(ctx)
         self.flow = flow
-        self._numpy = _numpy_name(ctx, names_in_use)
+        self._numpy = numpy_name(ctx, names_in_use)
         self._names_in_use = names_in_use
         self._fresh_copies: set[cst.CSTNode] = set()  # original at()/as_array() calls we rewrote
         self._bare: set[cst.CSTNode] = set()  # expressions that need no parentheses where they are
@@ -193,7 +193,7 @@ class _TensorList(MigrationTransformer):
 
     # -- helpers -----------------------------------------------------------------------------
     def _np(self, name: str) -> cst.Attribute:
-        request_import(self.ctx, self._numpy, "import numpy as np" if self._numpy == "np" else "import numpy")
+        request_numpy(self.ctx, self._numpy)
         return _attr(cst.Name(self._numpy), name)
 
     def _ndd(self, name: str) -> cst.Attribute:
@@ -504,15 +504,6 @@ TO_TORCH_TYPE = "nvidia.dali.plugin.pytorch.to_torch_type"
 # A copy through a raw pointer (a feed_ndarray of the program's own): what to write in dynamic mode.
 _COPY_HINT = {"copy_to_external": "; a copy into a torch tensor t is t.copy_(data.torch()) (its dtype and device kept)"}
 FEED_NDARRAY = "nvidia.dali.plugin.pytorch.feed_ndarray"
-
-
-def _numpy_name(ctx, names_in_use: set[str]) -> str:
-    """The local name numpy is imported under, or the one the pass will import it as."""
-    for local, qualified in ctx.imports.aliases.items():
-        if qualified == "numpy":
-            return local
-    elided = ctx.elision is not None and ctx.elision.uses_name("np")
-    return "np" if "np" not in names_in_use and not elided else "numpy"
 
 
 class TensorListPass(Pass):

@@ -78,6 +78,10 @@ class UnrollPass(Pass):
         discovery.on_leave(module)
         module = source_helpers.rewrite_module(module, ctx)  # (a helper module has no pipeline of its own)
         if not discovery.anything():
+            if ctx.facts.get("source_streams"):  # its source helpers return ReaderStreams: the class goes with them
+                unroller = Unroller(ctx, discovery)
+                unroller.need_stream = True
+                module = unroller.finish(module)
             return module
         ctx.imports.aliases.setdefault("ndd", NDD)
         ctx.facts["reader_functions"], ctx.facts["seeded_functions"] = graph_functions.find(module, ctx.imports)

@@ -13,15 +13,17 @@ computed there keep their values, as the ops object kept them). Removed classes 
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from ..walk import transform, walk
 from ... import optable
 from ...dataflow import STREAM_CLASS
 from ...names import dotted, free_name
-from . import checkpoints, constants, rules
-from .graph import (_uses_name, Env, build_graph, device_statement, loop_statements, make_reader, output_elements,
-                    seeding_statements, thread_statement)
+from . import checkpoints, constants, rules, stream
+from .graph import (_uses_name, Env, build_graph, device_statement, eager_sources, loop_statements, make_reader,
+                    output_elements, seeding_statements, thread_statement)
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
                     stmt, with_kwarg, without_kwargs, ndd_attr, literal_value)
 
@@ -387,6 +389,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     if taken:
         raise CannotUnroll(f"the class has its own {', '.join(sorted(taken))}, which the migrated class (a "
                            f"{STREAM_CLASS}) defines", node)
+    renames, renames_kept = _graph_helper_names({*chain, *subclasses}, attributes.names)
     root_init, graph = _methods(chain[-1]).get("__init__"), methods.get("define_graph")
     base = graph is None and any("define_graph" in _methods(c) for c in subclasses)
     if root_init is not None and graph is None and not base:
@@ -433,7 +436,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     # the ops objects the other methods call (their rewriter is made when the class is written: an Env held
     # here would tie the unroller, its descriptions and their trees in a reference cycle)
     desc.extra.update(objects=objects, super_statement=super_statement, reader_attr=None, base=base,
-                      helper_objects=callable_objects)
+                      helper_objects=callable_objects, renames=renames, renames_kept=renames_kept)
     if base:
         return desc
     statements = list(graph.body.body)
@@ -891,6 +894,18 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         if reader.name is not None:
             created.append(_readers_statement(reader.name, hoisted))
         init = init.with_changes(body=init.body.with_changes(body=[*init.body.body, *created]))
+    sources = _hoisted_sources(desc, original)
+    if sources:
+        if init is None:  # a subclass with only define_graph: its sources need an __init__
+            init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+        created = []
+        for var, setup in sources.items():
+            created += [stmt(f"self.{var} = {code_of(setup.body[0].value)}\n"),
+                        stmt(f'self._readers = {{**self._readers, **getattr(self.{var}, "_readers", {{}})}}\n')]
+            unroller.report(rules.READER_META.id, f"{desc.name}: the stream of {code_of(setup.body[0].value.func)}"
+                            f"(...) is created in __init__, so that the readers it names answer epoch_size()/"
+                            f"reader_meta() before the first step", original)
+        init = init.with_changes(body=init.body.with_changes(body=[*init.body.body, *created]))
     if desc.extra.get("checkpoint_added"):
         param = cst.Param(cst.Name(checkpoints.PARAM), default=cst.Name("None"),
                           equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
@@ -924,12 +939,15 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     new_body = [init if isinstance(s, cst.FunctionDef) and s.name.value == "__init__" else s for s in new_body]
     if desc.extra["base"]:
         return updated.with_changes(bases=stream_bases(unroller, updated),
-                                    body=updated.body.with_changes(body=new_body))
+                                    body=updated.body.with_changes(body=_rename_graph_helpers(
+                                        unroller, desc, original, new_body)))
 
     env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
               rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
     body = [thread_statement("self.num_threads"), *seeding_statements(desc, env, config.get("seed"))]
     steps = loop_statements(desc, env)
+    steps = [stmt(f"{var} = self.{var}\n").with_changes(leading_lines=s.leading_lines)
+             if s in sources.values() and (var := _assigned_name(s)) else s for s in steps]
     if desc.readers and (desc.extra["reader_attr"] is not None or hoisted is not None):
         steps = [s for s in steps if not any(_assigns(s, reader.var) for reader in desc.readers)]
     if desc.extra.get("checkpoint"):
@@ -946,6 +964,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
                 and s.name.value == "define_graph" else s for s in new_body]
     if "define_graph" not in methods:  # inherited: this class yields the steps of its base's define_graph
         new_body.append(steps.with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
+    new_body = _rename_graph_helpers(unroller, desc, original, new_body)
     return updated.with_changes(bases=stream_bases(unroller, updated), body=updated.body.with_changes(body=new_body))
 
 
@@ -978,6 +997,123 @@ def _without_self_build(unroller, init: cst.FunctionDef) -> cst.FunctionDef:
         unroller.report(rules.BUILD_RUN.id, "self.build() is dropped: the migrated class needs no build; its steps "
                         "start at the first next()", statement)
     return init
+
+
+GRAPH_WORD, STEP_WORD = "define_graph", "step"
+
+
+def _stream_attributes() -> set[str]:
+    """What the ReaderStream class defines (its methods and class attributes): a migrated class derives from it."""
+    tree = ast.parse(stream.SOURCE)
+    names = set(_STREAM_ATTRIBUTES)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            names.add(node.attr)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _graph_helper_names(classes, attributes: set[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """({old: new}, {old: the name that was taken}) for the hierarchy's methods named like define_graph
+    (``base_define_graph``, a helper its subclasses' define_graph call): ``step`` replaces ``define_graph`` in
+    the name, since the helper now computes one step's outputs and no graph is defined. A new name that some
+    attribute or method of the hierarchy (ReaderStream's included) already has keeps the old name."""
+    methods = set()
+    for cls in classes:
+        methods |= set(_methods(cls))
+    taken = methods | attributes | _stream_attributes()
+    renames, kept = {}, {}
+    for old in sorted(methods):
+        if GRAPH_WORD not in old or old == GRAPH_WORD:
+            continue
+        new = old.replace(GRAPH_WORD, STEP_WORD)
+        if new in taken or new in renames.values():
+            kept[old] = new
+        else:
+            renames[old] = new
+    return renames, kept
+
+
+class _GraphHelperCalls(cst.CSTTransformer):
+    """The renamed methods: their ``def`` in the class body, and ``self.X``/``super().X``/``super(C, self).X``/
+    ``C.X`` for a class C of the hierarchy."""
+
+    def __init__(self, renames: dict[str, str], class_names: set[str]):
+        super().__init__()
+        self.renames = renames
+        self.class_names = class_names
+        self.depth = 0
+
+    def visit_ClassDef(self, node):
+        self.depth += 1
+
+    def leave_ClassDef(self, original_node, updated_node):
+        self.depth -= 1
+        return updated_node
+
+    def leave_FunctionDef(self, original_node, updated_node):
+        if original_node.name.value in self.renames and self.depth <= 1:
+            return updated_node.with_changes(name=cst.Name(self.renames[original_node.name.value]))
+        return updated_node
+
+    def leave_Attribute(self, original_node, updated_node):
+        if updated_node.attr.value not in self.renames:
+            return updated_node
+        owner = updated_node.value
+        if (isinstance(owner, cst.Name) and owner.value in {"self", *self.class_names}) or (
+                isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name) and owner.func.value == "super"):
+            return updated_node.with_changes(attr=cst.Name(self.renames[updated_node.attr.value]))
+        return updated_node
+
+
+def _rename_graph_helpers(unroller, desc: PipelineDesc, original: cst.ClassDef, body: list) -> list:
+    renames, kept = desc.extra["renames"], desc.extra["renames_kept"]
+    own = _methods(original)
+    for old, new in renames.items():
+        if old in own:
+            unroller.report(rules.GRAPH_HELPER_RENAMED.id, f"{desc.name}.{old} -> {new}: it computes one step's "
+                            f"outputs now (define_graph became steps()), and the calls in the migrated classes "
+                            f"follow; code in modules not migrated with it that calls {old} must use {new}", own[old])
+    for old, new in kept.items():
+        if old in own:
+            unroller.report(rules.GRAPH_HELPER_RENAMED.id, f"{desc.name}.{old} keeps its name: {new} is already an "
+                            f"attribute of the class hierarchy", own[old])
+    if not renames:
+        return body
+    chain, subclasses = _hierarchy(unroller, original)
+    rename = _GraphHelperCalls(renames, {c.name.value for c in [*chain, *subclasses]})
+    return [transform(statement, rename, layout=False) for statement in body]
+
+
+def _assigned_name(statement) -> str | None:
+    target = statement.body[0].targets[0].target
+    return target.value if isinstance(target, cst.Name) else None
+
+
+def _hoisted_sources(desc: PipelineDesc, original: cst.ClassDef) -> dict:
+    """{variable: its statement} for the source helpers' streams the steps create (``source = helper(...,
+    batch_size=self.batch_size)``), created at the end of ``__init__`` instead, where the readers they name join
+    ``self._readers``: the object answers for them before its first step, as after build(). Only where their
+    arguments read nothing define_graph computes and the class has no attribute of that name."""
+    graph = desc.extra.get("graph")
+    sources = eager_sources(desc)
+    if graph is None or not sources or desc.extra.get("checkpoint") or desc.extra.get("feeds"):
+        return {}
+    attributes = _SelfAttributes()
+    walk(original, attributes)
+    bound = AssignedNames()
+    walk(graph, bound)
+    found = {}
+    for var, setup in zip(sources, desc.extra["source_setup"]):
+        reads = NameReads()
+        walk(setup.body[0].value, reads)
+        if var in attributes.names or reads.names & bound.names or _assigned_name(setup) != var:
+            return {}
+        found[var] = setup
+    return found
 
 
 def _constants(unroller) -> constants.Rewriter:

@@ -15,7 +15,7 @@ import libcst as cst
 from ..walk import transform, walk, walk_many
 from ...findings import marker_text
 from ...names import FN, NDD, OPS, free_name
-from ..imports import request_import
+from ..imports import numpy_name, request_import, request_numpy
 from . import checkpoints, conditional, constants, graph_functions, python_functions, rules, sources
 from .model import (AssignedNames, CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
@@ -83,12 +83,12 @@ class _RandomFixer(constants.Rewriter):
     def _python_function(self, original_node, updated_node):
         """The function called on the data (python_functions.py); left for the rename pass to mark when it cannot be."""
         ctx = self.env.ctx
-        numpy = next((local for local, q in ctx.imports.aliases.items() if q == "numpy"), "np")
+        numpy = numpy_name(ctx)
         found = python_functions.rewrite(ctx.imports, updated_node, numpy)
         if found is None:
             return updated_node
         if f"{numpy}." in code_of(found):
-            request_import(ctx, numpy, "import numpy as np" if numpy == "np" else f"import numpy as {numpy}")
+            request_numpy(ctx, numpy)
         ctx.facts["uses_ndd"] = True
         self.env.report(rules.PYTHON_FUNCTION.id, f"{code_of(original_node.func)}(...) -> {code_of(found)}",
                         original_node)
@@ -549,15 +549,31 @@ class _DataUses(cst.CSTVisitor):
             self.found = True
 
 
+def eager_sources(desc: PipelineDesc) -> list[str]:
+    """The variables of the source helpers' streams (``_pull_stream``) a pipeline may create with its readers,
+    before its steps, so that the readers they name answer for it; none where other statements are set up with
+    them (``source_setup``)."""
+    sources = desc.extra.get("source_vars", [])
+    return sources if len(sources) == len(desc.extra.get("source_setup", ())) else []
+
+
 def _pull_stream(statement, stream: tuple[cst.Call, bool], env: Env, desc: PipelineDesc, taken: set[str]) -> None:
     """The stream created once with the pipeline's batch size (and seed), ``next()`` of it each step."""
     call, assumed = stream
     small = statement.body[0]
+    project = env.ctx.facts.get("project")
+    random = None if assumed or not project else project.source_helpers.get(
+        project.resolve(env.ctx.imports.qualname(call.func)))
+    if random or random is None and desc.config.get("seed") is not None:
+        # its random operators draw from the thread's RNG, which the pipeline's seed sets (one it cannot see
+        # may have some: a pipeline given a seed seeds it)
+        desc.has_random = True
     made = with_kwarg(call, "batch_size", expr(env.batch_size))
     if desc.config.get("seed") is not None and kwarg(call, "seed") is None:
         made = with_kwarg(made, "seed", expr(env.seed))  # for a reader that shuffles without its own seed
     var = env.prefix + free_name("source", taken)
     taken.add(var)
+    desc.extra.setdefault("source_vars", []).append(var)
     desc.extra.setdefault("source_setup", []).append(
         cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(expr(var))], made)], leading_lines=statement.leading_lines))
     desc.loop.append(cst.SimpleStatementLine([cst.Assign(small.targets, expr(f"next({var})"))]))
@@ -688,10 +704,24 @@ def _single_output_kind(expr: cst.BaseExpression, statements, single_names=froze
         if any(_is_sequence(v) for v in values):
             return "unknown"
         return "single"
-    if isinstance(expr, cst.Call) and (isinstance(expr.func, cst.Name) or isinstance(expr.func, cst.Attribute) and
-                                       isinstance(expr.func.value, cst.Name) and expr.func.value.value == "self"):
+    if isinstance(expr, cst.Call) and (isinstance(expr.func, cst.Name) or _method_call(expr)):
         return "unknown"  # a helper function or method: it may return several DataNodes
     return "single"
+
+
+def _method_call(call: cst.Call) -> bool:
+    """``self.helper(...)``, ``super().helper(...)`` or ``Base.helper(self, ...)``: one of the class's methods."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return False
+    owner = func.value
+    if isinstance(owner, cst.Name) and owner.value == "self":
+        return True
+    if isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name) and owner.func.value == "super":
+        return True
+    first = call.args[0] if call.args else None
+    return isinstance(owner, cst.Name) and first is not None and first.keyword is None and not first.star \
+        and isinstance(first.value, cst.Name) and first.value.value == "self"
 
 
 def conditional_return(statements) -> cst.SimpleStatementLine | None:

@@ -48,13 +48,20 @@ def kind_of(imports, call: cst.Call) -> tuple[str, bool] | None:
     return PYTHON_FUNCTIONS.get(imports.qualname(call.func) or "")
 
 
+DLPACK = "torch.utils.dlpack"
+
+
 def _dlpack_module(imports) -> str | None:
-    """How this module names torch.utils.dlpack (``torch_dlpack``, ``torch.utils.dlpack``), None without torch."""
-    local = next((local for local, q in imports.aliases.items() if q == "torch.utils.dlpack"), None)
-    if local is not None:
-        return local
-    torch = next((local for local, q in imports.aliases.items() if q == "torch"), None)
-    return f"{torch}.utils.dlpack" if torch is not None else None
+    """How this module names torch.utils.dlpack, through the import of it or of the package nearest to it
+    (``tdl`` for ``import torch.utils.dlpack as tdl``, ``utils.dlpack`` for ``from torch import utils``,
+    ``torch.utils.dlpack``); None where no import of torch binds a name."""
+    nearest = None
+    for local in imports.local_names_for("torch"):
+        qualified = imports.aliases[local]
+        if (DLPACK == qualified or DLPACK.startswith(qualified + ".")) and \
+                (nearest is None or len(qualified) > len(imports.aliases[nearest])):
+            nearest = local
+    return None if nearest is None else nearest + DLPACK[len(imports.aliases[nearest]):]
 
 
 def unsupported_reason(imports, call: cst.Call) -> str | None:

@@ -408,3 +408,19 @@ HELPER_MODULE = rule(
     before="# train.py and val.py both iterate DALIGenericIterator",
     after="from dali_dynamic_compat import EpochIterator  # written by dali-migrate (migrate --write recreates it)",
 )
+GRAPH_HELPER_RENAMED = rule(
+    "DM234", "graph-helper-renamed", "info",
+    "A method of a migrated Pipeline class whose name contains define_graph (a helper its subclasses' define_graph "
+    "call, such as base_define_graph) is renamed with `step` for `define_graph` (base_step), and so is every call of "
+    "it in the migrated classes (self.X(...), super().X(...), Base.X(self, ...)). Where the new name is taken in the "
+    "class hierarchy, the method keeps its name and the finding says so.",
+    "define_graph becomes the steps() generator, and the helper now computes the outputs of one step from that "
+    "step's batches: there is no graph left to define. Code the migration did not see (another module that calls "
+    "pipe.base_define_graph(...)) must use the new name too.",
+    before="class Base(Pipeline):\n    def base_define_graph(self, images):\n        return fn.flip(images)\n\n"
+           "class Files(Base):\n    def define_graph(self):\n        jpegs, labels = self.input()\n"
+           "        return self.base_define_graph(fn.decoders.image(jpegs)), labels",
+    after="class Base(ReaderStream):\n    def base_step(self, images):\n        return ndd.flip(images)\n\n"
+          "class Files(Base):\n    def steps(self):\n        ...\n"
+          "            yield self.base_step(ndd.decoders.image(jpegs)), labels",
+)

@@ -15,8 +15,16 @@ A dynamic-mode reader is created once and iterated; calling the function per ste
 each time. So the function becomes a *stream*: a generator that creates its readers once (when the first
 step is asked for) and yields, step after step, what the function returned, epoch after epoch as repeated
 ``pipe.run()`` read it (several readers: each wraps at its own epoch end, their steps zipped). It takes
-``batch_size`` (the pipeline's, which the graph had implicitly) and ``seed=None`` (the pipeline's, which a
-reader that shuffles without a seed of its own got in pipeline mode) as keyword-only parameters.
+``batch_size`` (the pipeline's, which the graph had implicitly, and which its input-less random operators get)
+and ``seed=None`` (the pipeline's, which a reader that shuffles without a seed of its own got in pipeline mode)
+as keyword-only parameters. Its random operators draw from the thread's RNG, which the calling pipeline seeds
+(it runs the stream in its own steps); a pipeline whose helper the run cannot see seeds it when given a seed.
+
+A helper with a named reader (``name="Reader"``) returns a ``ReaderStream`` over those steps instead: its readers are
+created with the stream, with ``max_batch_size``, and answer ``epoch_size(name)``/``reader_meta(name)``; a pipeline
+whose metadata the program asks for creates its sources' streams before its steps and takes their readers over
+(``{**getattr(source, "_readers", {})}``: a stream of a helper without names has none), so the program's questions
+reach a reader that lives in another module.
 
 The convention is fixed, so the two sides agree without seeing each other: the helper's module needs no
 caller to migrate the helper (a single file is migrated alone), and a pipeline that calls a source helper
@@ -35,8 +43,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ...names import NDD, free_name
-from ..walk import walk
-from . import rules
+from ..walk import transform, walk
+from . import rules, stream
 from .graph import READER_DROPPED, endless_function, parenthesized
 from .model import (AssignedNames, NameReads, expr, fn_path, kwarg, literal_value, ndd_attr, op_entry,
                     with_kwarg, without_kwargs)
@@ -47,6 +55,7 @@ class SourceHelper:
     node: cst.FunctionDef
     readers: list[int]  # indexes of the reader statements in the body
     shuffles_unseeded: bool  # a reader shuffles without its own seed: it gets the stream's seed
+    random: bool = False  # it calls a random operator: the calling pipeline seeds the thread's RNG for it
 
 
 def find(module: cst.Module, imports) -> dict[str, SourceHelper]:
@@ -111,7 +120,34 @@ def _source_helper(function: cst.FunctionDef, imports) -> SourceHelper | None:
             return None  # a reader somewhere else (nested, inside an expression): not this shape
     if not readers or _OperatorCalls.takes_data(function, imports, set(names)):
         return None
-    return SourceHelper(function, readers, shuffles_unseeded)
+    return SourceHelper(function, readers, shuffles_unseeded, _RandomCalls.found_in(function, imports))
+
+
+class _RandomCalls(cst.CSTTransformer):
+    """Input-less random operators of the stream's steps get ``batch_size=batch_size`` (one value per sample, as
+    the pipeline gave); ``found_in`` says whether a function calls a random operator at all."""
+
+    def __init__(self, imports, report=None):
+        super().__init__()
+        self.imports, self.report, self.found = imports, report, False
+
+    def leave_Call(self, original_node, updated_node):
+        path = fn_path(self.imports, original_node.func)
+        _, entry = op_entry(path) if path is not None else (None, None)
+        if not entry or not entry.get("random"):
+            return updated_node
+        self.found = True
+        if entry.get("input_less") and self.report is not None and not any(
+                a.keyword is None or a.star for a in updated_node.args) and kwarg(updated_node, "batch_size") is None:
+            self.report(original_node, path)
+            return with_kwarg(updated_node, "batch_size", expr("batch_size"))
+        return updated_node
+
+    @classmethod
+    def found_in(cls, function: cst.FunctionDef, imports) -> bool:
+        finder = cls(imports)
+        transform(function.body, finder, layout=False)
+        return finder.found
 
 
 def _is_return(statement) -> bool:
@@ -215,7 +251,9 @@ def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.Functio
             pre.append(statement)  # plain Python on no pipeline data: the graph ran it once
         else:
             step_names.update(_bound(statement))
-            loop.append(statement)
+            loop.append(transform(statement, _RandomCalls(ctx.imports, lambda node, path: ctx.report(
+                rules.RANDOM_BATCH_SIZE.id, f"{function.name.value}: fn.{path} gets batch_size=batch_size (the "
+                f"calling pipeline's): one value per sample, as in the pipeline", node)), layout=False))
     returned = body[-1].body[0].value
     loop.append(cst.SimpleStatementLine([cst.Expr(cst.Yield(returned))], leading_lines=body[-1].leading_lines))
     # the loop body starts right below its `for`
@@ -244,7 +282,29 @@ def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.Functio
     star = params.star_arg if isinstance(params.star_arg, cst.ParamStar) else cst.ParamStar()
     params = params.with_changes(kwonly_params=[*params.kwonly_params, *extra],
                                  star_arg=params.star_arg if params.kwonly_params else star)
+    named = [_Named(literal_value(kwarg(r.body[0].value, "name")), r.body[0].targets[0].target.value) for r in readers
+             if isinstance(literal_value(kwarg(r.body[0].value, "name")), str)]
+    if named:
+        # The pipelines' programs may ask these readers for their metadata by name (pipe.epoch_size("Reader")):
+        # the readers are created with the stream, with max_batch_size (asking before the first batch is then
+        # safe), and the stream is a ReaderStream that answers for them; the calling pipeline's ReaderStream
+        # takes them over.
+        readers = [r.with_changes(body=[r.body[0].with_changes(value=with_kwarg(r.body[0].value, "max_batch_size",
+                                                                                 expr("batch_size")))])
+                   if kwarg(r.body[0].value, "max_batch_size") is None else r for r in readers]
+        ctx.facts["source_streams"] = True
+        ctx.report(rules.SOURCE_HELPER.id, f"{function.name.value} returns a {stream.CLASS_NAME} over its steps: its "
+                   f"named readers ({', '.join(n.name for n in named)}) answer epoch_size()/reader_meta() for the "
+                   f"pipelines that call it", function)
+        body = stream.wrap(pre, readers, steps, [], named, "batch_size", function_name=free_name("steps", taken))
+        return function.with_changes(params=params, body=function.body.with_changes(body=body))
     return function.with_changes(params=params, body=function.body.with_changes(body=[*pre, *readers, *steps]))
+
+
+@dataclass
+class _Named:
+    name: str
+    var: str
 
 
 def _read(statement) -> set[str]:

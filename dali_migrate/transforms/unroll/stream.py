@@ -114,7 +114,7 @@ def _quoted(name: str) -> str:
 
 
 def wrap(definition_body: list, reader_assignments: list, steps_body: list, decorators: list, readers: list,
-         batch_size: str, function_name: str = "steps", epochs: bool = False, conditional=()) -> list:
+         batch_size: str, function_name: str = "steps", epochs: bool = False, conditional=(), sources=()) -> list:
     """The statements of a streamed pipeline function: the readers, the steps (a generator function,
     with the decorators the generator would have had), and ``return ReaderStream(...)`` with the readers
     that have a name. ``epochs``: the steps end with their epoch (an external source's StopIteration), so
@@ -127,7 +127,9 @@ def wrap(definition_body: list, reader_assignments: list, steps_body: list, deco
                             leading_lines=[cst.EmptyLine(indent=False)] if definition_body or reader_assignments else [])
     named = ", ".join([f"{_quoted(r.name)}: {r.var}" for r in readers if r.name is not None] + [
         f"**({{{_quoted(r.name)}: {r.var}}} if {code_of(condition)} else {{}})"  # created under that condition
-        for r, condition in conditional if r.name is not None])
+        for r, condition in conditional if r.name is not None]
+        # a source helper's stream is a ReaderStream where it has named readers (source_helpers.py)
+        + [f'**getattr({var}, "_readers", {{}})' for var in sources])
     restart = f", restart={function_name}" if epochs else ""
     result = stmt(f"return {CLASS_NAME}({function_name}(), {{{named}}}, {batch_size}{restart})\n").with_changes(
         leading_lines=[cst.EmptyLine(indent=False)])

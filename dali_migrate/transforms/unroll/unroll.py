@@ -15,7 +15,7 @@ from ..imports import first_use
 from ..walk import node_children, transform, walk
 from . import checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
 from . import helpers as helpers_module
-from .graph import (Env, _uses_name, build_graph, conditional_return, device_statement, epoch_statements,
+from .graph import (Env, _uses_name, build_graph, conditional_return, device_statement, eager_sources, epoch_statements,
                     grow_statement, loop_statements, output_elements, seeding_statements, takes_device, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
                     NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt,
@@ -331,7 +331,10 @@ class Unroller(MigrationTransformer):
                 "the next epoch's steps, as pipe.reset() did") if epochs else \
             "its steps, and epoch_size()/reader_meta()/max_batch_size answered by its reader at run time"
         self.report(rules.READER_META.id, f"{desc.name} returns a {stream.CLASS_NAME}: {what}", node)
-        count = len(desc.readers)
+        # the readers, and the source helpers' streams (created with the pipeline: their readers answer too), when
+        # nothing else is set up before the steps
+        sources = eager_sources(desc)
+        count = len(desc.readers) + len(sources)
         outer, readers, inner = steps[:pre_count], steps[pre_count:pre_count + count], steps[pre_count + count:]
         if epochs:  # the seed and the thread pool are set once, as the pipeline did, not again each epoch
             outer = head + outer
@@ -346,7 +349,8 @@ class Unroller(MigrationTransformer):
             names = {r.var for r in conditional_readers}
             outer = [transform(s, conditional.WithMaxBatchSize(names, env.batch_size), layout=False) for s in outer]
         return stream.wrap(outer, readers, inner, decorators, desc.readers, env.batch_size, epochs=epochs,
-                           conditional=[(r, desc.extra["reader_conditions"][r.var]) for r in conditional_readers]), []
+                           conditional=[(r, desc.extra["reader_conditions"][r.var]) for r in conditional_readers],
+                           sources=sources), []
 
     def restarts(self, key: str, desc: PipelineDesc) -> bool:
         """``desc`` is written as a ReaderStream whose steps end with the epoch its external source ends and
@@ -552,7 +556,8 @@ class Unroller(MigrationTransformer):
         flow = self.ctx.facts.get("flow")
         asked = flow.metadata_asked() if flow is not None else frozenset()
         self.streamed = {name for name in asked if name in self.descs and self.descs[name].style == "def"
-                         and (self.descs[name].readers or self.descs[name].extra.get("conditional_readers"))
+                         and (self.descs[name].readers or self.descs[name].extra.get("conditional_readers")
+                              or eager_sources(self.descs[name]))
                          and not self.descs[name].extra.get("checkpoint")
                          and not self.descs[name].extra.get("imported")}
         self.streamed |= {key for key in asked & self.with_ok if key not in self.with_checkpoint}
