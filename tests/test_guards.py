@@ -74,3 +74,19 @@ def test_a_module_that_needs_dali_anyway_keeps_the_import_at_the_top():
               "def flip(images):\n    return fn.flip(images)\n")
     migrated = migrate_source(source, "m.py").migrated
     assert migrated.startswith("import nvidia.dali.experimental.dynamic as ndd\n")
+
+
+def test_an_import_the_migration_adds_goes_under_the_guard_and_a_second_run_changes_nothing():
+    """Found on a held-out datapipe module: a per-sample source needs SampleInfo; added at the top, it made the
+    next run see an unguarded DALI import and add a second ndd import there."""
+    source = ("import numpy as np\n\n"
+              "try:\n    import nvidia.dali as dali\nexcept ImportError:\n    raise ImportError('install DALI')\n\n\n"
+              "class Samples:\n    def __call__(self, info):\n        return np.full((2,), info.idx_in_epoch, np.int32)\n\n\n"
+              "@dali.pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+              "def pipe():\n    data = dali.fn.external_source(source=Samples(), batch=False)\n    return data\n\n\n"
+              "def first():\n    p = pipe()\n    p.build()\n    return p.run()[0].as_array()\n")
+    once = migrate_source(source, "m.py").migrated
+    head = once[:once.index("class ")]
+    assert "dali-migrate:" not in once and "SampleInfo" in once
+    assert "import nvidia.dali" not in head.split("try:")[0]  # every DALI import stays under the guard
+    assert migrate_source(once, "m.py").migrated == once

@@ -127,6 +127,15 @@ def find_guard(module: cst.Module) -> Guard | None:
     return found
 
 
+def insert_guarded(module: cst.Module, guard: Guard, statement: str) -> cst.Module:
+    """``statement`` (a DALI import) added to the guard's body after its last DALI import."""
+    body = guard.body
+    body.insert(guard.last_dali_import() + 1, cst.parse_statement(statement + "\n"))
+    statements = list(module.body)
+    statements[guard.index] = guard.node.with_changes(body=guard.node.body.with_changes(body=body))
+    return module.with_changes(body=statements)
+
+
 def _placeholder_targets(statement, bound: set[str]):
     """``a = b = None`` / ``a, b = None, ABC`` binding only names the guard imports from DALI: [(name, value or
     None)], else None."""

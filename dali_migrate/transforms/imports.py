@@ -273,10 +273,11 @@ class _Uses(_References):
 
 
 def _has_ndd_import(module: cst.Module) -> bool:
-    from .guards import find_guard
-
-    guard = find_guard(module)
-    for stmt in [*module.body, *(guard.body if guard is not None else ())]:
+    """A top-level ndd import, also one in the body of a top-level ``try``/``if`` (a guarded import, guards.py):
+    once it is there, a later run must not add another at the top."""
+    guarded = [inner for stmt in module.body if isinstance(stmt, (cst.Try, cst.If))
+               and isinstance(stmt.body, cst.IndentedBlock) for inner in stmt.body.body]
+    for stmt in [*module.body, *guarded]:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Import):
@@ -382,21 +383,29 @@ def _add_requested_imports(module: cst.Module, ctx, used: set[str]) -> cst.Modul
     requested = ctx.facts.get("add_imports") or {}
     if not requested:
         return module
+    from .guards import find_guard, insert_guarded
+
     bound = _top_level_bindings(module)
     for local, statement in sorted(requested.items()):
         if local not in used or local in bound:
             continue
-        index = _insert_index(module) if statement.startswith(("import nvidia", "from nvidia")) \
-            else _first_dali_import_index(module)
-        module = _insert_statement(module, index, statement)
+        dali = statement.startswith(("import nvidia", "from nvidia"))
+        guard = find_guard(module) if dali else None
+        if guard is not None:  # DALI is imported only under a guard: so is this (guards.py)
+            module = insert_guarded(module, guard, statement)
+        else:
+            index = _insert_index(module) if dali else _first_dali_import_index(module)
+            module = _insert_statement(module, index, statement)
         bound.add(local)
         ctx.report(IMPORTS.id, f"added `{statement}`", line=0)
     return module
 
 
 def _top_level_bindings(module: cst.Module) -> set[str]:
+    guarded = [inner for stmt in module.body if isinstance(stmt, (cst.Try, cst.If))
+               and isinstance(stmt.body, cst.IndentedBlock) for inner in stmt.body.body]
     names = set()
-    for stmt in module.body:
+    for stmt in [*module.body, *guarded]:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, (cst.Import, cst.ImportFrom)):
