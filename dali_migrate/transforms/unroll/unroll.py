@@ -814,6 +814,11 @@ class Unroller(MigrationTransformer):
             if isinstance(method, cst.FunctionDef) and method.name.value not in ("__init__", "define_graph")))
         return desc
 
+    def _gets_pipelines(self, call: cst.Call) -> bool:
+        """A pipeline of this module is among ``call``'s arguments, as far as the flow model sees."""
+        flow = self.ctx.facts.get("flow")
+        return flow is not None and any(flow.pipelines_in(a.value) for a in call.args)
+
     def find_iterator_subclasses(self, module: cst.Module) -> None:
         """The module's subclasses of the PyTorch iterators, and whether each can derive from the EpochIterator
         (iterator_subclass.py; the pipelines must be known to stream, so after ``_prepare``)."""
@@ -1105,6 +1110,11 @@ class Unroller(MigrationTransformer):
             if subclass.problem is None and original_node is subclass.verbatim_init:
                 from .consumers import keep_super_init
                 return keep_super_init(self, subclass, original_node, updated_node)
+            if subclass.problem is not None and original_node in subclass.init_calls and self._gets_pipelines(
+                    original_node):  # pipelines the class builds itself stay in pipeline mode with it (their unit)
+                self.mark(rules.CANNOT_UNROLL.id, f"{code_of(original_node.func)}(...) not migrated: {subclass.name} "
+                          f"derives from {subclass.which} and stays in pipeline mode: {subclass.problem}", original_node)
+                return updated_node
         subclass = getattr(self, "iterator_subclasses", {}).get(func.value) if isinstance(func, cst.Name) else None
         if subclass is not None and original_node in subclass.sites:
             if subclass.problem is not None:  # its pipelines stay in pipeline mode with it (their unit is kept)
