@@ -462,9 +462,6 @@ class Unroller(MigrationTransformer):
         found = self._pipe_kind(name) if name else None
         if found is not None:
             return found
-        flow = self.ctx.facts.get("flow")
-        if flow is None or node is None:
-            return None
         styles, origins = self._unrolled_styles(node)
         return (styles.pop(), sorted(origins)[0]) if len(styles) == 1 else None
 
