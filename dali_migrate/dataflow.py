@@ -1402,7 +1402,8 @@ class DataFlow:
                     found |= self.pipelines_in(arg.value)
                 if self.torch_iterator_call(call) and call.args and keyword(call, "reader_name") is not None:
                     found |= self.pipelines_in(call.args[0].value)
-                elif self.torch_iterator_call(call) and self.imports.qualname(call.func) not in TORCH_ITERATORS:
+                elif self.torch_iterator_call(call) and self.imports.qualname(call.func) not in TORCH_ITERATORS \
+                        or self.iterator_super_init(call):
                     for arg in call.args:  # a subclass's own __init__ may name the reader to its base
                         found |= self.pipelines_in(arg.value)
             for attribute in self.attributes:
@@ -1422,6 +1423,9 @@ class DataFlow:
                 found |= self.pipelines_in(func.value)
             if self.torch_iterator_call(call) and call.args:
                 found |= self.pipelines_in(call.args[0].value)
+            elif self.iterator_super_init(call):  # the pipelines a subclass builds itself and hands to its base
+                for arg in call.args:
+                    found |= self.pipelines_in(arg.value)
             for arg in self.wrapper_inputs(call):
                 found |= self.pipelines_in(arg.value)
         return frozenset(found)
@@ -1432,6 +1436,13 @@ class DataFlow:
             return True
         kind = self.value_of(call.func)[0] if isinstance(call.func, cst.Name) else None
         info = self.classes.get(kind[1]) if isinstance(kind, tuple) and kind[0] == "class" else None
+        return info is not None and any(self.imports.qualname(base) in TORCH_ITERATORS for base in info[1])
+
+    def iterator_super_init(self, call: cst.Call) -> bool:
+        """``call`` is ``super().__init__(...)`` (or ``super(Cls, self)``) in a method of a class of the module derived
+        from a PyTorch iterator: it constructs the plugin's iterator over the pipelines it is given."""
+        owner = self._super_calls.get(call)
+        info = self.classes.get(owner) if owner is not None and call.func.attr.value == "__init__" else None
         return info is not None and any(self.imports.qualname(base) in TORCH_ITERATORS for base in info[1])
 
     def wrapper_inputs(self, call: cst.Call) -> list[cst.Arg]:

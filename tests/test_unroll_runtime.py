@@ -439,3 +439,35 @@ def test_iterator_fill_last_batch_decides_over_the_policy(image_root, handed_on_
     assert [len(labels) for labels in want[0]] == [4, 4, 2]
     assert migrated.deprecated_flag(str(image_root), 4) == want
     assert 'last_batch_policy="PARTIAL"' in text
+
+
+def test_iterator_subclass_building_its_pipeline_migrates_with_it(tmp_path):
+    """A subclass whose __init__ builds the pipeline it hands super().__init__: the pipeline becomes a ReaderStream
+    and the class an EpochIterator, and both epochs of both policies give the plugin's batches."""
+    pytest.importorskip("torch")
+    for k in range(6):
+        np.save(tmp_path / f"a{k}.npy", np.full((2, 3), k, dtype=np.float32))
+    original, migrated, text = pair("unroll/iterator_subclass_builds.py")
+    assert "class Loader(EpochIterator)" in text and "ReaderStream(" in text and "dali-migrate:" not in text
+    for drop_last in (False, True):
+        got = []
+        for module in (original, migrated):
+            loader = module.Loader(str(tmp_path), 4, drop_last)
+            got.append([[(b[0]["x"].numpy().tolist(), b[0]["twice"].numpy().tolist()) for b in loader]
+                        for _epoch in range(2)])
+        assert [len(epoch) for epoch in got[0]] == ([1, 1] if drop_last else [2, 2])
+        assert got[1] == got[0]
+
+
+def test_kept_iterator_subclass_keeps_the_pipeline_it_builds(image_root):
+    """A subclass that stays in pipeline mode (it reads the plugin's _counter) keeps the pipeline its __init__ builds
+    too: the plugin gets a Pipeline, and the migrated module runs as the original did."""
+    pytest.importorskip("torch")
+    original, migrated, text = pair("unroll/iterator_subclass_builds_kept.py")
+    assert "@pipeline_def" in text and "DM212 super().__init__(...) not migrated" in text
+    got = []
+    for module in (original, migrated):
+        loader = module.loader(str(image_root))
+        got.append(([batch[0]["labels"].flatten().tolist() for batch in loader], loader.progress()))
+    assert len(got[0][0]) == 3
+    assert got[1] == got[0]

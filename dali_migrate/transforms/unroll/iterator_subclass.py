@@ -32,6 +32,12 @@ plugin's order, ``fill_last_batch`` given overrides ``last_batch_policy`` as in 
     ->
         super().__init__(pipelines, ["data", "label"], size=size, reader_name=reader_name, last_batch_policy=policy)
 
+The pipelines such a call passes may also be built in ``__init__`` itself (a ``@pipeline_def`` defined there and
+called) or any other expression that is not a parameter: the construction sites then carry no pipelines, and the
+class migrates where those pipelines are ReaderStreams (a ``reader_name=``, or any argument to its base, asks for
+their reader) or values the tool cannot trace (DM241). Where the class stays, so does every pipeline of this module
+its ``super().__init__`` gets: that call is marked too (DM212), which keeps their unit in pipeline mode.
+
 Supported: no ``__init__``, or one of those two, ``super()`` calls of
 those methods, and ``self.`` reads of those attributes (``ATTRIBUTES``: what the EpochIterator has with the
 plugin's meaning) or of what the subclass itself defines; every construction site a call whose pipelines the
@@ -68,6 +74,8 @@ _GENERIC = ("pipelines", "output_map", "size", "reader_name", "auto_reset", "fil
 PLUGIN_PARAMETERS = {"nvidia.dali.plugin.pytorch.DALIGenericIterator": _GENERIC,
                      "nvidia.dali.plugin.pytorch.DALIClassificationIterator": tuple(p for p in _GENERIC
                                                                                     if p != "output_map")}
+# pipelines_at of a class whose __init__ hands super().__init__ pipelines that are not one of its parameters
+BUILT_IN_INIT = (None, None)
 
 
 @dataclass
@@ -87,7 +95,10 @@ class IteratorSubclass:
     # A DALIClassificationIterator subclass without __init__ decided at run time: it gets one that puts the output
     # map after the pipelines, so construction sites anywhere keep the plugin's signature.
     adds_init: bool = False
-    pipelines_at: tuple = (0, "pipelines")  # (position, keyword) of the pipelines at a construction site
+    # Every super().__init__ call of the class: where it stays in pipeline mode, pipelines built there stay too.
+    init_calls: tuple = ()
+    # (position, keyword) of the pipelines at a construction site, or BUILT_IN_INIT: its __init__ makes them
+    pipelines_at: tuple = (0, "pipelines")
 
     @property
     def which(self) -> str:
@@ -124,6 +135,9 @@ def find(module: cst.Module, imports, streams, untraced=lambda node: False) -> d
     for subclass in finder.found.values():
         subclass.sites = [c for c in finder.calls if c.func.value == subclass.name]
         subclass.problem = _problem(subclass, streams, untraced)
+        uses = _SelfUses()
+        walk(subclass.node.body, uses)
+        subclass.init_calls = tuple(uses.super_init)
     return finder.found
 
 
@@ -163,6 +177,8 @@ def _problem(subclass: IteratorSubclass, streams, untraced) -> str | None:
 def _sites_problem(subclass: IteratorSubclass, streams, untraced) -> str | None:
     """Why the construction sites keep the class in pipeline mode, or None (``run_time`` set where a site's
     pipelines cannot be traced, or where there is none here)."""
+    if subclass.pipelines_at == BUILT_IN_INIT:  # the sites give no pipelines: its __init__ makes them
+        return _built_in_init_problem(subclass, streams, untraced)
     if not subclass.sites:  # a wrapper other modules construct: whichever kind they give, decided at run time
         subclass.run_time = True
         return None
@@ -253,6 +269,23 @@ def _own_init(subclass: IteratorSubclass, init: cst.FunctionDef) -> str | None:
     return None
 
 
+def _built_in_init_problem(subclass: IteratorSubclass, streams, untraced) -> str | None:
+    """Why pipelines that ``__init__`` passes its ``super().__init__`` (not parameters of its own: built there, or
+    read from elsewhere) keep the class in pipeline mode, or None: they are ReaderStreams, or values the tool cannot
+    trace (``run_time`` set)."""
+    pipelines = [_pipelines(call) for call in subclass.super_inits]
+    if any(p is None for p in pipelines):
+        return "its __init__ passes super().__init__ pipelines the tool cannot list"
+    pipelines = [p for found in pipelines for p in found]
+    if all(streams(p) for p in pipelines):
+        return None
+    if all(untraced(p) for p in pipelines):
+        subclass.run_time = True
+        return None
+    return ("its __init__ passes super().__init__ pipelines that are not migrated to ReaderStreams here (only "
+            "pipelines of this module whose reader the program names, e.g. with reader_name=, are)")
+
+
 def _bound_init(subclass: IteratorSubclass, init: cst.FunctionDef, call: cst.Call):
     """(position, name) of the parameter of ``init`` that ``call`` (a super().__init__) passes as its pipelines,
     or why the call cannot be bound to the plugin's parameters."""
@@ -272,9 +305,11 @@ def _bound_init(subclass: IteratorSubclass, init: cst.FunctionDef, call: cst.Cal
     if fill is not None and not isinstance(fill, cst.Name):
         return f"its __init__ passes fill_last_batch={code_of(fill)}, which the migration would read twice"
     pipelines = bound.get("pipelines")
+    if pipelines is None:
+        return "its __init__ gives super().__init__ no pipelines"
     params = [p.name.value for p in init.params.params]
     if not isinstance(pipelines, cst.Name) or pipelines.value not in params[1:]:
-        return "its __init__ passes super().__init__ pipelines that are not one of its own parameters"
+        return BUILT_IN_INIT  # built in __init__ (or any expression there), not given by the construction sites
     return (params.index(pipelines.value) - 1, pipelines.value)
 
 

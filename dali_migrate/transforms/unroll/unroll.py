@@ -462,12 +462,18 @@ class Unroller(MigrationTransformer):
         found = self._pipe_kind(name) if name else None
         if found is not None:
             return found
+        styles, origins = self._unrolled_styles(node)
+        return (styles.pop(), sorted(origins)[0]) if len(styles) == 1 else None
+
+    def _unrolled_styles(self, node) -> tuple[set, frozenset]:
+        """(the styles, the origins) of the pipelines of this module that ``node`` holds, as the flow model sees
+        them; no styles unless every one of them is unrolled."""
         flow = self.ctx.facts.get("flow")
         if flow is None or node is None:
-            return None
+            return set(), frozenset()
         kind, origins = flow.value_of(node)
         if kind != df.PIPELINE or not origins or origins & self.ctx.kept:
-            return None
+            return set(), frozenset()
         styles = set()
         for origin in origins:
             desc = self.descs.get(origin)
@@ -476,8 +482,14 @@ class Unroller(MigrationTransformer):
             elif origin in self.with_ok:
                 styles.add("with")
             else:
-                return None  # not unrolled
-        return (styles.pop(), sorted(origins)[0]) if len(styles) == 1 else None
+                return set(), frozenset()  # not unrolled
+        return styles, origins
+
+    def _mixed_styles(self, node) -> bool:
+        """``node`` holds pipelines of this module that all migrate, but not the same way (a @pipeline_def's
+        generator and a Pipeline subclass's ReaderStream, say, given to one function's parameter): each gives its
+        steps by next() and needs no build(), and that is all the tool rewrites on it."""
+        return len(self._unrolled_styles(node)[0]) > 1
 
     def _pipe_kind(self, name: str):
         """("def"|"class"|"with", pipeline name) for a variable that holds a pipeline."""
@@ -814,6 +826,11 @@ class Unroller(MigrationTransformer):
             if isinstance(method, cst.FunctionDef) and method.name.value not in ("__init__", "define_graph")))
         return desc
 
+    def _gets_pipelines(self, call: cst.Call) -> bool:
+        """A pipeline of this module is among ``call``'s arguments, as far as the flow model sees."""
+        flow = self.ctx.facts.get("flow")
+        return flow is not None and any(flow.pipelines_in(a.value) for a in call.args)
+
     def find_iterator_subclasses(self, module: cst.Module) -> None:
         """The module's subclasses of the PyTorch iterators, and whether each can derive from the EpochIterator
         (iterator_subclass.py; the pipelines must be known to stream, so after ``_prepare``)."""
@@ -1015,6 +1032,7 @@ class Unroller(MigrationTransformer):
         owner = dotted(call.func.value) if isinstance(call.func.value, (cst.Name, cst.Attribute)) else None
         method = call.func.attr.value
         if method in ("build", "schedule_run", "release_outputs", "_prefetch") and self._pipe_kind_of(call.func.value, owner) \
+                or method == "build" and self._mixed_styles(call.func.value) \
                 or method == "reset" and self._reset_does_nothing(call.func.value, owner):
             what = code_of(call.func.value)
             why = {"build": "the generator needs no build",
@@ -1105,6 +1123,11 @@ class Unroller(MigrationTransformer):
             if subclass.problem is None and original_node is subclass.verbatim_init:
                 from .consumers import keep_super_init
                 return keep_super_init(self, subclass, original_node, updated_node)
+            if subclass.problem is not None and original_node in subclass.init_calls and self._gets_pipelines(
+                    original_node):  # pipelines the class builds itself stay in pipeline mode with it (their unit)
+                self.mark(rules.CANNOT_UNROLL.id, f"{code_of(original_node.func)}(...) not migrated: {subclass.name} "
+                          f"derives from {subclass.which} and stays in pipeline mode: {subclass.problem}", original_node)
+                return updated_node
         subclass = getattr(self, "iterator_subclasses", {}).get(func.value) if isinstance(func, cst.Name) else None
         if subclass is not None and original_node in subclass.sites:
             if subclass.problem is not None:  # its pipelines stay in pipeline mode with it (their unit is kept)
@@ -1136,6 +1159,8 @@ class Unroller(MigrationTransformer):
             owner = dotted(func.value) if isinstance(func.value, (cst.Name, cst.Attribute)) else None
             method = func.attr.value
             kind = self._pipe_kind_of(original_node.func.value, owner)
+            if kind is None and self._mixed_styles(original_node.func.value):
+                return self._mixed_method(original_node, updated_node, owner or code_of(original_node.func.value))
             if kind is not None:
                 owner = owner or code_of(original_node.func.value)
                 if method in ("run", "share_outputs", "outputs") and not updated_node.args:
@@ -1165,6 +1190,20 @@ class Unroller(MigrationTransformer):
             if qualname == "nvidia.dali.Pipeline.deserialize":
                 self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS["deserialize"], original_node)
         return updated_node
+
+    def _mixed_method(self, original: cst.Call, call: cst.Call, owner: str) -> cst.CSTNode:
+        """A method call on pipelines migrated in different ways (``_mixed_styles``): run() -> next(), build() dropped
+        (leave_SimpleStatementLine); anything else is marked, which keeps those pipelines in pipeline mode."""
+        method = call.func.attr.value
+        if method in ("run", "share_outputs", "outputs") and not call.args:
+            self.report(rules.BUILD_RUN.id, f"{owner}.{method}() -> next({owner}) (every pipeline it can be gives its "
+                        f"steps by next())", original)
+            return cst.Call(func=cst.Name("next"), args=[cst.Arg(call.func.value)])
+        if method != "build" or call.args:
+            names = ", ".join(sorted(self._unrolled_styles(original.func.value)[1]))
+            self.mark(rules.CANNOT_UNROLL.id, f"{owner}.{method}(...) not migrated: {owner} may be any of {names}, "
+                      f"which migrate to different kinds of value", original)
+        return call
 
     def _fed_by_iter_setup(self, call: cst.Call) -> bool:
         """A ``self.feed_input(...)`` of a migrated class's iter_setup(), which the class rewrites (classes.py)."""

@@ -1,0 +1,34 @@
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.pipeline import Pipeline
+
+
+@pipeline_def
+def make_def_pipe(root):
+    x = fn.readers.numpy(file_root=root, name="Reader")
+    return x, x * 2
+
+
+class SubclassPipe(Pipeline):
+    def __init__(self, root, batch_size):
+        super().__init__(batch_size=batch_size, num_threads=1, device_id=None)
+        self.root = root
+
+    def define_graph(self):
+        x = fn.readers.numpy(file_root=self.root, name="Reader")
+        return x, x + 1
+
+
+# epoch_size() on a parameter that may be either kind: marked, both stay in pipeline mode
+def run(pipe, steps):
+    pipe.build()
+    print(pipe.epoch_size("Reader"))
+    sums = []
+    for _ in range(steps):
+        out = pipe.run()
+        sums.append(float(out[1].as_array().sum()))
+    return sums
+
+
+def main(root):
+    print(run(make_def_pipe(root, batch_size=2, num_threads=1, device_id=None), 2))
+    print(run(SubclassPipe(root, 2), 2))
