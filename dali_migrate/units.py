@@ -366,7 +366,6 @@ class _Tagger(cst.CSTVisitor):
         self.untraced: list[tuple[cst.CSTNode, str]] = []  # pipeline-only calls on values the model cannot trace
         self.handed_to: set[str] = set()  # plain names called with a value that has origins, or from graph code
         self._tool_written = 0  # inside a class dali-migrate wrote (EpochIterator, ReaderStream, ...)
-        self._classes: list[cst.ClassDef] = []  # the classes the walk is in, innermost last
         self._statements: list[list] = []  # [statement, origins set]
         self._context: list[frozenset] = [frozenset()]
         # Inside a pipeline's definition or a graph helper, values are DataNodes: the unroll's business.
@@ -487,7 +486,7 @@ class _Tagger(cst.CSTVisitor):
         kind = found[0]
         what = f"{_code(arg.value)} ({_describe(kind)})"
         qualname = flow.imports.qualname(func)
-        if flow.torch_iterator_call(call) or self._iterator_super_init(call):
+        if flow.torch_iterator_call(call) or flow.iterator_super_init(call):
             return None  # a PyTorch iterator, or a subclass of one: migrated or marked (iterator_subclass.py)
         if kind in (df.PIPELINE, ("seq", df.PIPELINE)) and any(a is arg for a in flow.wrapper_inputs(call)):
             return None  # another module's wrapper hands it to an iterator deciding at run time (DM241)
@@ -538,22 +537,10 @@ class _Tagger(cst.CSTVisitor):
     def visit_ClassDef(self, node):
         docstring = node.get_docstring() or ""
         self._tool_written += "Written by dali-migrate." in docstring
-        self._classes.append(node)
 
     def leave_ClassDef(self, node):
         docstring = node.get_docstring() or ""
         self._tool_written -= "Written by dali-migrate." in docstring
-        self._classes.pop()
-
-    def _iterator_super_init(self, call: cst.Call) -> bool:
-        """``super().__init__(...)`` (or ``super(Cls, self)``) in a class deriving from a PyTorch iterator."""
-        func = call.func
-        if not (self._classes and isinstance(func, cst.Attribute) and func.attr.value == "__init__"
-                and isinstance(func.value, cst.Call) and isinstance(func.value.func, cst.Name)
-                and func.value.func.value == "super"):
-            return False
-        info = self.flow.classes.get(self._classes[-1])
-        return info is not None and any(self.flow.imports.qualname(b) in df.TORCH_ITERATORS for b in info[1])
 
     def visit_Attribute(self, node):
         if self.flow.imports.qualname(node) is not None:
