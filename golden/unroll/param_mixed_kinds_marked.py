@@ -18,10 +18,12 @@ class SubclassPipe(Pipeline):
         return x, x + 1
 
 
-# epoch_size() on a parameter that may be either kind: marked, both stay in pipeline mode
+# reset() on a parameter that may be either kind (the tool rewrites only next(), build() and, where both are
+# ReaderStreams, epoch_size()/reader_meta()): marked, both stay in pipeline mode
 def run(pipe, steps):
     pipe.build()
     print(pipe.epoch_size("Reader"))
+    pipe.reset()
     sums = []
     for _ in range(steps):
         out = pipe.run()

@@ -192,44 +192,54 @@ class Discovery(cst.CSTVisitor):
             self.pipe_vars[self.key(name)] = ("call", func.value, node.value)
 
 
+def _bound_names(target, name: str, bound: set[int]) -> None:
+    """Add to ``bound`` the ids of the names in an assignment or loop target that bind ``name``."""
+    if isinstance(target, cst.Name) and target.value == name:
+        bound.add(id(target))
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _bound_names(element.value, name, bound)
+    elif isinstance(target, cst.StarredElement):
+        _bound_names(target.value, name, bound)
+
+
+class _LoopsBinding(cst.CSTVisitor):
+    """The state of ``_loops_binding``: a class of the module, not of the call (a class or a recursive closure
+    made per call is a reference cycle, which would keep the tree alive until the collector runs)."""
+
+    def __init__(self, node, name: str):
+        self.node, self.name = node, name
+        self.loops: list[cst.For] = []
+        self.bound: set[int] = set()
+
+    def visit_For(self, loop):
+        _bound_names(loop.target, self.name, self.bound)
+        if isinstance(loop.target, cst.Name) and loop.target.value == self.name:
+            self.loops.append(loop)
+
+    def visit_Assign(self, assign):
+        for target in assign.targets:
+            _bound_names(target.target, self.name, self.bound)
+
+    def visit_AnnAssign(self, assign):
+        _bound_names(assign.target, self.name, self.bound)
+
+    def visit_FunctionDef(self, inner):
+        return inner is self.node
+
+    def visit_ClassDef(self, inner):
+        return inner is self.node
+
+    def visit_Lambda(self, inner):
+        return False
+
+
 def _loops_binding(node, name: str) -> tuple[list[cst.For], set[int]]:
     """The ``for name in ...`` loops in ``node`` (not in nested functions, classes or lambdas), and the ids of the
     names there that bind ``name`` (assignment and loop targets: not reads)."""
-    loops, bound = [], set()
-
-    def targets(target):
-        if isinstance(target, cst.Name) and target.value == name:
-            bound.add(id(target))
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                targets(element.value)
-        elif isinstance(target, cst.StarredElement):
-            targets(target.value)
-
-    class _Loops(cst.CSTVisitor):
-        def visit_For(self, loop):
-            targets(loop.target)
-            if isinstance(loop.target, cst.Name) and loop.target.value == name:
-                loops.append(loop)
-
-        def visit_Assign(self, assign):
-            for target in assign.targets:
-                targets(target.target)
-
-        def visit_AnnAssign(self, assign):
-            targets(assign.target)
-
-        def visit_FunctionDef(self, inner):
-            return inner is node
-
-        def visit_ClassDef(self, inner):
-            return inner is node
-
-        def visit_Lambda(self, inner):
-            return False
-
-    node.visit(_Loops())
-    return loops, bound
+    found = _LoopsBinding(node, name)
+    node.visit(found)
+    return found.loops, found.bound
 
 
 def _emptied_loop(original: cst.For, updated: cst.For) -> bool:
@@ -1199,11 +1209,26 @@ class Unroller(MigrationTransformer):
             self.report(rules.BUILD_RUN.id, f"{owner}.{method}() -> next({owner}) (every pipeline it can be gives its "
                         f"steps by next())", original)
             return cst.Call(func=cst.Name("next"), args=[cst.Arg(call.func.value)])
+        origins = self._unrolled_styles(original.func.value)[1]
+        if method in ("epoch_size", "reader_meta") and self._all_reader_streams(origins):
+            self.report(rules.BUILD_RUN.id, f"{owner}.{method}() stays: every pipeline it can be is a ReaderStream, "
+                        f"which answers it at run time", original)
+            return call
         if method != "build" or call.args:
-            names = ", ".join(sorted(self._unrolled_styles(original.func.value)[1]))
+            names = ", ".join(sorted(origins))
             self.mark(rules.CANNOT_UNROLL.id, f"{owner}.{method}(...) not migrated: {owner} may be any of {names}, "
                       f"which migrate to different kinds of value", original)
         return call
+
+    def _all_reader_streams(self, origins) -> bool:
+        """Every pipeline in ``origins`` is written as a ReaderStream: a Pipeline subclass (it derives from one), or a
+        @pipeline_def / `with pipe:` pipeline whose metadata the program asks for (``streamed``)."""
+        for origin in origins:
+            desc = self.descs.get(origin)
+            if desc is None or not (desc.style == "class" or origin in self.streamed
+                                    or desc.extra.get("origin") in self.streamed):
+                return False
+        return bool(origins)
 
     def _fed_by_iter_setup(self, call: cst.Call) -> bool:
         """A ``self.feed_input(...)`` of a migrated class's iter_setup(), which the class rewrites (classes.py)."""
