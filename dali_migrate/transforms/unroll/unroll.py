@@ -291,8 +291,10 @@ class Unroller(MigrationTransformer):
                      *self.imported_objects}
         words = set(self.ctx.imports.dali_locals()) | _METHOD_WORDS | pipelines | d.checkpointed_calls
         words |= set(getattr(self, "iterator_subclasses", ()))
-        if any(s.super_inits or s.verbatim_init for s in getattr(self, "iterator_subclasses", {}).values()):
-            words.add("super")  # their super().__init__(...) gets the EpochIterator's arguments
+        if any(s.super_inits or s.verbatim_init or s.init_calls for s in getattr(self, "iterator_subclasses", {}).values()):
+            # their super().__init__(...) gets the EpochIterator's arguments, or, in a class that stays, is marked
+            # where it gets a pipeline of this module
+            words.add("super")
         for key, (kind, pipeline, _) in d.pipe_vars.items():
             if kind == "with" or pipeline in pipelines:
                 words.update(key.split(":", 1)[1].split("."))
