@@ -272,12 +272,18 @@ class _Uses(_References):
         return False
 
 
+def _top_level_and_guarded(module: cst.Module) -> list:
+    """The module's top-level statements, then those of the bodies of its top-level ``try``/``if`` blocks (where a
+    guarded import lives, guards.py)."""
+    guarded = [inner for stmt in module.body if isinstance(stmt, (cst.Try, cst.If))
+               and isinstance(stmt.body, cst.IndentedBlock) for inner in stmt.body.body]
+    return [*module.body, *guarded]
+
+
 def _has_ndd_import(module: cst.Module) -> bool:
     """A top-level ndd import, also one in the body of a top-level ``try``/``if`` (a guarded import, guards.py):
     once it is there, a later run must not add another at the top."""
-    guarded = [inner for stmt in module.body if isinstance(stmt, (cst.Try, cst.If))
-               and isinstance(stmt.body, cst.IndentedBlock) for inner in stmt.body.body]
-    for stmt in [*module.body, *guarded]:
+    for stmt in _top_level_and_guarded(module):
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Import):
@@ -402,10 +408,8 @@ def _add_requested_imports(module: cst.Module, ctx, used: set[str]) -> cst.Modul
 
 
 def _top_level_bindings(module: cst.Module) -> set[str]:
-    guarded = [inner for stmt in module.body if isinstance(stmt, (cst.Try, cst.If))
-               and isinstance(stmt.body, cst.IndentedBlock) for inner in stmt.body.body]
     names = set()
-    for stmt in [*module.body, *guarded]:
+    for stmt in _top_level_and_guarded(module):
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, (cst.Import, cst.ImportFrom)):
