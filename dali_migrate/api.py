@@ -268,6 +268,11 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
                 slots[slot] = _read_error(name, e)
             except SourceError as e:
                 slots[slot] = _unreadable(name, e)
+    # Every module that will be migrated with the others: a pipeline value passed to one is followed there.
+    project.modules = {module_name_of(Path(name)) or Path(name).stem for name in
+                       [name for name, _ in sources.values()] + [slots[slot].path for slot in quiet if
+                                                                 slots[slot] is not None and not slots[slot].error]
+                       if name.endswith(".py")}
     task_slots = sorted(sources)
     # With pipelines shared between modules, a unit can span files: the files are migrated without writing
     # until no module keeps in pipeline mode a pipeline that another one migrated, then written.

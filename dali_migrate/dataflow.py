@@ -49,6 +49,7 @@ DATANODE = "datanode"  # a graph value inside a pipeline definition
 DATANODES = "datanodes"  # a multi-output op's list of DataNodes
 DALI_ITERATOR = "dali_iterator"  # a framework plugin iterator over pipelines
 GENERATOR_FACTORY = "generator_factory"  # a migrated pipeline imported from another module
+STREAM_FACTORY = "stream_factory"  # one its module writes as a ReaderStream (project.ProjectPipeline.streamed)
 # Dynamic mode (the lint's words): "batch", "tensor", "data" (one of the two), "tuple:K", "epoch:K"
 # (reader.next_epoch(...): each step a "tuple:K"), "reader", "rng", "ckpt", "external_source".
 DATA_KINDS = ("batch", "tensor", "data")
@@ -422,11 +423,12 @@ class _Collector(cst.CSTVisitor):
     """One walk: the scope tree, every binding, every function, call and attribute store."""
 
     def __init__(self, imports: ImportTable, extra_pipelines: dict[str, str] | None,
-                 imported_generators: dict[str, str] | None = None):
+                 imported_generators: dict[str, str] | None = None, imported_streams=frozenset()):
         super().__init__()
         self.imports = imports
         self.extra_pipelines = extra_pipelines or {}
         self.imported_generators = imported_generators or {}
+        self.imported_streams = imported_streams
         self.stack: list[Scope] = []
         self.scope: Scope | None = None
         self.scopes: list[Scope] = []
@@ -851,8 +853,9 @@ class _Collector(cst.CSTVisitor):
             origin = self.extra_pipelines.get(local)
             known = ("value", value(PIPELINE_FACTORY, frozenset((origin,)))) if origin else ("value", UNKNOWN)
             migrated = self.imported_generators.get(local)
-            if migrated:  # a pipeline another module migrated: calling it gives a generator
-                known = ("value", value(GENERATOR_FACTORY, frozenset((migrated,))))
+            if migrated:  # a pipeline another module migrated: calling it gives a generator (or a ReaderStream)
+                factory = STREAM_FACTORY if local in self.imported_streams else GENERATOR_FACTORY
+                known = ("value", value(factory, frozenset((migrated,))))
             self._bind(self._binding_scope(local), local, known)
         return False
 
@@ -984,13 +987,13 @@ class DataFlow:
 
     def __init__(self, module: cst.Module, imports: ImportTable, extra_pipelines: dict[str, str] | None = None,
                  imported_generators: dict[str, str] | None = None, param_seeds: dict | None = None,
-                 iterator_wrappers: dict[str, frozenset] | None = None):
+                 iterator_wrappers: dict[str, frozenset] | None = None, imported_streams=frozenset()):
         self.module = module
         self.imports = imports
         # Other modules' functions and classes that hand arguments straight to a run-time-deciding PyTorch iterator
         # (project.Project.iterator_wrappers): qualname -> the positions and keywords that may carry pipelines.
         self.iterator_wrappers = iterator_wrappers or {}
-        collector = _Collector(imports, extra_pipelines, imported_generators)
+        collector = _Collector(imports, extra_pipelines, imported_generators, imported_streams)
         walk(module, collector)  # read-only: no rebuild
         self.module_scope = collector.scopes[0]
         self.scopes = collector.scopes
@@ -1704,6 +1707,8 @@ class DataFlow:
             return (TOP, origins) if keyword(call, "batch_size") is not None else value("tensor", origins)
         if kind == GENERATOR_FACTORY:
             return value(("gen", TOP), origins)
+        if kind == STREAM_FACTORY:
+            return value(("stream", TOP), origins)
         if isinstance(kind, tuple):
             head = kind[0]
             if head == "ops":
@@ -1983,5 +1988,5 @@ def _interesting(found) -> bool:
 
 
 __all__ = ["DataFlow", "Scope", "Function", "PIPELINE", "PIPELINE_FACTORY", "OUTPUTS", "TENSORLIST", "TENSORCPU",
-           "DATANODE", "DATANODES", "DALI_ITERATOR", "GENERATOR_FACTORY", "TOP", "DATA_KINDS", "element", "join", "join_kind",
+           "DATANODE", "DATANODES", "DALI_ITERATOR", "GENERATOR_FACTORY", "STREAM_FACTORY", "TOP", "DATA_KINDS", "element", "join", "join_kind",
            "is_literal", "literal_int", "keyword", "reader_path", "op_path", "is_dali_kind"]

@@ -772,7 +772,8 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
                 wrappers[qualname] = keys
     flow = DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx), param_seeds=seeds,
                     iterator_wrappers=wrappers)
-    units = Units(flow, module, ctx.position, foreign)
+    follows = (lambda qualname: project.follows(qualname, here)) if project is not None and project.modules else None
+    units = Units(flow, module, ctx.position, foreign, follows)
     # Values handed to a definition elision left out, or another module's seeds for one: read it all.
     needs_whole_file(ctx, {e.callee for e in units.escapes if e.callee} | units.handed_to | set(seeds) | set(foreign))
     kept = Kept(units)
@@ -787,6 +788,15 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     shared.update({origin: origin for pipelines in foreign.values() for origin in pipelines})
     shared.update({origin: origin for arguments in seeds.values() for _, origins in arguments.values()
                    for origin in origins})
+    for escape in units.followed:  # passed to another module of the run, which is told only of shared pipelines
+        found = flow.value_of(escape.node)
+        if not escape.origins <= shared.keys() or not _portable(found[0]):
+            kept.keep(escape.origins, Reason(ctx.position(escape.node)[0], VALUE_ESCAPES.id, escape.message))
+    for name, arguments in seeds.items():
+        if name not in flow.seeded:  # not a def or class here: nothing learns what it gets
+            for _, origins in arguments.values():
+                kept.keep(origins, Reason(1, VALUE_ESCAPES.id, f"{name} is given pipeline values by other modules "
+                                                              f"but is not a function or class defined here"))
     # Where another module's pipeline shows here: the helper it builds with, the function it is passed to.
     foreign_where = {origin: node for node, origins in units.helpers.items() for origin in origins
                      if origin in shared and origin not in units.definitions}
@@ -832,7 +842,9 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
                         and local not in kept.origins and _generator_style(project, q)}
             for violation in postcheck.check(module, ctx.facts.get("migrated_origins") or {}, kept.origins,
                                              known_undefined=undefined_before, positioned=ctx.positions,
-                                             imported_generators=imported):
+                                             imported_generators=imported,
+                                             imported_streams={local for local in imported if project.pipelines[
+                                                 shared[local]].streamed}):
                 line = ctx.position(violation.statement)[0] if violation.statement is not None else 0
                 origins = (violation.origins or units.origins_at(line)) - kept.origins
                 if not origins and not (violation.origins or units.origins_at(line)) & kept.origins:

@@ -215,14 +215,16 @@ class _Check(cst.CSTVisitor):
 
 def check(module: cst.Module, migrated_origins: dict[str, str], kept: frozenset, *, known_undefined=(),
           positioned=(), epoch_iterator: str | None = "EpochIterator",
-          imported_generators: dict[str, str] | None = None) -> list[Violation]:
+          imported_generators: dict[str, str] | None = None, imported_streams=frozenset()) -> list[Violation]:
     """The violations in a migrated ``module``. ``migrated_origins``: the names the migrated pipelines now
     have (a generator function, a class, ``<pipe>_steps``), with the origins they had; ``kept``: the
     origins that stayed in pipeline mode; ``known_undefined``: names the original already read undefined;
     ``positioned``: statements whose place in the file is known (violations point at the innermost);
-    ``imported_generators``: names imported from modules of the project that migrated them."""
+    ``imported_generators``: names imported from modules of the project that migrated them (``imported_streams``:
+    those written as ReaderStreams there)."""
     imports = ImportTable.from_module(module)
-    flow = df.DataFlow(module, imports, extra_pipelines=migrated_origins, imported_generators=imported_generators)
+    flow = df.DataFlow(module, imports, extra_pipelines=migrated_origins, imported_generators=imported_generators,
+                       imported_streams=imported_streams)
     known = set(known_undefined)
     migrated = frozenset(migrated_origins.values()) | frozenset((imported_generators or {}).values())
     checker = _Check(flow, migrated, kept, epoch_iterator, known, positioned)

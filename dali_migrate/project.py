@@ -33,6 +33,9 @@ class ProjectPipeline:
     params: tuple[str, ...] = ()
     batch_size: str | None = None  # the decorator's / constructor's batch_size, as code
     checkpoint: bool = False  # a @pipeline_def migrated with a checkpoint= parameter
+    # a @pipeline_def its module writes as a ReaderStream (unroll.streamable): other modules may ask its readers'
+    # metadata (epoch_size(name), reader_meta(name), an iterator's reader_name=) and it answers at run time
+    streamed: bool = False
 
     @property
     def qualname(self) -> str:
@@ -65,6 +68,10 @@ class Project:
     # time which kind of pipeline it got (DM241): qualname -> the positions and keywords that may carry pipelines.
     # A pipeline passed there migrates (as a ReaderStream): the callee works with either kind.
     iterator_wrappers: dict[str, frozenset] = field(default_factory=dict)
+    # The modules of the run that will be migrated (DALI or not). A pipeline value passed to a function or class of
+    # one of them is followed there: that module learns what it gets (``foreign_calls``) and migrates its uses, or
+    # keeps the pipeline in pipeline mode, and then every module keeps it (``api._agree_on_kept_units``).
+    modules: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
         return bool(self.pipelines or self.kept or self.source_helpers or self.iterator_wrappers)
@@ -91,6 +98,11 @@ class Project:
 
     def mentioned_in_bytes(self, data: bytes) -> bool:
         return any(p.name.encode() in data for p in self.pipelines.values())
+
+    def follows(self, qualname: str, here: str) -> bool:
+        """A call of ``qualname`` from module ``here`` reaches another module of the run."""
+        module = self.resolve(qualname).rpartition(".")[0]
+        return module != here and module in self.modules
 
     def imported_by(self, imports) -> list[ProjectPipeline]:
         """The project pipelines a module imports (through its import table)."""
@@ -130,7 +142,7 @@ def scan_source(text: str, path: str, project: Project) -> None:
     from .transforms import ELISION_WORDS
     from .transforms.unroll import graph_functions, module_symbols
     from .transforms.unroll.model import code_of
-    from .transforms.unroll.unroll import Discovery, Unroller
+    from .transforms.unroll.unroll import Discovery, Unroller, streamable
     from .transforms.walk import walk
 
     # As in the migration, top-level statements that cannot concern a pipeline are not parsed.
@@ -163,11 +175,12 @@ def scan_source(text: str, path: str, project: Project) -> None:
         project.pipelines[f"{name}.{pipeline}"] = ProjectPipeline(
             module=name, name=pipeline, style=desc.style, path=str(path), params=tuple(desc.params),
             batch_size=code_of(batch_size) if batch_size is not None else None,
-            checkpoint=bool(desc.extra.get("checkpoint")))
+            checkpoint=bool(desc.extra.get("checkpoint")), streamed=streamable(desc))
     for function, key in discovery.factories.items():
         if function in top_level and key in unroller.with_ok:
-            project.pipelines[f"{name}.{function}"] = ProjectPipeline(module=name, name=function, style="factory",
-                                                                      path=str(path))
+            project.pipelines[f"{name}.{function}"] = ProjectPipeline(
+                module=name, name=function, style="factory", path=str(path),
+                streamed=key in unroller.with_readers and key not in unroller.with_checkpoint)
     # Any other top-level function that returns one of this module's unrolled pipelines (def or with
     # style: a generator once migrated) is a factory for the modules that import it.
     from .dataflow import PIPELINE, DataFlow

@@ -210,13 +210,16 @@ class Kept:
 class Units:
     """Units, statement tags and escapes of one module (see the module docstring)."""
 
-    def __init__(self, flow: df.DataFlow, module: cst.Module, position, foreign_helpers: dict | None = None):
+    def __init__(self, flow: df.DataFlow, module: cst.Module, position, foreign_helpers: dict | None = None,
+                 follows=None):
         """``position(node) -> (line, column)`` in the user's file (used here, not kept: the context
         that gives it holds the units). ``foreign_helpers``: top-level functions of this module that
-        pipelines of other modules build their graphs with (name -> those pipelines' qualnames)."""
+        pipelines of other modules build their graphs with (name -> those pipelines' qualnames).
+        ``follows(qualname)``: the callee is in another module migrated in the same run, which learns what it
+        is passed and migrates its uses or keeps the pipeline (project mode)."""
         self._position = position
         self._parent: dict[str, str] = {}
-        tagger = _Tagger(flow, foreign_helpers)
+        tagger = _Tagger(flow, foreign_helpers, follows)
         walk(module, tagger)
         self.statement_origins: dict[cst.CSTNode, frozenset] = tagger.statement_origins
         self.escapes: list[Escape] = tagger.escapes
@@ -227,6 +230,9 @@ class Units:
         # Markers already in the file (a person has not removed them yet): (statement, rule, message).
         self.existing_markers: list[tuple[cst.CSTNode, str, str]] = tagger.existing_markers
         self.foreign_calls = tagger.foreign_calls
+        # values passed to another module of the run (``follows``): the engine keeps them where that module cannot
+        # be told what they are
+        self.followed: list[Escape] = tagger.followed
         # the functions a pipeline (or its class or function) is handed to by name: a definition elision left out
         # among them must be read (engine.needs_whole_file), or its uses of the value would go unseen
         self.handed_to: set[str] = tagger.handed_to
@@ -353,9 +359,11 @@ class _Statements(cst.CSTVisitor):
 class _Tagger(cst.CSTVisitor):
     """One walk: each statement's origins, the pipelines' definitions, and the escapes."""
 
-    def __init__(self, flow: df.DataFlow, foreign: dict | None = None):
+    def __init__(self, flow: df.DataFlow, foreign: dict | None = None, follows=None):
         super().__init__()
         self.flow = flow
+        self._follows = follows or (lambda qualname: False)
+        self.followed: list[Escape] = []
         self.statement_origins: dict[cst.CSTNode, frozenset] = {}
         self.statement_contexts: list[frozenset] = []
         self.escapes: list[Escape] = []
@@ -498,12 +506,17 @@ class _Tagger(cst.CSTVisitor):
             if qualname == DALI_TEST_TO_ARRAY and kind in (df.TENSORLIST, df.TENSORCPU) and len(call.args) == 1 \
                     and arg.keyword is None and not arg.star:
                 return None  # DALI's test helper: the tensorlist pass writes the numpy copy it made
-            if isinstance(func, cst.Name) and not arg.star:
+            follows = self._follows(qualname)
+            if (isinstance(func, cst.Name) or follows) and not arg.star:
                 # Maybe a module of the project: it learns what it gets (engine, api.migrate_paths).
                 key = arg.keyword.value if arg.keyword is not None else \
                     [a for a in call.args if a.keyword is None].index(arg)
                 self.foreign_calls.append((qualname, key, found))
-            return f"{what} is passed to {qualname}, which dali-migrate cannot follow"
+            problem = f"{what} is passed to {qualname}, which dali-migrate cannot follow"
+            if follows and not arg.star:
+                self.followed.append(Escape(arg.value, found[1], problem, None))
+                return None  # that module migrates its uses of it, or keeps it (and so every module does)
+            return problem
         if isinstance(func, cst.Name) and flow.is_builtin(func):
             name = func.value
             if name in ("enumerate", "zip") and call in self._loop_iters:

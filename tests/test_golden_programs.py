@@ -44,6 +44,8 @@ def test_golden_program(folder, program_data, tmp_path):
     result = run_case(folder, program_data, scratch=tmp_path)
     assert result.report.verdict != "original-failed", f"the case itself is broken:\n{result.report.format()}"
     assert result.passes, f"{folder.name}: {result.status}: {result.why}\n\n{result.report.format()}"
+    # and at its ideal: a case that falls from equal to marked-equal runs, but the coverage it proved is lost
+    assert result.ideal, f"{folder.name}: {result.report.outcome}: {result.why}"
 
 
 def test_the_cases_are_well_formed():

@@ -35,11 +35,11 @@ def test_both_sides_migrated_as_expected(tmp_path):
     run = migrate_paths([work], write=True)
     assert not run.errors
     by_name = {Path(f.path).relative_to(work).as_posix(): f for f in run.files}
-    assert by_name["train.py"].changed and by_name["train.py"].status == "needs-attention"
-    # epoch_size of an imported pipeline cannot be migrated here (DM212): train_pipe's unit, which spans both
-    # modules, stays in pipeline mode in both, marked where it is defined and where it is imported.
-    assert [f.rule for f in by_name["train.py"].manual] == ["DM230", "DM212"]
-    assert [f.rule for f in by_name["loaders/pipes.py"].manual] == ["DM230"]
+    # epoch_size of an imported pipeline: its module writes it as a ReaderStream (ProjectPipeline.streamed), which
+    # answers at run time, so train_pipe's unit, which spans both modules, migrates in both.
+    assert by_name["train.py"].changed and by_name["train.py"].status == "migrated"
+    assert not by_name["train.py"].manual and not by_name["loaders/pipes.py"].manual
+    assert "epoch_size(\"Reader\")" in (work / "train.py").read_text()
     for name in FILES:
         migrated = (work / name).read_text()
         if os.environ.get("DALI_MIGRATE_REGEN"):
@@ -186,3 +186,67 @@ def test_pipeline_classes_deriving_from_the_imported_reader_stream_pass_the_chec
             continue
         assert [m.rule for m in f.manual] == [], (f.path, [(m.rule, m.message) for m in f.manual])
         assert "from dali_dynamic_compat import" in Path(f.path).read_text()
+
+
+OUTPUTS_PIPES = '''\
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def features(root):
+    data = fn.readers.numpy(file_root=root, name="Features")
+    return data
+'''
+OUTPUTS_MAIN = '''\
+import sys
+
+from pipes import features
+from {module} import summary
+
+pipe = features(sys.argv[1])
+pipe.build()
+(data,) = pipe.run()
+print(summary(data))
+'''
+
+
+def _outputs_project(tmp_path, helper: str, module: str = "helpers"):
+    (tmp_path / "pipes.py").write_text(OUTPUTS_PIPES)
+    (tmp_path / "main.py").write_text(OUTPUTS_MAIN.format(module=module))
+    (tmp_path / f"{module}.py").write_text(helper)
+    return migrate_paths([tmp_path], write=True)
+
+
+def test_outputs_passed_to_another_module_migrate_in_both(tmp_path):
+    """The callee's module is told what it gets (a TensorList of pipes.features) and migrates its uses."""
+    run = _outputs_project(tmp_path, "def summary(batch):\n    return batch.as_array().sum(), len(batch)\n")
+    assert not run.errors and not [f for r in run.files for f in r.manual]
+    helper = (tmp_path / "helpers.py").read_text()
+    assert "np.array(ndd.as_tensor(batch)).sum(), batch.batch_size" in helper
+    assert "next(pipe)" in (tmp_path / "main.py").read_text()
+
+
+@pytest.mark.parametrize("helper, why", [
+    ("def summary(batch):\n    return str(batch)\n", "str()"),  # a use the callee cannot migrate
+    ("import numpy as np\n\nsummary = np.shape\n", "not a function or class defined here"),
+])
+def test_outputs_another_module_cannot_take_keep_the_unit_everywhere(tmp_path, helper, why):
+    run = _outputs_project(tmp_path, helper)
+    assert not run.errors
+    for name in ("pipes.py", "main.py"):
+        text = (tmp_path / name).read_text()
+        assert "# dali-migrate: DM230" in text and "experimental.dynamic" not in text, name
+    assert any(why in f.message for r in run.files for f in r.manual), [f.message for r in run.files for f in r.manual]
+
+
+def test_outputs_passed_to_a_module_outside_the_run_stay(tmp_path):
+    """A module that is not migrated with the others (here: not among the paths) cannot learn what it gets."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "helpers.py").write_text("def summary(batch):\n    return batch.as_array().sum()\n")
+    (tmp_path / "app" / "pipes.py").write_text(OUTPUTS_PIPES)
+    (tmp_path / "app" / "main.py").write_text(OUTPUTS_MAIN.format(module="helpers"))
+    run = migrate_paths([tmp_path / "app"], write=True)
+    assert not run.errors
+    main = (tmp_path / "app" / "main.py").read_text()
+    assert "DM231" in main and "helpers.summary, which dali-migrate cannot follow" in main

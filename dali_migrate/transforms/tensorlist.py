@@ -506,17 +506,24 @@ _COPY_HINT = {"copy_to_external": "; a copy into a torch tensor t is t.copy_(dat
 FEED_NDARRAY = "nvidia.dali.plugin.pytorch.feed_ndarray"
 
 
+def _given_outputs(ctx) -> bool:
+    """Project mode: a module that imports no DALI may hold outputs of pipelines it imports from other modules, or
+    that other modules pass to its functions."""
+    flow = ctx.facts.get("flow")
+    return flow is not None and bool(flow.seeded or flow.extra_imported)
+
+
 class TensorListPass(Pass):
     name = "tensorlist"
 
     def applies(self, ctx):
         return any(q.startswith((FN, OPS, MATH, df.PIPELINE_DEF, df.PIPELINE_CLASS, "nvidia.dali.pipeline",
                                  "nvidia.dali.types"))
-                   or q in ("nvidia", "nvidia.dali") for q in ctx.imports.aliases.values())
+                   or q in ("nvidia", "nvidia.dali") for q in ctx.imports.aliases.values()) or _given_outputs(ctx)
 
     def run(self, module, ctx):
         flow = ctx.facts.get("flow") or df.DataFlow(module, ctx.imports)  # the engine's model of the module
-        if not flow.calls_dali:
+        if not flow.calls_dali and not (flow.seeded or flow.extra_imported):
             return module  # nothing can hold a pipeline, an output or a DataNode
         names_in_use = {n.value for n in flow.name_scope}
         from .base import run_transformer

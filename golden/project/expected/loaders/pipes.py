@@ -1,8 +1,6 @@
 """Pipelines of the project, used from train.py."""
 
 import contextlib
-import nvidia.dali.fn as fn
-from nvidia.dali import pipeline_def
 import nvidia.dali.experimental.dynamic as ndd
 
 
@@ -147,12 +145,20 @@ class Prefetch:
         return prefetched
 
 
-# dali-migrate: DM230 train_pipe stays in pipeline mode with the rest of its unit, in another module: in train, line 27: pipe.epoch_size("Reader") not migrated: train_pipe is defined in loaders.pipes, so its reader is not known here; build the reader 'Reader' once more with the arguments it has in train_pipe and call its get_metadata()["epoch_size_padded"]
-@pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=3)
-def train_pipe(root, size=16):
-    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=1, name="Reader")
-    images = fn.decoders.image(jpegs)
-    return fn.resize(images, resize_x=size, resize_y=size), labels
+def train_pipe(root, size=16, *, batch_size=4, num_threads=2, device_id=None, seed=3):
+    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=1, name="Reader", max_batch_size=batch_size)
+
+    @Prefetch(depth=2)
+    def steps():
+        with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():
+            if num_threads is not None and num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            while True:
+                for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                    images = ndd.decoders.image(jpegs)
+                    yield ndd.resize(images, resize_x=size, resize_y=size), labels
+
+    return ReaderStream(steps(), {"Reader": reader}, batch_size)
 
 
 class ValPipe(ReaderStream):
@@ -177,14 +183,18 @@ class ValPipe(ReaderStream):
 
 
 def make_padded_pipe(root):
-    @Prefetch(depth=2)
     def pipe_steps(*, batch_size=3):
-        if ndd.get_num_threads() < 2:
-            ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
-        reader = ndd.readers.File(file_root=root, pad_last_batch=True)
-        while True:
-            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-                yield ndd.decoders.image(jpegs), labels
+        reader = ndd.readers.File(file_root=root, pad_last_batch=True, max_batch_size=batch_size)
+
+        @Prefetch(depth=2)
+        def steps():
+            if ndd.get_num_threads() < 2:
+                ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+            while True:
+                for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                    yield ndd.decoders.image(jpegs), labels
+
+        return ReaderStream(steps(), {}, batch_size)
     pipe = pipe_steps()
     return pipe
 
