@@ -533,7 +533,7 @@ class Unroller(MigrationTransformer):
         self.with_ok = set()
         self.with_checkpoint: dict[str, dict] = {}  # with key -> checkpoints.with_plan(...)
         quiet = Env(self.ctx, lambda *a: None, batch_size="batch_size", seed="seed", rng_mode=self.d.rng_mode)
-        from .withstyle import _set_outputs
+        from .withstyle import graph_statements
         kept = self.ctx.kept  # units that stay in pipeline mode: not described, not rewritten
         for key, (with_node, call) in self.d.with_blocks.items():
             if key in kept:
@@ -543,11 +543,10 @@ class Unroller(MigrationTransformer):
             try:
                 config = _pipeline_call_config(call)
                 self._check_config(name, config, with_node)
-                outputs = _set_outputs(statements[-1], name) if statements else None
-                if outputs is None:
+                graph = graph_statements(statements, name, self.ctx.imports)
+                if graph is None:
                     continue
-                build_graph(PipelineDesc(name=name, style="with", node=with_node, config=config),
-                            statements[:-1], outputs, quiet)
+                build_graph(PipelineDesc(name=name, style="with", node=with_node, config=config), *graph, quiet)
                 self.with_ok.add(key)
                 if checkpoints.enabled(config):
                     self.with_checkpoint[key] = checkpoints.with_plan(self.d, key, config)
