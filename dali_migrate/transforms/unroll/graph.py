@@ -755,6 +755,52 @@ def conditional_return(statements) -> cst.SimpleStatementLine | None:
                                    leading_lines=last.leading_lines)
 
 
+def returned_outputs(statement) -> list | None:
+    """The outputs of a ``return <outputs>`` statement, else None."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            and isinstance(statement.body[0], cst.Return) and statement.body[0].value is not None:
+        return output_elements(statement.body[0].value)
+    return None
+
+
+def early_returns_as_else(statements) -> list:
+    """``if c: ...; return X`` without an else, followed by statements that end with a return, as the ``if`` with
+    those statements in its ``else`` (what the early return meant), so that ``closing_branches`` or
+    ``conditional_return`` can take the body; other bodies unchanged."""
+    if returned_outputs(statements[-1] if statements else None) is None:
+        return list(statements)
+    for i, statement in enumerate(statements[:-1]):
+        if isinstance(statement, cst.If) and statement.orelse is None and statement.body.body \
+                and returned_outputs(statement.body.body[-1]) is not None:
+            rest = early_returns_as_else(statements[i + 1:])
+            return [*statements[:i], statement.with_changes(orelse=cst.Else(body=cst.IndentedBlock(rest)))]
+    return list(statements)
+
+
+def closing_returns(statements, imports, report, name, refuse=None) -> tuple[list, bool]:
+    """(statements, branched) for a pipeline body that gives its outputs by ``return``: early returns under a
+    build-time ``if`` become if/else (``early_returns_as_else``); a closing if/else that only returns in each
+    branch becomes one ``return X if c else Y`` (``conditional_return``); one whose branches compute more first
+    yields in each branch (``closing_branches``; ``branched`` True), unless ``refuse(the if)``. Anything else is
+    returned unchanged."""
+    normalized = early_returns_as_else(statements)
+    if not normalized or not isinstance(normalized[-1], cst.If):
+        return list(statements), False
+    original = statements[len(normalized) - 1]  # the `if` as written (its position is known)
+    simple = conditional_return(normalized)
+    if simple is not None:
+        report(rules.UNROLL.id, f"{name}: `if {code_of(original.test)}: return ... else: return ...` -> one return "
+               f"choosing its outputs by that condition", original)
+        return [*normalized[:-1], simple], False
+    branched = closing_branches(normalized, returned_outputs, imports)
+    if branched is None or refuse is not None and refuse(branched[-1]):
+        return list(statements), False
+    report(rules.UNROLL.id, f"{name}: `if {code_of(original.test)}:` returns its outputs in each branch (an early "
+           f"return included): each branch yields them (the condition was decided when the graph was defined)",
+           original)
+    return branched, True
+
+
 def closing_branches(statements, closing_outputs, imports) -> list | None:
     """``statements`` whose last one is an ``if``/``elif``/``else`` chain each of whose blocks ends by giving the
     pipeline's outputs (``closing_outputs(statement)``: ``pipe.set_outputs(...)``'s or a ``return``'s outputs, else
@@ -764,32 +810,9 @@ def closing_branches(statements, closing_outputs, imports) -> list | None:
     closure or ``self`` value): pipeline mode built one branch's graph, and each step takes that branch. None for
     other endings, and where a block creates a reader (``conditional.py`` creates those once, before the steps)."""
     last = statements[-1] if statements else None
-    if not isinstance(last, cst.If):
+    closings: dict = {}  # each closing statement: the yield that replaces it
+    if not isinstance(last, cst.If) or not _closing_if(last, statements[:-1], closing_outputs, imports, closings):
         return None
-    bound = set().union(*(_reads_and_binds(s)[1] for s in statements[:-1]))
-    node, blocks = last, []
-    while isinstance(node, cst.If):
-        calls = _ContainsCall(imports)
-        walk(cst.Expr(node.test), calls)
-        if calls.found or _reads_and_binds(cst.Expr(node.test))[0] & bound:
-            return None
-        blocks.append(node.body)
-        node = node.orelse.body if isinstance(node.orelse, cst.Else) else node.orelse
-    if node is None:
-        return None  # no else: a run without outputs
-    blocks.append(node)
-    closings = {}
-    for block in blocks:
-        body = block.body
-        outputs = closing_outputs(body[-1]) if body else None
-        if outputs is None:
-            return None
-        fact = _StatementFacts(cst.IndentedBlock(body[:-1]), imports)
-        if fact.calls.readers or fact.nested_sources.found is not None or fact.returns.found:
-            return None
-        yields = _yield_statements(outputs, [*statements[:-1], *body[:-1]])
-        yields[0] = yields[0].with_changes(leading_lines=[*body[-1].leading_lines, *yields[0].leading_lines])
-        closings[body[-1]] = yields
 
     class _Yielding(cst.CSTTransformer):
         def leave_IndentedBlock(self, original_node, updated_node):
@@ -799,6 +822,40 @@ def closing_branches(statements, closing_outputs, imports) -> list | None:
             return updated_node.with_changes(body=body)
 
     return [*statements[:-1], last.visit(_Yielding())]
+
+
+def _closing_if(node: cst.If, before, closing_outputs, imports, closings: dict) -> bool:
+    """``node`` (after the statements ``before``) is an if/elif/else chain with build-time tests, each block ending
+    with a closing or with such a chain (nested); its closings' yields are put in ``closings``."""
+    bound = set().union(*(_reads_and_binds(s)[1] for s in before))
+    blocks = []
+    while isinstance(node, cst.If):
+        calls = _ContainsCall(imports)
+        walk(cst.Expr(node.test), calls)
+        if calls.found or _reads_and_binds(cst.Expr(node.test))[0] & bound:
+            return False
+        blocks.append(node.body)
+        node = node.orelse.body if isinstance(node.orelse, cst.Else) else node.orelse
+    if node is None:
+        return False  # no else: a run without outputs
+    blocks.append(node)
+    for block in blocks:
+        body = block.body
+        if not body:
+            return False
+        fact = _StatementFacts(cst.IndentedBlock(body[:-1]), imports)
+        if fact.calls.readers or fact.nested_sources.found is not None or fact.returns.found:
+            return False
+        outputs = closing_outputs(body[-1])
+        if outputs is None:
+            if not (isinstance(body[-1], cst.If) and _closing_if(body[-1], [*before, *body[:-1]], closing_outputs,
+                                                                 imports, closings)):
+                return False
+            continue
+        yields = _yield_statements(outputs, [*before, *body[:-1]])
+        yields[0] = yields[0].with_changes(leading_lines=[*body[-1].leading_lines, *yields[0].leading_lines])
+        closings[body[-1]] = yields
+    return True
 
 
 def _yield_statements(outputs, statements=(), single_names=frozenset()) -> list[cst.BaseStatement]:

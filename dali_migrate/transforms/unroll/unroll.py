@@ -15,7 +15,7 @@ from ..imports import first_use
 from ..walk import node_children, transform, walk
 from . import checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
 from . import helpers as helpers_module
-from .graph import (Env, _uses_name, build_graph, conditional_return, device_statement, eager_sources, epoch_statements,
+from .graph import (Env, _uses_name, build_graph, closing_returns, device_statement, eager_sources, epoch_statements,
                     grow_statement, loop_statements, output_elements, seeding_statements, takes_device, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
                     NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt,
@@ -657,20 +657,20 @@ class Unroller(MigrationTransformer):
         docstring = []
         if statements and _is_docstring(statements[0]):
             docstring = [statements.pop(0)]
-        if statements and not _is_return(statements[-1]) and conditional_return(statements) is not None:
-            self.report(rules.UNROLL.id, f"{node.name.value}: `if {code_of(statements[-1].test)}: return ... else: "
-                        f"return ...` -> one return choosing its outputs by that condition", statements[-1])
-            statements[-1] = conditional_return(statements)
-        if not statements or not _is_return(statements[-1]):
+        statements, branched = closing_returns(statements, self.ctx.imports, self.report, node.name.value)
+        if not branched and (not statements or not _is_return(statements[-1])):
             raise CannotUnroll("the pipeline function does not end with `return <outputs>`", node)
         params = [p.name.value for p in node.params.params]
         statements, current_options = current.substitute(statements, params, self.ctx.imports)
-        outputs = output_elements(statements[-1].body[0].value)
         desc = PipelineDesc(name=node.name.value, style="def", node=node, config=config)
         desc.params = params
         desc.extra["current_options"] = current_options
         desc.param_defaults = {p.name.value: p.default for p in node.params.params if p.default is not None}
-        build_graph(desc, statements[:-1], outputs, self._env(), closing=statements[-1])
+        if branched:  # each branch of the closing if/else yields its own outputs
+            build_graph(desc, statements, None, self._env())
+        else:
+            build_graph(desc, statements[:-1], output_elements(statements[-1].body[0].value), self._env(),
+                        closing=statements[-1])
         desc.has_random = desc.has_random or self._helpers_may_draw(desc.name)
         desc.pre = docstring + desc.pre  # the docstring stays first
         if checkpoints.enabled(config) or desc.name in self.d.checkpointed_calls:
