@@ -471,3 +471,40 @@ def test_kept_iterator_subclass_keeps_the_pipeline_it_builds(image_root):
         got.append(([batch[0]["labels"].flatten().tolist() for batch in loader], loader.progress()))
     assert len(got[0][0]) == 3
     assert got[1] == got[0]
+
+
+_MAKER_CLASS = '''
+import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+
+
+class Base(Pipeline):
+    def __init__(self, batch_size, files):
+        super().__init__(batch_size, 1, None)
+        self.files = files
+
+    def get_reader(self, data):
+        return ops.readers.Numpy(files=data, shard_id=0, num_shards=1)
+
+
+class Sub(Base):
+    def __init__(self, batch_size, files):
+        super().__init__(batch_size, files)
+        self.input_x = self.get_reader({ARGUMENT})
+
+    def define_graph(self):
+        img = self.input_x(name="ReaderX")
+        return img * 2.0,
+'''
+
+
+def test_base_class_reader_maker_creates_the_subclass_reader_or_marks_it():
+    """A reader maker of the base class (``self.get_reader(files)`` in a subclass's __init__) creates the ndd reader
+    there; an argument it cannot read twice (a call) keeps the class marked, never an ops-style call left behind."""
+    made = migrate_source(_MAKER_CLASS.replace("{ARGUMENT}", 'self.files["x"]'), "m.py")
+    assert not [f for f in made.findings if not f.fixed]
+    assert 'self.input_x = ndd.readers.Numpy(files=self.files["x"], shard_id=0, num_shards=1, name="ReaderX"' \
+        in made.migrated
+    kept = migrate_source(_MAKER_CLASS.replace("{ARGUMENT}", "sorted(self.files)"), "m.py")
+    assert any(f.rule == "DM212" and "reader maker" in f.message for f in kept.findings if not f.fixed)
+    assert "class Sub(Base):" in kept.migrated and "self.input_x(name=\"ReaderX\")" in kept.migrated

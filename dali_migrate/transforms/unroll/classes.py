@@ -22,8 +22,8 @@ from ... import optable
 from ...dataflow import STREAM_CLASS
 from ...names import dotted, free_name
 from . import checkpoints, constants, rules, stream
-from .graph import (_uses_name, Env, build_graph, device_statement, eager_sources, loop_statements, make_reader,
-                    output_elements, seeding_statements, thread_statement)
+from .graph import (_uses_name, Env, build_graph, closing_returns, device_statement, eager_sources, loop_statements,
+                    make_reader, output_elements, seeding_statements, thread_statement)
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
                     stmt, with_kwarg, without_kwargs, ndd_attr, literal_value)
 
@@ -337,12 +337,20 @@ def _made_reader(call: cst.Call, makers: dict) -> cst.Call | None:
             if param.default is None:
                 return None
             binding[param.name.value] = param.default
-    if not all(isinstance(v, (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float))
-               for v in binding.values()):
-        return None
+    if not all(_plain_read(v) for v in binding.values()):
+        raise CannotUnroll(f"{code_of(call)}: an argument of the reader maker is not a name, an attribute, a "
+                           f"literal or a subscript of one by a literal (it would be evaluated again)", call)
     from .consumers import _Substitute
 
     return transform(method.body.body[-1].body[0].value, _Substitute(binding), layout=False)
+
+
+def _plain_read(node) -> bool:
+    """A value that reading again gives again: a name, an attribute, a literal, ``kwargs["imgs"]``."""
+    if isinstance(node, cst.Subscript):
+        return len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and isinstance(
+            node.slice[0].slice.value, (cst.SimpleString, cst.Integer)) and _plain_read(node.value)
+    return isinstance(node, (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float))
 
 
 def _collect_objects(imports, init, hierarchy: bool, makers=None) -> dict[str, _OpsObject]:
@@ -412,7 +420,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         raise CannotUnroll("a checkpointed Pipeline class hierarchy", node)
 
     init = own.get("__init__")
-    makers = _reader_makers(imports, own)
+    makers = _reader_makers(imports, methods)  # a base class's get_reader() too
     objects = _collect_objects(imports, init, hierarchy, makers)
     inherited = {}  # the ancestors' ops objects, which this class's methods call too
     for cls in reversed(chain[1:]):
@@ -439,9 +447,10 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                       helper_objects=callable_objects, renames=renames, renames_kept=renames_kept)
     if base:
         return desc
-    statements = list(graph.body.body)
-    if not statements or not (isinstance(statements[-1], cst.SimpleStatementLine)
-                              and isinstance(statements[-1].body[0], cst.Return)):
+    statements, branched = closing_returns(list(graph.body.body), imports, unroller.report, node.name.value,
+                                           refuse=lambda found: _reads_reader_object(found, callable_objects))
+    if not branched and not (statements and isinstance(statements[-1], cst.SimpleStatementLine)
+                             and isinstance(statements[-1].body[0], cst.Return)):
         raise CannotUnroll("define_graph does not end with `return <outputs>`", graph)
     targets = _SelfTargets()
     walk(graph, targets)
@@ -482,9 +491,11 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         if statement in unroller.ctx.positions:
             unroller.ctx.positions.setdefault(new, unroller.ctx.positions[statement])
         converted.append(new)
-    outputs = output_elements(converted[-1].body[0].value)
     desc.extra["object_readers"] = len(reader_attrs)  # several readers: each an object created in __init__
-    build_graph(desc, converted[:-1], outputs, env, closing=converted[-1])
+    if branched:  # each branch of the closing if/else yields its own outputs
+        build_graph(desc, converted, None, env)
+    else:
+        build_graph(desc, converted[:-1], output_elements(converted[-1].body[0].value), env, closing=converted[-1])
     if desc.pre:
         # nothing runs "before the reader" in a define_graph, but the readers created under a condition
         # (graph._conditional_if) are made once, at the start of the steps
@@ -530,6 +541,22 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     if init is not None:
         _checkpointing(desc, init, objects)
     return desc
+
+
+class _ReaderObjectCalls(cst.CSTVisitor):
+    def __init__(self, readers):
+        self.readers, self.found = readers, False
+
+    def visit_Call(self, node):
+        self.found |= _self_attr(node.func) in self.readers
+
+
+def _reads_reader_object(node, objects: dict) -> bool:
+    """``node`` calls one of the class's ops reader objects (``self.input(...)``): only a statement of its own in
+    define_graph's body reads one (``_reader_call``), not one inside an ``if``."""
+    calls = _ReaderObjectCalls({attr for attr, obj in objects.items() if obj.is_reader})
+    walk(node, calls)
+    return calls.found
 
 
 def _ndd_maker(unroller, method: cst.FunctionDef) -> cst.FunctionDef:

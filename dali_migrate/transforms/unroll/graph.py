@@ -272,6 +272,9 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
     """Fill desc.readers / pre / loop / outputs from the body of one pipeline (``closing``: the statement
     that gave the outputs, a return or set_outputs: its comments go above the yield)."""
     imports = env.ctx.imports
+    yields_in_steps = outputs is None  # the last statement yields in each branch (closing_branches)
+    desc.extra["yields_in_steps"] = yields_in_steps
+    outputs = [] if outputs is None else outputs
     if desc.style == "with":
         statements, outputs, renamed = python_functions.unshadow(imports, list(statements), list(outputs))
         for rename in renamed:
@@ -388,7 +391,8 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
                 desc.loop.append(stmt(f"{target.value} = {target.value}.{copied}()\n"))
                 step_names.add(target.value)
             continue
-        if not facts[i].calls.found and not reads & step_names and not binds & read_by_steps:
+        if not facts[i].calls.found and not reads & step_names and not binds & read_by_steps and not (
+                yields_in_steps and i == len(statements) - 1):
             # plain Python that uses no pipeline data: the pipeline body ran it once, at definition
             desc.pre.append(transform(statement, fixer, layout=False))  # (its constants, if any)
         else:
@@ -751,6 +755,109 @@ def conditional_return(statements) -> cst.SimpleStatementLine | None:
                                    leading_lines=last.leading_lines)
 
 
+def returned_outputs(statement) -> list | None:
+    """The outputs of a ``return <outputs>`` statement, else None."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            and isinstance(statement.body[0], cst.Return) and statement.body[0].value is not None:
+        return output_elements(statement.body[0].value)
+    return None
+
+
+def early_returns_as_else(statements) -> list:
+    """``if c: ...; return X`` without an else, followed by statements that end with a return, as the ``if`` with
+    those statements in its ``else`` (what the early return meant), so that ``closing_branches`` or
+    ``conditional_return`` can take the body; other bodies unchanged."""
+    if returned_outputs(statements[-1] if statements else None) is None:
+        return list(statements)
+    for i, statement in enumerate(statements[:-1]):
+        if isinstance(statement, cst.If) and statement.orelse is None and statement.body.body \
+                and returned_outputs(statement.body.body[-1]) is not None:
+            rest = early_returns_as_else(statements[i + 1:])
+            return [*statements[:i], statement.with_changes(orelse=cst.Else(body=cst.IndentedBlock(rest)))]
+    return list(statements)
+
+
+def closing_returns(statements, imports, report, name, refuse=None) -> tuple[list, bool]:
+    """(statements, branched) for a pipeline body that gives its outputs by ``return``: early returns under a
+    build-time ``if`` become if/else (``early_returns_as_else``); a closing if/else that only returns in each
+    branch becomes one ``return X if c else Y`` (``conditional_return``); one whose branches compute more first
+    yields in each branch (``closing_branches``; ``branched`` True), unless ``refuse(the if)``. Anything else is
+    returned unchanged."""
+    normalized = early_returns_as_else(statements)
+    if not normalized or not isinstance(normalized[-1], cst.If):
+        return list(statements), False
+    original = statements[len(normalized) - 1]  # the `if` as written (its position is known)
+    simple = conditional_return(normalized)
+    if simple is not None:
+        report(rules.UNROLL.id, f"{name}: `if {code_of(original.test)}: return ... else: return ...` -> one return "
+               f"choosing its outputs by that condition", original)
+        return [*normalized[:-1], simple], False
+    branched = closing_branches(normalized, returned_outputs, imports)
+    if branched is None or refuse is not None and refuse(branched[-1]):
+        return list(statements), False
+    report(rules.UNROLL.id, f"{name}: `if {code_of(original.test)}:` returns its outputs in each branch (an early "
+           f"return included): each branch yields them (the condition was decided when the graph was defined)",
+           original)
+    return branched, True
+
+
+def closing_branches(statements, closing_outputs, imports) -> list | None:
+    """``statements`` whose last one is an ``if``/``elif``/``else`` chain each of whose blocks ends by giving the
+    pipeline's outputs (``closing_outputs(statement)``: ``pipe.set_outputs(...)``'s or a ``return``'s outputs, else
+    None), with each of those closings made the step's ``yield``: ``if not has_preprocessor: ...;
+    pipe.set_outputs(a, b)`` / ``else: ...; pipe.set_outputs(c, d)``. Only where every test is decided when the
+    graph was defined (it calls nothing of DALI and reads nothing the body binds before it: a pipeline argument, a
+    closure or ``self`` value): pipeline mode built one branch's graph, and each step takes that branch. None for
+    other endings, and where a block creates a reader (``conditional.py`` creates those once, before the steps)."""
+    last = statements[-1] if statements else None
+    closings: dict = {}  # each closing statement: the yield that replaces it
+    if not isinstance(last, cst.If) or not _closing_if(last, statements[:-1], closing_outputs, imports, closings):
+        return None
+
+    class _Yielding(cst.CSTTransformer):
+        def leave_IndentedBlock(self, original_node, updated_node):
+            body = list(updated_node.body)
+            if body and original_node.body[-1] in closings:
+                body[-1:] = closings[original_node.body[-1]]
+            return updated_node.with_changes(body=body)
+
+    return [*statements[:-1], last.visit(_Yielding())]
+
+
+def _closing_if(node: cst.If, before, closing_outputs, imports, closings: dict) -> bool:
+    """``node`` (after the statements ``before``) is an if/elif/else chain with build-time tests, each block ending
+    with a closing or with such a chain (nested); its closings' yields are put in ``closings``."""
+    bound = set().union(*(_reads_and_binds(s)[1] for s in before))
+    blocks = []
+    while isinstance(node, cst.If):
+        calls = _ContainsCall(imports)
+        walk(cst.Expr(node.test), calls)
+        if calls.found or _reads_and_binds(cst.Expr(node.test))[0] & bound:
+            return False
+        blocks.append(node.body)
+        node = node.orelse.body if isinstance(node.orelse, cst.Else) else node.orelse
+    if node is None:
+        return False  # no else: a run without outputs
+    blocks.append(node)
+    for block in blocks:
+        body = block.body
+        if not body:
+            return False
+        fact = _StatementFacts(cst.IndentedBlock(body[:-1]), imports)
+        if fact.calls.readers or fact.nested_sources.found is not None or fact.returns.found:
+            return False
+        outputs = closing_outputs(body[-1])
+        if outputs is None:
+            if not (isinstance(body[-1], cst.If) and _closing_if(body[-1], [*before, *body[:-1]], closing_outputs,
+                                                                 imports, closings)):
+                return False
+            continue
+        yields = _yield_statements(outputs, [*before, *body[:-1]])
+        yields[0] = yields[0].with_changes(leading_lines=[*body[-1].leading_lines, *yields[0].leading_lines])
+        closings[body[-1]] = yields
+    return True
+
+
 def _yield_statements(outputs, statements=(), single_names=frozenset()) -> list[cst.BaseStatement]:
     if len(outputs) == 1:
         kind = _single_output_kind(outputs[0], statements, single_names)
@@ -847,9 +954,10 @@ def loop_statements(desc: PipelineDesc, env: Env) -> list[cst.BaseStatement]:
         # them (`outs = fn.readers.file(...)`) is a list of outputs, decided when it runs.
         if isinstance(spec.target, (cst.Tuple, cst.List)):
             reader_names |= set(target_names(spec.target))
-    yields = _yield_statements(desc.outputs, [*desc.pre, *desc.loop], reader_names)
+    yields = [] if desc.extra.get("yields_in_steps") else _yield_statements(desc.outputs, [*desc.pre, *desc.loop],
+                                                                             reader_names)
     closing = desc.extra.get("closing_comments")
-    if closing:
+    if closing and yields:
         yields[0] = yields[0].with_changes(leading_lines=[*closing, *yields[0].leading_lines])
     body = [*desc.loop, *yields]
     out: list[cst.BaseStatement] = list(desc.pre)
@@ -884,9 +992,9 @@ def epoch_statements(desc: PipelineDesc, env: Env) -> tuple[list, list]:
     loop = list(desc.loop)
     for start, end, spec in reversed(desc.extra["source_slots"]):
         loop[start:end] = sources.pull_statements(spec, env.batch_size, epochs=True)
-    yields = _yield_statements(desc.outputs, [*desc.pre, *loop])
+    yields = [] if desc.extra.get("yields_in_steps") else _yield_statements(desc.outputs, [*desc.pre, *loop])
     closing = desc.extra.get("closing_comments")
-    if closing:
+    if closing and yields:
         yields[0] = yields[0].with_changes(leading_lines=[*closing, *yields[0].leading_lines])
     once = [*desc.pre, *[s for spec in specs for s in sources.once_statements(spec)]]
     rebound = [name for name in map(sources.rebound, specs) if name]

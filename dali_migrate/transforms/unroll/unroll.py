@@ -15,7 +15,7 @@ from ..imports import first_use
 from ..walk import node_children, transform, walk
 from . import checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
 from . import helpers as helpers_module
-from .graph import (Env, _uses_name, build_graph, conditional_return, device_statement, eager_sources, epoch_statements,
+from .graph import (Env, _uses_name, build_graph, closing_returns, device_statement, eager_sources, epoch_statements,
                     grow_statement, loop_statements, output_elements, seeding_statements, takes_device, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
                     NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt,
@@ -541,7 +541,7 @@ class Unroller(MigrationTransformer):
         self.with_checkpoint: dict[str, dict] = {}  # with key -> checkpoints.with_plan(...)
         self.with_readers: set[str] = set()  # with keys whose graph has a reader (it can be a ReaderStream)
         quiet = Env(self.ctx, lambda *a: None, batch_size="batch_size", seed="seed", rng_mode=self.d.rng_mode)
-        from .withstyle import _set_outputs
+        from .withstyle import graph_statements
         kept = self.ctx.kept  # units that stay in pipeline mode: not described, not rewritten
         for key, (with_node, call) in self.d.with_blocks.items():
             if key in kept:
@@ -551,13 +551,13 @@ class Unroller(MigrationTransformer):
             try:
                 config = _pipeline_call_config(call)
                 self._check_config(name, config, with_node)
-                outputs = _set_outputs(statements[-1], name) if statements else None
-                if outputs is None:
+                graph = graph_statements(statements, name, self.ctx.imports)
+                if graph is None:
                     continue
                 described = PipelineDesc(name=name, style="with", node=with_node, config=config)
-                build_graph(described, statements[:-1], outputs, quiet)
+                build_graph(described, *graph, quiet)
                 self.with_ok.add(key)
-                if described.readers:
+                if described.readers or described.extra.get("conditional_readers"):
                     self.with_readers.add(key)
                 if checkpoints.enabled(config):
                     self.with_checkpoint[key] = checkpoints.with_plan(self.d, key, config)
@@ -686,20 +686,20 @@ class Unroller(MigrationTransformer):
         docstring = []
         if statements and _is_docstring(statements[0]):
             docstring = [statements.pop(0)]
-        if statements and not _is_return(statements[-1]) and conditional_return(statements) is not None:
-            self.report(rules.UNROLL.id, f"{node.name.value}: `if {code_of(statements[-1].test)}: return ... else: "
-                        f"return ...` -> one return choosing its outputs by that condition", statements[-1])
-            statements[-1] = conditional_return(statements)
-        if not statements or not _is_return(statements[-1]):
+        statements, branched = closing_returns(statements, self.ctx.imports, self.report, node.name.value)
+        if not branched and (not statements or not _is_return(statements[-1])):
             raise CannotUnroll("the pipeline function does not end with `return <outputs>`", node)
         params = [p.name.value for p in node.params.params]
         statements, current_options = current.substitute(statements, params, self.ctx.imports)
-        outputs = output_elements(statements[-1].body[0].value)
         desc = PipelineDesc(name=node.name.value, style="def", node=node, config=config)
         desc.params = params
         desc.extra["current_options"] = current_options
         desc.param_defaults = {p.name.value: p.default for p in node.params.params if p.default is not None}
-        build_graph(desc, statements[:-1], outputs, self._env(), closing=statements[-1])
+        if branched:  # each branch of the closing if/else yields its own outputs
+            build_graph(desc, statements, None, self._env())
+        else:
+            build_graph(desc, statements[:-1], output_elements(statements[-1].body[0].value), self._env(),
+                        closing=statements[-1])
         desc.has_random = desc.has_random or self._helpers_may_draw(desc.name)
         desc.pre = docstring + desc.pre  # the docstring stays first
         if checkpoints.enabled(config) or desc.name in self.d.checkpointed_calls:

@@ -11,8 +11,8 @@ import libcst as cst
 from ...findings import marker_text
 from ..base import has_marker
 from . import checkpoints, rules
-from .graph import (_uses_name, build_graph, device_statement, epoch_statements, grow_statement, loop_statements,
-                    seeding_statements, takes_device, thread_statement)
+from .graph import (_uses_name, build_graph, closing_branches, device_statement, eager_sources, epoch_statements,
+                    grow_statement, loop_statements, seeding_statements, takes_device, thread_statement)
 from .model import CORE, PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
 from .unroll import _add_core_params, _pipeline_call_config, filled_pipeline
 
@@ -66,6 +66,18 @@ def _set_outputs(statement, name):
         if code_of(call.func.value) == name:
             return [a.value for a in call.args]
     return None
+
+
+def graph_statements(statements, name, imports) -> tuple[list, list | None] | None:
+    """(statements, outputs) that ``build_graph`` takes for the body of ``with name:``: those before its closing
+    ``name.set_outputs(...)`` and that call's outputs; or, for a body that ends with an if/else chain with
+    ``name.set_outputs(...)`` closing each branch (``graph.closing_branches``), all of them with each branch
+    yielding its outputs, and None. None for any other ending."""
+    outputs = _set_outputs(statements[-1], name) if statements else None
+    if outputs is not None:
+        return statements[:-1], outputs
+    branched = closing_branches(statements, lambda s: _set_outputs(s, name), imports)
+    return (branched, None) if branched is not None else None
 
 
 def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
@@ -269,12 +281,16 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     config = _pipeline_call_config(call)
     unroller._check_config(name, config, with_statement)
     statements = list(with_statement.body.body)
-    outputs = _set_outputs(statements[-1], name) if statements else None
-    if outputs is None:
+    graph = graph_statements(statements, name, unroller.ctx.imports)
+    if graph is None:
         raise CannotUnroll(f"`with {name}:` does not end with {name}.set_outputs(...)", with_statement)
     desc = PipelineDesc(name=name, style="with", node=with_statement, config=config)
     env = unroller._env()
-    build_graph(desc, statements[:-1], outputs, env, closing=statements[-1])
+    if graph[1] is None:
+        unroller.report(rules.UNROLL.id, f"`with {name}:` ends with `if {code_of(statements[-1].test)}:` and "
+                        f"{name}.set_outputs(...) in each branch: each branch yields its outputs (the condition "
+                        f"was decided when the graph was defined)", statements[-1])
+    build_graph(desc, *graph, env, closing=statements[-1] if graph[1] is not None else None)
     unroller.descs[name] = desc
     key = ".".join(unroller._scope) + ":" + name
     desc.extra["origin"] = key
@@ -292,7 +308,9 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
                     f"{function_name}() yields one step per {name}.run()", with_statement)
     unroller._report_config(desc, with_statement)
     desc.extra["epochs"] = unroller.restarts(key, desc)
-    streamed = key in unroller.streamed and desc.readers or desc.extra["epochs"]
+    # readers created under build-time conditions count too: the stream lists whichever was made
+    streamed = key in unroller.streamed and (desc.readers or desc.extra.get("conditional_readers")
+                                             or eager_sources(desc)) or desc.extra["epochs"]
     if streamed:
         desc.readers = unroller.readers_for_stream(desc, env)
     pre_count = len(desc.pre)

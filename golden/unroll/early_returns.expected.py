@@ -1,0 +1,209 @@
+"""Early returns under build-time conditions: a Pipeline subclass whose define_graph returns early when a flag of
+__init__ is set (its reader made by the base class's reader maker, given kwargs["..."]), and a @pipeline_def
+with nested early returns on its arguments. Each branch yields its own outputs."""
+
+import contextlib
+import nvidia.dali.types as types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on. A pipeline fed by an external source that ends an epoch
+    (StopIteration) gets restart: after the end, next() raises StopIteration until reset() starts
+    the next epoch's steps, as pipe.run() and pipe.reset() did.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _epoch = 0
+    _ended = False
+
+    def __init__(self, steps, readers, batch_size, restart=None):
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+        self._restart = restart
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
+        if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
+            raise StopIteration
+        try:
+            return next(self._steps)
+        except StopIteration:
+            self._ended = self._restart is not None
+            raise
+
+    def reset(self):
+        """pipe.reset(): after the source ended an epoch, the next epoch's steps start; before that, nothing."""
+        if self._ended:
+            self._ended = False
+            self._epoch += 1
+            self._steps = self._restart(self._epoch)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
+
+
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import functools
+        import queue
+        import threading
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            import nvidia.dali.experimental.dynamic as ndd  # here, not at decoration: a module still imports without DALI
+
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+class BasePipeline(ReaderStream):
+    def __init__(self, batch_size, num_threads, device_id, **kwargs):
+        self.batch_size = batch_size
+        self.num_threads = num_threads
+        self.device_id = device_id
+        self.seed = kwargs["seed"]
+        self.kwargs = kwargs
+
+    def get_reader(self, data):
+        return ndd.readers.Numpy(files=data, shard_id=0, num_shards=1, seed=self.kwargs["seed"])
+
+
+class TrainPipeline(BasePipeline):
+    def __init__(self, batch_size, num_threads, device_id, **kwargs):
+        super().__init__(batch_size, num_threads, device_id, **kwargs)
+        self.input_x = ndd.readers.Numpy(files=kwargs["imgs"], shard_id=0, num_shards=1, seed=self.kwargs["seed"], name="ReaderX", max_batch_size=self.batch_size)
+        self._readers = {"ReaderX": self.input_x}
+        self.evaluate = kwargs["evaluate"]
+
+    @Prefetch(depth=2)
+    def steps(self):
+        with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
+            if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            if self.seed is not None:
+                ndd.random.set_seed(self.seed)
+            while True:
+                for (img,) in self.input_x.next_epoch(batch_size=self.batch_size):
+                    if self.evaluate:
+                        yield img, ndd.as_batch(img.shape, dtype=ndd.int64, device=img.device)
+                    else:
+                        img = ndd.flip(img, horizontal=ndd.random.coin_flip(batch_size=self.batch_size))
+                        yield img, ndd.as_batch(img.shape, dtype=ndd.int64, device=img.device)
+
+
+if ndd.get_num_threads() < 2:
+    ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
+def volumes(files, raw, scale, *, batch_size=4):
+    reader = ndd.readers.Numpy(files=files, name="Reader")
+    while True:
+        for (data,) in reader.next_epoch(batch_size=batch_size):
+            if raw:
+                yield (data,)
+            else:
+                data = ndd.cast(data, dtype=types.FLOAT)
+                if scale is not None:
+                    data = data * scale
+                    yield data, ndd.as_batch(data.shape, dtype=ndd.int64, device=data.device)
+                else:
+                    yield data, data
+
+
+pipe = TrainPipeline(4, 2, None, imgs=["a.npy", "b.npy"], seed=1, evaluate=True)
+image, shape = next(pipe)
+raw = volumes(["a.npy"], False, 2.0)
+outputs = next(raw)
+print(len(outputs))
