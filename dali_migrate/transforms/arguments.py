@@ -113,13 +113,6 @@ SCALAR_STATISTIC = rule(
 _STATISTICS = ("mean", "stddev")
 
 
-def _name_or_attribute(value) -> bool:
-    """A name or an attribute chain: reading it again gives the same value, with no call."""
-    while isinstance(value, cst.Attribute):
-        value = value.value
-    return isinstance(value, cst.Name)
-
-
 class _Arguments(MigrationTransformer):
     def __init__(self, ctx, module: cst.Module):
         super().__init__(ctx)
@@ -170,12 +163,15 @@ class _Arguments(MigrationTransformer):
         """``np.reshape(m, (1,) * x.ndim) if np.ndim(m) == 0 else m`` for ``normalize(x, mean=m)`` where ``m`` and
         the input ``x`` are names or attributes (read twice), else None."""
         data = call.args[0].value if call.args and call.args[0].keyword is None and not call.args[0].star else None
-        if data is None or not _name_or_attribute(data) or not _name_or_attribute(arg.value):
+        from .unroll.constants import repeatable
+
+        if data is None or not repeatable(data) or not repeatable(arg.value):
             return None
         np_name = numpy_name(self.ctx)
         request_numpy(self.ctx, np_name)
         value, ndim = code_for_node(arg.value), f"{code_for_node(data)}.ndim"
-        return parse_expression(f"{np_name}.reshape({value}, (1,) * {ndim}) if {np_name}.ndim({value}) == 0 else {value}")
+        return parse_expression(f"{np_name}.reshape({value}, (1,) * {ndim}) if {np_name}.ndim({value}) == 0 "
+                                f"else {value}")
 
     def _flat_matrix(self, value) -> int | None:
         """Rows of a flat 2D (6 numbers) or 3D (12 numbers) matrix given as a literal, or as a name bound

@@ -213,8 +213,11 @@ class _Rename(MigrationTransformer):
         if not (isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1):
             return False
         target = assign.targets[0].target
-        scope = self._classes[-1] if self._classes and code_for_node(target).startswith("self.") else self._module
-        if not (isinstance(target, cst.Name) or code_for_node(target).startswith("self.") and scope is not self._module):
+        if self._classes and code_for_node(target).startswith("self."):
+            scope = self._classes[-1]  # an attribute of the class's objects: its methods read it
+        elif isinstance(target, cst.Name):
+            scope = self._module
+        else:
             return False
         tensor = constants.tensor_outside_steps(self.ctx.imports, call)
         if tensor is None or not constants.used_with_batches(self.ctx.imports, scope, code_for_node(target), assign):

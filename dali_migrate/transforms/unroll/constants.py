@@ -186,7 +186,7 @@ def _types_constant(call: cst.Call, operand: bool, batch_size: str):
         literal = _literal(value)
         kind = _element_kind(literal) if literal is not None else None
         if kind is None:  # a value held in a variable: its type is decided at run time, as pipeline mode did
-            return _wrap(run_time_typed(value), False, batch_size) if _repeatable(value) else None
+            return _wrap(run_time_typed(value), False, batch_size) if repeatable(value) else None
         dtype_text = _NDD_DTYPE[kind]
     else:
         dtype_text = code_of(dtype)
@@ -201,13 +201,13 @@ def run_time_typed(value: cst.BaseExpression) -> str:
     """``types.Constant(value)`` of a value whose kind the code does not show, typed at run time as pipeline mode
     typed it (docs/dali-facts.md): a numpy scalar or 0-d array keeps its type (a scalar constant); an array, a list
     or a Python number is narrowed float64 -> float32, int64 -> int32, uint64 -> uint32; bool and the rest keep
-    theirs. ``value`` is read three times: only names and attributes are given (``_repeatable``)."""
+    theirs. ``value`` is read three times: only names and attributes are given (``repeatable``)."""
     v = code_of(value)
-    return (f"ndd.tensor(np.asarray({v}, dtype=None if isinstance({v}, np.generic) or np.ndim({v}) == 0 and isinstance({v}, np.ndarray) "
-            f"else {_NARROWED}.get(np.asarray({v}).dtype.name)))")
+    kept = f"isinstance({v}, np.generic) or np.ndim({v}) == 0 and isinstance({v}, np.ndarray)"
+    return f"ndd.tensor(np.asarray({v}, dtype=None if {kept} else {_NARROWED}.get(np.asarray({v}).dtype.name)))"
 
 
-def _repeatable(value) -> bool:
+def repeatable(value) -> bool:
     """A name or an attribute chain (``self.data_latlon``): reading it again gives the same value, with no call."""
     while isinstance(value, cst.Attribute):
         value = value.value
