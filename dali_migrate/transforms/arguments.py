@@ -99,6 +99,19 @@ FLAT_MATRIX = rule(
     after="ndd.warp_affine(images, matrix=np.array([[1, 0.2, -2], [0, 1, 1.5]], dtype=np.float32))",
 )
 
+SCALAR_STATISTIC = rule(
+    "DM116", "scalar-statistic", "info",
+    "ndd.normalize(x, mean=m, stddev=s) with m or s held in a name or an attribute: a scalar is given the input's "
+    "number of dimensions (np.reshape(m, (1,) * x.ndim)), decided at run time; an array is passed as it is.",
+    "Pipeline mode takes a scalar mean/stddev in a variable. ndd 2.4.0 passes a keyword argument its call site "
+    "does not show to be constant (a literal) as a per-sample tensor, and Normalize asserts that such a tensor has "
+    "the input's dimensions (docs/dali-facts.md).",
+    before="out = ndd.normalize(data, mean=self.mu, stddev=self.sd)",
+    after="out = ndd.normalize(data, mean=np.reshape(self.mu, (1,) * data.ndim) if np.ndim(self.mu) == 0 else "
+          "self.mu, stddev=...)",
+)
+_STATISTICS = ("mean", "stddev")
+
 
 class _Arguments(MigrationTransformer):
     def __init__(self, ctx, module: cst.Module):
@@ -145,6 +158,20 @@ class _Arguments(MigrationTransformer):
             return parse_expression(f"{np_name}.array({nested}, dtype={np_name}.float32)")
         return parse_expression(f"{np_name}.asarray({code_for_node(value)}, dtype={np_name}.float32)"
                                 f".reshape({rows}, {width})")
+
+    def _shaped_statistic(self, call: cst.Call, arg: cst.Arg):
+        """``np.reshape(m, (1,) * x.ndim) if np.ndim(m) == 0 else m`` for ``normalize(x, mean=m)`` where ``m`` and
+        the input ``x`` are names or attributes (read twice), else None."""
+        data = call.args[0].value if call.args and call.args[0].keyword is None and not call.args[0].star else None
+        from .unroll.constants import repeatable
+
+        if data is None or not repeatable(data) or not repeatable(arg.value):
+            return None
+        np_name = numpy_name(self.ctx)
+        request_numpy(self.ctx, np_name)
+        value, ndim = code_for_node(arg.value), f"{code_for_node(data)}.ndim"
+        return parse_expression(f"{np_name}.reshape({value}, (1,) * {ndim}) if {np_name}.ndim({value}) == 0 "
+                                f"else {value}")
 
     def _flat_matrix(self, value) -> int | None:
         """Rows of a flat 2D (6 numbers) or 3D (12 numbers) matrix given as a literal, or as a name bound
@@ -203,6 +230,12 @@ class _Arguments(MigrationTransformer):
                 self.report(FLAT_MATRIX.id, f"matrix={code_for_node(arg.value)} (a flat list) -> a {rows} x {rows + 1} "
                             f"float32 array on ndd.{ndd_path}: dynamic mode needs the matrix's shape", original_arg)
                 arg = arg.with_changes(value=self._matrix(arg.value, rows))
+                changed = True
+            elif keyword in _STATISTICS and ndd_path == "normalize" and \
+                    (shaped := self._shaped_statistic(updated_node, arg)) is not None:
+                self.report(SCALAR_STATISTIC.id, f"{keyword}={code_for_node(arg.value)} on ndd.normalize: a scalar gets "
+                            f"the input's dimensions at run time (ndd passes it as a per-sample tensor)", original_arg)
+                arg = arg.with_changes(value=shaped)
                 changed = True
             elif keyword in type_args:
                 value = self._dali_type(arg.value, ndd_path, keyword)

@@ -184,6 +184,8 @@ class _Rename(MigrationTransformer):
         if qualname.startswith(FN + "."):
             return self._rename_fn(original_node, updated_node, qualname[len(FN) + 1:])
         if qualname == TYPES + ".Constant" and self._is_called(original_node):
+            if self._constant_outside_steps(self._calls[original_node]):
+                return updated_node
             # types.Constant builds a pipeline-mode constant node; dynamic mode has plain tensors.
             self.mark(NO_COUNTERPART.id, "types.Constant has no dynamic-mode counterpart: "
                       + self._constant_hint(self._calls[original_node]), original_node)
@@ -196,6 +198,39 @@ class _Rename(MigrationTransformer):
                 return ndd_expr(f"math.{name}")
         return updated_node
 
+    def visit_Module(self, node):
+        self._module = node
+
+    def _constant_outside_steps(self, call: cst.Call) -> bool:
+        """``target = types.Constant(value)`` outside every pipeline step (a dataset class's ``__init__`` whose
+        ``with pipe:`` reads ``self.target``): the ndd tensor of the value, where every read of the target meets
+        batch data (dynamic mode broadcasts the tensor there, as the constant node gave each sample its value)."""
+        from .unroll import constants
+
+        statement = self.current_statement()
+        assign = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            else None
+        if not (isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1):
+            return False
+        target = assign.targets[0].target
+        if self._classes and code_for_node(target).startswith("self."):
+            scope = self._classes[-1]  # an attribute of the class's objects: its methods read it
+        elif isinstance(target, cst.Name):
+            scope = self._module
+        else:
+            return False
+        tensor = constants.tensor_outside_steps(self.ctx.imports, call)
+        if tensor is None or not constants.used_with_batches(self.ctx.imports, scope, code_for_node(target), assign):
+            return False
+        self._constants[call] = tensor
+        if "np." in code_for_node(tensor):
+            request_import(self.ctx, "np", "import numpy as np")
+        self._note_ndd()
+        self.report(CONSTANT.id, f"types.Constant -> {code_for_node(tensor)}: built outside the pipeline's steps, a "
+                    f"tensor; every read of {code_for_node(target)} meets batch data, where dynamic mode broadcasts "
+                    f"it to each sample as the constant node did", call)
+        return True
+
     def _constant_hint(self, call: cst.Call) -> str:
         """Why a types.Constant is left: its type is not shown, or (typed) it is outside every pipeline step the
         migration writes, where the batch it stands for has no batch size."""
@@ -204,8 +239,9 @@ class _Rename(MigrationTransformer):
         typed = constants.rewrite(self.ctx.imports, call, False, "batch_size")
         if typed is None:
             return _NO_COUNTERPART_HINT["constant"]
-        return ("it is built outside any pipeline step the tool migrates (the graph that uses it is not visible or "
-                f"not migrated here); where that graph migrates, it becomes {code_for_node(typed)}")
+        return ("it is built outside any pipeline step the tool migrates, and read where no batch data meets it (an "
+                "output of its own, or a graph that is not visible or not migrated here); where it is a batch of the "
+                f"pipeline's batch size, it becomes {code_for_node(typed)}")
 
     def _rename_fn(self, original_node, updated_node, path):
         ndd_path, replaced_by, entry = optable.resolve_fn(path)

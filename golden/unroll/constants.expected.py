@@ -1,8 +1,8 @@
 """Constants inside a pipeline: scalar constants in arithmetic and arguments, constant nodes held in
-names, fn.constant filling a shape; an array in a variable (whose numpy type pipeline mode narrowed)
-stays marked."""
+names, fn.constant filling a shape; an array in a variable (whose numpy type pipeline mode narrowed) is
+typed at run time as pipeline mode typed it."""
 import numpy as np
-from nvidia.dali import fn, pipeline_def, types
+from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
 
@@ -96,9 +96,9 @@ def constants(root, *, batch_size=2):
             yield rotated * scale, border, labels + 1
 
 
-# dali-migrate: DM230 narrowed stays in pipeline mode with everything that uses it: line 24: types.Constant has no dynamic-mode counterpart: the tool could not tell its value's type here: use ndd.Batch.broadcast(ndd.tensor(value, dtype=...), batch_size) with the type pipeline mode gave it (int32 for int arrays, float32 for float ones)
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def narrowed(root):
-    images, labels = fn.readers.file(file_root=root)
-    # dali-migrate: DM103 types.Constant has no dynamic-mode counterpart: the tool could not tell its value's type here: use ndd.Batch.broadcast(ndd.tensor(value, dtype=...), batch_size) with the type pipeline mode gave it (int32 for int arrays, float32 for float ones)
-    return labels + types.Constant(OFFSETS)
+@Prefetch(depth=2)
+def narrowed(root, *, batch_size=2):
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for images, labels in reader.next_epoch(batch_size=batch_size):
+            yield (labels + ndd.Batch.broadcast(ndd.tensor(np.asarray(OFFSETS, dtype=None if isinstance(OFFSETS, np.generic) or np.ndim(OFFSETS) == 0 and isinstance(OFFSETS, np.ndarray) else {"float64": np.float32, "int64": np.int32, "uint64": np.uint32}.get(np.asarray(OFFSETS).dtype.name))), batch_size),)

@@ -1,6 +1,6 @@
 """Constants inside a pipeline: scalar constants in arithmetic and arguments, constant nodes held in
-names, fn.constant filling a shape; an array in a variable (whose numpy type pipeline mode narrowed)
-stays marked."""
+names, fn.constant filling a shape; an array in a variable (whose numpy type pipeline mode narrowed) is
+typed at run time as pipeline mode typed it."""
 import numpy as np
 from nvidia.dali import fn, pipeline_def, types
 

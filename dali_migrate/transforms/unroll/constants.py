@@ -25,8 +25,12 @@ Dynamic mode has neither (ndd-facts §4). What they computed, as verified on DAL
 
       fn.constant(fdata=[9.0] * 3, shape=[1, 3])  ->  ndd.Batch.broadcast(ndd.tensor([[9.0, 9.0, 9.0]], dtype=ndd.float32), batch_size)
 
-What the code does not show (an array held in a variable without dtype=, whose numpy type pipeline mode
-narrowed; shape=/layout=/device= on types.Constant; data computed at run time) stays marked (DM103).
+* ``types.Constant(v)`` of a value held in a name or an attribute (its kind not shown) is typed at run time the way
+  pipeline mode typed it (``run_time_typed``). Built outside every pipeline step (a dataset class's ``__init__``),
+  it becomes the tensor alone where every read of it meets batch data (``tensor_outside_steps``).
+
+What the code does not show otherwise (shape=/layout=/device= on types.Constant; a value computed by a call)
+stays marked (DM103).
 """
 
 from __future__ import annotations
@@ -181,12 +185,85 @@ def _types_constant(call: cst.Call, operand: bool, batch_size: str):
     if dtype is None:
         literal = _literal(value)
         kind = _element_kind(literal) if literal is not None else None
-        if kind is None:
-            return None  # an array in a variable: pipeline mode narrowed its numpy type, which is not shown here
+        if kind is None:  # a value held in a variable: its type is decided at run time, as pipeline mode did
+            return _wrap(run_time_typed(value), False, batch_size) if repeatable(value) else None
         dtype_text = _NDD_DTYPE[kind]
     else:
         dtype_text = code_of(dtype)
     return _wrap(f"ndd.tensor({code_of(value)}, dtype={dtype_text})", False, batch_size)
+
+
+# The types pipeline mode narrowed an array's (or a list's, or a Python number's) numpy type to.
+_NARROWED = '{"float64": np.float32, "int64": np.int32, "uint64": np.uint32}'
+
+
+def run_time_typed(value: cst.BaseExpression) -> str:
+    """``types.Constant(value)`` of a value whose kind the code does not show, typed at run time as pipeline mode
+    typed it (docs/dali-facts.md): a numpy scalar or 0-d array keeps its type (a scalar constant); an array, a list
+    or a Python number is narrowed float64 -> float32, int64 -> int32, uint64 -> uint32; bool and the rest keep
+    theirs. ``value`` is read three times: only names and attributes are given (``repeatable``)."""
+    v = code_of(value)
+    kept = f"isinstance({v}, np.generic) or np.ndim({v}) == 0 and isinstance({v}, np.ndarray)"
+    return f"ndd.tensor(np.asarray({v}, dtype=None if {kept} else {_NARROWED}.get(np.asarray({v}).dtype.name)))"
+
+
+def repeatable(value) -> bool:
+    """A name or an attribute chain (``self.data_latlon``): reading it again gives the same value, with no call."""
+    while isinstance(value, cst.Attribute):
+        value = value.value
+    return isinstance(value, cst.Name)
+
+
+def tensor_outside_steps(imports, call: cst.Call):
+    """``types.Constant(...)`` built outside every pipeline step (a dataset class's ``__init__``): the ndd tensor
+    of its value, or None. Dynamic mode broadcasts a tensor against the batches it meets in arithmetic and as an
+    operator's input or argument, as the constant node gave every sample its value (``used_with_batches``)."""
+    if imports.qualname(call.func) != f"{TYPES}.Constant":
+        return None
+    return _types_constant(call, False, None)
+
+
+class _Uses(cst.CSTVisitor):
+    """Where the expression ``target`` (``self.latlon`` or a name) is read, and whether every read meets batch data:
+    an operand of arithmetic whose other side is not a number, or an argument of a DALI operator that has another
+    positional input."""
+
+    def __init__(self, imports, target: str, assignment: cst.CSTNode):
+        super().__init__()
+        self.imports, self.target, self.assignment = imports, target, assignment
+        self.count, self.good = 0, 0
+        self._good: set[cst.CSTNode] = set()
+
+    def visit_Assign(self, node):
+        return node is not self.assignment
+
+    def visit_BinaryOperation(self, node):
+        for mine, other in ((node.left, node.right), (node.right, node.left)):
+            if node in self._good or not isinstance(other, cst.BaseNumber) and code_of(other) != self.target:
+                self._good.add(mine)  # (arithmetic that is itself an operator's input passes that on)
+
+    def visit_Call(self, node):
+        qualname = self.imports.qualname(node.func) or ""
+        if not qualname.startswith(("nvidia.dali.fn.", "nvidia.dali.math.", "nvidia.dali.experimental.dynamic.")):
+            return
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        for arg in node.args:
+            if any(p is not arg.value and code_of(p) != self.target for p in positional):
+                self._good.add(arg.value)
+
+    def on_visit(self, node):
+        if isinstance(node, (cst.Name, cst.Attribute)) and code_of(node) == self.target:
+            self.count += 1
+            self.good += node in self._good
+            return False
+        return super().on_visit(node)
+
+
+def used_with_batches(imports, scope: cst.CSTNode, target: str, assignment: cst.CSTNode) -> bool:
+    """Every read of ``target`` in ``scope`` (besides ``assignment``) meets batch data, and there is one."""
+    uses = _Uses(imports, target, assignment)
+    scope.visit(uses)
+    return uses.count > 0 and uses.good == uses.count
 
 
 def _fn_constant(call: cst.Call, batch_size: str):
@@ -231,8 +308,9 @@ def _fn_constant(call: cst.Call, batch_size: str):
     return _wrap(f"ndd.tensor({nested!r}, dtype={dtype_text}{extra})", False, batch_size)
 
 
-def _wrap(tensor: str, operand: bool, batch_size: str) -> cst.BaseExpression:
-    return expr(tensor if operand else f"ndd.Batch.broadcast({tensor}, {batch_size})")
+def _wrap(tensor: str, operand: bool, batch_size: str | None) -> cst.BaseExpression:
+    """The tensor where it is an operand (or no batch size applies: outside the steps), else a batch of it."""
+    return expr(tensor if operand or batch_size is None else f"ndd.Batch.broadcast({tensor}, {batch_size})")
 
 
 def _literal(node):

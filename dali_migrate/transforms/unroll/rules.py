@@ -377,10 +377,13 @@ CONSTANT = rule(
     "DM225", "constant", "info",
     "types.Constant and fn.constant inside a pipeline become ndd.tensor(value, dtype=...): the value itself "
     "as an operand of arithmetic or a keyword argument, else a batch of it (ndd.Batch.broadcast), with the "
-    "dtype pipeline mode gave it.",
+    "dtype pipeline mode gave it. A value held in a name or an attribute (its type not shown) is typed at run "
+    "time the same way; built outside the steps (a dataset class's __init__), the constant becomes the tensor "
+    "where every read of it meets batch data.",
     "Dynamic mode has no constant operator. Pipeline mode typed a Python int int32 and a float float32, and "
     "narrowed int/float lists and arrays to int32/float32; the migration writes those types down (numpy's "
-    "would be int64/float64). A constant whose type the code does not show stays marked (DM103).",
+    "would be int64/float64), or decides them at run time. A constant whose value is a call, with shape=/layout=/"
+    "device=, or read outside the steps on its own stays marked (DM103).",
     before="scale = types.Constant([1.5, 2.5])\nout = images * types.Constant(255).uint8()",
     after="scale = ndd.Batch.broadcast(ndd.tensor([1.5, 2.5], dtype=ndd.float32), batch_size)\n"
           "out = images * ndd.tensor(255, dtype=ndd.uint8)",

@@ -1106,8 +1106,14 @@ class Unroller(MigrationTransformer):
         ``_last_iter``); a migrated pipeline without one never ends, so its reset() is a no-op
         (docs/dali-facts.md)."""
         kind = self._pipe_kind_of(node, owner)
-        desc = self.descs.get(kind[1]) if kind is not None else None
+        desc = self.desc_of(kind[1]) if kind is not None else None
         return desc is not None and desc.extra.get("external_sources") == 0
+
+    def desc_of(self, origin: str):
+        """The pipeline a name or a flow origin stands for: ``descs`` holds a `with pipe:` pipeline under its
+        variable's name, the flow model under ``"<function>:pipe"`` (a factory method's ``pipe``, say)."""
+        return self.descs.get(origin) or next(
+            (d for d in self.descs.values() if d.extra.get("origin") == origin), None)
 
     def epochs_end(self, node) -> bool:
         """Every pipeline ``node`` holds (one, or a list) is written as a ReaderStream whose steps end where its
@@ -1117,8 +1123,7 @@ class Unroller(MigrationTransformer):
         if not origins or origins & self.ctx.kept:
             return False
         for origin in origins:
-            desc = self.descs.get(origin) or next(
-                (d for d in self.descs.values() if d.extra.get("origin") == origin), None)
+            desc = self.desc_of(origin)
             if desc is None or not (desc.extra.get("epochs") or desc.style == "def" and origin in self.streamed
                                     and self.restarts(origin, desc)):
                 return False
@@ -1128,7 +1133,7 @@ class Unroller(MigrationTransformer):
         """``node`` is a pipeline written as a ReaderStream that restarts its steps on reset() (stream.py), so
         its reset() stays and does what pipe.reset() did."""
         kind = self._pipe_kind_of(node, owner)
-        desc = self.descs.get(kind[1]) if kind is not None else None
+        desc = self.desc_of(kind[1]) if kind is not None else None
         if desc is None or kind[1] in self.ctx.kept:
             return False
         if desc.style == "def":
