@@ -1370,6 +1370,14 @@ class DataFlow:
         scope = self.name_scope.get(name)
         return scope.lookup_scope(name.value) if scope is not None else None
 
+    def reaching_bindings(self, name: cst.Name) -> frozenset | None:
+        """The indices of the bindings (of ``binding_scope(name)``) that can reach this read, or None: any."""
+        scope = self.name_scope.get(name)
+        owner = scope.lookup_scope(name.value) if scope is not None else None
+        if owner is None:
+            return None
+        return self._reaching.bindings(name, owner, scope)
+
     def single_value(self, name: cst.Name):
         """The value expression of the only binding of ``name`` (a plain ``name = value``), or None."""
         owner = self.binding_scope(name)
