@@ -53,7 +53,7 @@ from ..engine import code_for_node
 from ..findings import rule
 from ..names import FN, MATH, NDD, OPS, free_name
 from .. import dataflow as df
-from .base import MigrationTransformer, Pass
+from .base import MigrationTransformer, Pass, names_in
 from .imports import numpy_name, request_numpy
 from .leftovers import PIPELINE_MODE_LEFT
 from .walk import walk
@@ -561,10 +561,10 @@ class _TensorList(MigrationTransformer):
 
 class _PointerCopies(cst.CSTVisitor):
     """``data.copy_to_external(ptr)`` statements on a pipeline output or sample whose pointer is
-    ``ctypes.c_void_p(t.data_ptr())`` (a torch tensor's memory), written in the call or bound once, by the
-    statement before it in the same block, to a name: the copy into ``t`` (``copies``: call -> t). A pointer
-    statement is ``dropped`` when the rewritten copies are all that read its name. ``t`` is read where the
-    copy is: the statements between the pointer and the copy must not mention its names."""
+    ``ctypes.c_void_p(t.data_ptr())`` (a torch tensor's memory), written in the call or bound to a name by a
+    ``name = ...`` statement, its only binding, earlier in the same block: the copy into ``t`` (``copies``:
+    call -> t). A pointer statement is ``dropped`` when the rewritten copies are all that read its name. ``t``
+    is read where the copy is: the statements between the pointer and the copy must not mention its names."""
 
     def __init__(self, imports, flow: df.DataFlow):
         super().__init__()
@@ -572,10 +572,11 @@ class _PointerCopies(cst.CSTVisitor):
         self.copies: dict[cst.Call, cst.BaseExpression] = {}
         self.dropped: set[cst.CSTNode] = set()
         self._pointer_reads: dict[tuple[int, str], list] = {}  # (scope id, pointer name) -> its reads
+        self._candidates: list = []  # (pointer statement, (scope id, name), its copies' pointer reads)
 
     def visit_Module(self, node):
         self._block(node.body)
-        for name, scope in self.flow.name_scope.items():
+        for name in self.flow.name_scope:
             owner = self.flow.binding_scope(name)
             if owner is not None:
                 self._pointer_reads.setdefault((id(owner), name.value), []).append(name)
@@ -590,8 +591,6 @@ class _PointerCopies(cst.CSTVisitor):
         self._block(node.body)
 
     def _block(self, body) -> None:
-        if not hasattr(self, "_candidates"):
-            self._candidates: list = []  # (pointer statement, (scope id, name), its copies' pointer reads)
         for index, statement in enumerate(body):
             call = _expression_call(statement)
             if call is None or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "copy_to_external" \
@@ -611,7 +610,7 @@ class _PointerCopies(cst.CSTVisitor):
                     continue
                 target = self._target(bound)
                 if target is not None and bound is self.flow.single_value(pointer) and not _mentions(
-                        body[earlier + 1:index], _names(target)):
+                        body[earlier + 1:index], names_in(target)):
                     self.copies[call] = target
                     owner = self.flow.binding_scope(pointer)
                     key = (id(owner), pointer.value)
@@ -652,23 +651,8 @@ def _assigned(statement, name: str):
     return None
 
 
-class _NameCollector(cst.CSTVisitor):
-    def __init__(self):
-        super().__init__()
-        self.names: set[str] = set()
-
-    def visit_Name(self, node):
-        self.names.add(node.value)
-
-
-def _names(node) -> set[str]:
-    collector = _NameCollector()
-    walk(node, collector)
-    return collector.names
-
-
 def _mentions(statements, names: set[str]) -> bool:
-    return any(not _names(statement).isdisjoint(names) for statement in statements)
+    return any(not names_in(statement).isdisjoint(names) for statement in statements)
 
 
 TO_TORCH_TYPE = "nvidia.dali.plugin.pytorch.to_torch_type"
