@@ -189,7 +189,8 @@ class _TensorList(MigrationTransformer):
         # data.copy_to_external(ctypes.c_void_p(t.data_ptr())) -> t (the torch tensor), and the pointer
         # statements that go with them (_PointerCopies)
         found = _PointerCopies(ctx.imports, flow)
-        walk(flow.module, found)
+        if "copy_to_external" in (getattr(ctx, "source", None) or "copy_to_external"):  # (most modules: no walk)
+            walk(flow.module, found)
         self._pointer_copies: dict[cst.Call, cst.BaseExpression] = found.copies
         self._pointer_statements: set[cst.CSTNode] = found.dropped
         self._torch_data = free_name("torch_data", names_in_use)
