@@ -755,7 +755,15 @@ class _Collector(cst.CSTVisitor):
 
     def _with_key(self, target: str) -> str:
         key = ".".join(self.function_names) + ":" + target
-        if key in self.pipeline_calls.values() or "." in target:
+        if key in self.pipeline_calls.values():
+            return key
+        method = self._method()
+        if method is not None and method.params and target.startswith(method.params[0][0] + "."):
+            # `with self._pipe:` in another method than the `self._pipe = Pipeline(...)` of __init__
+            created = ".".join([*self.function_names[:-1], "__init__"]) + ":" + target
+            if created in self.pipeline_calls.values():
+                return created
+        if "." in target:
             return key
         return ":" + target  # a module-level pipeline used inside a function
 
