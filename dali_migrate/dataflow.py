@@ -757,7 +757,15 @@ class _Collector(cst.CSTVisitor):
 
     def _with_key(self, target: str) -> str:
         key = ".".join(self.function_names) + ":" + target
-        if key in self.pipeline_calls.values() or "." in target:
+        if key in self.pipeline_calls.values():
+            return key
+        method = self._method()
+        if method is not None and method.params and target.startswith(method.params[0][0] + "."):
+            # `with self._pipe:` in another method than the `self._pipe = Pipeline(...)` of __init__
+            created = ".".join([*self.function_names[:-1], "__init__"]) + ":" + target
+            if created in self.pipeline_calls.values():
+                return created
+        if "." in target:
             return key
         return ":" + target  # a module-level pipeline used inside a function
 
@@ -1372,6 +1380,14 @@ class DataFlow:
         """The scope whose binding ``name`` reads (None: a builtin, undefined, or not seen)."""
         scope = self.name_scope.get(name)
         return scope.lookup_scope(name.value) if scope is not None else None
+
+    def reaching_bindings(self, name: cst.Name) -> frozenset | None:
+        """The indices of the bindings (of ``binding_scope(name)``) that can reach this read, or None: any."""
+        scope = self.name_scope.get(name)
+        owner = scope.lookup_scope(name.value) if scope is not None else None
+        if owner is None:
+            return None
+        return self._reaching.bindings(name, owner, scope)
 
     def single_value(self, name: cst.Name):
         """The value expression of the only binding of ``name`` (a plain ``name = value``), or None."""

@@ -127,6 +127,64 @@ def test_device_variable_mixed_becomes_gpu(image_root):
         next(load(text.replace("else 'gpu'", "else 'mixed'"), "unrenamed").resnet_style(str(image_root)))
 
 
+def test_rebound_device_parameter_mixed_becomes_gpu(image_root):
+    """A device parameter rebound to the decoder's device (``device = 'mixed' if 'gpu' in device.lower() else
+    'cpu'``): the migrated binding says "gpu", the reads after it ('cpu' in device, device != 'cpu') answer as
+    before (a CPU run reads the second shard in both modes), and a GPU run asks ndd for "gpu", not "mixed"."""
+    original, migrated, text = pair("arguments/device_rebound_parameter.py")
+    assert "device = 'gpu' if 'gpu' in device.lower() else 'cpu'" in text
+    assert 'device = "gpu" if "gpu" in device.lower() else "cpu"' in text  # the nested pipeline's
+    files = sorted(str(p) for p in image_root.rglob("*.jpg"))
+    pipe = original.masks_pipe(files, device="CPU", num_shards=2)
+    pipe.build()
+    steps = migrated.masks_pipe(files, device="CPU", num_shards=2)
+    for _ in range(3):
+        want, got = pipe.run(), next(steps)
+        for index, what in enumerate(("images", "masks", "labels")):
+            assert_bitwise_equal(samples(want[index]), samples(got[index]), what)
+    nested_pipe = original.make_generator(files, 2, "cpu")
+    nested_pipe.build()
+    nested = migrated.make_generator(files, 2, "cpu")
+    for _ in range(3):
+        want, got = nested_pipe.run(), next(nested)
+        assert_bitwise_equal(samples(want[0]), samples(got[0]), "nested images")
+    with pytest.raises(RuntimeError, match="cudaErrorInsufficientDriver"):  # "gpu" asked for, not "mixed"
+        next(load(text, "rebound_parameter").masks_pipe(files, device="GPU"))
+    with pytest.raises(ValueError, match="Invalid device type: mixed"):  # what the variable held
+        unrenamed = text.replace("device = 'gpu' if", "device = 'mixed' if")
+        next(load(unrenamed, "unrenamed_parameter").masks_pipe(files, device="GPU"))
+
+
+REBOUND = """
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1)
+def pipe(files, device="gpu"):
+    device = 'mixed' if 'gpu' in device.lower() else 'cpu'
+    flag = {use}
+    jpegs, labels = fn.readers.file(files=files)
+    return fn.decoders.image(jpegs, device=device), labels
+"""
+
+
+@pytest.mark.parametrize("use, alike", [
+    ("'cpu' in device", True), ("'cpu' not in device", True), ("device == 'cpu'", True), ("'cpu' != device", True),
+    ("device in ('cpu', 'CPU')", True), ("device is None", True), ("device == 'mixed'", False),
+    ("'mixed' in device", False), ("'g' in device", False), ("device in ['gpu', 'cpu']", False),
+    ("device == 'gpu'", False), ("str(device)", False), ("device.upper()", False), ("device", False),
+])
+def test_rebound_device_migrates_only_when_every_later_read_answers_alike(use, alike):
+    """The rebinding's "mixed" becomes "gpu" only when no read after it can tell the two apart."""
+    from dali_migrate import migrate_source
+
+    result = migrate_source(REBOUND.format(use=use), "rebound.py")
+    rewritten = "device = 'gpu' if 'gpu' in device.lower() else 'cpu'" in result.migrated
+    marked = "DM115" in {f.rule for f in result.findings if not f.fixed}
+    assert (rewritten, marked) == (alike, not alike)
+
+
 def test_pipeline_current_device_id_is_the_generators_device_id(modules, image_root):
     """shard_id=Pipeline.current().device_id: the generator's device_id, so each GPU's pipeline reads its own
     shard (the reader is created before the steps select the GPU, so its metadata is readable here)."""

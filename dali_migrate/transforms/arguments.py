@@ -78,7 +78,10 @@ MIXED_VARIABLE = rule(
     "everywhere it is used (it is printed, passed on, or also \"gpu\").",
     'ndd rejects device="mixed" (ValueError: Invalid device type: mixed) when the step runs; "gpu" selects '
     "the op's mixed backend. A variable used only as operators' devices and in comparisons with strings is "
-    'rewritten ("mixed" -> "gpu" in its bindings and comparisons, DM110); other uses would see the new value.',
+    'rewritten ("mixed" -> "gpu" in its bindings and comparisons, DM110); so is one bound otherwise too (a '
+    "parameter that `device = 'mixed' if 'gpu' in device.lower() else 'cpu'` replaces) when every read that can "
+    "see its \"mixed\" is an operator's device or answers the same for \"mixed\" and \"gpu\" ('cpu' in device, "
+    "device != 'cpu'). Other uses (device == 'mixed', printing it, passing it on) would see the new value.",
     before='decoder = "cpu" if cpu else "mixed"\nprint("decoding on", decoder)\n'
            "images = ndd.decoders.image(jpegs, device=decoder)",
     after='decoder = "cpu" if cpu else "mixed"\nprint("decoding on", decoder)\n'
@@ -120,16 +123,16 @@ class _Arguments(MigrationTransformer):
         self._types: tuple[str, str | None] | None = None  # looked up on the first numpy dtype
         # "mixed" strings of variables that only name a DALI op's device: spelled "gpu" (device_variables)
         self._mixed, self._device_names, self._risky = device_variables(ctx)
-        self._reported: set[str] = set()
+        self._reported: set[tuple] = set()
 
     def leave_SimpleString(self, original_node, updated_node):
-        name = self._mixed.get(original_node)
-        if name is None:
+        found = self._mixed.get(original_node)
+        if found is None:
             return updated_node
-        if name not in self._reported:
-            self._reported.add(name)
-            self.report(MIXED_TO_GPU.id, f'{name}: "mixed" -> "gpu" where it is bound and compared: it only names '
-                        f'the device of DALI operators (ndd rejects "mixed")', original_node)
+        name, why, scope = found
+        if (scope, name) not in self._reported:  # once per variable
+            self._reported.add((scope, name))
+            self.report(MIXED_TO_GPU.id, f'{name}: "mixed" -> "gpu" {why} (ndd rejects "mixed")', original_node)
         return _same_quotes(updated_node, "gpu")
 
     @property
@@ -299,6 +302,10 @@ def _without_mixed(expr):
     return None
 
 
+def _is_text(expr) -> bool:
+    return isinstance(expr, cst.SimpleString) and isinstance(expr.evaluated_value, str)
+
+
 def _is_string(expr, text: str) -> bool:
     return isinstance(expr, cst.SimpleString) and expr.evaluated_value == text
 
@@ -316,9 +323,11 @@ def device_variables(ctx) -> tuple[dict, set[str], set]:
     binding is a plain assignment of a string or a conditional expression of strings, one of them "mixed"
     and none "gpu"; every read is a ``device=`` argument of a DALI operator or a comparison (``==``/``!=``)
     with a string. Then "mixed" becomes "gpu" in its bindings and in those comparisons: the variable's
-    values map one to one, so every comparison answers as before. ``{SimpleString: variable}``, the
-    variables' names, and the ``device=`` Names of variables that can be "mixed" but are used otherwise too
-    (marked, DM115)."""
+    values map one to one, so every comparison answers as before. A variable bound otherwise too (a parameter
+    that ``device = 'mixed' if 'gpu' in device.lower() else 'cpu'`` replaces) or read otherwise still gets
+    "gpu" in those bindings when every read they can reach is a ``device=`` or answers the same for both
+    (``_mixed_seen_only_alike``). ``{SimpleString: (variable, why, scope id)}``, the variables' names, and the
+    ``device=`` Names of variables that can be "mixed" but are used otherwise too (marked, DM115)."""
     flow = ctx.facts.get("flow")
     if flow is None or "mixed" not in (getattr(ctx, "source", None) or "mixed"):
         return {}, set(), set()  # (most modules: no walk)
@@ -341,27 +350,57 @@ def device_variables(ctx) -> tuple[dict, set[str], set]:
         sources = owner.bindings.get(var, [])
         targets = [n for n in nodes if n in uses.assigned]
         strings = [_strings(uses.assigned[n]) for n in targets]
-        if len(targets) != len(sources) or any(s[0] != "expr" for s in sources) or any(s is None for s in strings):
-            # bound some other way too (a parameter, a loop, an import, global, a computed value): its values are
-            # not all known, so "mixed" cannot be spelled "gpu" here; one that can be "mixed" is marked (DM115)
-            if any(s.evaluated_value == "mixed" for group in strings if group for s in group):
-                risky |= {n for n in nodes if n in uses.device_args}
-            continue
-        values = [s for group in strings for s in group]
+        all_strings = len(targets) == len(sources) and all(s[0] == "expr" for s in sources) and not any(
+            s is None for s in strings)
+        values = [s for group in strings if group for s in group]
         if not any(s.evaluated_value == "mixed" for s in values):
             continue
-        if any(s.evaluated_value == "gpu" for s in values) or any(
-                n not in uses.device_args and n not in uses.compared and n not in uses.assigned for n in nodes):
-            risky |= {n for n in nodes if n in uses.device_args}
-            continue
+        if all_strings and not any(s.evaluated_value == "gpu" for s in values) and all(
+                n in uses.device_args or n in uses.compared or n in uses.assigned for n in nodes):
+            rewritten = values + [uses.compared[n] for n in nodes if n in uses.compared]
+            why = "where it is bound and compared: it only names the device of DALI operators"
+        else:
+            # bound some other way too (a parameter it replaces, a loop, a computed value), or also "gpu", or
+            # read otherwise: "mixed" can still be spelled "gpu" in its bindings when every read that can see
+            # one is an operator's device or answers the same for both ('cpu' in device)
+            rewritten = _mixed_seen_only_alike(flow, uses, sources, nodes)
+            if rewritten is None:
+                risky |= {n for n in nodes if n in uses.device_args}
+                continue
+            why = ("where it is bound: every read that can see it is the device of a DALI operator or answers the "
+                   "same for both")
         from ..engine import needs_whole_file
 
         needs_whole_file(ctx, {var})  # a binding in a statement elision left out: the whole file, please
-        for node in values + [uses.compared[n] for n in nodes if n in uses.compared]:
+        for node in rewritten:
             if node.evaluated_value == "mixed":
-                found[node] = var
+                found[node] = (var, why, owner_id)
         names.add(var)
     return found, names, risky
+
+
+def _mixed_seen_only_alike(flow, uses, sources, nodes) -> list | None:
+    """The "mixed" literals of a variable's plain string bindings (``device = 'mixed' if 'gpu' in device
+    else 'cpu'``, which replaces a parameter), when every read that one of those bindings can reach (the flow
+    model's order, reaching.py) is a DALI operator's ``device=`` or a use that answers the same for "mixed" and
+    "gpu" (``'cpu' in device``, ``device != 'cpu'``); else None. Reads that see only other bindings (the
+    parameter in that binding's own condition) keep their values."""
+    mixed: dict[int, list] = {}
+    for index, source in enumerate(sources):
+        strings = _strings(source[1]) if source[0] == "expr" and source[1] is not None else None
+        literals = [s for s in strings or () if s.evaluated_value == "mixed"]
+        if literals:
+            mixed[index] = literals
+    assigned = {id(uses.assigned[n]) for n in nodes if n in uses.assigned}
+    if not mixed or any(id(sources[index][1]) not in assigned for index in mixed):
+        return None  # a "mixed" not bound by a plain `name = ...` (unpacked, say): not followed
+    for node in nodes:
+        if node in uses.assigned:
+            continue  # a binding's own target
+        seen = flow.reaching_bindings(node)
+        if (seen is None or not seen.isdisjoint(mixed)) and node not in uses.device_args and node not in uses.alike:
+            return None
+    return [literal for literals in mixed.values() for literal in literals]
 
 
 def _strings(expr) -> list | None:
@@ -382,6 +421,7 @@ class _DeviceUses(cst.CSTVisitor):
         self.imports = imports
         self.device_args: set = set()
         self.compared: dict = {}  # Name -> the string it is compared with
+        self.alike: set = set()  # Names in a comparison that answers the same for "mixed" and "gpu"
         self.assigned: dict = {}  # Name -> the value assigned to it
 
     def visit_Call(self, node):
@@ -393,12 +433,32 @@ class _DeviceUses(cst.CSTVisitor):
                 self.device_args.add(arg.value)
 
     def visit_Comparison(self, node):
-        if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator, (cst.Equal, cst.NotEqual)):
+        if len(node.comparisons) != 1:
             return
+        operator = node.comparisons[0].operator
         left, right = node.left, node.comparisons[0].comparator
+        if isinstance(operator, (cst.In, cst.NotIn)):
+            if isinstance(right, cst.Name) and _is_text(left):  # 'cpu' in device
+                if (left.evaluated_value in "mixed") == (left.evaluated_value in "gpu"):
+                    self.alike.add(right)
+            elif isinstance(left, cst.Name) and isinstance(right, (cst.Tuple, cst.List, cst.Set)) and all(
+                    isinstance(e, cst.Element) and _is_text(e.value) for e in right.elements):  # device in ('cpu',)
+                options = {e.value.evaluated_value for e in right.elements}
+                if ("mixed" in options) == ("gpu" in options):
+                    self.alike.add(left)
+            return
+        if isinstance(operator, (cst.Is, cst.IsNot)):
+            for name, other in ((left, right), (right, left)):
+                if isinstance(name, cst.Name) and isinstance(other, cst.Name) and other.value == "None":
+                    self.alike.add(name)
+            return
+        if not isinstance(operator, (cst.Equal, cst.NotEqual)):
+            return
         for name, other in ((left, right), (right, left)):
             if isinstance(name, cst.Name) and isinstance(other, cst.SimpleString):
                 self.compared[name] = other
+                if other.evaluated_value not in ("mixed", "gpu"):
+                    self.alike.add(name)
 
     def visit_Assign(self, node):
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):

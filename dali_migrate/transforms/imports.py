@@ -106,13 +106,20 @@ class _PruneImports(MigrationTransformer):
         return {"import"}
 
     def _keep_alias(self, local: str, qualified: str) -> bool:
-        return local in self.used or not _removable(qualified)
+        return local in self.used or not (_removable(qualified) or self._emptied_module(qualified))
+
+    def _emptied_module(self, qualified: str) -> bool:
+        """A module whose last uses other passes removed (``ctypes`` once the pointer copies are gone)."""
+        return qualified.split(".")[0] in self.ctx.facts.get("prune_if_unused", ())
 
     def leave_Import(self, original_node, updated_node):
         kept = []
         for alias in updated_node.names:
             full = module_name(alias.name)
             local = alias.asname.name.value if alias.asname else full.split(".")[0]
+            if self._emptied_module(full) and not self._keep_alias(local, full):
+                self.removed.append(full)
+                continue
             if full.startswith(DALI + ".") or full == DALI:
                 if alias.asname is None and full != DALI:
                     # `import nvidia.dali.fn` binds `nvidia`: keep unless no nvidia.dali.fn use is left.
@@ -133,7 +140,7 @@ class _PruneImports(MigrationTransformer):
         base = module_name(updated_node.module)
         if base == _TEST_HELPERS:
             return self._prune_test_helpers(updated_node)
-        if not (base == DALI or base.startswith(DALI + ".")) or base == NDD:
+        if not (base == DALI or base.startswith(DALI + ".") or self._emptied_module(base)) or base == NDD:
             return updated_node
         kept = []
         for alias in updated_node.names:
@@ -195,6 +202,11 @@ class _PruneImports(MigrationTransformer):
 
 
 
+def _is_import(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
+
+
 def _blank_prefix(lines) -> int:
     count = 0
     for line in lines:
@@ -209,10 +221,11 @@ def _drop_emptied(body, emptied: set[int], block: bool):
     to the next statement (without stacking blank lines); an emptied block gets ``pass``."""
     if not any(id(s) in emptied for s in body):
         return body
-    kept, carried = [], []
+    kept, carried, dropped = [], [], False
     for statement in body:
         if id(statement) in emptied:
             carried.extend(statement.leading_lines)
+            dropped = True
             continue
         if carried:
             own = list(statement.leading_lines)
@@ -221,6 +234,9 @@ def _drop_emptied(body, emptied: set[int], block: bool):
                 carried = carried[:extra]
             statement = statement.with_changes(leading_lines=[*carried, *own])
             carried = []
+        if dropped and not kept and not block and _is_import(statement):  # now the module's first import
+            lines = list(statement.leading_lines)
+            statement = statement.with_changes(leading_lines=lines[_blank_prefix(lines):])
         kept.append(statement)
     if not kept and block:
         kept.append(cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carried))
@@ -338,8 +354,10 @@ class ImportsPass(Pass):
         # asked imports for. Unchanged subtrees whose text has none of them are skipped.
         test_helpers = {local for name in _TEST_HELPER_NAMES
                         for local in ctx.imports.local_names_for(f"{_TEST_HELPERS}.{name}")}
+        emptied = {local for module in ctx.facts.get("prune_if_unused", ())
+                   for local, qualified in ctx.imports.aliases.items() if qualified.split(".")[0] == module}
         wanted = frozenset(ctx.imports.dali_locals() | {"ndd", "nvidia"} | set(ctx.facts.get("add_imports") or ())
-                           | test_helpers)
+                           | test_helpers | emptied)
         walk(module, uses, keep=lambda node: ctx.may_mention(node, wanted))
         used = uses.names
         ctx.facts["dotted_uses"] = uses.uses

@@ -53,9 +53,10 @@ from ..engine import code_for_node
 from ..findings import rule
 from ..names import FN, MATH, NDD, OPS, free_name
 from .. import dataflow as df
-from .base import MigrationTransformer, Pass
+from .base import MigrationTransformer, Pass, names_in
 from .imports import numpy_name, request_numpy
 from .leftovers import PIPELINE_MODE_LEFT
+from .walk import walk
 
 AT_TO_SELECT = rule(
     "DM120", "tensorlist-at", "info",
@@ -78,7 +79,8 @@ TENSORLIST_NO_COUNTERPART = rule(
     "DM122", "tensorlist-no-counterpart", "warning",
     "A TensorList/TensorCPU method with no faithful Batch/Tensor counterpart is left and marked.",
     "ndd.Batch has no as_reshaped_tensor, is_dense_tensor, copy_to_external, data_ptr, set_layout, "
-    "...; its dtype is an ndd.DType that raises when compared with a types.DALIDataType.",
+    "...; its dtype is an ndd.DType that raises when compared with a types.DALIDataType. (A copy_to_external "
+    "through ctypes.c_void_p(t.data_ptr()) of a torch tensor t is rewritten, DM121.)",
     before="if images.is_dense_tensor():",
     after="# dali-migrate: DM122 ...\nif images.is_dense_tensor():",
     fix="manual",
@@ -184,6 +186,14 @@ class _TensorList(MigrationTransformer):
         self._called: set[cst.CSTNode] = set()
         self._torch_dtypes: set[cst.Attribute] = set()  # x.dtype in to_torch_type[x.dtype] (leave_Subscript)
         self._fstring_quotes: list[str] = []  # the opening quotes of the f-strings around the node
+        # data.copy_to_external(ctypes.c_void_p(t.data_ptr())) -> t (the torch tensor), and the pointer
+        # statements that go with them (_PointerCopies)
+        found = _PointerCopies(ctx.imports, flow)
+        if "copy_to_external" in (getattr(ctx, "source", None) or "copy_to_external"):  # (most modules: no walk)
+            walk(flow.module, found)
+        self._pointer_copies: dict[cst.Call, cst.BaseExpression] = found.copies
+        self._pointer_statements: set[cst.CSTNode] = found.dropped
+        self._torch_data = free_name("torch_data", names_in_use)
 
     def relevant_names(self):
         # Rewrites need an expression of a DALI kind, and every such expression mentions a DALI
@@ -327,6 +337,52 @@ class _TensorList(MigrationTransformer):
                 return _keep_parens(original_node, new)
         return updated_node
 
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        """``data.copy_to_external(ctypes.c_void_p(t.data_ptr()))`` -> ``torch_data = data.torch()`` and
+        ``t.view(torch_data.dtype).view_as(torch_data).copy_(torch_data)``: copy_to_external wrote the data's raw
+        bytes at the pointer, unconverted, whatever t's dtype and shape (verified, docs/dali-facts.md); t viewed
+        as the data's dtype and shape takes the same bytes in the same memory."""
+        call = _expression_call(original_node)
+        if call is None or call not in self._pointer_copies:
+            return updated_node
+        target = self._pointer_copies[call]
+        data = updated_node.body[0].value.func.value
+        kind = "TensorList" if self._kind(call.func.value) == df.TENSORLIST else "TensorCPU"
+        name = cst.Name(self._torch_data)
+        as_torch = cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(name)], value=cst.Call(func=_attr(data, "torch")))],
+            leading_lines=updated_node.leading_lines)
+        viewed = _call(_attr(_call(_attr(target, "view"), _attr(name, "dtype")), "view_as"), name)
+        copy = updated_node.with_changes(body=[cst.Expr(_call(_attr(viewed, "copy_"), name))], leading_lines=[])
+        self.report(TENSORLIST_API.id, f"{kind}.copy_to_external(pointer to {code_for_node(target)}) -> "
+                    f"{code_for_node(target)}.view({name.value}.dtype).view_as({name.value}).copy_({name.value}) "
+                    "(the data as torch): the same bytes, unconverted, into the same memory; where that tensor holds "
+                    "another number of bytes than the data (copy_to_external wrote a prefix of it, or past its end), "
+                    "is not contiguous, or the batch is not dense, this raises instead", call)
+        self.ctx.facts.setdefault("prune_if_unused", set()).add("ctypes")  # its import goes if nothing else uses it
+        return cst.FlattenSentinel([as_torch, copy])
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        return self._without_pointers(original_node, updated_node)
+
+    def leave_Module(self, original_node, updated_node):
+        return self._without_pointers(original_node, updated_node)
+
+    def _without_pointers(self, original_node, updated_node):
+        """The ``ptr = ctypes.c_void_p(t.data_ptr())`` statements whose pointer only rewritten copies read."""
+        if not self._pointer_statements.intersection(updated_node.body):
+            return updated_node
+        body, leading = [], []
+        for after in updated_node.body:  # (an unchanged statement is the original node)
+            if after in self._pointer_statements:
+                leading.extend(after.leading_lines)  # its comments stay, above the next statement
+                continue
+            if leading:
+                after = after.with_changes(leading_lines=[*leading, *after.leading_lines])
+                leading = []
+            body.append(after)
+        return updated_node.with_changes(body=body)
+
     def _shapes(self, original, updated):
         """``fn.shapes(x, dtype=D, device=...)`` -> ``ndd.as_batch(x.shape, dtype=D, device=x.device)``."""
         positional = [a for a in original.args if a.keyword is None]
@@ -429,6 +485,8 @@ class _TensorList(MigrationTransformer):
                     self.report(TENSORLIST_API.id, 'TensorList.layout() -> (Batch.layout or ""): '
                                 "the property is None where the method gave \"\"", original)
                     return self._or_empty(original, value)
+            if original in self._pointer_copies:
+                return None  # the whole statement is rewritten (leave_SimpleStatementLine)
             if method in _NO_COUNTERPART:
                 self.mark(TENSORLIST_NO_COUNTERPART.id,
                           f"TensorList.{method}() has no ndd.Batch counterpart: rewrite with the Batch API "
@@ -450,6 +508,8 @@ class _TensorList(MigrationTransformer):
                 if method == "layout":
                     self.report(TENSORLIST_API.id, 'TensorCPU.layout() -> (Tensor.layout or "")', original)
                     return self._or_empty(original, value)
+            if original in self._pointer_copies:
+                return None  # the whole statement is rewritten (leave_SimpleStatementLine)
             if method in _NO_COUNTERPART:
                 self.mark(TENSORLIST_NO_COUNTERPART.id,
                           f"TensorCPU.{method}() has no ndd.Tensor counterpart" + _COPY_HINT.get(method, ""), original)
@@ -500,9 +560,107 @@ class _TensorList(MigrationTransformer):
         return updated_node
 
 
+class _PointerCopies(cst.CSTVisitor):
+    """``data.copy_to_external(ptr)`` statements on a pipeline output or sample whose pointer is
+    ``ctypes.c_void_p(t.data_ptr())`` (a torch tensor's memory), written in the call or bound to a name by a
+    ``name = ...`` statement, its only binding, earlier in the same block: the copy into ``t`` (``copies``:
+    call -> t). A pointer statement is ``dropped`` when the rewritten copies are all that read its name. ``t``
+    is read where the copy is: the statements between the pointer and the copy must not mention its names."""
+
+    def __init__(self, imports, flow: df.DataFlow):
+        super().__init__()
+        self.imports, self.flow = imports, flow
+        self.copies: dict[cst.Call, cst.BaseExpression] = {}
+        self.dropped: set[cst.CSTNode] = set()
+        self._pointer_reads: dict[tuple[int, str], list] = {}  # (scope id, pointer name) -> its reads
+        self._candidates: list = []  # (pointer statement, (scope id, name), its copies' pointer reads)
+
+    def visit_Module(self, node):
+        self._block(node.body)
+        for name in self.flow.name_scope:
+            owner = self.flow.binding_scope(name)
+            if owner is not None:
+                self._pointer_reads.setdefault((id(owner), name.value), []).append(name)
+
+    def leave_Module(self, node):
+        for statement, key, copies in self._candidates:
+            reads = [n for n in self._pointer_reads.get(key, ()) if n not in copies]
+            if reads == [statement.body[0].targets[0].target]:  # only the pointer's own target is left
+                self.dropped.add(statement)
+
+    def visit_IndentedBlock(self, node):
+        self._block(node.body)
+
+    def _block(self, body) -> None:
+        for index, statement in enumerate(body):
+            call = _expression_call(statement)
+            if call is None or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "copy_to_external" \
+                    or not _one_positional(call) or self.flow.kind_of(call.func.value) not in (df.TENSORLIST,
+                                                                                              df.TENSORCPU):
+                continue
+            pointer = call.args[0].value
+            target = self._target(pointer)
+            if target is not None:
+                self.copies[call] = target
+                continue
+            if not isinstance(pointer, cst.Name) or self.flow.single_value(pointer) is None:
+                continue
+            for earlier in range(index - 1, -1, -1):
+                bound = _assigned(body[earlier], pointer.value)
+                if bound is None:
+                    continue
+                target = self._target(bound)
+                if target is not None and bound is self.flow.single_value(pointer) and not _mentions(
+                        body[earlier + 1:index], names_in(target)):
+                    self.copies[call] = target
+                    owner = self.flow.binding_scope(pointer)
+                    key = (id(owner), pointer.value)
+                    entry = next((c for c in self._candidates if c[0] is body[earlier]), None)
+                    if entry is None:
+                        entry = (body[earlier], key, set())
+                        self._candidates.append(entry)
+                    entry[2].add(pointer)
+                break
+
+    def _target(self, pointer) -> cst.BaseExpression | None:
+        """``t`` of ``ctypes.c_void_p(t.data_ptr())``, else None."""
+        if not isinstance(pointer, cst.Call) or self.imports.qualname(pointer.func) != "ctypes.c_void_p" \
+                or not _one_positional(pointer):
+            return None
+        inner = pointer.args[0].value
+        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) \
+                and inner.func.attr.value == "data_ptr" and not inner.args:
+            return inner.func.value
+        return None
+
+
+def _expression_call(statement) -> cst.Call | None:
+    """The call of a statement that is one call and nothing else (``x.f(y)``)."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call):
+        return statement.body[0].value
+    return None
+
+
+def _assigned(statement, name: str):
+    """The value of a one-line ``name = value`` statement, else None."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1:
+        target = statement.body[0].targets[0].target
+        if isinstance(target, cst.Name) and target.value == name:
+            return statement.body[0].value
+    return None
+
+
+def _mentions(statements, names: set[str]) -> bool:
+    return any(not names_in(statement).isdisjoint(names) for statement in statements)
+
+
 TO_TORCH_TYPE = "nvidia.dali.plugin.pytorch.to_torch_type"
 # A copy through a raw pointer (a feed_ndarray of the program's own): what to write in dynamic mode.
-_COPY_HINT = {"copy_to_external": "; a copy into a torch tensor t is t.copy_(data.torch()) (its dtype and device kept)"}
+_COPY_HINT = {"copy_to_external": "; its pointer is not ctypes.c_void_p(t.data_ptr()) of a torch tensor t made in the "
+                                  "call or in the statement before it (t not rebound between): the same copy into t is "
+                                  "d = data.torch(); t.view(d.dtype).view_as(d).copy_(d) (raw bytes, unconverted)"}
 FEED_NDARRAY = "nvidia.dali.plugin.pytorch.feed_ndarray"
 
 

@@ -1,13 +1,88 @@
-# A device parameter rebound to "mixed" inside the pipeline: its values are not all known here (callers pass
-# the parameter), so "mixed" cannot be spelled "gpu" safely; the pipeline is marked, not left silently broken.
-from nvidia.dali import fn, pipeline_def
+# A device parameter rebound to "mixed" inside the pipeline: the parameter's values are not known here (callers
+# pass it), but the rebinding replaces them: every read after it sees "mixed" or "cpu", only as a device, so
+# "mixed" is spelled "gpu" where it is bound (the condition still reads the parameter).
+import nvidia.dali.experimental.dynamic as ndd
 
 
-# dali-migrate: DM230 decode stays in pipeline mode with everything that uses it: line 10: device=device can be "mixed", which ndd rejects (ValueError when the step runs); the variable is used other than as a device, so it is not rewritten: pass device="gpu" if device == "mixed" else device
-@pipeline_def(batch_size=2, num_threads=1, device_id=0)
-def decode(files, device):
-    device = "mixed" if "gpu" in device.lower() else "cpu"
-    jpegs, labels = fn.readers.file(files=files)
-    # dali-migrate: DM115 device=device can be "mixed", which ndd rejects (ValueError when the step runs); the variable is used other than as a device, so it is not rewritten: pass device="gpu" if device == "mixed" else device
-    images = fn.decoders.image(jpegs, device=device)
-    return images, labels
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import functools
+        import queue
+        import threading
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            import nvidia.dali.experimental.dynamic as ndd  # here, not at decoration: a module still imports without DALI
+
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+@Prefetch(depth=2)
+def decode(files, device, *, batch_size=2):
+    device = "gpu" if "gpu" in device.lower() else "cpu"
+    reader = ndd.readers.File(files=files)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            images = ndd.decoders.image(jpegs, device=device)
+            yield images, labels

@@ -1,5 +1,6 @@
-# A device parameter rebound to "mixed" inside the pipeline: its values are not all known here (callers pass
-# the parameter), so "mixed" cannot be spelled "gpu" safely; the pipeline is marked, not left silently broken.
+# A device parameter rebound to "mixed" inside the pipeline: the parameter's values are not known here (callers
+# pass it), but the rebinding replaces them: every read after it sees "mixed" or "cpu", only as a device, so
+# "mixed" is spelled "gpu" where it is bound (the condition still reads the parameter).
 from nvidia.dali import fn, pipeline_def
 
 

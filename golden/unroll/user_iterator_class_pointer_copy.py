@@ -1,3 +1,7 @@
+"""A user iterator class with its own copy of the plugin's feed_ndarray, which copies through a raw pointer:
+the copy becomes a view of the torch tensor as the data's dtype and shape (the same bytes), so the class and
+its pipeline migrate, and `import ctypes` goes with its last use."""
+
 import ctypes
 
 import torch

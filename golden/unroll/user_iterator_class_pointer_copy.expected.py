@@ -1,0 +1,121 @@
+"""A user iterator class with its own copy of the plugin's feed_ndarray, which copies through a raw pointer:
+the copy becomes a view of the torch tensor as the data's dtype and shape (the same bytes), so the class and
+its pipeline migrate, and `import ctypes` goes with its last use."""
+
+import torch
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import functools
+        import queue
+        import threading
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            import nvidia.dali.experimental.dynamic as ndd  # here, not at decoration: a module still imports without DALI
+
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+def feed_ndarray(dali_tensor, arr):
+    """The iterator's own copy of the plugin's helper: a raw copy through a pointer."""
+    torch_data = dali_tensor.torch()
+    arr.view(torch_data.dtype).view_as(torch_data).copy_(torch_data)
+    return arr
+
+
+if ndd.get_num_threads() < 2:
+    ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
+@Prefetch(depth=2)
+def train_pipe(root, *, batch_size=8):
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            yield ndd.resize(ndd.decoders.image(jpegs), resize_x=64, resize_y=64), labels
+
+
+class TorchLoader(object):
+    def __init__(self, pipelines, size):
+        if not isinstance(pipelines, list):
+            pipelines = [pipelines]
+        self._pipes = pipelines
+        self._size = size
+        self._counter = 0
+
+    def __next__(self):
+        if self._counter >= self._size:
+            raise StopIteration
+        images, labels = next(self._pipes[0])
+        images = ndd.as_tensor(images)
+        out = torch.zeros(list(images.shape), dtype=torch.uint8)
+        feed_ndarray(images, out)
+        self._counter += 8
+        return out
+
+
+loader = TorchLoader(train_pipe("/data"), 64)
