@@ -288,3 +288,54 @@ def test_ops_external_source_without_source_or_feed_stays_marked():
         "pipe = P(2)\npipe.build()\nout = pipe.run()\n")
     text = migrate_source(source, "p.py").migrated
     assert "DM212" in text and "given no source=" in text and "pipe.run()" in text
+
+
+def _speech_utterances(kind):
+    """The speech golden's utterances as each kind of source: 3 batches of samples of different lengths."""
+    batches = [[np.arange(4 * (2 + i + step), dtype=np.float32) + 10 * step for i in range(2)] for step in range(3)]
+    if kind == "list":
+        return batches
+    if kind == "generator function":
+        def utterances():
+            yield from batches
+        return utterances
+
+    class Utterances:  # an iterable object: iter() again at each end
+        def __iter__(self):
+            return iter(batches)
+    return Utterances()
+
+
+@pytest.mark.parametrize("masking", [True, False])
+@pytest.mark.parametrize("kind", ["list", "generator function", "iterable object"])
+def test_cycled_parameter_source_is_decided_at_run_time(kind, masking):
+    """golden/unroll/source_kind_cycled.py: cycle=True over a pipeline parameter (ragged utterances) and, under a
+    build-time condition, over the nested one-yield generator function its caller passes (or None): each step
+    calls that function again, as pipeline mode's _CycleGenFunc did, and a list of differently shaped samples is
+    one batch (ndd.as_batch, not ndd.ExternalSource's stacking). 8 steps: both sources wrap."""
+    original, migrated, text = pair("unroll/source_kind_cycled.py")
+    assert "DM220" not in text and "ndd.ExternalSource" not in text
+    want = _pipeline_steps(original.make_pipeline(_speech_utterances(kind), 2, masking), 8)
+    got = _generator_steps(migrated.make_pipeline(_speech_utterances(kind), 2, masking), 8)
+    assert _compare(want, got, 1) == [16]
+    sums = [float(np.asarray(step[0].select(0)).sum()) for step in got[0]]
+    assert sums[:3] == sums[3:6]  # the utterances cycle, the cutouts come again each step
+
+
+def test_cycled_generator_function_is_called_again_at_each_end():
+    """A one-yield generator function with cycle=True gives one batch per call: pipeline mode calls it again
+    when it ends, every step (docs/dali-facts.md); the migrated generator does the same, ragged batch included."""
+    original, migrated, _ = pair("unroll/source_kind_cycled.py")
+    runs = []
+    for module in (original, migrated):
+        calls = []
+
+        def utterances():
+            calls.append(len(calls))
+            k = len(calls)
+            yield [np.full((4 * k,), k, np.float32), np.full((4 * (k + 1),), -k, np.float32)]
+        pipe = module.make_pipeline(utterances, 2, False)
+        steps = _pipeline_steps(pipe, 4) if module is original else _generator_steps(pipe, 4)
+        runs.append((steps, len(calls)))
+    assert _compare(runs[0][0], runs[1][0], 1) == [8]
+    assert runs[1][1] == 4 and runs[0][1] >= 4  # one call per step (pipeline mode prefetches a little ahead)
