@@ -339,3 +339,41 @@ def test_cycled_generator_function_is_called_again_at_each_end():
         runs.append((steps, len(calls)))
     assert _compare(runs[0][0], runs[1][0], 1) == [8]
     assert runs[1][1] == 4 and runs[0][1] >= 4  # one call per step (pipeline mode prefetches a little ahead)
+
+
+def _speech_batches(k):
+    return [np.sin(np.arange(200 + 20 * i + 10 * k, dtype=np.float32) / 7) for i in range(3)]
+
+
+@pytest.mark.parametrize("train", [True, False])
+def test_attribute_holding_a_source_or_an_operator(train):
+    """golden/unroll/class_source_or_operator.py: self.speed_coeffs is an ops.ExternalSource in one branch of
+    __init__, an ops.random.Uniform in another, None in the third. Fed, the migrated steps read the source's batches
+    in order and end where it ends (StopIteration at the same step; not training, the source is never read and the
+    utterances end the steps); None gives the plain steps; both bitwise equal to pipeline mode."""
+    original, migrated, text = pair("unroll/class_source_or_operator.py")
+    assert "dali-migrate:" not in text
+    for kwargs in ({"speeds": "fed"}, {}):
+        runs = []
+        for module in (original, migrated):
+            utterances = [_speech_batches(k) for k in range(5)]
+            made = {**kwargs, "speeds": module.speeds(3)} if kwargs else {}
+            pipe = module.AudioPipeline(utterances, 3, train, **made)
+            runs.append(_pipeline_steps(pipe, 7) if module is original else _generator_steps(pipe, 7))
+        counts = _compare(runs[0], runs[1], 2)
+        assert counts == ([9, 9] if kwargs and train else [15, 15]), (kwargs, train, counts)
+
+
+def test_attribute_holding_a_random_operator_is_seeded_and_per_sample():
+    """The random branch: one value per sample (batch_size=), the pipeline's seed (the same seed gives the same
+    values again), inside the range; pipeline mode's values differ (docs: random values never match)."""
+    _, migrated, _ = pair("unroll/class_source_or_operator.py")
+
+    def rates(seed):
+        pipe = migrated.AudioPipeline([_speech_batches(k) for k in range(3)], 3, True, resample_range=[0.9, 1.1],
+                                      seed=seed)
+        steps = [next(pipe)[1] for _ in range(3)]
+        return [np.asarray(rate.select(i)).item() for rate in steps for i in range(3)]
+    first = rates(12)
+    assert first == rates(12) and first != rates(13)
+    assert len(set(first[:3])) == 3 and all(0.9 * 16000 <= r <= 1.1 * 16000 for r in first)
