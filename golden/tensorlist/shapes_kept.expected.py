@@ -89,12 +89,12 @@ def decoded_sizes(root, *, batch_size=4):
             yield ndd.as_batch(shapes_input.shape, dtype=ndd.int64, device=shapes_input.device), labels
 
 
-# dali-migrate: DM230 maybe_sizes stays in pipeline mode with everything that uses it: line 18: fn.shapes has no dynamic-mode counterpart: its input is not a name here (or it has arguments besides dtype= and a literal device=): bind the input to a name, then it becomes ndd.as_batch(x.shape, dtype=..., device=x.device)
+# dali-migrate: DM230 maybe_sizes stays in pipeline mode with everything that uses it: line 18: fn.shapes has no dynamic-mode counterpart: its input cannot be bound to a name before the statement here (it sits in a conditional expression, a lambda or a comprehension), or it has arguments besides dtype= and a literal device=: bind the input to a name, then it becomes ndd.as_batch(x.shape, dtype=..., device=x.device)
 @pipeline_def(batch_size=4, num_threads=1, device_id=None)
 def maybe_sizes(root, sizes=True):
     jpegs, labels = fn.readers.file(file_root=root)
     # bound before the statement, its input would be decoded also where the condition is false
-    # dali-migrate: DM103 fn.shapes has no dynamic-mode counterpart: its input is not a name here (or it has arguments besides dtype= and a literal device=): bind the input to a name, then it becomes ndd.as_batch(x.shape, dtype=..., device=x.device)
+    # dali-migrate: DM103 fn.shapes has no dynamic-mode counterpart: its input cannot be bound to a name before the statement here (it sits in a conditional expression, a lambda or a comprehension), or it has arguments besides dtype= and a literal device=: bind the input to a name, then it becomes ndd.as_batch(x.shape, dtype=..., device=x.device)
     return (fn.shapes(fn.decoders.image(jpegs)) if sizes else jpegs), labels
 
 

@@ -989,7 +989,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         objects = checkpoints.stateful_objects(desc, unroller.d.rng_mode, _uses_name(desc, "rng"))
         steps[-1:-1] = checkpoints.registration(desc, objects, holder=f"self.{checkpoints.PARAM}")
     body += steps
-    fed_attributes = {obj.attr for obj in objects.values() if obj.source_branches}
+    fed_attributes = {obj.attr for obj in desc.extra["objects"].values() if obj.source_branches}
     if fed_attributes:
         body = [transform(s, _SourceEnds(fed_attributes), layout=False) for s in body]
     device = unroller.device_of(desc)
