@@ -22,8 +22,8 @@ from ... import optable
 from ...dataflow import STREAM_CLASS
 from ...names import dotted, free_name
 from . import checkpoints, constants, rules, sources as external, stream
-from .graph import (_source_setup, _uses_name, Env, build_graph, device_statement, eager_sources, loop_statements, make_reader,
-                    output_elements, seeding_statements, thread_statement)
+from .graph import (_source_setup, _uses_name, Env, build_graph, device_statement, eager_sources, loop_statements,
+                    make_reader, output_elements, seeding_statements, thread_statement)
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
                     stmt, with_kwarg, without_kwargs, ndd_attr, literal_value)
 
@@ -207,7 +207,8 @@ class _OpsCollector(cst.CSTVisitor):
         loader's speed-perturbation coefficients: fed, or drawn at random, or None): the operator's calls in the
         steps read the source's next batch where the attribute holds the source."""
         if obj.is_source or obj.is_reader or obj.chosen is not None or kwarg(call, "source") is None \
-                or any(a.keyword is None or a.star for a in call.args) or literal_value(kwarg(call, "cycle")) == "raise":
+                or any(a.keyword is None or a.star for a in call.args) \
+                or literal_value(kwarg(call, "cycle")) == "raise":  # (its epochs would restart on reset())
             raise CannotUnroll(f"self.{obj.attr} is an external source in one place and an operator in another", node)
         obj.top_level = False  # assigned in two places: an object, each branch its own
         obj.source_branches.append((call, node))
@@ -1227,8 +1228,9 @@ def _source_branch_statements(unroller, obj: _OpsObject, call: cst.Call, stateme
     generator, stream_name = free_name(f"{obj.attr}_batches", taken), free_name(f"{obj.attr}_stream", taken)
     env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
               rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
-    spec = external.describe_source(cst.Name(obj.attr), call, statement, 1, unroller.ctx.facts.get("module_symbols", {}),
-                                    taken, lambda rule_id, message, node: env.report(rule_id, message, node),
+    symbols = unroller.ctx.facts.get("module_symbols", {})
+    spec = external.describe_source(cst.Name(obj.attr), call, statement, 1, symbols, taken,
+                                    lambda rule_id, message, node: env.report(rule_id, message, node),
                                     unroller.ctx.facts.get("flow"))
     walk(spec.source, read := NameReads())
     spec.var = free_name("source", read.names)  # local to the generator: only the source's own names are in the way
