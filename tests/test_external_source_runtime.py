@@ -377,3 +377,18 @@ def test_attribute_holding_a_random_operator_is_seeded_and_per_sample():
     first = rates(12)
     assert first == rates(12) and first != rates(13)
     assert len(set(first[:3])) == 3 and all(0.9 * 16000 <= r <= 1.1 * 16000 for r in first)
+
+
+@pytest.mark.parametrize("name", ["masked", "masked_known"])
+def test_cycled_source_under_a_condition_keeps_cycling(image_root, name):
+    """golden/unroll/external_source_in_if.py: a one-yield generator function read with cycle=True under a
+    build-time `if`, pulled each step beside a reader: pipeline mode calls it again at each end, so it never ends
+    the pipeline; the migrated step reads it again from the start too (a known generator function as well as a
+    parameter whose kind shows at run time). 6 steps, bitwise."""
+    original, migrated, _ = pair("unroll/external_source_in_if.py")
+    root = str(image_root)
+    made = {"source": original.cutouts} if name == "masked" else {}
+    want = _pipeline_steps(getattr(original, name)(root, masking=True, **made), 6)
+    made = {"source": migrated.cutouts} if name == "masked" else {}
+    got = _generator_steps(getattr(migrated, name)(root, masking=True, **made), 6)
+    assert _compare(want, got, 2) == [12, 12]

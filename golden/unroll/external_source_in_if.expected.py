@@ -38,8 +38,9 @@ def masked_known(root, masking=False, *, batch_size=2):
             if masking:
                 try:
                     anchors, shapes = next(source)
-                except StopIteration:
-                    return  # the source is exhausted: pipe.run() raised StopIteration from here on
+                except StopIteration:  # cycle=True: read again from the start at once, as pipeline mode did
+                    source = cutouts()
+                    anchors, shapes = next(source)
                 anchors = ndd.as_batch(anchors)
                 shapes = ndd.as_batch(shapes)
                 labels = labels + anchors

@@ -13,14 +13,15 @@ What the source is, is decided here from the module's text:
   ``while True`` around (a new ``gen()`` / ``iter()`` per pass, as pipeline mode does);
 * otherwise one pull per step, created once before the loop (``source = gen()`` / ``iter(x)`` /
   the callable) and ``try: data = next(source) except StopIteration: return``: an exhausted source
-  ends the generator, as pipe.run() raised StopIteration from then on (VERIFIED, docs/dali-facts.md);
+  ends the generator, as pipe.run() raised StopIteration from then on (VERIFIED, docs/dali-facts.md); with
+  ``cycle=True``/``"quiet"`` the source is read again from its start there instead (a generator function called
+  again, ``iter()`` again), as pipeline mode's ``_CycleGenFunc``/``_CycleIter`` did;
 * a source whose kind the text does not show (a parameter, an attribute, a call result): the generator
   decides at run time as pipeline mode does (``get_callback_from_source``, ``accepted_arg_count``): a
   generator function is called, an iterable iterated, a callable called, with its position when it takes
-  a parameter (with ``cycle="raise"``: iterated, a generator function called again at each end); with
-  ``cycle=True``/``"quiet"`` it goes through ``ndd.ExternalSource`` (same dispatch and cycle handling),
-  which stacks a returned list into one array first, so a list of differently shaped samples fails
-  there: marked.
+  a parameter (with any ``cycle``: iterated, a generator function called again at each end). Each item goes
+  through ``ndd.as_batch``, so a list of differently shaped samples is a batch, as in pipeline mode
+  (``ndd.ExternalSource`` would stack it into one array and fail).
 
 Sources that pipeline mode calls with their position are called the same way, counting as DALI does
 (``_ExternalSourceGroup.callback_args``; VERIFIED, docs/dali-facts.md): a per-sample source
@@ -403,7 +404,7 @@ def pull_statements(spec: SourceSpec, batch_size: str = "batch_size", epochs: bo
         if spec.multi:  # each sample is a tuple of outputs: one batch per output
             pull = f"[list(output) for output in zip(*{pull})]"
     target = code_of(spec.target)
-    if spec.kind == "runtime" and spec.cycles:  # (pipeline mode's _CycleIter/_CycleGenFunc)
+    if spec.cycles:  # (pipeline mode's _CycleIter/_CycleGenFunc): a generator function called again, iter() again
         cycle = code_of(kwarg(spec.call, "cycle"))
         first = [stmt(f"try:\n    {target} = {pull}\nexcept StopIteration:  # cycle={cycle}: read again from the "
                       f"start at once, as pipeline mode did\n    {_restart_statement(spec)}\n    {target} = {pull}\n")]
