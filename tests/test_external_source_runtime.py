@@ -288,3 +288,107 @@ def test_ops_external_source_without_source_or_feed_stays_marked():
         "pipe = P(2)\npipe.build()\nout = pipe.run()\n")
     text = migrate_source(source, "p.py").migrated
     assert "DM212" in text and "given no source=" in text and "pipe.run()" in text
+
+
+def _speech_utterances(kind):
+    """The speech golden's utterances as each kind of source: 3 batches of samples of different lengths."""
+    batches = [[np.arange(4 * (2 + i + step), dtype=np.float32) + 10 * step for i in range(2)] for step in range(3)]
+    if kind == "list":
+        return batches
+    if kind == "generator function":
+        def utterances():
+            yield from batches
+        return utterances
+
+    class Utterances:  # an iterable object: iter() again at each end
+        def __iter__(self):
+            return iter(batches)
+    return Utterances()
+
+
+@pytest.mark.parametrize("masking", [True, False])
+@pytest.mark.parametrize("kind", ["list", "generator function", "iterable object"])
+def test_cycled_parameter_source_is_decided_at_run_time(kind, masking):
+    """golden/unroll/source_kind_cycled.py: cycle=True over a pipeline parameter (ragged utterances) and, under a
+    build-time condition, over the nested one-yield generator function its caller passes (or None): each step
+    calls that function again, as pipeline mode's _CycleGenFunc did, and a list of differently shaped samples is
+    one batch (ndd.as_batch, not ndd.ExternalSource's stacking). 8 steps: both sources wrap."""
+    original, migrated, text = pair("unroll/source_kind_cycled.py")
+    assert "DM220" not in text and "ndd.ExternalSource" not in text
+    want = _pipeline_steps(original.make_pipeline(_speech_utterances(kind), 2, masking), 8)
+    got = _generator_steps(migrated.make_pipeline(_speech_utterances(kind), 2, masking), 8)
+    assert _compare(want, got, 1) == [16]
+    sums = [float(np.asarray(step[0].select(0)).sum()) for step in got[0]]
+    assert sums[:3] == sums[3:6]  # the utterances cycle, the cutouts come again each step
+
+
+def test_cycled_generator_function_is_called_again_at_each_end():
+    """A one-yield generator function with cycle=True gives one batch per call: pipeline mode calls it again
+    when it ends, every step (docs/dali-facts.md); the migrated generator does the same, ragged batch included."""
+    original, migrated, _ = pair("unroll/source_kind_cycled.py")
+    runs = []
+    for module in (original, migrated):
+        calls = []
+
+        def utterances():
+            calls.append(len(calls))
+            k = len(calls)
+            yield [np.full((4 * k,), k, np.float32), np.full((4 * (k + 1),), -k, np.float32)]
+        pipe = module.make_pipeline(utterances, 2, False)
+        steps = _pipeline_steps(pipe, 4) if module is original else _generator_steps(pipe, 4)
+        runs.append((steps, len(calls)))
+    assert _compare(runs[0][0], runs[1][0], 1) == [8]
+    assert runs[1][1] == 4 and runs[0][1] >= 4  # one call per step (pipeline mode prefetches a little ahead)
+
+
+def _speech_batches(k):
+    return [np.sin(np.arange(200 + 20 * i + 10 * k, dtype=np.float32) / 7) for i in range(3)]
+
+
+@pytest.mark.parametrize("train", [True, False])
+def test_attribute_holding_a_source_or_an_operator(train):
+    """golden/unroll/class_source_or_operator.py: self.speed_coeffs is an ops.ExternalSource in one branch of
+    __init__, an ops.random.Uniform in another, None in the third. Fed, the migrated steps read the source's batches
+    in order and end where it ends (StopIteration at the same step; not training, the source is never read and the
+    utterances end the steps); None gives the plain steps; both bitwise equal to pipeline mode."""
+    original, migrated, text = pair("unroll/class_source_or_operator.py")
+    assert "dali-migrate:" not in text
+    for kwargs in ({"speeds": "fed"}, {}):
+        runs = []
+        for module in (original, migrated):
+            utterances = [_speech_batches(k) for k in range(5)]
+            made = {**kwargs, "speeds": module.speeds(3)} if kwargs else {}
+            pipe = module.AudioPipeline(utterances, 3, train, **made)
+            runs.append(_pipeline_steps(pipe, 7) if module is original else _generator_steps(pipe, 7))
+        counts = _compare(runs[0], runs[1], 2)
+        assert counts == ([9, 9] if kwargs and train else [15, 15]), (kwargs, train, counts)
+
+
+def test_attribute_holding_a_random_operator_is_seeded_and_per_sample():
+    """The random branch: one value per sample (batch_size=), the pipeline's seed (the same seed gives the same
+    values again), inside the range; pipeline mode's values differ (docs: random values never match)."""
+    _, migrated, _ = pair("unroll/class_source_or_operator.py")
+
+    def rates(seed):
+        pipe = migrated.AudioPipeline([_speech_batches(k) for k in range(3)], 3, True, resample_range=[0.9, 1.1],
+                                      seed=seed)
+        steps = [next(pipe)[1] for _ in range(3)]
+        return [np.asarray(rate.select(i)).item() for rate in steps for i in range(3)]
+    first = rates(12)
+    assert first == rates(12) and first != rates(13)
+    assert len(set(first[:3])) == 3 and all(0.9 * 16000 <= r <= 1.1 * 16000 for r in first)
+
+
+@pytest.mark.parametrize("name", ["masked", "masked_known"])
+def test_cycled_source_under_a_condition_keeps_cycling(image_root, name):
+    """golden/unroll/external_source_in_if.py: a one-yield generator function read with cycle=True under a
+    build-time `if`, pulled each step beside a reader: pipeline mode calls it again at each end, so it never ends
+    the pipeline; the migrated step reads it again from the start too (a known generator function as well as a
+    parameter whose kind shows at run time). 6 steps, bitwise."""
+    original, migrated, _ = pair("unroll/external_source_in_if.py")
+    root = str(image_root)
+    made = {"source": original.cutouts} if name == "masked" else {}
+    want = _pipeline_steps(getattr(original, name)(root, masking=True, **made), 6)
+    made = {"source": migrated.cutouts} if name == "masked" else {}
+    got = _generator_steps(getattr(migrated, name)(root, masking=True, **made), 6)
+    assert _compare(want, got, 2) == [12, 12]

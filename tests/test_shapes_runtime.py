@@ -107,3 +107,52 @@ def test_the_migration_writes_those_expressions():
            "ndd.as_batch(data.shape, dtype=ndd.int64)" in migrated
     assert "print(np.array(ndd.as_tensor(sizes.cpu())), np.array(more.select(0).cpu()))" in migrated
     assert "dali-migrate:" not in migrated
+
+
+EXPRESSION_SOURCE = '''import numpy as np
+from nvidia.dali import fn, pipeline_def, types
+
+BATCHES = [[np.arange(40 + 8 * i + 4 * k, dtype=np.float32) for i in range(3)] for k in range(2)]
+
+
+@pipeline_def(batch_size=3, num_threads=1, device_id=None)
+def lengths(dtype=types.INT64):
+    audio = fn.external_source(source=BATCHES)
+    audio_len = fn.shapes(fn.reshape(audio, shape=[-1]), dtype=dtype)
+    spec = fn.spectrogram(audio, nfft=16, window_length=16, window_step=8)
+    spec_len = fn.slice(fn.shapes(spec), 1, 1, axes=(0,))
+    return audio_len, spec_len, fn.shapes(fn.reshape(audio, shape=[-1, 4]))
+'''
+
+
+@pytest.mark.parametrize("dtype", ["INT64", "INT32", "FLOAT"])
+def test_an_expression_input_is_bound_to_a_name_first(tmp_path, dtype):
+    """fn.shapes(<expression>) reads its input twice once migrated (shape and device), so the expression is bound to
+    a fresh name in a statement before; the outputs equal the pipeline's bitwise, dtype included, and the
+    migrated file has no marker."""
+    import importlib.util
+
+    from runtime import assert_bitwise_equal, output, steps_as_arrays
+
+    result = migrate_source(EXPRESSION_SOURCE, "lengths.py")
+    migrated = result.migrated
+    assert "dali-migrate:" not in migrated
+    assert "shapes_input = ndd.reshape(audio, shape=[-1])\n" in migrated
+    assert "ndd.as_batch(shapes_input.shape, dtype=dtype, device=shapes_input.device)" in migrated
+    modules = []
+    for name, text in (("original", EXPRESSION_SOURCE), ("migrated", migrated)):
+        (tmp_path / f"{name}_lengths.py").write_text(text)
+        spec = importlib.util.spec_from_file_location(f"{name}_lengths_{dtype}", tmp_path / f"{name}_lengths.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        modules.append(module)
+    original, new = modules
+    pipe = original.lengths(dtype=getattr(types, dtype))
+    pipe.build()
+    want = steps_as_arrays([pipe.run() for _ in range(2)])
+    steps = new.lengths(dtype=getattr(types, dtype))
+    got = steps_as_arrays([next(steps) for _ in range(2)])
+    for k in range(3):
+        assert_bitwise_equal(output(want, k), output(got, k), f"output {k}")
+    assert got[0][0][0].dtype == {"INT64": np.int64, "INT32": np.int32, "FLOAT": np.float32}[dtype]
+    assert [a.tolist() for a in got[1][1]] == [[6], [7], [8]] and got[1][1][0].dtype == np.int64

@@ -69,7 +69,8 @@ READER_OUTSIDE_PIPELINE = rule(
 _NO_COUNTERPART_HINT = {
     "constant": ("the tool could not tell its value's type here: use ndd.Batch.broadcast(ndd.tensor(value, dtype=...), "
                  "batch_size) with the type pipeline mode gave it (int32 for int arrays, float32 for float ones)"),
-    "shapes": ("its input is not a name here (or it has arguments besides dtype= and a literal device=): bind the "
+    "shapes": ("its input cannot be bound to a name before the statement here (it sits in a conditional expression, "
+               "a lambda or a comprehension), or it has arguments besides dtype= and a literal device=: bind the "
                "input to a name, then it becomes ndd.as_batch(x.shape, dtype=..., device=x.device)"),
     "external_source": "pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource",
     "experimental.inputs.video": "decode the video with ndd.decoders.video on data you pass in",

@@ -107,10 +107,12 @@ DATANODE_SUBSCRIPT = rule(
 )
 DATANODE_SHAPE = rule(
     "DM125", "datanode-shape", "warning",
-    "DataNode.shape() on an expression (not a name), or with arguments besides dtype= and a literal device=, "
-    "is marked (DM127 rewrites the others).",
+    "DataNode.shape() with arguments besides dtype= and a literal device=, or on an expression that cannot be bound "
+    "to a name first (inside a conditional expression, a lambda or a comprehension), is marked (DM127 rewrites "
+    "the others).",
     "batch.shape is a Python list of tuples, not a Batch: ndd.as_batch(x.shape, ...) is the Batch of shapes, "
-    "and it reads x twice where x is an expression (only the private ndd._shape(batch) is an operator).",
+    "and it reads x twice, so an expression is first bound to a name before its statement; where that would "
+    "evaluate it when the original did not, it stays (only the private ndd._shape(batch) is an operator).",
     before="shape = images.shape()",
     after="# dali-migrate: DM125 ...\nshape = images.shape()",
     fix="manual",
@@ -123,10 +125,14 @@ SHAPES = rule(
     "sample's shape.",
     "Dynamic mode has no shapes operator; batch.shape is the list of the samples' shapes, and as_batch of it "
     "gives what the operator gave (verified on DALI 2.4.0): one 1-D sample per sample, int64 unless dtype= says "
-    "otherwise, no layout; on the input's device for fn.shapes (hence device=x.device), on the CPU for x.shape().",
-    before="audio_shape = fn.shapes(audio, dtype=types.INT32)\nsize = images.shape()",
+    "otherwise, no layout; on the input's device for fn.shapes (hence device=x.device), on the CPU for x.shape(). "
+    "An input that is an expression is read twice, so it is first bound to a fresh name (shapes_input) in a "
+    "statement before the one that uses it.",
+    before="audio_shape = fn.shapes(audio, dtype=types.INT32)\nsize = images.shape()\n"
+           "length = fn.shapes(fn.reshape(audio, shape=[-1]))",
     after="audio_shape = ndd.as_batch(audio.shape, dtype=types.INT32, device=audio.device)\n"
-          "size = ndd.as_batch(images.shape, dtype=ndd.int64)",
+          "size = ndd.as_batch(images.shape, dtype=ndd.int64)\nshapes_input = ndd.reshape(audio, shape=[-1])\n"
+          "length = ndd.as_batch(shapes_input.shape, dtype=ndd.int64, device=shapes_input.device)",
 )
 
 LIST_INPUT = rule(
@@ -194,6 +200,10 @@ class _TensorList(MigrationTransformer):
         self._pointer_copies: dict[cst.Call, cst.BaseExpression] = found.copies
         self._pointer_statements: set[cst.CSTNode] = found.dropped
         self._torch_data = free_name("torch_data", names_in_use)
+        # The one-statement line being visited, and the bindings to put before it (_bound_input); None outside
+        # such a line. _conditional counts the enclosing expressions that evaluate a part only sometimes.
+        self._line: tuple[cst.SimpleStatementLine, list[cst.BaseStatement]] | None = None
+        self._conditional = 0
 
     def relevant_names(self):
         # Rewrites need an expression of a DALI kind, and every such expression mentions a DALI
@@ -230,6 +240,44 @@ class _TensorList(MigrationTransformer):
         if original in self._bare:
             return expr
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    # -- statements bound before the line that needs them -------------------------------------------
+    def visit_SimpleStatementLine(self, node):
+        self._line = (node, []) if len(node.body) == 1 else None
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        bindings = self._line[1] if self._line is not None else []
+        self._line = None
+        if not bindings:
+            return updated_node
+        bindings[0] = bindings[0].with_changes(leading_lines=updated_node.leading_lines)
+        return cst.FlattenSentinel([*bindings, updated_node.with_changes(leading_lines=[])])
+
+    def _enter_conditional(self, node):
+        self._conditional += 1
+
+    def _leave_conditional(self, original_node, updated_node):
+        self._conditional -= 1
+        return updated_node
+
+    visit_Lambda = visit_BooleanOperation = visit_ListComp = visit_SetComp = visit_DictComp = \
+        visit_GeneratorExp = _enter_conditional
+    leave_Lambda = leave_BooleanOperation = leave_ListComp = leave_SetComp = leave_DictComp = \
+        leave_GeneratorExp = _leave_conditional
+
+    def visit_IfExp(self, node):
+        self._conditional += 1
+
+    def _bound_input(self, value: cst.BaseExpression) -> cst.Name | None:
+        """``value`` bound to a fresh name in a statement before the current line (it is evaluated first, once,
+        as it was), or None where that would change what runs: not on a one-statement line, or inside an
+        expression that evaluates it only sometimes (a conditional, a lambda, a comprehension)."""
+        if self._line is None or self._conditional:
+            return None
+        name = free_name("shapes_input", self._names_in_use)
+        self._names_in_use.add(name)
+        self._line[1].append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)]))
+        return cst.Name(name)
 
     # -- where parentheses are not needed ---------------------------------------------------------
     def visit_Arg(self, node):
@@ -268,6 +316,7 @@ class _TensorList(MigrationTransformer):
         return self._truth_test(original_node, updated_node)
 
     def leave_IfExp(self, original_node, updated_node):
+        self._conditional -= 1
         return self._truth_test(original_node, updated_node)
 
     def _truth_test(self, original, updated):
@@ -395,10 +444,10 @@ class _TensorList(MigrationTransformer):
     def _shape_batch(self, original, data, value, keywords, device_default):
         """A Batch of the shapes of ``data`` (``value`` once rewritten), from the keywords of fn.shapes or
         DataNode.shape: ``dtype`` (int64 when absent) and ``device`` (a literal; absent: ``device_default``,
-        or the data's own device where that is None). None when they say more than that, or when ``data`` is
-        not a name (it is read twice: its shape and its device)."""
-        if not isinstance(data, (cst.Name, cst.Attribute)) or any(
-                a.star or a.keyword is None or a.keyword.value not in ("dtype", "device") for a in keywords):
+        or the data's own device where that is None). None when they say more than that. ``data`` is read
+        twice (its shape and its device), so an expression (``fn.shapes(fn.reshape(x, shape=[-1]))``) is first
+        bound to a fresh name before the statement (None where it cannot be, see ``_bound_input``)."""
+        if any(a.star or a.keyword is None or a.keyword.value not in ("dtype", "device") for a in keywords):
             return None
         given = {a.keyword.value: a.value for a in keywords}
         device = given.get("device")
@@ -406,6 +455,10 @@ class _TensorList(MigrationTransformer):
             if not isinstance(device, cst.SimpleString) or device.evaluated_value not in ("cpu", "gpu"):
                 return None
             device_default = device.evaluated_value
+        if not isinstance(data, (cst.Name, cst.Attribute)):
+            value = self._bound_input(value)
+            if value is None:
+                return None
         dtype = given.get("dtype", self._ndd("int64"))
         args = [cst.Arg(_attr(value, "shape")), _keyword("dtype", dtype)]
         if device_default is None:
@@ -520,8 +573,8 @@ class _TensorList(MigrationTransformer):
                 return new
             self.mark(DATANODE_SHAPE.id,
                       "DataNode.shape() is a per-sample graph value; in dynamic mode batch.shape is a "
-                      "Python list of tuples: bind the data to a name x, then write ndd.as_batch(x.shape, "
-                      "dtype=ndd.int64)", original)
+                      "Python list of tuples: bind the data to a name x where it is always computed, then write "
+                      "ndd.as_batch(x.shape, dtype=ndd.int64)", original)
         return None
 
     def leave_Attribute(self, original_node, updated_node):

@@ -1,5 +1,6 @@
 """Pipeline subclasses whose __init__ chooses their reader by a condition (if/else, a conditional expression), and
 whose define_graph reads a reader or a source under `if self.train:` (a named one there stays marked)."""
+import inspect
 from nvidia.dali import fn, types
 from nvidia.dali.pipeline import Pipeline
 import nvidia.dali.experimental.dynamic as ndd
@@ -137,7 +138,6 @@ class Loader(ReaderStream):
             reader = ndd.readers.File(file_root=self.root)
             batches = endless(reader)
         if self.train:
-            import inspect
             source_2 = self.source
             source_2 = source_2() if inspect.isgeneratorfunction(source_2) else source_2
             source_2_next = iter(source_2).__next__ if hasattr(source_2, '__iter__') else None

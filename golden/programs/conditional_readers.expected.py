@@ -1,6 +1,7 @@
 """Readers and sources a pipeline body creates under plain Python conditions (decided when the graph is
 defined), and conditions that are not (left marked)."""
 import contextlib
+import inspect
 import numpy as np
 from nvidia.dali import fn, pipeline_def, types
 import nvidia.dali.experimental.dynamic as ndd
@@ -191,7 +192,6 @@ def make_pipeline(cfg, root):
                 if num_threads is not None and num_threads > ndd.get_num_threads():
                     ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4
                 if cfg.from_memory:
-                    import inspect
                     source = cfg.batches
                     source = source() if inspect.isgeneratorfunction(source) else source
                     source_next = iter(source).__next__ if hasattr(source, '__iter__') else None

@@ -2,18 +2,103 @@
 
 import nvidia.dali.fn as fn
 from nvidia.dali import pipeline_def
+import nvidia.dali.experimental.dynamic as ndd
 from helpers import to_array
 
 
-# dali-migrate: DM230 decoded_sizes stays in pipeline mode with everything that uses it: line 11: fn.shapes has no dynamic-mode counterpart: its input is not a name here (or it has arguments besides dtype= and a literal device=): bind the input to a name, then it becomes ndd.as_batch(x.shape, dtype=..., device=x.device)
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator or the end of the calling
+    thread stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import functools
+        import queue
+        import threading
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            import nvidia.dali.experimental.dynamic as ndd  # here, not at decoration: a module still imports without DALI
+
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+@Prefetch(depth=2)
+def decoded_sizes(root, *, batch_size=4):
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+            shapes_input = ndd.decoders.image(jpegs)
+            yield ndd.as_batch(shapes_input.shape, dtype=ndd.int64, device=shapes_input.device), labels
+
+
+# dali-migrate: DM230 maybe_sizes stays in pipeline mode with everything that uses it: line 18: fn.shapes has no dynamic-mode counterpart: its input cannot be bound to a name before the statement here (it sits in a conditional expression, a lambda or a comprehension), or it has arguments besides dtype= and a literal device=: bind the input to a name, then it becomes ndd.as_batch(x.shape, dtype=..., device=x.device)
 @pipeline_def(batch_size=4, num_threads=1, device_id=None)
-def decoded_sizes(root):
+def maybe_sizes(root, sizes=True):
     jpegs, labels = fn.readers.file(file_root=root)
-    # dali-migrate: DM103 fn.shapes has no dynamic-mode counterpart: its input is not a name here (or it has arguments besides dtype= and a literal device=): bind the input to a name, then it becomes ndd.as_batch(x.shape, dtype=..., device=x.device)
-    return fn.shapes(fn.decoders.image(jpegs)), labels  # its input is read twice: shape and device
+    # bound before the statement, its input would be decoded also where the condition is false
+    # dali-migrate: DM103 fn.shapes has no dynamic-mode counterpart: its input cannot be bound to a name before the statement here (it sits in a conditional expression, a lambda or a comprehension), or it has arguments besides dtype= and a literal device=: bind the input to a name, then it becomes ndd.as_batch(x.shape, dtype=..., device=x.device)
+    return (fn.shapes(fn.decoders.image(jpegs)) if sizes else jpegs), labels
 
 
-# dali-migrate: DM230 other_helper stays in pipeline mode with everything that uses it: line 23: labels (a pipeline output (TensorList)) is passed to helpers.to_array, which dali-migrate cannot follow
+# dali-migrate: DM230 other_helper stays in pipeline mode with everything that uses it: line 30: labels (a pipeline output (TensorList)) is passed to helpers.to_array, which dali-migrate cannot follow
 @pipeline_def(batch_size=4, num_threads=1, device_id=None)
 def other_helper(root):
     jpegs, labels = fn.readers.file(file_root=root)

@@ -4,6 +4,7 @@ A per-sample external_source with num_outputs gives each output its own dtype.""
 
 import numpy as np
 import contextlib
+import inspect
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 from nvidia.dali.types import SampleInfo
@@ -101,7 +102,6 @@ class Patches(Base):
         with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
             if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
                 ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
-            import inspect
             source_2 = self.source
             source_2 = source_2() if inspect.isgeneratorfunction(source_2) else source_2
             source_2_next = iter(source_2).__next__ if hasattr(source_2, '__iter__') else None

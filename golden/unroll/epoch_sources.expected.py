@@ -5,6 +5,7 @@ auto_reset or next() until StopIteration start the next epoch; cycle="raise" cal
 again at its end, cycle=None keeps the one iterator (an exhausted one gives empty epochs)."""
 
 import numpy as np
+import inspect
 import nvidia.dali.experimental.dynamic as ndd
 
 
@@ -318,7 +319,6 @@ class Countdown:
 
 
 def counted(source, *, batch_size=3):
-    import inspect
     source_2 = source
     source_2 = source_2() if inspect.isgeneratorfunction(source_2) else source_2
     source_2_next = iter(source_2).__next__ if hasattr(source_2, '__iter__') else None
@@ -339,7 +339,6 @@ def counted(source, *, batch_size=3):
 
 
 def counted_again(source, *, batch_size=3):
-    import inspect
     source_2 = source
     source_2_again = source_2 if inspect.isgeneratorfunction(source_2) else lambda: source_2
     source_2_next = iter(source_2_again()).__next__

@@ -2,6 +2,7 @@
 kind, next to a reader; and the forms that stay in pipeline mode (marked)."""
 
 import numpy as np
+import inspect
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
 from nvidia.dali.types import BatchInfo
@@ -128,7 +129,6 @@ def called_each_step(batches, *, batch_size=2):
 
 
 def given_source(source, *, batch_size=2):
-    import inspect
     source_2 = source
     source_2 = source_2() if inspect.isgeneratorfunction(source_2) else source_2
     source_2_next = iter(source_2).__next__ if hasattr(source_2, '__iter__') else None

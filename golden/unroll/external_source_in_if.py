@@ -1,5 +1,5 @@
 # An external_source under a Python-level `if` of the pipeline body (a pipeline argument) is set up once under it,
-# as one at the top level is: kept and marked where its source's kind does not show, migrated where it does.
+# as one at the top level is: where its source's kind does not show (a parameter), the generator decides it when it runs.
 import numpy as np
 from nvidia.dali import fn, pipeline_def
 

@@ -1,3 +1,4 @@
+import inspect
 import nvidia.dali.experimental.dynamic as ndd
 from nvidia.dali.types import SampleInfo
 
@@ -376,7 +377,6 @@ def files(root, *, batch_size=2):
 
 
 def fed(source, *, batch_size=2):
-    import inspect
     source_2 = source
     source_2 = source_2() if inspect.isgeneratorfunction(source_2) else source_2
     source_2_next = iter(source_2).__next__ if hasattr(source_2, '__iter__') else None

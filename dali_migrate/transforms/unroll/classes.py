@@ -21,9 +21,9 @@ from ..walk import transform, walk
 from ... import optable
 from ...dataflow import STREAM_CLASS
 from ...names import dotted, free_name
-from . import checkpoints, constants, rules, stream
-from .graph import (_uses_name, Env, build_graph, closing_returns, device_statement, eager_sources, loop_statements,
-                    make_reader, output_elements, seeding_statements, thread_statement)
+from . import checkpoints, constants, rules, sources as external, stream
+from .graph import (_source_setup, _uses_name, Env, build_graph, closing_returns, device_statement, eager_sources,
+                    loop_statements, make_reader, output_elements, seeding_statements, thread_statement)
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
                     stmt, with_kwarg, without_kwargs, ndd_attr, literal_value)
 
@@ -54,6 +54,9 @@ class _OpsObject:
         self.others: list[tuple[cst.Call, cst.CSTNode, dict]] = []
         self.chosen: cst.IfExp | None = None  # ``self.x = A(...) if c else B(...)``: the choice of two readers
         self.made_by: str | None = None  # the method that returned this ops reader (_reader_makers)
+        # ops.ExternalSource(source=...) assigned to the same attribute in other branches: (call, statement); each
+        # becomes a callable giving the source's next batch, so the steps' calls read the one the attribute holds
+        self.source_branches: list[tuple[cst.Call, cst.CSTNode]] = []
 
     @property
     def is_reader(self):
@@ -153,7 +156,10 @@ class _OpsCollector(cst.CSTVisitor):
                 raise CannotUnroll(f"self.{target.attr.value} holds an operator or something else depending on "
                                    f"a condition", node)
             return
-        if path == "ExternalSource" and target.attr.value not in self.found:  # a Python class, not in the table
+        if path == "ExternalSource" and target.attr.value in self.found:
+            self._source_branch(self.found[target.attr.value], assign.value, node)
+            return
+        if path == "ExternalSource":  # a Python class, not in the table
             self.found[target.attr.value] = _OpsObject(target.attr.value, "external_source", {}, assign.value, node,
                                                        self.depth == 1)
             return
@@ -165,10 +171,13 @@ class _OpsCollector(cst.CSTVisitor):
         if not fn_entry or not fn_entry.get("ndd"):
             raise CannotUnroll(f"ops.{path} has no dynamic-mode counterpart", node)
         attr = target.attr.value
+        if attr in self.found and self.found[attr].is_source:  # the source came first: the operator holds it
+            source = self.found[attr]
+            self.found[attr] = _OpsObject(attr, fn_path, fn_entry, assign.value, node, False)
+            self._source_branch(self.found[attr], source.call, source.statement)
+            return
         if attr in self.found:
             other = self.found[attr]
-            if other.is_source:
-                raise CannotUnroll(f"self.{attr} is an external source in one place and an operator in another", node)
             mixed = (chosen is not None or other.chosen is not None) and node is not other.statement
             if other.is_reader and fn_entry.get("kind") == "reader" and not mixed:
                 # one reader or another by a condition of __init__ (a build-time value): each is created there
@@ -191,6 +200,18 @@ class _OpsCollector(cst.CSTVisitor):
             return
         self.found[attr] = _OpsObject(attr, fn_path, fn_entry, assign.value, node, self.depth == 1)
         self.found[attr].chosen = chosen
+
+    @staticmethod
+    def _source_branch(obj: _OpsObject, call: cst.Call, node) -> None:
+        """``self.x = ops.ExternalSource(source=S)`` in one branch of __init__ and an operator in another (a speech
+        loader's speed-perturbation coefficients: fed, or drawn at random, or None): the operator's calls in the
+        steps read the source's next batch where the attribute holds the source."""
+        if obj.is_source or obj.is_reader or obj.chosen is not None or kwarg(call, "source") is None \
+                or any(a.keyword is None or a.star for a in call.args) \
+                or literal_value(kwarg(call, "cycle")) == "raise":  # (its epochs would restart on reset())
+            raise CannotUnroll(f"self.{obj.attr} is an external source in one place and an operator in another", node)
+        obj.top_level = False  # assigned in two places: an object, each branch its own
+        obj.source_branches.append((call, node))
 
 
 class _GraphCalls(cst.CSTTransformer):
@@ -496,6 +517,13 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         build_graph(desc, converted, None, env)
     else:
         build_graph(desc, converted[:-1], output_elements(converted[-1].body[0].value), env, closing=converted[-1])
+    fed_attributes = [obj for obj in objects.values() if obj.source_branches]
+    for obj in fed_attributes:
+        for name, method in methods.items():
+            if name not in ("__init__", "define_graph") and _AttrUses.count_in(method, obj.attr):
+                raise CannotUnroll(f"self.{obj.attr} (an external source or an operator) is used by {name}() too: "
+                                   f"an ended source would not end the steps there", method)
+    desc.extra["external_sources"] += len(fed_attributes)  # read in the steps: not prefetched, as such sources
     if desc.pre:
         # nothing runs "before the reader" in a define_graph, but the readers created under a condition
         # (graph._conditional_if) are made once, at the start of the steps
@@ -630,6 +658,12 @@ class _AttrUses(cst.CSTVisitor):
     def visit_Attribute(self, node):
         if _self_attr(node) == self.attr:
             self.count += 1
+
+    @classmethod
+    def count_in(cls, node, attr) -> int:
+        uses = cls(attr)
+        walk(node, uses)
+        return uses.count
 
 
 def _source_in_graph(node: cst.ClassDef, obj: _OpsObject, graph_statements, fed: _Fed) -> None:
@@ -907,6 +941,8 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
             continue
         for call, statement, entry in [(obj.call, obj.statement, obj.entry), *obj.others]:
             replacements[statement] = _lambda_statement(unroller, obj, call, statement, desc, entry)
+        for call, statement in obj.source_branches:
+            replacements[statement] = _source_branch_statements(unroller, obj, call, statement, methods["__init__"])
         unroller.report(rules.UNROLL.id, f"ops object self.{obj.attr} ({obj.fn_path}) -> an ndd call with the same "
                         f"arguments (a lambda: its arguments are computed in __init__)", obj.statement)
     init = methods.get("__init__")
@@ -981,6 +1017,9 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         objects = checkpoints.stateful_objects(desc, unroller.d.rng_mode, _uses_name(desc, "rng"))
         steps[-1:-1] = checkpoints.registration(desc, objects, holder=f"self.{checkpoints.PARAM}")
     body += steps
+    fed_attributes = {obj.attr for obj in desc.extra["objects"].values() if obj.source_branches}
+    if fed_attributes:
+        body = [transform(s, _SourceEnds(fed_attributes), layout=False) for s in body]
     device = unroller.device_of(desc)
     if device is not None:
         body = [device_statement(device, body, unroller.ctx)]
@@ -1202,6 +1241,71 @@ def _lambda_statement(unroller, obj, call, statement, desc, entry):
     lam = cst.Lambda(params=cst.Parameters(star_arg=cst.Param(cst.Name("inputs"), star="*"),
                                            star_kwarg=cst.Param(cst.Name("kwargs"), star="**")), body=call)
     return [*before, stmt(f"self.{obj.attr} = {code_of(lam)}\n")]
+
+
+def _source_branch_statements(unroller, obj: _OpsObject, call: cst.Call, statement, init: cst.FunctionDef) -> list:
+    """``self.x = ops.ExternalSource(source=S, ...)`` in a branch where other branches put an operator in ``self.x``:
+    a generator of S's batches, as pipeline mode's external_source read them (its kind decided as in a graph,
+    ``sources.py``), and ``self.x`` a callable that gives the next one, whatever the steps' call passes (batch_size=,
+    inputs): pipeline mode made the call an fn.external_source over S. Its end surfaces as StopIteration from that
+    call, which ends the steps (``_SourceEnds``)."""
+    taken = {p.name.value for p in [*init.params.params, *init.params.kwonly_params]}
+    walk(init, names := NameReads())
+    taken |= names.names
+    generator, stream_name = free_name(f"{obj.attr}_batches", taken), free_name(f"{obj.attr}_stream", taken)
+    env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
+              rng_mode=unroller.d.rng_mode, prefix="", rng_counter=unroller.rng_counter)
+    symbols = unroller.ctx.facts.get("module_symbols", {})
+    spec = external.describe_source(cst.Name(obj.attr), call, statement, 1, symbols, taken,
+                                    lambda rule_id, message, node: env.report(rule_id, message, node),
+                                    unroller.ctx.facts.get("flow"))
+    walk(spec.source, read := NameReads())
+    spec.var = free_name("source", read.names)  # local to the generator: only the source's own names are in the way
+    steps = [*external.pull_statements(spec, "self.batch_size"), stmt(f"yield {obj.attr}\n")]
+    function = cst.FunctionDef(
+        name=cst.Name(generator), params=cst.Parameters(),
+        body=cst.IndentedBlock([*_source_setup(spec, statement, env),
+                                cst.While(test=cst.Name("True"), body=cst.IndentedBlock(steps))],
+                               header=cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(
+                                   f"# what ops.ExternalSource({code_of(spec.source)}) gave: a batch a step"))))
+    unroller.report(rules.EXTERNAL_SOURCE.id, f"self.{obj.attr} = ops.ExternalSource(source={code_of(spec.source)}) "
+                    f"where other branches put an operator there -> a callable giving the source's next batch "
+                    f"(ndd.as_batch of each item); the steps end where it ends, as pipe.run() did", statement)
+    return [function, stmt(f"{stream_name} = {generator}()\n"),
+            stmt(f"self.{obj.attr} = lambda *inputs, **kwargs: next({stream_name})\n")]
+
+
+class _SourceEnds(cst.CSTTransformer):
+    """A statement of the steps that calls ``self.x``, where ``self.x`` may hold an external source's batches
+    (``_source_branch_statements``): its StopIteration ends the steps, as pipe.run() raised StopIteration from
+    the source's end on (inside a generator it would be a RuntimeError)."""
+
+    def __init__(self, attrs: set[str]):
+        super().__init__()
+        self.attrs = attrs
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        calls = _AttrCalls(self.attrs)
+        walk(updated_node, calls)
+        if not calls.found:
+            return updated_node
+        attr = calls.found[0]
+        handler = cst.ExceptHandler(
+            type=cst.Name("StopIteration"),
+            body=cst.IndentedBlock([stmt("return\n")], header=cst.TrailingWhitespace(
+                whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(
+                f"# self.{attr} held an external source, and it ended: pipe.run() raised StopIteration from here on"))))
+        return cst.Try(body=cst.IndentedBlock([updated_node.with_changes(leading_lines=[])]), handlers=[handler],
+                       leading_lines=updated_node.leading_lines)
+
+
+class _AttrCalls(cst.CSTVisitor):
+    def __init__(self, attrs):
+        self.attrs, self.found = attrs, []
+
+    def visit_Call(self, node):
+        if _self_attr(node.func) in self.attrs:
+            self.found.append(_self_attr(node.func))
 
 
 def _assigns(statement, var):

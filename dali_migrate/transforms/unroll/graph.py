@@ -13,7 +13,6 @@ import re
 import libcst as cst
 
 from ..walk import transform, walk, walk_many
-from ...findings import marker_text
 from ...names import FN, NDD, OPS, free_name
 from ..imports import numpy_name, request_import, request_numpy
 from . import checkpoints, conditional, constants, graph_functions, python_functions, rules, sources
@@ -360,7 +359,6 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
                            "once per sample (batch_size calls a step)" if spec.per_sample else "each step") + (
                            f" with the {spec.argument.replace('_', ' ')} pipeline mode passed" if spec.argument
                            else ""),
-                       "unknown": f"{spec.var} = ndd.ExternalSource(...) is called each step",
                        "runtime": f"{code_of(spec.source)} is iterated or called (decided at run time, as "
                                   f"pipeline mode did) " + ("once per sample" if spec.per_sample else "each step")}[spec.kind]
                 if spec.per_sample and spec.kind in ("generator", "iterable"):
@@ -404,19 +402,13 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
 
 def _source_setup(spec, statement, env: Env) -> list:
     """What is created once before the loop for a source pulled each step (``sources.setup_statements``), with
-    the class it is called with imported, and a marker where its kind does not show."""
+    the class it is called with imported."""
     setup = sources.setup_statements(spec)
+    if spec.kind == "runtime":  # its kind is decided with inspect when the generator runs
+        request_import(env.ctx, "inspect", "import inspect")
     if spec.argument in sources.INFO_CLASS:  # imported at the top, where the imports pass sees it
         info = sources.INFO_CLASS[spec.argument]
         request_import(env.ctx, info, f"from nvidia.dali.types import {info}")
-    if spec.kind == "unknown":
-        message = (f"what source={code_of(spec.source)} is (generator, iterable or callable) is not visible here: "
-                   f"ndd.ExternalSource stacks a returned list into one array, so samples of different shapes fail; "
-                   f"make the source return ndd.as_batch(list) then")
-        env.ctx.report(rules.EXTERNAL_SOURCE_MANUAL.id, message, statement if statement in
-                       env.ctx.positions else env.current, fixed=False)
-        setup[0] = setup[0].with_changes(leading_lines=[cst.EmptyLine(comment=cst.Comment(
-            marker_text(rules.EXTERNAL_SOURCE_MANUAL.id, message)))])
     return setup
 
 

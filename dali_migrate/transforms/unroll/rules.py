@@ -296,19 +296,18 @@ EXTERNAL_SOURCE = rule(
 EXTERNAL_SOURCE_MANUAL = rule(
     "DM220", "external-source-manual", "warning",
     "An fn.external_source the tool cannot migrate faithfully (repeat_last=True, parallel=True over a generator or "
-    "iterable, no source=, cycle=\"raise\" next to a reader or in a Pipeline subclass) keeps its pipeline in "
-    "pipeline mode; a cycled batch source of unknown kind is migrated through ndd.ExternalSource and marked.",
+    "iterable, no source=, cycle=\"raise\" next to a reader or in a Pipeline subclass, a cycled per-sample source of "
+    "unknown kind) keeps its pipeline in pipeline mode. A batch source of unknown kind is migrated: the generator "
+    "decides what it is when it runs, as pipeline mode did.",
     "ndd has no repeat_last or feed_input mode. pipe.reset() restarts a cycle=\"raise\" source but not a reader's "
-    "epoch, which a restarted generator would. ndd.ExternalSource stacks a returned list into one array, so a list "
-    "of differently shaped samples fails there.",
+    "epoch, which a restarted generator would.",
     before="@pipeline_def(batch_size=2)\ndef pipe():\n    data = fn.external_source(source=BATCHES, repeat_last=True)\n"
            "    return data,",
     after="# dali-migrate: DM220 pipe stays in pipeline mode: repeat_last=True repeats the last fed batch; ndd has no "
           "counterpart\n@pipeline_def(batch_size=2)\n"
           "def pipe():\n    data = fn.external_source(source=BATCHES, repeat_last=True)\n    return data,",
     fix="manual",
-    suggestion="Loop over your data in Python, build each batch with ndd.as_batch([...]) and call the ops on it; "
-               "for a source of unknown kind, make it return ndd.as_batch(list) when samples differ in shape.",
+    suggestion="Loop over your data in Python, build each batch with ndd.as_batch([...]) and call the ops on it.",
 )
 CHECKPOINT = rule(
     "DM219", "checkpoint", "warning",

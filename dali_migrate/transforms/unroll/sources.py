@@ -13,14 +13,15 @@ What the source is, is decided here from the module's text:
   ``while True`` around (a new ``gen()`` / ``iter()`` per pass, as pipeline mode does);
 * otherwise one pull per step, created once before the loop (``source = gen()`` / ``iter(x)`` /
   the callable) and ``try: data = next(source) except StopIteration: return``: an exhausted source
-  ends the generator, as pipe.run() raised StopIteration from then on (VERIFIED, docs/dali-facts.md);
+  ends the generator, as pipe.run() raised StopIteration from then on (VERIFIED, docs/dali-facts.md); with
+  ``cycle=True``/``"quiet"`` the source is read again from its start there instead (a generator function called
+  again, ``iter()`` again), as pipeline mode's ``_CycleGenFunc``/``_CycleIter`` did;
 * a source whose kind the text does not show (a parameter, an attribute, a call result): the generator
   decides at run time as pipeline mode does (``get_callback_from_source``, ``accepted_arg_count``): a
   generator function is called, an iterable iterated, a callable called, with its position when it takes
-  a parameter (with ``cycle="raise"``: iterated, a generator function called again at each end); with
-  ``cycle=True``/``"quiet"`` it goes through ``ndd.ExternalSource`` (same dispatch and cycle handling),
-  which stacks a returned list into one array first, so a list of differently shaped samples fails
-  there: marked.
+  a parameter (with any ``cycle``: iterated, a generator function called again at each end). Each item goes
+  through ``ndd.as_batch``, so a list of differently shaped samples is a batch, as in pipeline mode
+  (``ndd.ExternalSource`` would stack it into one array and fail).
 
 Sources that pipeline mode calls with their position are called the same way, counting as DALI does
 (``_ExternalSourceGroup.callback_args``; VERIFIED, docs/dali-facts.md): a per-sample source
@@ -70,7 +71,7 @@ class SourceError(CannotUnroll):
 @dataclass
 class SourceSpec:
     var: str  # the name of the pulled object before the loop ("source", "source_2")
-    kind: str  # "generator" | "iterable" | "callable" | "unknown"
+    kind: str  # "generator" | "iterable" | "callable" | "runtime" (decided when the generator runs)
     source: cst.BaseExpression
     target: cst.BaseAssignTargetExpression
     call: cst.Call
@@ -84,6 +85,11 @@ class SourceSpec:
     @property
     def cycles(self) -> bool:
         return self.cycle is True or self.cycle == "quiet"
+
+    @property
+    def rereads(self) -> bool:
+        """The source is read again from its start when it ends (cycle=True/"quiet"/"raise")."""
+        return self.cycles or self.raises
 
     @property
     def raises(self) -> bool:
@@ -232,17 +238,18 @@ def describe_source(target, call: cst.Call, statement, index: int, symbols: dict
         kind = "iterable"
     if kind in ("callable", "callable_arg") and (cycle is True or cycle in ("quiet", "raise")):
         raise SourceError("cycle with a callable source: pipeline mode rejects it (ValueError)")
-    if kind == "unknown" and (cycle_node is None or cycle == "raise"):
-        kind = "runtime"  # the generator decides, as pipeline mode did: iterated, or called (with its position)
-    if per_sample and kind == "unknown":
+    cycled = cycle is True or cycle in ("quiet", "raise")
+    if kind == "unknown" and per_sample and cycled:
         raise SourceError(f"a per-sample source (batch=False) with cycle= whose kind source={code_of(source)} "
                           f"does not show here")
+    if kind == "unknown":
+        kind = "runtime"  # the generator decides, as pipeline mode did: iterated, or called (with its position)
     if literal_value(parallel) is True and kind not in ("callable", "callable_arg", "runtime"):
         raise SourceError("parallel=True over a generator or iterable: pipeline mode runs it in one worker "
                           "process ahead of the pipeline; not migrated")
     argument = None
     # what a callable is called with (runtime: should it take a parameter); a cycled source is only iterated
-    if kind == "callable_arg" or kind == "runtime" and cycle != "raise":
+    if kind == "callable_arg" or kind == "runtime" and not cycled:
         kind = "callable" if kind == "callable_arg" else kind
         argument = "sample_info" if per_sample else "batch_info" if literal_value(batch_info) is True else "iteration"
     num_outputs = _arg(call, "num_outputs")
@@ -344,7 +351,8 @@ def _restart_statement(spec: SourceSpec) -> str:
 
 
 def once_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
-    """What pipeline mode created from the source when the pipeline was defined: the pulled object."""
+    """What pipeline mode created from the source when the pipeline was defined: the pulled object (a "runtime"
+    source uses ``inspect``, which ``graph._source_setup`` imports)."""
     found = []
     if spec.kind == "generator":
         found.append(stmt(f"{spec.var} = {code_of(spec.source)}()\n"))
@@ -353,23 +361,12 @@ def once_statements(spec: SourceSpec) -> list[cst.BaseStatement]:
     elif spec.kind == "callable":
         if not isinstance(spec.source, cst.Name):  # a name is called by name in each step
             found.append(stmt(f"{spec.var} = {code_of(spec.source)}\n"))
-    elif spec.kind == "unknown":
-        args = [code_of(spec.source)]
-        num_outputs = _arg(spec.call, "num_outputs")
-        if num_outputs is not None:
-            args.append(f"num_outputs={code_of(num_outputs)}")
-        cycle = kwarg(spec.call, "cycle")
-        if cycle is not None:
-            args.append(f"cycle={code_of(cycle)}")
-        found.append(stmt(f"{spec.var} = ndd.ExternalSource({', '.join(args)})\n"))
-    elif spec.raises:  # "runtime", cycle="raise": a generator function called again, or the iterable iterated again
-        found += [stmt("import inspect\n"),
-                  stmt(f"{spec.var} = {code_of(spec.source)}\n"),
+    elif spec.rereads:  # "runtime", cycled: a generator function called again, or the iterable iterated again
+        found += [stmt(f"{spec.var} = {code_of(spec.source)}\n"),
                   stmt(f"{spec.var}_again = {spec.var} if inspect.isgeneratorfunction({spec.var}) else lambda: {spec.var}\n"),
                   stmt(f"{spec.var}_next = iter({spec.var}_again()).__next__\n")]
     else:  # "runtime": pipeline mode's dispatch (get_callback_from_source, accepted_arg_count)
-        found += [stmt("import inspect\n"),
-                  stmt(f"{spec.var} = {code_of(spec.source)}\n"),
+        found += [stmt(f"{spec.var} = {code_of(spec.source)}\n"),
                   stmt(f"{spec.var} = {spec.var}() if inspect.isgeneratorfunction({spec.var}) else {spec.var}\n"),
                   stmt(f"{spec.var}_next = iter({spec.var}).__next__ if hasattr({spec.var}, '__iter__') else None\n"),
                   stmt(f"{spec.var}_takes_info = {spec.var}_next is None and "
@@ -381,7 +378,7 @@ def _one_call(spec: SourceSpec, batch_size: str, epoch: str = "0") -> str:
     """One call of the source (one sample when per-sample, ``i`` its index in the batch)."""
     if spec.kind in ("generator", "iterable"):
         return f"next({spec.var})"
-    if spec.kind == "runtime" and spec.raises:
+    if spec.kind == "runtime" and spec.rereads:
         return f"{spec.var}_next()"
     function = spec.source.value if spec.kind == "callable" and isinstance(spec.source, cst.Name) else spec.var
     step = f"{spec.var}_step"
@@ -407,8 +404,10 @@ def pull_statements(spec: SourceSpec, batch_size: str = "batch_size", epochs: bo
         if spec.multi:  # each sample is a tuple of outputs: one batch per output
             pull = f"[list(output) for output in zip(*{pull})]"
     target = code_of(spec.target)
-    if spec.kind == "unknown" and spec.cycles:
-        first = [stmt(f"{target} = {pull}\n")]
+    if spec.cycles:  # (pipeline mode's _CycleIter/_CycleGenFunc): a generator function called again, iter() again
+        cycle = code_of(kwarg(spec.call, "cycle"))
+        first = [stmt(f"try:\n    {target} = {pull}\nexcept StopIteration:  # cycle={cycle}: read again from the "
+                      f"start at once, as pipeline mode did\n    {_restart_statement(spec)}\n    {target} = {pull}\n")]
     else:
         again = f"    {_restart_statement(spec)}  # cycle=\"raise\": read from the start in the next epoch\n" \
             if spec.raises else ""

@@ -1,0 +1,138 @@
+"""A Pipeline subclass whose __init__ puts an external source, a random operator or None in one attribute (a speech
+loader's speed-perturbation coefficients), and whose define_graph calls it only where it holds something."""
+import numpy as np
+import inspect
+from nvidia.dali import types
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on. A pipeline fed by an external source that ends an epoch
+    (StopIteration) gets restart: after the end, next() raises StopIteration until reset() starts
+    the next epoch's steps, as pipe.run() and pipe.reset() did.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _epoch = 0
+    _ended = False
+
+    def __init__(self, steps, readers, batch_size, restart=None):
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+        self._restart = restart
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
+        if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
+            raise StopIteration
+        try:
+            return next(self._steps)
+        except StopIteration:
+            self._ended = self._restart is not None
+            raise
+
+    def reset(self):
+        """pipe.reset(): after the source ended an epoch, the next epoch's steps start; before that, nothing."""
+        if self._ended:
+            self._ended = False
+            self._epoch += 1
+            self._steps = self._restart(self._epoch)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    def reader_meta(self, name=None):
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
+
+
+class AudioPipeline(ReaderStream):
+    def __init__(self, utterances, batch_size, train, resample_range=None, speeds=None, seed=12):
+        self.batch_size = batch_size
+        self.num_threads = 2
+        self.device_id = None
+        self.seed = seed
+        self.train = train
+        self.sample_rate = 16000.0
+        self.utterances = utterances
+        if speeds is not None:
+            def speed_coeffs_batches():  # what ops.ExternalSource(speeds) gave: a batch a step
+                source = speeds
+                source = source() if inspect.isgeneratorfunction(source) else source
+                source_next = iter(source).__next__ if hasattr(source, '__iter__') else None
+                source_takes_info = source_next is None and len(inspect.signature(source).parameters) > 0
+                source_step = 0  # the iteration in the epoch, as pipeline mode counted it
+                while True:
+                    try:
+                        speed_coeffs = source_next() if source_next else source(source_step) if source_takes_info else source()
+                    except StopIteration:
+                        return  # the source is exhausted: pipe.run() raised StopIteration from here on
+                    source_step += 1
+                    speed_coeffs = ndd.as_batch(speed_coeffs, dtype=types.FLOAT)
+                    yield speed_coeffs
+            speed_coeffs_stream = speed_coeffs_batches()
+            self.speed_coeffs = lambda *inputs, **kwargs: next(speed_coeffs_stream)
+        elif resample_range is not None:
+            self.speed_coeffs = lambda *inputs, **kwargs: ndd.random.uniform(*inputs, device="cpu", range=resample_range, **kwargs)
+        else:
+            self.speed_coeffs = None
+
+    def steps(self):
+        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+        if self.seed is not None:
+            ndd.random.set_seed(self.seed)
+        source = self.utterances
+        source = source() if inspect.isgeneratorfunction(source) else source
+        source_next = iter(source).__next__ if hasattr(source, '__iter__') else None
+        source_takes_info = source_next is None and len(inspect.signature(source).parameters) > 0
+        source_step = 0  # the iteration in the epoch, as pipeline mode counted it
+        while True:
+            try:
+                audio = source_next() if source_next else source(source_step) if source_takes_info else source()
+            except StopIteration:
+                return  # the source is exhausted: pipe.run() raised StopIteration from here on
+            source_step += 1
+            audio = ndd.as_batch(audio)
+            if not self.train or self.speed_coeffs is None:
+                rate = ndd.cast(ndd.reductions.max(audio) * 0 + self.sample_rate, dtype=types.FLOAT)
+            else:
+                try:
+                    resample = self.speed_coeffs(batch_size=self.batch_size) * self.sample_rate
+                except StopIteration:  # self.speed_coeffs held an external source, and it ended: pipe.run() raised StopIteration from here on
+                    return
+                audio = ndd.audio_resample(audio, in_rate=self.sample_rate, out_rate=resample)
+                rate = resample
+            yield audio, rate
+
+
+def speeds(batch_size):
+    for step in range(3):
+        yield np.full((batch_size,), 0.9 + 0.1 * step, dtype=np.float32)
