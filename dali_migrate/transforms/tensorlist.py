@@ -248,10 +248,12 @@ class _TensorList(MigrationTransformer):
     def leave_SimpleStatementLine(self, original_node, updated_node):
         bindings = self._line[1] if self._line is not None else []
         self._line = None
+        updated = self._pointer_copy(original_node, updated_node)
         if not bindings:
-            return updated_node
-        bindings[0] = bindings[0].with_changes(leading_lines=updated_node.leading_lines)
-        return cst.FlattenSentinel([*bindings, updated_node.with_changes(leading_lines=[])])
+            return updated
+        statements = list(updated.nodes) if isinstance(updated, cst.FlattenSentinel) else [updated]
+        bindings[0] = bindings[0].with_changes(leading_lines=statements[0].leading_lines)
+        return cst.FlattenSentinel([*bindings, statements[0].with_changes(leading_lines=[]), *statements[1:]])
 
     def _enter_conditional(self, node):
         self._conditional += 1
@@ -386,7 +388,7 @@ class _TensorList(MigrationTransformer):
                 return _keep_parens(original_node, new)
         return updated_node
 
-    def leave_SimpleStatementLine(self, original_node, updated_node):
+    def _pointer_copy(self, original_node, updated_node):
         """``data.copy_to_external(ctypes.c_void_p(t.data_ptr()))`` -> ``torch_data = data.torch()`` and
         ``t.view(torch_data.dtype).view_as(torch_data).copy_(torch_data)``: copy_to_external wrote the data's raw
         bytes at the pointer, unconverted, whatever t's dtype and shape (verified, docs/dali-facts.md); t viewed

@@ -5,6 +5,7 @@ its source's steps there with the next epoch_idx."""
 
 import numpy as np
 import contextlib
+import inspect
 import nvidia.dali.experimental.dynamic as ndd
 from nvidia.dali.types import SampleInfo
 
@@ -325,7 +326,6 @@ class Dataset:
                 ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
             source = Source(self.data, self.batch_size)
             self.length = len(source) // self.batch_size
-            import inspect
             source_2 = source
             source_2 = source_2() if inspect.isgeneratorfunction(source_2) else source_2
             source_2_next = iter(source_2).__next__ if hasattr(source_2, '__iter__') else None
