@@ -13,7 +13,7 @@ from ...engine import register_names
 from ..base import MigrationTransformer, name_nodes_in
 from ..imports import first_use
 from ..walk import node_children, transform, walk
-from . import checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
+from . import adapted, checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
 from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, conditional_return, device_statement, eager_sources, epoch_statements,
                     grow_statement, loop_statements, output_elements, seeding_statements, takes_device, thread_statement)
@@ -489,7 +489,9 @@ class Unroller(MigrationTransformer):
         styles = set()
         for origin in origins:
             desc = self.descs.get(origin)
-            if desc is not None and desc.style in ("def", "with", "class"):
+            if df.is_adapted(origin):  # given from elsewhere, a ReaderStream once adapted (adapted.py)
+                styles.add("class")
+            elif desc is not None and desc.style in ("def", "with", "class"):
                 styles.add(desc.style)
             elif origin in self.with_ok:
                 styles.add("with")
@@ -592,6 +594,11 @@ class Unroller(MigrationTransformer):
         # a migrated Pipeline subclass is a ReaderStream itself (classes.stream_bases)
         self.streamed |= {name for name, desc in self.descs.items() if desc.style == "class"
                           and not desc.extra.get("checkpoint") and not desc.extra.get("imported")}
+        self.adapted = {}  # def node -> [(parameter, origin)] it adapts at run time (adapted.py)
+        for name, params in (flow.adapted if flow is not None else {}).items():
+            node = flow.seeded_function(flow.seeded[name])
+            self.adapted[node] = [(param, next(iter(found[1]))) for param, found in params.items()]
+            self.streamed |= {next(iter(found[1])) for found in params.values()}
         self.imported_objects: dict[str, object] = {}
         for local, pipeline in self.d.imported().items():
             if local in self.descs or local in self.d.defs or local in self.d.classes or local in kept:
@@ -682,6 +689,8 @@ class Unroller(MigrationTransformer):
 
     def leave_FunctionDef(self, original_node, updated_node):
         self._functions.pop()
+        if original_node in self.adapted:
+            updated_node = self._adapt_params(original_node, updated_node)
         key = self.d.factories.get(original_node.name.value)
         plan = self.with_checkpoint.get(key) if key and key.split(":", 1)[0] == ".".join(self._scope) else None
         if plan and plan.get("add_param"):
@@ -1202,6 +1211,21 @@ class Unroller(MigrationTransformer):
             if qualname == "nvidia.dali.Pipeline.deserialize":
                 self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS["deserialize"], original_node)
         return updated_node
+
+    def _adapt_params(self, original: cst.FunctionDef, function: cst.FunctionDef) -> cst.FunctionDef:
+        """``x = ReaderStream.adapt(x)`` first (after the docstring) for each parameter given pipelines from elsewhere."""
+        params = [(param, origin) for param, origin in self.adapted[original] if origin not in self.ctx.kept]
+        if not params or not isinstance(function.body, cst.IndentedBlock):
+            return function
+        body = list(function.body.body)
+        at = 1 if body and original.get_docstring() is not None else 0
+        body[at:at] = [adapted.adapt_statement(param, stream.CLASS_NAME) for param, _ in params]
+        self.need_stream = True
+        names = ", ".join(param for param, _ in params)
+        self.report(rules.ADAPTED_AT_RUN_TIME.id, f"{original.name.value}({names}): given from elsewhere, adapted when "
+                    f"called: migrated pipelines stay, nvidia.dali Pipelines run through {stream.CLASS_NAME}.adapt",
+                    original)
+        return function.with_changes(body=function.body.with_changes(body=body))
 
     def _mixed_method(self, original: cst.Call, call: cst.Call, owner: str) -> cst.CSTNode:
         """A method call on pipelines migrated in different ways (``_mixed_styles``): run() -> next(), build() dropped
