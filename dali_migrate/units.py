@@ -241,6 +241,8 @@ class Units:
                 self._union(origins)
         for params in flow.adapted.values():  # any pipeline of this module may be what a caller hands there: one unit
             for _kind, origins in params.values():
+                for origin in origins:
+                    self._parent.setdefault(origin, origin)  # a unit's origin (all_origins) even as its root
                 self._union(origins | frozenset(self.definitions))
         self._by_line: dict[int, tuple[int, frozenset, cst.CSTNode]] | None = None
         self._lines()

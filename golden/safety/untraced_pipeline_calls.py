@@ -1,8 +1,8 @@
-"""Hand-written iterators over pipelines another module builds. One is given them as a parameter: it migrates and
-adapts what it gets when it is made (ReaderStream.adapt, DM242), so migrated pipelines and nvidia.dali Pipelines both
-work. The other fetches them from an object it is given (registry.lookup(...)), which the tool cannot follow: its
-calls cannot be traced to this module's pipeline class, so the class stays in pipeline mode (it would reach them as
-a generator) and the calls are marked, never left to fail after migration."""
+"""Hand-written iterators over pipelines another module builds. One is given them as a parameter, which alone would
+migrate and adapt what it gets when it is made (ReaderStream.adapt, DM242). The other fetches them from an object it
+is given (registry.lookup(...)), which the tool cannot follow: those calls may reach any pipeline of this module, as a
+generator after migration, so the pipeline class stays in pipeline mode with everything that may get it (the first
+iterator too: one unit) and the calls are marked, never left to fail after migration."""
 from nvidia.dali import fn
 from nvidia.dali.pipeline import Pipeline
 
