@@ -1,4 +1,5 @@
-"""A detection data module: a Pipeline subclass and an iterator class over pipelines that train.py builds."""
+"""A detection data module (coco_pipeline.py in an SSD training example): the COCO pipeline class and the iterator
+class over the pipelines that train.py builds; nothing here makes a pipeline."""
 
 import numpy as np
 import torch
@@ -191,17 +192,19 @@ class Prefetch:
         return prefetched
 
 
-class GrayPipe(ReaderStream):
-    def __init__(self, batch_size, num_threads, root, shard_id, num_shards, device_id):
+class COCOPipeline(ReaderStream):
+    def __init__(self, batch_size, device_id, file_root, annotations_file, num_gpus, num_threads=1, seed=15):
         self.batch_size = batch_size
         self.num_threads = num_threads
         self.device_id = device_id
-        self.seed = 7
-        self.root = root
-        self.shard_id = shard_id
-        self.num_shards = num_shards
-        self.reader = ndd.readers.File(file_root=self.root, shard_id=self.shard_id,
-                                        num_shards=self.num_shards, name="Reader", max_batch_size=self.batch_size)
+        self.seed = seed
+        self.file_root = file_root
+        self.annotations_file = annotations_file
+        self.shard = device_id
+        self.num_gpus = num_gpus
+        self.reader = ndd.readers.COCO(file_root=self.file_root, annotations_file=self.annotations_file,
+                                                 shard_id=self.shard, num_shards=self.num_gpus, ratio=True,
+                                                 ltrb=True, name="Reader", max_batch_size=self.batch_size)
         self._readers = {"Reader": self.reader}
 
     @Prefetch(depth=2)
@@ -210,26 +213,26 @@ class GrayPipe(ReaderStream):
             if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
                 ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
             while True:
-                for jpegs, labels in self.reader.next_epoch(batch_size=self.batch_size):
-                    images = ndd.decoders.image(jpegs, device="cpu", output_type=types.GRAY)
-                    images = ndd.resize(images, resize_x=6, resize_y=5)
-                    yield images, labels
+                for inputs, bboxes, labels in self.reader.next_epoch(batch_size=self.batch_size):
+                    images = ndd.decoders.image(inputs, device="gpu", output_type=types.RGB)
+                    images = ndd.resize(images, resize_x=300, resize_y=300)
+                    images = ndd.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW")
+                    yield images, bboxes.gpu(), labels.gpu()
 
 
-class DALIGenericIterator(object):
-    def __init__(self, pipelines, output_map, size):
+class DALICOCOIterator(object):
+    def __init__(self, pipelines, size):
         pipelines = ReaderStream.adapt(pipelines)  # nvidia.dali Pipelines or migrated ones: one interface
         if not isinstance(pipelines, list):
             pipelines = [pipelines]
         self._num_gpus = len(pipelines)
-        assert pipelines is not None
         self.batch_size = pipelines[0].max_batch_size
         self._size = size
         self._pipes = pipelines
-        self._data_batches = [[None, None] for i in range(self._num_gpus)]
+        self._data_batches = [[None, None, None] for i in range(self._num_gpus)]
         self._counter = 0
         self._current_data_batch = 0
-        self.output_map = output_map
+        self.output_map = ["image", "bboxes", "labels"]
         self._first_batch = None
         self._first_batch = self.next()
 
@@ -244,31 +247,26 @@ class DALIGenericIterator(object):
         for p in self._pipes:
             outputs.append(next(p))
         for i in range(self._num_gpus):
+            dev_id = self._pipes[i].device_id
             out_images = []
+            bboxes = []
             labels = []
             for j, out in enumerate(outputs[i]):
-                if self.output_map[j] == "label":
-                    labels.append(out)
-                else:
+                if self.output_map[j] == "image":
                     out_images.append(out)
+                elif self.output_map[j] == "bboxes":
+                    bboxes.append(out)
+                elif self.output_map[j] == "labels":
+                    labels.append(out)
             images = [ndd.as_tensor(x) for x in out_images]
             images_shape = [list(x.shape) for x in images]
-            labels_tensor = [ndd.as_tensor(x) for x in labels]
-            labels_shape = [list(x.shape) for x in labels_tensor]
-            if self._data_batches[i][self._current_data_batch] is None:
-                image_type = images[0].torch().dtype
-                label_type = labels_tensor[0].torch().dtype
-                torch_gpu_device = torch.device("cpu")
-                torch_cpu_device = torch.device("cpu")
-                pyt_images = [torch.zeros(shape, dtype=image_type, device=torch_gpu_device) for shape in images_shape]
-                pyt_labels = [torch.zeros(shape, dtype=label_type, device=torch_cpu_device) for shape in labels_shape]
-                self._data_batches[i][self._current_data_batch] = (pyt_images, pyt_labels)
-            else:
-                pyt_images, pyt_labels = self._data_batches[i][self._current_data_batch]
+            torch_gpu_device = torch.device("cuda", dev_id)
+            pyt_images = [torch.zeros(shape, dtype=images[0].torch().dtype, device=torch_gpu_device)
+                          for shape in images_shape]
             for j, i_arr in enumerate(images):
                 pyt_images[j].copy_(i_arr.torch())
-            for j, l_arr in enumerate(labels_tensor):
-                pyt_labels[j].copy_(l_arr.torch())
+            box_counts = [[len(np.array(b.cpu().select(k))) for k in range(b.batch_size)] for b in bboxes]
+            self._data_batches[i][self._current_data_batch] = (pyt_images, box_counts, len(labels))
         copy_db_index = self._current_data_batch
         self._current_data_batch = (self._current_data_batch + 1) % 2
         self._counter += self._num_gpus * self.batch_size
@@ -281,7 +279,6 @@ class DALIGenericIterator(object):
         return self
 
     def reset(self):
-        if self._counter > self._size:
-            self._counter = self._counter % self._size
-        else:
-            print("DALI iterator does not support resetting while epoch is not finished. Ignoring...")
+        self._counter = 0
+        for p in self._pipes:
+            p.reset()

@@ -1109,9 +1109,17 @@ class Unroller(MigrationTransformer):
         """``node`` is a pipeline written as a ReaderStream that restarts its steps on reset() (stream.py), so
         its reset() stays and does what pipe.reset() did."""
         kind = self._pipe_kind_of(node, owner)
+        if kind is not None and df.is_adapted(kind[1]) and kind[1] not in self.ctx.kept:
+            # given from elsewhere: an nvidia.dali Pipeline's reset() through ReaderStream.adapt, or a pipeline of
+            # this module, whose reset() does nothing or restarts its steps as pipe.reset() did
+            return all(desc.extra.get("external_sources") == 0 or self._restarts_on_reset(desc)
+                       for desc in self.descs.values())
         desc = self.descs.get(kind[1]) if kind is not None else None
         if desc is None or kind[1] in self.ctx.kept:
             return False
+        return self._restarts_on_reset(desc)
+
+    def _restarts_on_reset(self, desc) -> bool:
         if desc.style == "def":
             return desc.name in self.streamed and self.restarts(desc.name, desc)
         return bool(desc.extra.get("epochs"))
