@@ -53,6 +53,22 @@ class _Calls(cst.CSTVisitor):
             self.found.append(node.value)
 
 
+class _Words(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.found = False
+
+    def visit_Attribute(self, node):
+        self.found |= node.attr.value in _TELLING or node.attr.value == ADAPT
+
+
+def mentions(module: cst.Module) -> bool:
+    """The module calls pipeline-only API that tells a parameter holds pipelines, or adapts one: worth a model."""
+    words = _Words()
+    walk(module, words)
+    return words.found
+
+
 def origin(name: str, param: str) -> str:
     return f"{df.ADAPTED_PREFIX}{name}({param})>"
 
@@ -88,8 +104,11 @@ def find(module: cst.Module, flow, make_flow) -> dict[str, dict[str, df.Value]]:
             reaching.setdefault(next(iter(origins)), []).append(node)
     chosen = {(name, param): (df.PIPELINE, found[1]) for name, params in candidates.items()
               for param, found in params.items() if next(iter(found[1])) in reaching}
-    # One pipeline, or a list of them: whichever makes every call the parameter reaches a call on a pipeline.
-    for _ in range(2):
+    # One pipeline, or a list of them: whichever makes every call the parameter reaches a call on a pipeline (a
+    # parameter for which neither does is left out, and the rest tried again).
+    for _ in range(3):
+        if not chosen:
+            return {}
         trial = make_flow(_nested(chosen))
         wrong = {key for key, (kind, origins) in chosen.items()
                  if any(trial.value_of(node)[0] != df.PIPELINE for node in reaching[next(iter(origins))])}

@@ -405,6 +405,8 @@ def _adapting(module: cst.Module, imports) -> dict[str, frozenset]:
     from .stream import CLASS_NAME as STREAM
 
     found: dict[str, frozenset] = {}
+    if not adapted.mentions(module):
+        return found
     flow = df.DataFlow(module, imports)
     params = adapted.find(module, flow, lambda seeds: df.DataFlow(module, imports, adapted=seeds))
     for statement in module.body:

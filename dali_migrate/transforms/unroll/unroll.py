@@ -610,6 +610,8 @@ class Unroller(MigrationTransformer):
                 self.with_ok.add(f"<imported>:{local}")
             else:
                 self.descs[local] = _imported_desc(local, pipeline)
+                if pipeline.style == "class" and not pipeline.checkpoint:
+                    self.streamed.add(local)  # another module's Pipeline subclass: a ReaderStream there too
 
     def _cannot(self, name, node, error: CannotUnroll):
         self.keep.add(name)
