@@ -1,4 +1,3 @@
-import os
 import sys
 
 from nvidia.dali import fn, pipeline_def, types
@@ -27,8 +26,8 @@ def show(title, loader, epochs):
 if __name__ == "__main__":
     root = sys.argv[1]
     pipes = [ShardPipeline(root, batch_size=2, num_threads=2, device_id=0, shard_id=s, num_shards=2) for s in range(2)]
-    per_shard = sum(len(files) for _, _, files in os.walk(root)) // 2
-    show("migrated with the loader", DoubleBufferedLoader(pipes, ["images", "labels"], per_shard), 2)
+    print("shards", [p.epoch_size("Reader") for p in pipes])
+    show("migrated with the loader", DoubleBufferedLoader(pipes, ["images", "labels"], pipes[0].epoch_size("Reader")), 2)
     # A pipeline this module keeps in pipeline mode (it is saved): the loader gets an nvidia.dali Pipeline.
     saved = saved_pipe(root)
     saved.serialize(filename="saved.dali")
