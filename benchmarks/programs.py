@@ -92,7 +92,7 @@ def case_folders() -> list[Path]:
 
 def load_case(folder: Path) -> dict:
     case = json.loads((folder / "case.json").read_text())
-    unknown = set(case) - {"pattern", "command", "expected", "difference", "outputs", "xfail"}
+    unknown = set(case) - {"pattern", "command", "expected", "difference", "outputs", "xfail", "migrate"}
     assert not unknown, f"{folder.name}/case.json: unknown keys {sorted(unknown)}"
     expected = case["expected"] if isinstance(case["expected"], list) else [case["expected"]]
     assert expected and set(expected) <= set(EXPECTED), f"{folder.name}: expected must be among {EXPECTED}"
@@ -137,14 +137,17 @@ def _python_of(path: str, text: str) -> str:
     return "\n".join(python_of_cell(src) for _, src in code_cells(text) if not cell_magic(src))
 
 
-def leftovers(report, folder: Path) -> dict[str, list[str]]:
+def leftovers(report, folder: Path, only=None) -> dict[str, list[str]]:
     """Migrated files (as the migration wrote them, before any device mapping) that have no marker but
-    still use pipeline-mode API: {file: the LEFT patterns found}."""
+    still use pipeline-mode API: {file: the LEFT patterns found}. ``only``: the files and folders the case
+    migrates (its ``migrate``); the rest stay pipeline-mode code on purpose."""
     migrated = report.migrated_files
     found = {}
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder).as_posix()
         if path.suffix not in (".py", ".ipynb") or "__pycache__" in rel:
+            continue
+        if only and not any(rel == part or rel.startswith(part.rstrip("/") + "/") for part in only):
             continue
         result = migrated.get(rel)
         text = result.migrated if result is not None and result.changed else path.read_text()
@@ -185,7 +188,7 @@ def classify(name: str, case: dict, report, folder: Path) -> CaseResult:
             problems.append(unexplained)
     if report.not_idempotent:
         problems.append("a second migration changes " + ", ".join(report.not_idempotent))
-    left = leftovers(report, folder) if report.verdict != "error" else {}
+    left = leftovers(report, folder, case.get("migrate")) if report.verdict != "error" else {}
     if problems:
         result.status = "broken"
     elif left:
@@ -252,7 +255,7 @@ def run_case(folder: Path, data: dict[str, str], scratch: Path | None = None,
     # The notebook cases run `python -m dali_migrate.harness.run_notebook`: this checkout must be importable.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
     report = verify_program(folder, command_for(case, data), outputs=case.get("outputs"), timeout_s=timeout_s,
-                            scratch=scratch, jobs=1, concurrent=True, env=env)
+                            scratch=scratch, jobs=1, concurrent=True, env=env, paths=case.get("migrate"))
     if report.verdict == "error" and report.migration is None:
         raise RuntimeError(f"{folder.name}: {report.error}")
     result = classify(folder.name, case, report, folder)

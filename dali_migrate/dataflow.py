@@ -75,6 +75,9 @@ _RUN_METHODS = {"run", "outputs", "share_outputs"}
 METADATA_METHODS = ("epoch_size", "reader_meta")
 METADATA_ATTRIBUTES = ("max_batch_size", "batch_size")
 STREAM_CLASS = "ReaderStream"  # the class the migration writes for them (unroll/stream.py)
+# The origin of the pipelines a function or class of the module is given from where the model cannot see (another
+# module, a caller not migrated) and that it uses as pipelines: adapted at run time (unroll/adapted.py).
+ADAPTED_PREFIX = "<pipelines given to "
 _DALI_CALLS = (FN + ".", MATH + ".", OPS + ".", PIPELINE_CLASS, f"{TYPES}.Constant")
 _BATCH_MAKERS = {"batch", "as_batch", "Batch", "Batch.broadcast"}
 _TENSOR_MAKERS = {"tensor", "as_tensor", "Tensor"}
@@ -118,6 +121,17 @@ def join_kind(a, b):
     if _is_tup(a) and _is_tup(b) and len(a[1]) == len(b[1]):
         return ("tup", tuple(join_kind(x, y) for x, y in zip(a[1], b[1])))
     return TOP
+
+
+def _empty_dict(expr) -> bool:
+    """``dict()``: an empty dict, as ``{}``."""
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "dict" \
+        and not expr.args
+
+
+def is_adapted(origin) -> bool:
+    """Pipelines a function or class adapts at run time (``ADAPTED_PREFIX``): a ReaderStream either way."""
+    return isinstance(origin, str) and origin.startswith(ADAPTED_PREFIX)
 
 
 def _is_tup(kind) -> bool:
@@ -897,7 +911,7 @@ class _Collector(cst.CSTVisitor):
             else:
                 owner = self._binding_scope(target.value)
                 self._bind(owner, target.value, source)
-                if source[0] == "expr" and isinstance(source[1], (cst.Dict, cst.DictComp)):
+                if source[0] == "expr" and (isinstance(source[1], (cst.Dict, cst.DictComp)) or _empty_dict(source[1])):
                     self.dict_names.add((id(owner), target.value))
         elif isinstance(target, (cst.Tuple, cst.List)):
             count = len(target.elements)
@@ -995,8 +1009,12 @@ class DataFlow:
 
     def __init__(self, module: cst.Module, imports: ImportTable, extra_pipelines: dict[str, str] | None = None,
                  imported_generators: dict[str, str] | None = None, param_seeds: dict | None = None,
-                 iterator_wrappers: dict[str, frozenset] | None = None, imported_streams=frozenset()):
+                 iterator_wrappers: dict[str, frozenset] | None = None, imported_streams=frozenset(),
+                 adapted: dict | None = None):
         self.module = module
+        # {top-level function or class name: {parameter: value}}: what a parameter holds whatever the module's own
+        # calls and other modules pass, because the function adapts it at run time (unroll/adapted.py).
+        self.adapted = adapted or {}
         self.imports = imports
         # Other modules' functions and classes that hand arguments straight to a run-time-deciding PyTorch iterator
         # (project.Project.iterator_wrappers): qualname -> the positions and keywords that may carry pipelines.
@@ -1046,7 +1064,8 @@ class DataFlow:
         self.param_seeds = param_seeds or {}
         self.seeded: dict[str, cst.CSTNode] = {}  # name -> the def or class that gets seeds (the last one)
         for statement in module.body:
-            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and statement.name.value in self.param_seeds:
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and (
+                    statement.name.value in self.param_seeds or statement.name.value in self.adapted):
                 self.seeded[statement.name.value] = statement
         self._mark_escaping_functions(collector)
         self._solve()
@@ -1161,17 +1180,22 @@ class DataFlow:
 
     def _seed_parameters(self, params: dict) -> None:
         for name, target in self.seeded.items():
-            seeds = self.param_seeds[name]
-            node = self._method_of(target, "__init__") if isinstance(target, cst.ClassDef) else target
+            node = self.seeded_function(target)
             function = self.functions.get(node) if node is not None else None
             if function is None:
                 continue
             own = function.params[1:] if function.bound else function.params
             positional = [p[0] for p in own if p[1] == "pos"]
-            for key, found in seeds.items():
+            for key, found in self.param_seeds.get(name, {}).items():
                 param = positional[key] if isinstance(key, int) and key < len(positional) else key
                 if isinstance(param, str) and any(p[0] == param for p in own):
                     params[(node, param)] = join(params.get((node, param)), found)
+            for param, found in self.adapted.get(name, {}).items():
+                params[(node, param)] = found  # whatever arrives, the function adapts it at run time
+
+    def seeded_function(self, target):
+        """The def whose parameters a top-level function or class (its ``__init__``) is called with."""
+        return self._method_of(target, "__init__") if isinstance(target, cst.ClassDef) else target
 
     def _pass_arguments(self, call: cst.Call, function: Function, params: dict) -> None:
         own = function.params[1:] if function.bound else function.params
@@ -1488,7 +1512,7 @@ class DataFlow:
         module (one the migration can write as a function that returns a ReaderStream, or as a ReaderStream
         subclass)."""
         known = self._pipeline_defs | set(self.with_origin.values()) | self._pipeline_classes
-        return bool(origins) and all(o in known for o in origins)
+        return bool(origins) and all(o in known or is_adapted(o) for o in origins)
 
     def pipeline_functions(self, origins) -> bool:
         """Every pipeline in ``origins`` is a @pipeline_def function of this module."""
@@ -1711,6 +1735,8 @@ class DataFlow:
         if qualname is not None and (qualname.startswith("nvidia.") or not isinstance(func, cst.Name)
                                      or func.value not in self.extra_imported):
             return self._library_call(call, qualname)
+        if _empty_dict(call) and self._unbound(func):
+            return None  # as `{}`: what is stored into it decides
         if isinstance(func, cst.Name) and func.value in _BUILTIN_CALLS and self._unbound(func):
             return self._builtin_call(call, func.value)
         callee = self._eval(func)

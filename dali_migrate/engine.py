@@ -747,6 +747,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     clean. The kept units are marked. Returns the migrated module and the context of the last run."""
     from . import postcheck
     from .dataflow import DataFlow
+    from .transforms.unroll import adapted as adapted_params
     from .units import CHECK_FAILED, VALUE_ESCAPES, Kept, Reason, Units
 
     original = module
@@ -770,8 +771,14 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
             keys = project.iterator_wrappers.get(project.resolve(qualname))
             if keys and qualname.rpartition(".")[0] != here:
                 wrappers[qualname] = keys
-    flow = DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx), param_seeds=seeds,
-                    iterator_wrappers=wrappers)
+    def make_flow(adapted=None):
+        return DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx), param_seeds=seeds,
+                        iterator_wrappers=wrappers, adapted=adapted)
+
+    flow = make_flow()
+    adapted = adapted_params.find(module, flow, make_flow)  # pipelines given from elsewhere, adapted at run time
+    if adapted:
+        flow = make_flow(adapted)
     follows = (lambda qualname: project.follows(qualname, here)) if project is not None and project.modules else None
     units = Units(flow, module, ctx.position, foreign, follows)
     # Values handed to a definition elision left out, or another module's seeds for one: read it all.

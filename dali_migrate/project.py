@@ -130,9 +130,14 @@ def module_name_of(path: Path) -> str:
     return ".".join(parts)
 
 
+# Words of a module whose functions or classes may take pipelines of other modules and decide at run time: a PyTorch
+# iterator, or pipeline-only calls on what it is given (unroll/adapted.py), or their migrated form.
+_WRAPPER_WORDS = ("Iterator", "share_outputs", "schedule_run", "release_outputs", "_prefetch", "ReaderStream.adapt")
+
+
 def scan_source(text: str, path: str, project: Project) -> None:
     """Add the pipelines ``text`` (the file at ``path``) defines to ``project``, and its iterator wrappers."""
-    if "Iterator" in text:
+    if any(word in text for word in _WRAPPER_WORDS):
         _scan_iterator_wrappers(text, path, project)
     if not any(word in text for word in _DEFINES):
         return

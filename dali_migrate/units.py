@@ -245,6 +245,11 @@ class Units:
         for origins in tagger.statement_contexts:
             if len(origins) > 1:
                 self._union(origins)
+        for params in flow.adapted.values():  # any pipeline of this module may be what a caller hands there: one unit
+            for _kind, origins in params.values():
+                for origin in origins:
+                    self._parent.setdefault(origin, origin)  # a unit's origin (all_origins) even as its root
+                self._union(origins | frozenset(self.definitions))
         self._by_line: dict[int, tuple[int, frozenset, cst.CSTNode]] | None = None
         self._lines()
         self._top_lines = [(position(s)[0], self._last_line(s, position(s)[0]), s) for s in module.body
@@ -572,7 +577,7 @@ class _Tagger(cst.CSTVisitor):
                                             f"that reaches it would be a dynamic-mode value after migration"))
             return None
         if kind == df.PIPELINE and (attr in PIPELINE_METHODS or attr in df.METADATA_ATTRIBUTES and self.flow.streamable(
-                found[1])) or kind == df.TENSORLIST and attr in TENSORLIST_METHODS \
+                found[1]) or attr == "device_id" and all(df.is_adapted(o) for o in found[1])) or kind == df.TENSORLIST and attr in TENSORLIST_METHODS \
                 or kind == df.TENSORCPU and attr in TENSORCPU_METHODS or kind == df.DALI_ITERATOR and attr in \
                 ITERATOR_ATTRS or isinstance(kind, tuple) and kind[0] in ("seq", "map") and attr in _CONTAINER_METHODS:
             return None

@@ -96,3 +96,77 @@ def test_a_pipeline_handed_to_a_wrapper_of_another_module_migrates(tmp_path):
     assert "EpochIterator([pipe]" in (tmp_path / "wrapper.py").read_text()
     again = migrate_paths([str(tmp_path)], write=False, jobs=1)
     assert all(r.migrated == r.original for r in again.files if r.original)
+
+
+# An iterator class of the data module that calls pipeline-only API on what another module gives it (DM242).
+ITERATOR_CLASS = textwrap.dedent('''\
+    from nvidia.dali import fn
+    from nvidia.dali.pipeline import Pipeline
+
+
+    class Shard(Pipeline):
+        def __init__(self, root, batch_size, device_id):
+            super().__init__(batch_size=batch_size, num_threads=2, device_id=device_id)
+            self.root = root
+
+        def define_graph(self):
+            jpegs, labels = fn.readers.file(file_root=self.root, name="Reader")
+            return jpegs, labels
+
+
+    class Buffered:
+        def __init__(self, steps, pipes):
+            self._pipes = pipes
+            self.steps = steps
+            for p in self._pipes:
+                p.build()
+                p.schedule_run()
+
+        def __next__(self):
+            outputs = [p.share_outputs() for p in self._pipes]
+            for p in self._pipes:
+                p.release_outputs()
+                p.schedule_run()
+            return [[o.as_array().copy() for o in out] for out in outputs]
+''')
+ITERATOR_CALLER = textwrap.dedent('''\
+    import sys
+
+    from data import Buffered, Shard
+
+    loader = Buffered(3, pipes=[Shard(sys.argv[1], 2, 0)])
+''')
+
+
+def test_an_iterator_class_given_pipelines_from_elsewhere_adapts_them():
+    """Migrated alone: the parameter the untraced calls reach (pipes, a list: it is iterated) goes through
+    ReaderStream.adapt, the pipeline-only calls go, and the module's pipeline class migrates with it (one unit)."""
+    result = migrate_source(ITERATOR_CLASS, "data.py")
+    assert "# dali-migrate:" not in result.migrated
+    assert "        pipes = ReaderStream.adapt(pipes)  # nvidia.dali Pipelines or migrated ones: one interface\n" \
+           "        self._pipes = pipes\n" in result.migrated
+    assert "outputs = [next(p) for p in self._pipes]" in result.migrated
+    assert "schedule_run" not in result.migrated.split("class Buffered")[1]
+    assert "class Shard(ReaderStream):" in result.migrated
+    assert [f.rule for f in result.findings].count("DM242") == 1
+    assert migrate_source(result.migrated, "data.py").migrated == result.migrated
+
+
+def test_pre_scan_lists_an_adapting_iterator_class_before_and_after_migration(tmp_path):
+    """The class takes pipelines at position 1 and keyword pipes; migrated, its ReaderStream.adapt says the same."""
+    (tmp_path / "data.py").write_text(ITERATOR_CLASS)
+    assert scan_project([tmp_path]).iterator_wrappers == {"data.Buffered": frozenset({1, "pipes"})}
+    (tmp_path / "data.py").write_text(migrate_source(ITERATOR_CLASS, "data.py").migrated)
+    assert scan_project([tmp_path]).iterator_wrappers == {"data.Buffered": frozenset({1, "pipes"})}
+
+
+def test_a_project_hands_its_pipelines_to_an_adapting_iterator_class(tmp_path):
+    """Project mode: the caller's pipelines passed to the class (by keyword) are no escape; both modules migrate."""
+    (tmp_path / "data.py").write_text(ITERATOR_CLASS)
+    (tmp_path / "train.py").write_text(ITERATOR_CALLER)
+    run = migrate_paths([str(tmp_path)], write=True, jobs=1)
+    findings = [f for r in run.files for f in r.findings]
+    assert not [f for f in findings if not f.fixed], [f.message for f in findings if not f.fixed]
+    assert "pipes = ReaderStream.adapt(pipes)" in (tmp_path / "data.py").read_text()
+    again = migrate_paths([str(tmp_path)], write=False, jobs=1)
+    assert all(r.migrated == r.original for r in again.files if r.original)

@@ -256,13 +256,15 @@ def _mapping_text(m: dict) -> str:
 
 def verify_program(root, command: str, *, outputs: str | None = None, timeout_s: float = 600.0,
                    atol: float = 1e-5, rtol: float = 1e-5, scratch=None, jobs: int | None = None,
-                   force_cpu: bool | None = None, concurrent: bool = False, env: dict | None = None) -> ProgramReport:
+                   force_cpu: bool | None = None, concurrent: bool = False, env: dict | None = None,
+                   paths: list[str] | None = None) -> ProgramReport:
     """Run ``command`` in a copy of the project ``root`` and in a migrated copy, and compare (module
     docstring). ``scratch``: the folder the copies go in (kept; by default a temporary folder, removed
     afterwards). ``force_cpu``: map devices to the CPU (default: when DALI sees no CUDA device).
     ``concurrent``: run both copies at the same time (faster; off by default, because two programs that
     each expect a GPU or a port to themselves may disturb each other). ``env``: the environment both runs
-    get (default: this process's)."""
+    get (default: this process's). ``paths``: the files or folders of the project (relative to ``root``) to migrate,
+    the rest left as it was, as a user who migrates one module of a program (default: the whole project)."""
     report = ProgramReport(root=str(root), command=command, outputs=outputs, tolerance=Tolerance(atol, rtol))
     try:
         argv, root_path, outputs_rel = _check_arguments(root, command, outputs, timeout_s, atol, rtol)
@@ -277,7 +279,7 @@ def verify_program(root, command: str, *, outputs: str | None = None, timeout_s:
         return report
     try:
         _verify_in(report, argv, root_path, outputs_rel, base, base if owned else Path(scratch), timeout_s, jobs,
-                   force_cpu, concurrent, dict(os.environ if env is None else env))
+                   force_cpu, concurrent, dict(os.environ if env is None else env), paths)
     except ProgramError as e:
         report.verdict, report.error = "error", str(e)
     finally:
@@ -345,14 +347,14 @@ def _scratch_folder(scratch) -> Path:
 
 
 def _verify_in(report: ProgramReport, argv, root: Path, outputs: str | None, base: Path, scratch: Path,
-               timeout_s: float, jobs, force_cpu, concurrent: bool, base_env: dict) -> None:
+               timeout_s: float, jobs, force_cpu, concurrent: bool, base_env: dict, paths=None) -> None:
     original, migrated = base / "original", base / "migrated"
     report.original_root, report.migrated_root = str(original), str(migrated)
     started = time.perf_counter()
     for copy in (original, migrated):
         _copy_project(root, copy, skip=scratch)
     report.timings["copy"] = time.perf_counter() - started
-    _migrate_copy(report, migrated, jobs)
+    _migrate_copy(report, migrated, jobs, paths)
     report.timings["migrate"] = time.perf_counter() - started - report.timings["copy"]
 
     started = time.perf_counter()
@@ -444,7 +446,7 @@ def _link_folder(path: Path, root: Path, dest: Path, link: Path) -> None:
         os.symlink(target, link, target_is_directory=True)  # data outside the project: the same data
 
 
-def _migrate_copy(report: ProgramReport, copy: Path, jobs) -> None:
+def _migrate_copy(report: ProgramReport, copy: Path, jobs, paths=None) -> None:
     from ..api import migrate_paths
     from ..config import Config, ConfigError, find_pyproject, load_config
 
@@ -454,7 +456,11 @@ def _migrate_copy(report: ProgramReport, copy: Path, jobs) -> None:
         config = load_config(found) if inside else Config(path=copy / "pyproject.toml")
     except ConfigError as e:
         raise ProgramError(str(e)) from None
-    run = migrate_paths([str(copy)], write=True, jobs=jobs, config=config, progress=False)
+    targets = [str(copy / path) for path in paths] if paths else [str(copy)]
+    for target in targets:
+        if not Path(target).resolve().is_relative_to(copy.resolve()) or not Path(target).exists():
+            raise ProgramError(f"{_relative(target, copy)}: not a file or folder of the project")
+    run = migrate_paths(targets, write=True, jobs=jobs, config=config, progress=False)
     report.migration = run
     report.migration_summary = run.summary()
     errors = [f"{_relative(f.path, copy)}: {f.error}" for f in run.errors]
@@ -471,7 +477,7 @@ def _migrate_copy(report: ProgramReport, copy: Path, jobs) -> None:
         rules = _MARKER.findall(_code_text(result.migrated, result.path)) if result.migrated else []
         if rules:
             report.text_markers[_relative(result.path, copy)] = rules
-    again = migrate_paths([str(copy)], write=False, jobs=jobs, config=config, progress=False)
+    again = migrate_paths(targets, write=False, jobs=jobs, config=config, progress=False)
     report.not_idempotent = [_relative(f.path, copy) for f in again.files if f.changed]
 
 

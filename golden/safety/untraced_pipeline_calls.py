@@ -1,6 +1,8 @@
-"""A hand-written iterator over pipelines another module builds: the calls on its parameters cannot be
-traced to this module's pipeline class, so the class stays in pipeline mode (it would reach them as a
-generator) and the calls are marked, never left to fail after migration."""
+"""Hand-written iterators over pipelines another module builds. One is given them as a parameter, which alone would
+migrate and adapt what it gets when it is made (ReaderStream.adapt, DM242). The other fetches them from an object it
+is given (registry.lookup(...)), which the tool cannot follow: those calls may reach any pipeline of this module, as a
+generator after migration, so the pipeline class stays in pipeline mode with everything that may get it (the first
+iterator too: one unit) and the calls are marked, never left to fail after migration."""
 from nvidia.dali import fn
 from nvidia.dali.pipeline import Pipeline
 
@@ -29,3 +31,15 @@ class DoubleBufferedIterator:
             p.release_outputs()
             p.schedule_run()
         return copies
+
+
+class RegistryIterator:
+    def __init__(self, registry, name):
+        self._registry = registry
+        self._name = name
+
+    def __next__(self):
+        pipe = self._registry.lookup(self._name)
+        pipe.schedule_run()
+        images, labels = pipe.share_outputs()
+        return images.as_array().copy(), labels.as_array().copy()

@@ -33,7 +33,7 @@ FEED_INPUT = "feed_input"
 SOURCE_AS_BATCH = ("dtype", "layout", "device")
 SOURCE_DROPPED = ("name", "ndim", "no_copy", "blocking", "use_copy_kernel", "cuda_stream")
 STEPS_METHOD = "steps"  # the generator ReaderStream.__next__ starts (stream.SOURCE)
-_STREAM_ATTRIBUTES = (STEPS_METHOD, "_steps", "_readers")  # what ReaderStream defines
+_STREAM_ATTRIBUTES = (STEPS_METHOD, "_steps", "_readers", "_dali_pipeline")  # what ReaderStream defines
 _POSITIONAL = ("batch_size", "num_threads", "device_id", "seed", "exec_pipelined", "prefetch_queue_depth",
                "exec_async", "bytes_per_sample", "set_affinity", "max_streams", "default_cuda_stream_priority")
 NON_READER_DROPPED = ("name", "preserve", "bytes_per_sample_hint")

@@ -377,6 +377,7 @@ def run_time_inputs(module: cst.Module, imports) -> dict[str, frozenset]:
     for name, subclass in find(module, imports, lambda node: False, lambda node: True).items():
         if subclass.problem is None and subclass.run_time and any(s is subclass.node for s in module.body):
             found[name] = frozenset({ANY_ARGUMENT})
+    found.update(_adapting(module, imports))
     for statement in module.body:  # migrated already: a class on the EpochIterator the migration wrote
         if isinstance(statement, cst.ClassDef) and any(_migrated_iterator(base.value) for base in statement.bases):
             found[statement.name.value] = frozenset({ANY_ARGUMENT})
@@ -390,6 +391,35 @@ def run_time_inputs(module: cst.Module, imports) -> dict[str, frozenset]:
             reads = {node for node in uses.nodes if node.value == param.name.value}
             if reads and reads <= uses.iterator_inputs:
                 keys |= {index, param.name.value}
+        if keys:
+            found[statement.name.value] = frozenset(keys)
+    return found
+
+
+def _adapting(module: cst.Module, imports) -> dict[str, frozenset]:
+    """The top-level functions and classes that adapt pipelines given from elsewhere at run time (adapted.py), with
+    the positions and keywords of those parameters; in a module migrated already, the ones that call
+    ReaderStream.adapt on a parameter first."""
+    from ... import dataflow as df
+    from . import adapted
+    from .stream import CLASS_NAME as STREAM
+
+    found: dict[str, frozenset] = {}
+    if not adapted.mentions(module):
+        return found
+    flow = df.DataFlow(module, imports)
+    params = adapted.find(module, flow, lambda seeds: df.DataFlow(module, imports, adapted=seeds))
+    for statement in module.body:
+        if not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        node = flow.seeded_function(statement)
+        if not isinstance(node, cst.FunctionDef):
+            continue
+        names = set(params.get(statement.name.value, ())) | adapted.adapted_here(node, STREAM)
+        own = node.params.params[1:] if isinstance(statement, cst.ClassDef) else node.params.params
+        keys = {key for index, param in enumerate(own) if param.name.value in names
+                for key in (index, param.name.value)}
+        keys |= {param.name.value for param in node.params.kwonly_params if param.name.value in names}
         if keys:
             found[statement.name.value] = frozenset(keys)
     return found

@@ -58,6 +58,23 @@ ITERATOR_KIND_AT_RUN_TIME = rule(
     after="def make_loader(pipe, reader_name=\"Reader\"):\n"
           "    return EpochIterator([pipe], [\"x\", \"y\"], reader_name=reader_name, last_batch_policy=\"PARTIAL\")",
 )
+ADAPTED_AT_RUN_TIME = rule(
+    "DM242", "pipelines-adapted-at-run-time", "info",
+    "A function or an iterator class of the module is given pipelines from elsewhere (another module builds them) and "
+    "uses them as pipelines (build, schedule_run, share_outputs, release_outputs, max_batch_size, epoch_size, "
+    "device_id): it migrates, and its parameter goes through ReaderStream.adapt when it is called, so it takes "
+    "migrated pipelines and nvidia.dali Pipelines alike.",
+    "The module cannot see whether its callers were migrated. ReaderStream.adapt leaves a migrated pipeline as it is "
+    "and wraps an nvidia.dali Pipeline in a ReaderStream over its run() outputs, copied into ndd Batches (a "
+    "TensorList's buffer is reused by the next run), which answers max_batch_size, epoch_size(name), "
+    "reader_meta(name), device_id and reset() from the Pipeline. The class then needs one form only, the "
+    "migrated one.",
+    before="class Loader:\n    def __init__(self, pipes):\n        self.pipes = pipes\n"
+           "    def __next__(self):\n        for p in self.pipes:\n            p.schedule_run()\n"
+           "        return [p.share_outputs() for p in self.pipes]",
+    after="class Loader:\n    def __init__(self, pipes):\n        pipes = ReaderStream.adapt(pipes)\n"
+          "        self.pipes = pipes\n    def __next__(self):\n        return [next(p) for p in self.pipes]",
+)
 RANDOM_VALUES = rule(
     "DM202", "random-values-differ", "warning",
     "The pipeline seed becomes ndd.random.set_seed (or an ndd.random.RNG); random values differ from "

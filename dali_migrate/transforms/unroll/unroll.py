@@ -13,7 +13,7 @@ from ...engine import register_names
 from ..base import MigrationTransformer, name_nodes_in
 from ..imports import first_use
 from ..walk import node_children, transform, walk
-from . import checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
+from . import adapted, checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
 from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, closing_returns, device_statement, eager_sources, epoch_statements,
                     grow_statement, loop_statements, output_elements, seeding_statements, takes_device, thread_statement)
@@ -496,7 +496,9 @@ class Unroller(MigrationTransformer):
         styles = set()
         for origin in origins:
             desc = self.descs.get(origin)
-            if desc is not None and desc.style in ("def", "with", "class"):
+            if df.is_adapted(origin):  # given from elsewhere, a ReaderStream once adapted (adapted.py)
+                styles.add("class")
+            elif desc is not None and desc.style in ("def", "with", "class"):
                 styles.add(desc.style)
             elif origin in self.with_ok:
                 styles.add("with")
@@ -610,6 +612,11 @@ class Unroller(MigrationTransformer):
         # a migrated Pipeline subclass is a ReaderStream itself (classes.stream_bases)
         self.streamed |= {name for name, desc in self.descs.items() if desc.style == "class"
                           and not desc.extra.get("checkpoint") and not desc.extra.get("imported")}
+        self.adapted = {}  # def node -> [(parameter, origin)] it adapts at run time (adapted.py)
+        for name, params in (flow.adapted if flow is not None else {}).items():
+            node = flow.seeded_function(flow.seeded[name])
+            self.adapted[node] = [(param, next(iter(found[1]))) for param, found in params.items()]
+            self.streamed |= {next(iter(found[1])) for found in params.values()}
         self.imported_objects: dict[str, object] = {}
         for local, pipeline in self.d.imported().items():
             if local in self.descs or local in self.d.defs or local in self.d.classes or local in kept:
@@ -623,7 +630,8 @@ class Unroller(MigrationTransformer):
                     self.streamed |= {local, f"<imported>:{local}"}
             else:
                 self.descs[local] = _imported_desc(local, pipeline)
-                if pipeline.streamed:  # its module writes it as a ReaderStream (above, in that module's run)
+                if pipeline.streamed or pipeline.style == "class" and not pipeline.checkpoint:
+                    # its module writes it as a ReaderStream (in that module's run; a Pipeline subclass is one)
                     self.streamed.add(local)
 
     def _module_name(self) -> str:
@@ -710,6 +718,8 @@ class Unroller(MigrationTransformer):
 
     def leave_FunctionDef(self, original_node, updated_node):
         self._functions.pop()
+        if original_node in self.adapted:
+            updated_node = self._adapt_params(original_node, updated_node)
         key = self.d.factories.get(original_node.name.value)
         plan = self.with_checkpoint.get(key) if key and key.split(":", 1)[0] == ".".join(self._scope) else None
         if plan and plan.get("add_param"):
@@ -1133,9 +1143,17 @@ class Unroller(MigrationTransformer):
         """``node`` is a pipeline written as a ReaderStream that restarts its steps on reset() (stream.py), so
         its reset() stays and does what pipe.reset() did."""
         kind = self._pipe_kind_of(node, owner)
+        if kind is not None and df.is_adapted(kind[1]) and kind[1] not in self.ctx.kept:
+            # given from elsewhere: an nvidia.dali Pipeline's reset() through ReaderStream.adapt, or a pipeline of
+            # this module, whose reset() does nothing or restarts its steps as pipe.reset() did
+            return all(desc.extra.get("external_sources") == 0 or self._restarts_on_reset(desc)
+                       for desc in self.descs.values())
         desc = self.desc_of(kind[1]) if kind is not None else None
         if desc is None or kind[1] in self.ctx.kept:
             return False
+        return self._restarts_on_reset(desc)
+
+    def _restarts_on_reset(self, desc) -> bool:
         if desc.style == "def":
             return desc.name in self.streamed and self.restarts(desc.name, desc)
         return bool(desc.extra.get("epochs"))
@@ -1235,6 +1253,21 @@ class Unroller(MigrationTransformer):
             if qualname == "nvidia.dali.Pipeline.deserialize":
                 self.mark(rules.UNSUPPORTED_API.id, UNSUPPORTED_METHODS["deserialize"], original_node)
         return updated_node
+
+    def _adapt_params(self, original: cst.FunctionDef, function: cst.FunctionDef) -> cst.FunctionDef:
+        """``x = ReaderStream.adapt(x)`` first (after the docstring) for each parameter given pipelines from elsewhere."""
+        params = [(param, origin) for param, origin in self.adapted[original] if origin not in self.ctx.kept]
+        if not params or not isinstance(function.body, cst.IndentedBlock):
+            return function
+        body = list(function.body.body)
+        at = 1 if body and original.get_docstring() is not None else 0
+        body[at:at] = [adapted.adapt_statement(param, stream.CLASS_NAME) for param, _ in params]
+        self.need_stream = True
+        names = ", ".join(param for param, _ in params)
+        self.report(rules.ADAPTED_AT_RUN_TIME.id, f"{original.name.value}({names}): given from elsewhere, adapted when "
+                    f"called: migrated pipelines stay, nvidia.dali Pipelines run through {stream.CLASS_NAME}.adapt",
+                    original)
+        return function.with_changes(body=function.body.with_changes(body=body))
 
     def _mixed_method(self, original: cst.Call, call: cst.Call, owner: str) -> cst.CSTNode:
         """A method call on pipelines migrated in different ways (``_mixed_styles``): run() -> next(), build() dropped

@@ -1,0 +1,152 @@
+"""Pipelines a hand-written iterator class is given from elsewhere, adapted when it is made (DM242).
+
+Real projects define a pipeline class and an iterator class over pipelines in one module (``coco_pipeline.py``:
+``class COCOPipeline(Pipeline)`` and ``class DALICOCOIterator``, which calls ``p.build()``, ``p.schedule_run()``,
+``p.share_outputs()``, ``p.release_outputs()``, reads ``max_batch_size``, ``epoch_size(name)``, ``device_id``) and
+build the pipelines in another module (``train.py``). Migrated alone, the class module cannot see what its iterator
+gets: this module's pipelines from a migrated caller, or ``nvidia.dali`` Pipelines from a caller that was not
+migrated (or a third party). So the iterator decides when it is made: its parameter goes through
+``ReaderStream.adapt(...)``, which leaves migrated pipelines as they are and wraps each ``nvidia.dali`` Pipeline in a
+ReaderStream over its ``run()`` outputs, copied into ndd Batches (``ndd.as_batch`` of a TensorList would share the
+buffer the next run reuses). Either way the class then sees one interface, the one the migration writes for it: the
+steps by ``next(p)``, ``max_batch_size``, ``epoch_size(name)``, ``reader_meta(name)``, ``device_id``.
+
+Which parameters: those the flow model (``dataflow.py``) cannot trace, on which the class calls pipeline-only API
+(``units.UNTRACED_PIPELINE_API``). The model itself says where each such call's value comes from: the parameters of
+the module's top-level functions and classes (``__init__``) are seeded with origins of their own, and the origins
+that reach the calls name the parameters. Each of them then holds the pipelines of an origin of its own
+(``dataflow.ADAPTED_PREFIX``), a pipeline the migration writes as a ReaderStream, and the rest of the migration
+rewrites the class as for the module's own pipelines.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ... import dataflow as df
+from ..walk import walk
+from .model import stmt
+
+ADAPT = "adapt"  # ReaderStream.adapt (stream.SOURCE)
+# The pipeline-only calls that tell a parameter holds pipelines (units.UNTRACED_PIPELINE_API without the ones a
+# Pipeline subclass makes on itself: feed_input in iter_setup, deserialize_and_build).
+_TELLING = frozenset({"schedule_run", "share_outputs", "release_outputs", "_prefetch", "_run_once"})
+
+
+class _Calls(cst.CSTVisitor):
+    """The pipeline-only calls whose value the model cannot trace, outside the classes dali-migrate wrote."""
+
+    def __init__(self, flow):
+        super().__init__()
+        self.flow = flow
+        self.found: list[cst.CSTNode] = []  # the values the calls are made on
+        self._tool_written = 0
+
+    def visit_ClassDef(self, node):
+        self._tool_written += "Written by dali-migrate." in (node.get_docstring() or "")
+
+    def leave_ClassDef(self, node):
+        self._tool_written -= "Written by dali-migrate." in (node.get_docstring() or "")
+
+    def visit_Attribute(self, node):
+        if node.attr.value in _TELLING and not self._tool_written and self.flow.value_of(node.value) == df.UNKNOWN:
+            self.found.append(node.value)
+
+
+class _Words(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.found = False
+
+    def visit_Attribute(self, node):
+        self.found |= node.attr.value in _TELLING or node.attr.value == ADAPT
+
+
+def mentions(module: cst.Module) -> bool:
+    """The module calls pipeline-only API that tells a parameter holds pipelines, or adapts one: worth a model."""
+    words = _Words()
+    walk(module, words)
+    return words.found
+
+
+def origin(name: str, param: str) -> str:
+    return f"{df.ADAPTED_PREFIX}{name}({param})>"
+
+
+def find(module: cst.Module, flow, make_flow) -> dict[str, dict[str, df.Value]]:
+    """{top-level function or class: {parameter: value}} for the parameters to adapt at run time, with the value each
+    holds then (a pipeline, or a list of them, of an origin of its own). ``flow``: the module's model;
+    ``make_flow(adapted)``: the same model with parameters seeded (``DataFlow(adapted=...)``)."""
+    calls = _Calls(flow)
+    walk(module, calls)
+    if not calls.found:
+        return {}
+    candidates: dict[str, dict[str, df.Value]] = {}
+    for statement in module.body:
+        if not isinstance(statement, (cst.ClassDef, cst.FunctionDef)):
+            continue
+        node = flow.seeded_function(statement)
+        function = flow.functions.get(node) if node is not None else None
+        if function is None:
+            continue
+        own = function.params[1:] if function.bound else function.params
+        for param, kind, _default in own:
+            if kind in ("pos", "kw") and flow._params.get((node, param)) in (None, df.UNKNOWN):
+                candidates.setdefault(statement.name.value, {})[param] = (
+                    df.TOP, frozenset({origin(statement.name.value, param)}))
+    if not candidates:
+        return {}
+    probe = make_flow(candidates)
+    reaching: dict[str, list] = {}  # origin -> the calls its parameter reaches
+    for node in calls.found:
+        origins = probe.value_of(node)[1]
+        if len(origins) == 1 and df.is_adapted(next(iter(origins))):
+            reaching.setdefault(next(iter(origins)), []).append(node)
+    chosen = {(name, param): (df.PIPELINE, found[1]) for name, params in candidates.items()
+              for param, found in params.items() if next(iter(found[1])) in reaching}
+    # One pipeline, or a list of them: whichever makes every call the parameter reaches a call on a pipeline (a
+    # parameter for which neither does is left out, and the rest tried again).
+    for _ in range(3):
+        if not chosen:
+            return {}
+        trial = make_flow(_nested(chosen))
+        wrong = {key for key, (kind, origins) in chosen.items()
+                 if any(trial.value_of(node)[0] != df.PIPELINE for node in reaching[next(iter(origins))])}
+        if not wrong:
+            return _nested(chosen)
+        for key in wrong:
+            kind, origins = chosen[key]
+            if kind == df.PIPELINE:
+                chosen[key] = (("seq", df.PIPELINE), origins)
+            else:
+                del chosen[key]
+    return {}
+
+
+def _nested(chosen: dict) -> dict:
+    nested: dict[str, dict] = {}
+    for (name, param), found in chosen.items():
+        nested.setdefault(name, {})[param] = found
+    return nested
+
+
+def adapt_statement(param: str, stream_class: str) -> cst.SimpleStatementLine:
+    return stmt(f"{param} = {stream_class}.{ADAPT}({param})  # nvidia.dali Pipelines or migrated ones: one interface\n")
+
+
+def adapted_here(function: cst.FunctionDef, stream_class: str) -> set[str]:
+    """The parameters a function (migrated earlier) adapts in its first statements: ``x = ReaderStream.adapt(x)``."""
+    found = set()
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    for line in body[:4]:
+        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Assign)):
+            continue
+        assign = line.body[0]
+        call = assign.value
+        if (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == ADAPT
+                and isinstance(call.func.value, cst.Name) and call.func.value.value == stream_class
+                and len(call.args) == 1 and isinstance(call.args[0].value, cst.Name)
+                and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)
+                and assign.targets[0].target.value == call.args[0].value.value):
+            found.add(call.args[0].value.value)
+    return found
