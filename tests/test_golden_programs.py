@@ -8,8 +8,8 @@ driven by benchmarks/programs.py, which also prints the table). A case passes on
 * no migrated file without a marker still uses pipeline-mode API (no silent, incomplete migration);
 * a second migration of the written copy changes nothing.
 
-A crash, a hang, a silent difference or an unmarked leftover fails. The cases today's tool breaks carry
-``xfail`` in their case.json (strict: when the tool is fixed, the XPASS fails until the reason is removed).
+A crash, a hang, a silent difference, an unmarked leftover or an outcome short of the expected one fails. The
+cases today's tool breaks, or leaves short of their ideal, carry ``xfail`` in their case.json (strict: when the tool is fixed, the XPASS fails until the reason is removed).
 """
 
 import re

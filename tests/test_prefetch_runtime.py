@@ -425,3 +425,37 @@ def test_a_call_sites_depth_is_reported_as_the_generator_is_written():
     assert "@Prefetch(depth=2)" in result.migrated
     assert [f.message for f in result.findings if f.rule == "DM208"] == [
         "prefetch_queue_depth= is dropped here: pipe loads ahead with its definition's depth (2)"]
+
+
+def test_a_thread_fed_by_a_daemon_caller_is_stopped_when_the_program_ends(tmp_path, image_root):
+    """A framework's worker thread (tf.data's from_generator, say) is a daemon that never ends before the program:
+    the prefetch thread it started would still be loading ahead, inside DALI, as the interpreter finalizes, which
+    aborts it (seen as `terminate called without an active exception`). It is stopped and joined at exit."""
+    prefetched = migrate_source(DEFAULT_RNG, "exiting.py").migrated
+    (tmp_path / "pipes.py").write_text(on_cpu(prefetched))
+    program = textwrap.dedent(f"""\
+        import atexit
+        import threading
+        import pipes
+
+        def left():  # registered first, so it runs after the helper's own handlers
+            alive = [t.name for t in threading.enumerate() if t.name == "dali-migrate prefetch"]
+            print("prefetch threads at the end:", len(alive), flush=True)
+
+        atexit.register(left)
+        taken = threading.Event()
+
+        def consume():
+            gen = pipes.augmented({str(image_root)!r})
+            next(gen)
+            taken.set()
+            threading.Event().wait()  # holds the generator, never closes it
+
+        threading.Thread(target=consume, daemon=True).start()
+        taken.wait(120)
+        """)
+    (tmp_path / "main.py").write_text(program)
+    done = subprocess.run([sys.executable, "main.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "prefetch threads at the end: 0" in done.stdout, done.stdout + done.stderr[-2000:]
+    assert "terminate called" not in done.stderr

@@ -340,14 +340,15 @@ class Prefetch:
     Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
     seeds, readers and random ops all live in that thread) and finished before they are handed over;
     errors surface where they would without the thread (next() for one the generator raises, reading
-    the output for an operator that failed); close(), dropping the generator or the end of the calling
-    thread stops the thread after its current step.
+    the output for an operator that failed); close(), dropping the generator, the end of the calling
+    thread or the end of the program stops the thread after its current step.
     """
 
     def __init__(self, depth=2):
         self.ahead = depth - 1
 
     def __call__(self, steps):
+        import atexit
         import functools
         import queue
         import threading
@@ -368,7 +369,7 @@ class Prefetch:
                     with device:
                         while True:
                             while not room.acquire(timeout=0.1):
-                                if not caller.is_alive():  # the program is ending
+                                if stopping or not caller.is_alive():  # the program is ending
                                     return
                             if stopping:
                                 return
@@ -386,8 +387,14 @@ class Prefetch:
                     ready.put((False, None))
                     generator.close()  # in the thread that ran it
 
+            def stop():  # at the end of the program too: a thread still inside DALI then aborts it (exit 134)
+                stopping.append(True)
+                room.release()
+                thread.join()
+
             thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
             thread.start()
+            atexit.register(stop)  # a daemon caller (a framework's worker thread) never ends before the program
             try:
                 while True:
                     ok, value = ready.get()
@@ -399,6 +406,7 @@ class Prefetch:
                     else:
                         raise value
             finally:
+                atexit.unregister(stop)
                 stopping.append(True)
                 room.release()
                 if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
