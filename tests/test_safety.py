@@ -244,7 +244,7 @@ def test_a_marker_that_quotes_multi_line_code_is_one_comment_line():
     an internal error, on a real DALI test file): the message is folded onto the marker's line."""
     source = ("from nvidia.dali import pipeline_def, fn\n\n\n@pipeline_def(batch_size=2, num_threads=1)\n"
               "def shaped(shape):\n    data = fn.external_source(source=RandomData(\n        2, shape=shape\n"
-              "    ), cycle=True)\n    return data\n")  # cycle= over a source of unknown kind stays marked
+              "    ), cycle=True, batch=False)\n    return data\n")  # a per-sample cycle= source of unknown kind: marked
     result = migrate_source(source, "ml.py")
     assert result.error is None
     markers = [line for line in result.migrated.splitlines() if "# dali-migrate: DM220" in line]

@@ -806,14 +806,22 @@ def closing_branches(statements, closing_outputs, imports) -> list | None:
     if not isinstance(last, cst.If) or not _closing_if(last, statements[:-1], closing_outputs, imports, closings):
         return None
 
-    class _Yielding(cst.CSTTransformer):
-        def leave_IndentedBlock(self, original_node, updated_node):
-            body = list(updated_node.body)
-            if body and original_node.body[-1] in closings:
-                body[-1:] = closings[original_node.body[-1]]
-            return updated_node.with_changes(body=body)
+    return [*statements[:-1], last.visit(_Yielding(closings))]
 
-    return [*statements[:-1], last.visit(_Yielding())]
+
+class _Yielding(cst.CSTTransformer):
+    """Each block that ends with one of ``closings`` ends with its yields instead (closing_branches). A module-level
+    class: one made per call would hold the tree in a reference cycle until the collector ran."""
+
+    def __init__(self, closings: dict):
+        super().__init__()
+        self.closings = closings
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        body = list(updated_node.body)
+        if body and original_node.body[-1] in self.closings:
+            body[-1:] = self.closings[original_node.body[-1]]
+        return updated_node.with_changes(body=body)
 
 
 def _closing_if(node: cst.If, before, closing_outputs, imports, closings: dict) -> bool:

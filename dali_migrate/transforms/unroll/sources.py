@@ -134,21 +134,27 @@ def _truthy_or_unknown(value) -> bool:
 
 
 def _has_yield(node: cst.FunctionDef) -> bool:
-    class Finder(cst.CSTVisitor):
-        found = False
-
-        def visit_Yield(self, n):
-            self.found = True
-
-        def visit_FunctionDef(self, n):
-            return n is node  # nested functions have their own yields
-
-        def visit_Lambda(self, n):
-            return False
-
-    finder = Finder()
+    finder = _YieldFinder(node)
     walk(node, finder)
     return finder.found
+
+
+class _YieldFinder(cst.CSTVisitor):
+    """A yield of ``function`` itself (module level: a class made per call would keep the tree in a cycle)."""
+
+    def __init__(self, function: cst.FunctionDef):
+        super().__init__()
+        self.function = function
+        self.found = False
+
+    def visit_Yield(self, n):
+        self.found = True
+
+    def visit_FunctionDef(self, n):
+        return n is self.function  # nested functions have their own yields
+
+    def visit_Lambda(self, n):
+        return False
 
 
 def _param_count(params: cst.Parameters) -> int:
