@@ -26,7 +26,10 @@ fi
 python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 # torch==2.13.0 is the CPU build (a plain `torch` pulls a multi-GB CUDA build).
 python -m pip install -q -e ".[test,torch,mcp,report,frameworks]" 2>&1 | grep -v -E "^WARNING: Location|is ignored" || true
-# DALI's TensorFlow plugin builds against the TensorFlow installed above (the golden programs run it).
-python -m pip install -q nvidia-dali-tf-plugin-cuda120==2.4.0 2>&1 | grep -v -E "^WARNING: Location|is ignored" || true
+# DALI's TensorFlow plugin builds against the TensorFlow installed above (the golden programs run it),
+# so it must see this venv: pip 25.3 and newer build in an isolated environment by default, where the
+# plugin finds no TensorFlow and fails ("Tensorflow installation not found").
+python -m pip install -q setuptools wheel 2>&1 | grep -v -E "^WARNING: Location|is ignored" || true
+python -m pip install -q --no-build-isolation nvidia-dali-tf-plugin-cuda120==2.4.0 2>&1 | grep -v -E "^WARNING: Location|is ignored" || true
 imports_ok || { echo "setup failed: a dependency did not install" >&2; exit 2; }
 echo "$want" > "$stamp"
