@@ -20,7 +20,7 @@ import libcst as cst
 from ..walk import transform, walk
 from ... import optable
 from ...dataflow import STREAM_CLASS
-from ...names import dotted, free_name
+from ...names import NDD, dotted, free_name
 from . import checkpoints, constants, rules, sources as external, stream
 from .graph import (_source_setup, _uses_name, Env, build_graph, closing_returns, device_statement, eager_sources,
                     loop_statements, make_reader, output_elements, seeding_statements, thread_statement)
@@ -400,6 +400,9 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     Pipeline (its ``super().__init__`` gives the pipeline options), a base class without define_graph that
     builds shared ops and helpers (``base``), a subclass that adds its reader and define_graph."""
     imports = unroller.ctx.imports
+    # The ops objects become ndd calls that the graph builder must know as such (a reader is found by its
+    # ndd path): the project's pre-scan describes classes before any pass has added the ndd import.
+    imports.aliases.setdefault("ndd", NDD)
     chain, subclasses = _hierarchy(unroller, node)
     hierarchy = len(chain) > 1 or bool(subclasses)
     methods = {}
@@ -529,7 +532,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         # (graph._conditional_if) are made once, at the start of the steps
         once = desc.extra.get("conditional_setup", [])
         last = max((i for i, s in enumerate(desc.pre) if any(s is o for o in once)), default=-1)
-        if any(not any(s is o for o in once) for s in desc.pre[:last]):
+        if last > 0 and any(not any(s is o for o in once) for s in desc.pre[:last]):
             raise CannotUnroll("plain Python before a reader created under a condition in define_graph", graph)
         desc.loop = [s for s in desc.pre if not any(s is o for o in once)] + desc.loop
         desc.pre = [s for s in desc.pre if any(s is o for o in once)]
