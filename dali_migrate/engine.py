@@ -629,6 +629,14 @@ def migrate_source(source: str, path: str = "<string>", passes=None, project=Non
     finally:
         if collecting:
             gc.enable()
+    if result.error is not None and result.error.endswith(NOT_BYTE_IDENTICAL):
+        head, tail = _comment_tail(source)
+        if tail:
+            # libcst drops comment lines that end a file at an indentation no block has (a dedented
+            # "   # see https://..." after the last function): migrate the code before them and put them back.
+            ahead = migrate_source(head, path, passes, project, force=force, helper_module=helper_module)
+            if ahead.error is None:
+                ahead.original, ahead.migrated, result = source, ahead.migrated + tail, ahead
     if result.error is None:
         # Markers already in the file stay open findings until a person removes them (DESIGN.md).
         found = open_markers(source, path, result.findings)
@@ -669,8 +677,7 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
     if printed != text:
         if elision:
             return whole_file()
-        return _fail(result, PARSE_ERROR.id, "libcst does not print this file back byte-identical",
-                     _first_difference(source, printed))
+        return _fail(result, PARSE_ERROR.id, NOT_BYTE_IDENTICAL, _first_difference(source, printed))
     imports = ImportTable.from_module(module)
     if not imports.uses_dali() and not force and not (project and project.imported_by(imports)) \
             and not (project is not None and project.concerns(path)):
@@ -711,6 +718,19 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
 
 
 BOM = "\ufeff"
+NOT_BYTE_IDENTICAL = "libcst does not print this file back byte-identical"
+
+
+def _comment_tail(source: str) -> tuple[str, str]:
+    """(code, tail): the lines that end ``source`` holding only comments or nothing, split off after the last
+    line of code (whole lines; the code keeps its final newline)."""
+    lines = source.splitlines(keepends=True)
+    end = len(lines)
+    while end and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")):
+        end -= 1
+    if end == 0 or not lines[end - 1].endswith(("\n", "\r")):
+        return source, ""
+    return "".join(lines[:end]), "".join(lines[end:])
 
 
 class NeedsWholeFile(Exception):

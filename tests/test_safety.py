@@ -250,3 +250,21 @@ def test_a_marker_that_quotes_multi_line_code_is_one_comment_line():
     markers = [line for line in result.migrated.splitlines() if "# dali-migrate: DM220" in line]
     assert markers and "RandomData( 2, shape=shape )" in markers[0]
     cst.parse_module(result.migrated)
+
+
+# libcst drops comment lines that end a file at an indentation no block has (seen in a real loader: a note
+# with a link, indented three spaces, after the last function).
+DEDENTED_COMMENT_TAIL = ("import nvidia.dali.fn as fn\n\n\ndef f(x):\n    return fn.flip(x)\n"
+                         "   #######\n   # see https://example.org/notes\n   #######\n")
+
+
+def test_a_dedented_comment_tail_is_kept_and_the_code_before_it_migrates():
+    import libcst
+
+    assert libcst.parse_module(DEDENTED_COMMENT_TAIL).code != DEDENTED_COMMENT_TAIL  # the libcst behaviour is real
+    result = migrate_source(DEDENTED_COMMENT_TAIL, "tail.py")
+    assert result.error is None and result.original == DEDENTED_COMMENT_TAIL
+    assert result.migrated == MIGRATED + "   #######\n   # see https://example.org/notes\n   #######\n"
+    assert migrate_source(result.migrated, "tail.py").migrated == result.migrated  # a second run changes nothing
+    # Code after the comments is not a tail: the file is still refused whole.
+    assert migrate_source(NOT_ROUND_TRIP + "   # note\n", "bad.py").status == "error"
