@@ -136,11 +136,18 @@ class FedPipe(ReaderStream):
             if self.seed is not None:
                 ndd.random.set_seed(self.seed)
             while True:
-                self.iter_setup()
+                try:
+                    self.iter_setup()
+                except StopIteration:
+                    return  # iter_setup() ended the epoch: pipe.run() raised StopIteration until pipe.reset()
                 yield (ndd.flip(self.raw, vertical=ndd.random.coin_flip(probability=0.5, batch_size=self.batch_size), horizontal=1),)
 
     def iter_setup(self):
         self.raw = ndd.as_batch(load_batch(self.batch_size), dtype=types.UINT8, layout="HWC")
+
+    def _restart(self, epoch):
+        """pipe.reset() after iter_setup() ended an epoch: the next epoch's steps."""
+        return self.steps()
 
 
 # dali-migrate: DM212 ByNamePipe stays in pipeline mode: self.feed_input("raw", load_batch(self.batch_size)): only `self.feed_input(self.x, data)` statements of iter_setup itself, for a self.x that define_graph got from an external source, are migrated

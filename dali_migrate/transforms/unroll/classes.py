@@ -28,6 +28,11 @@ from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, Pipeli
                     stmt, with_kwarg, without_kwargs, ndd_attr, literal_value)
 
 ITER_SETUP = "iter_setup"
+EPOCH_ENDED = "iter_setup() ended the epoch: pipe.run() raised StopIteration until pipe.reset()"
+# A class fed by iter_setup(): reset() after its steps ended starts them again (ReaderStream.reset).
+RESTART = ("def _restart(self, epoch):\n"
+           "    \"\"\"pipe.reset() after iter_setup() ended an epoch: the next epoch's steps.\"\"\"\n"
+           "    return self.steps()\n")
 FEED_INPUT = "feed_input"
 # ops.ExternalSource(...) arguments: ndd.as_batch's, and those that only tuned the pipeline's copy of the data
 SOURCE_AS_BATCH = ("dtype", "layout", "device")
@@ -538,8 +543,10 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         desc.pre = [s for s in desc.pre if any(s is o for o in once)]
     if fed.setup:
         # pipe.run() called iter_setup() for each step (ahead of it by the prefetch queue): the step calls it first
-        desc.loop = [stmt(f"self.{ITER_SETUP}()\n"), *desc.loop]
-        desc.extra.update(iter_setup=True, feeds=fed.feeds)
+        # StopIteration from iter_setup() ended the epoch: pipe.run() raised it until pipe.reset()
+        desc.loop = [stmt(f"try:\n    self.{ITER_SETUP}()\nexcept StopIteration:\n    return  # {EPOCH_ENDED}\n"),
+                     *desc.loop]
+        desc.extra.update(iter_setup=True, feeds=fed.feeds, epochs=True)
         for attr, source in fed.attrs.items():
             unroller.report(rules.UNROLL.id, f"self.feed_input(self.{attr}, data) in iter_setup() -> self.{attr} = "
                             f"ndd.as_batch(data): each step calls iter_setup() and hands its batch to the ops "
@@ -763,7 +770,7 @@ def _feeds(node: cst.ClassDef, own: dict, objects: dict, graph_statements) -> _F
     if in_setup.returns:  # a step without its feed: pipeline mode failed there, the steps would reuse the last one
         raise CannotUnroll("iter_setup() may return before its feed_input() statements", setup)
     top_level = {}
-    for statement in setup.body.body:
+    for statement in _feeding_statements(setup):
         small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
             else None
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and small.value in everywhere.calls:
@@ -794,6 +801,23 @@ def _feeds(node: cst.ClassDef, own: dict, objects: dict, graph_statements) -> _F
     if missing:
         raise CannotUnroll(f"self.{sorted(missing)[0]} is fed by no feed_input() statement of iter_setup()", setup)
     return fed
+
+
+def _ends_epoch(handler: cst.ExceptHandler) -> bool:
+    return isinstance(handler.type, cst.Name) and handler.type.value == "StopIteration"
+
+
+def _feeding_statements(setup: cst.FunctionDef) -> list:
+    """The statements of iter_setup() that may feed: its own, and those of a ``try:`` of its own whose every
+    handler catches StopIteration (the docs' shape: the data iterator ends, iter_setup() starts it again and
+    raises StopIteration, which ends the epoch)."""
+    out = []
+    for statement in setup.body.body:
+        out.append(statement)
+        if isinstance(statement, cst.Try) and statement.handlers and all(map(_ends_epoch, statement.handlers)) \
+                and statement.finalbody is None and statement.orelse is None:
+            out.extend(statement.body.body)
+    return out
 
 
 class _SelfAttributes(cst.CSTVisitor):
@@ -998,6 +1022,8 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         setup = transform(transform(methods[ITER_SETUP], _InitRewrite(desc.extra["feeds"]), layout=False), helpers,
                           layout=False)
         new_body = [setup if isinstance(s, cst.FunctionDef) and s.name.value == ITER_SETUP else s for s in new_body]
+        at = next(i for i, s in enumerate(new_body) if isinstance(s, cst.FunctionDef) and s.name.value == ITER_SETUP)
+        new_body.insert(at + 1, stmt(RESTART).with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
     if init is not None and "__init__" not in methods:
         if new_body and not new_body[0].leading_lines:
             new_body[0] = new_body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])

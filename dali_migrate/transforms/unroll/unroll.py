@@ -1117,7 +1117,7 @@ class Unroller(MigrationTransformer):
         (docs/dali-facts.md)."""
         kind = self._pipe_kind_of(node, owner)
         desc = self.desc_of(kind[1]) if kind is not None else None
-        return desc is not None and desc.extra.get("external_sources") == 0
+        return desc is not None and desc.extra.get("external_sources") == 0 and not desc.extra.get("epochs")
 
     def desc_of(self, origin: str):
         """The pipeline a name or a flow origin stands for: ``descs`` holds a `with pipe:` pipeline under its
