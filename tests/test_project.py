@@ -47,6 +47,23 @@ def test_module_names_follow_packages(tmp_path):
     assert module_name_of(tmp_path / "gone" / "mod.py") == "mod"
     assert module_name_of("notebook.ipynb") == "notebook"
 
+
+@pytest.mark.parametrize("streamed", [True, False])
+def test_a_module_writes_a_stream_as_the_pre_scan_decided(streamed):
+    """Whether an imported pipeline is a ReaderStream is decided once, by the pre-scan (ProjectPipeline.streamed),
+    which the importing modules rely on: the defining module reads it, it does not decide again."""
+    from dali_migrate.engine import migrate_source
+    from dali_migrate.project import Project, ProjectPipeline
+
+    source = ("from nvidia.dali import pipeline_def, fn\n\n\n@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+              "def train_pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
+              "    return fn.decoders.image(jpegs), labels\n")
+    project = Project(imported_modules={"pipes"})
+    project.pipelines["pipes.train_pipe"] = ProjectPipeline(module="pipes", name="train_pipe", style="def",
+                                                            path="pipes.py", streamed=streamed)
+    migrated = migrate_source(source, "pipes.py", project=project).migrated
+    assert ('return ReaderStream(steps(), {"Reader": reader}, batch_size)\n' in migrated) == streamed
+
 def test_both_sides_migrated_as_expected(tmp_path):
     work = tmp_path / "app"
     shutil.copytree(APP, work)

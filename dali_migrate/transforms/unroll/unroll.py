@@ -597,12 +597,11 @@ class Unroller(MigrationTransformer):
         project = self.ctx.facts.get("project")
         here = module_name_of(self.ctx.path) if project else None
         project = project if project and here in project.imported_modules else None
-        if project:  # pipelines other modules import: any of them may ask (ProjectPipeline.streamed)
-            self.streamed |= {name for name, desc in self.descs.items() if not desc.extra.get("imported")
-                              and (exported := project.pipelines.get(f"{here}.{name}")) is not None
-                              and exported.streamed and streamable(desc)}
-            self.streamed |= {key for function, key in self.d.factories.items() if key in self.with_readers
-                              and key not in self.with_checkpoint
+        if project:  # pipelines other modules import: any of them may ask. The pre-scan decided which ones this
+            # module writes as ReaderStreams (project.scan_source) and the importers rely on it: read, not redone.
+            self.streamed |= {name for name in self.descs
+                              if (exported := project.pipelines.get(f"{here}.{name}")) is not None and exported.streamed}
+            self.streamed |= {key for function, key in self.d.factories.items() if key in self.with_ok
                               and (exported := project.pipelines.get(f"{here}.{function}")) is not None
                               and exported.streamed}
         self.streamed |= {key for key in asked & self.with_ok if key not in self.with_checkpoint}
