@@ -46,8 +46,8 @@ from ...names import NDD, free_name
 from ..walk import transform, walk
 from . import rules, stream
 from .graph import READER_DROPPED, endless_function, parenthesized
-from .model import (AssignedNames, NameReads, expr, fn_path, kwarg, literal_value, ndd_attr, op_entry,
-                    with_kwarg, without_kwargs)
+from .model import (AssignedNames, NameReads, expr, fn_path, is_reader_path, kwarg, literal_value, ndd_attr,
+                    op_entry, with_kwarg, without_kwargs)
 
 
 @dataclass
@@ -158,8 +158,7 @@ def _assigned_return(function: cst.FunctionDef, imports) -> cst.FunctionDef:
     if not isinstance(returned, cst.Call) or any(a.star for a in returned.args):
         return function
     path = fn_path(imports, returned.func)
-    _, entry = op_entry(path) if path is not None else (None, None)
-    if not entry or entry.get("kind") != "reader":
+    if path is None or not is_reader_path(path):
         return function
     name = free_name("outputs", _names(function))
     assign = body[-1].with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(name))], returned)])
@@ -202,8 +201,7 @@ def _reader_call(statement, imports) -> cst.Call | None:
             and all(isinstance(e.value, cst.Name) for e in target.elements)):
         return None
     path = fn_path(imports, small.value.func)
-    _, entry = op_entry(path) if path is not None else (None, None)
-    return small.value if entry and entry.get("kind") == "reader" else None
+    return small.value if path is not None and is_reader_path(path) else None
 
 
 class _OperatorCalls(cst.CSTVisitor):
