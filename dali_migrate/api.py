@@ -119,7 +119,7 @@ def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[st
     # A module is imported by its own name or, through a package's re-exports, by the package's name.
     words = {}
     for name, _ in candidates:
-        module = module_name_of(Path(name))
+        module = module_name_of(name)
         via = {a.rpartition(".")[0] for a, target in (reexports or {}).items() if target.startswith(module + ".")}
         words[name] = (module.rpartition(".")[2], *(p.rpartition(".")[2] for p in via if p))
     if not all(word.isascii() and word.isidentifier() for names in words.values() for word in names):
@@ -243,7 +243,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     jobs = jobs if jobs is not None else config.jobs
     to_scan, quiet_reads = _imported_candidates(to_scan, list(sources.values()), [slots[i].path for i in quiet],
                                                 project.reexports)
-    project.imported_modules.update(module_name_of(Path(name)) for name, _ in to_scan)
+    project.imported_modules.update(module_name_of(name) for name, _ in to_scan)
     for pipelines, kept, source_helpers, wrappers in run_ordered(_scan_task, to_scan,
                                                                  jobs=jobs if len(to_scan) >= 8 else 1):
         project.pipelines.update(pipelines)
@@ -269,7 +269,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
             except SourceError as e:
                 slots[slot] = _unreadable(name, e)
     # Every module that will be migrated with the others: a pipeline value passed to one is followed there.
-    project.modules = {module_name_of(Path(name)) or Path(name).stem for name in
+    project.modules = {module_name_of(name) for name in
                        [name for name, _ in sources.values()] + [slots[slot].path for slot in quiet if
                                                                  slots[slot] is not None and not slots[slot].error]
                        if name.endswith(".py")}
@@ -495,8 +495,8 @@ def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs, o
     from .dataflow import join_kind
     from .parallel import run_ordered
 
-    modules = {module_name_of(Path(name)) or Path(name).stem: slot for slot, (name, _) in sources.items()}
-    quiet_modules = {module_name_of(Path(name)) or Path(name).stem: slot for slot, name in others.items()}
+    modules = {module_name_of(name): slot for slot, (name, _) in sources.items()}
+    quiet_modules = {module_name_of(name): slot for slot, name in others.items()}
     for _ in range(4):
         new = {q: why for result in results.values() for q, why in result.kept_pipelines.items()
                if q not in project.kept}
@@ -564,7 +564,7 @@ def _reexports(name: str, data: bytes) -> dict[str, str]:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
-    package = module_name_of(Path(name))
+    package = module_name_of(name)
     found = {}
     for statement in tree.body:
         if not isinstance(statement, ast.ImportFrom) or not statement.module and not statement.level:

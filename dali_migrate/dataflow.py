@@ -437,12 +437,11 @@ class _Collector(cst.CSTVisitor):
     """One walk: the scope tree, every binding, every function, call and attribute store."""
 
     def __init__(self, imports: ImportTable, extra_pipelines: dict[str, str] | None,
-                 imported_generators: dict[str, str] | None = None, imported_streams=frozenset()):
+                 imported_generators: dict | None = None):
         super().__init__()
         self.imports = imports
         self.extra_pipelines = extra_pipelines or {}
         self.imported_generators = imported_generators or {}
-        self.imported_streams = imported_streams
         self.stack: list[Scope] = []
         self.scope: Scope | None = None
         self.scopes: list[Scope] = []
@@ -875,9 +874,9 @@ class _Collector(cst.CSTVisitor):
             origin = self.extra_pipelines.get(local)
             known = ("value", value(PIPELINE_FACTORY, frozenset((origin,)))) if origin else ("value", UNKNOWN)
             migrated = self.imported_generators.get(local)
-            if migrated:  # a pipeline another module migrated: calling it gives a generator (or a ReaderStream)
-                factory = STREAM_FACTORY if local in self.imported_streams else GENERATOR_FACTORY
-                known = ("value", value(factory, frozenset((migrated,))))
+            if migrated is not None:  # a pipeline another module migrated: a generator or a ReaderStream once called
+                factory = STREAM_FACTORY if migrated.streamed else GENERATOR_FACTORY
+                known = ("value", value(factory, frozenset((local,))))
             self._bind(self._binding_scope(local), local, known)
         return False
 
@@ -1005,12 +1004,13 @@ class DataFlow:
     """The answers for one module: ``kind_of(expr)``, ``origins_of(expr)``, ``value_of(expr)``.
 
     ``extra_pipelines``: names of functions or classes that are pipelines although nothing here says
-    so (migrated pipelines, by the origin they had; pipelines imported from other modules)."""
+    so (migrated pipelines, by the origin they had; pipelines imported from other modules).
+    ``imported_generators``: names imported from modules of the project that migrated them, each with its
+    ``project.ProjectPipeline``: calling one gives a generator, or a ReaderStream where it is ``streamed``."""
 
     def __init__(self, module: cst.Module, imports: ImportTable, extra_pipelines: dict[str, str] | None = None,
-                 imported_generators: dict[str, str] | None = None, param_seeds: dict | None = None,
-                 iterator_wrappers: dict[str, frozenset] | None = None, imported_streams=frozenset(),
-                 adapted: dict | None = None):
+                 imported_generators: dict | None = None, param_seeds: dict | None = None,
+                 iterator_wrappers: dict[str, frozenset] | None = None, adapted: dict | None = None):
         self.module = module
         # {top-level function or class name: {parameter: value}}: what a parameter holds whatever the module's own
         # calls and other modules pass, because the function adapts it at run time (unroll/adapted.py).
@@ -1019,7 +1019,7 @@ class DataFlow:
         # Other modules' functions and classes that hand arguments straight to a run-time-deciding PyTorch iterator
         # (project.Project.iterator_wrappers): qualname -> the positions and keywords that may carry pipelines.
         self.iterator_wrappers = iterator_wrappers or {}
-        collector = _Collector(imports, extra_pipelines, imported_generators, imported_streams)
+        collector = _Collector(imports, extra_pipelines, imported_generators)
         walk(module, collector)  # read-only: no rebuild
         self.module_scope = collector.scopes[0]
         self.scopes = collector.scopes

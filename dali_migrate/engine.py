@@ -773,7 +773,9 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     original = module
     start_aliases = dict(ctx.imports.aliases)  # passes add to the table: each run starts from this
     project = ctx.facts.get("project")
-    here = _module_of(ctx.path)
+    from .project import module_name_of
+
+    here = module_name_of(ctx.path)
     foreign = {}  # top-level functions here that other modules' pipelines build with
     seeds = {}  # top-level functions and classes here that other modules pass pipeline values to
     if project is not None:
@@ -865,13 +867,11 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
                 and passes is None:
             if undefined_before is None:
                 undefined_before = set(postcheck.undefined_names(original, flow))
-            imported = {local: local for local, q in shared.items() if local not in units.definitions
+            imported = {local: project.pipelines[q] for local, q in shared.items() if local not in units.definitions
                         and local not in kept.origins and _generator_style(project, q)}
             for violation in postcheck.check(module, ctx.facts.get("migrated_origins") or {}, kept.origins,
                                              known_undefined=undefined_before, positioned=ctx.positions,
-                                             imported_generators=imported,
-                                             imported_streams={local for local in imported if project.pipelines[
-                                                 shared[local]].streamed}):
+                                             imported_generators=imported):
                 line = ctx.position(violation.statement)[0] if violation.statement is not None else 0
                 origins = (violation.origins or units.origins_at(line)) - kept.origins
                 if not origins and not (violation.origins or units.origins_at(line)) & kept.origins:
@@ -985,7 +985,7 @@ def _project_pipelines(ctx: MigrationContext, units, flow) -> dict[str, str]:
     for local in ctx.imports.aliases:
         if project.lookup(ctx.imports, local) is not None:
             found[local] = project.qualname_of(ctx.imports, local)
-    module = module_name_of(Path(ctx.path)) or Path(ctx.path).stem
+    module = module_name_of(ctx.path)
     for origin, statement in units.definitions.items():
         name = origin[1:] if origin.startswith(":") else origin
         if "." not in name and ":" not in name and statement in units.top_level:
@@ -999,12 +999,6 @@ def _project_pipelines(ctx: MigrationContext, units, flow) -> dict[str, str]:
             for origin in returned[1] if returned is not None else ():
                 found[origin] = qualname
     return found
-
-
-def _module_of(path: str) -> str:
-    from .project import module_name_of
-
-    return module_name_of(Path(path)) or Path(path).name
 
 
 def _generator_style(project, qualname: str) -> bool:

@@ -215,18 +215,17 @@ class _Check(cst.CSTVisitor):
 
 def check(module: cst.Module, migrated_origins: dict[str, str], kept: frozenset, *, known_undefined=(),
           positioned=(), epoch_iterator: str | None = "EpochIterator",
-          imported_generators: dict[str, str] | None = None, imported_streams=frozenset()) -> list[Violation]:
+          imported_generators: dict | None = None) -> list[Violation]:
     """The violations in a migrated ``module``. ``migrated_origins``: the names the migrated pipelines now
     have (a generator function, a class, ``<pipe>_steps``), with the origins they had; ``kept``: the
     origins that stayed in pipeline mode; ``known_undefined``: names the original already read undefined;
     ``positioned``: statements whose place in the file is known (violations point at the innermost);
-    ``imported_generators``: names imported from modules of the project that migrated them (``imported_streams``:
-    those written as ReaderStreams there)."""
+    ``imported_generators``: names imported from modules of the project that migrated them, each with its
+    ``project.ProjectPipeline`` (``streamed``: written as a ReaderStream there)."""
     imports = ImportTable.from_module(module)
-    flow = df.DataFlow(module, imports, extra_pipelines=migrated_origins, imported_generators=imported_generators,
-                       imported_streams=imported_streams)
+    flow = df.DataFlow(module, imports, extra_pipelines=migrated_origins, imported_generators=imported_generators)
     known = set(known_undefined)
-    migrated = frozenset(migrated_origins.values()) | frozenset((imported_generators or {}).values())
+    migrated = frozenset(migrated_origins.values()) | frozenset(imported_generators or ())
     checker = _Check(flow, migrated, kept, epoch_iterator, known, positioned)
     walk(module, checker)
     for name, statement in _read_before_bound(module, flow):

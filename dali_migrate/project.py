@@ -80,7 +80,7 @@ class Project:
         """Other modules pass pipeline values to this module's functions, or build pipelines with them."""
         if not (self.foreign_calls or self.graph_helpers):
             return False
-        module = module_name_of(Path(path)) or Path(path).stem
+        module = module_name_of(path)
         return any(callee.rpartition(".")[0] == module for callee in (*self.foreign_calls, *self.graph_helpers))
 
     def resolve(self, qualname: str) -> str:
@@ -119,14 +119,19 @@ class Project:
         return self.resolve(qualname) if qualname else None
 
 
-def module_name_of(path: Path) -> str:
-    """``a/b/pkg/sub/mod.py`` -> ``pkg.sub.mod`` (up to the first folder without ``__init__.py``)."""
+def module_name_of(path) -> str:
+    """The dotted name the module at ``path`` is imported by, the one spelling every part of the tool uses:
+    ``a/b/pkg/sub/mod.py`` -> ``pkg.sub.mod`` (up to the first folder without ``__init__.py``),
+    ``pkg/__init__.py`` -> ``pkg``, a file outside any package -> its stem (``train.py`` -> ``train``). A path
+    not on disk has no packages to find: ``pkg/__init__.py`` there is still ``pkg``."""
     path = Path(path).resolve()
     parts = [] if path.stem == "__init__" else [path.stem]
     folder = path.parent
     while (folder / "__init__.py").exists():
         parts.insert(0, folder.name)
         folder = folder.parent
+    if not parts:  # an __init__.py the disk does not show inside its package
+        parts = [path.parent.name or path.stem]
     return ".".join(parts)
 
 
@@ -159,7 +164,7 @@ def scan_source(text: str, path: str, project: Project) -> None:
     imports = ImportTable.from_module(module)
     if not imports.uses_dali():
         return
-    name = module_name_of(Path(path))
+    name = module_name_of(path)
     from .transforms.unroll import source_helpers
 
     project.source_helpers.update({f"{name}.{function}": helper.random
@@ -219,7 +224,7 @@ def _scan_iterator_wrappers(text: str, path: str, project: Project) -> None:
     imports = ImportTable.from_module(module)
     if not imports.uses_dali():
         return
-    name = module_name_of(Path(path)) or Path(path).stem
+    name = module_name_of(path)
     for callee, keys in run_time_inputs(module, imports).items():
         project.iterator_wrappers[f"{name}.{callee}"] = keys
 
@@ -239,7 +244,7 @@ def scan_project(paths) -> Project:
         scan_source(text, name, project)
     for module in {p.module for p in project.pipelines.values()}:
         word = re.compile(rf"(?<!\w){re.escape(module.rpartition('.')[2])}(?!\w)")
-        if any(module_name_of(Path(name)) != module and word.search(text) for name, text in texts.items()):
+        if any(module_name_of(name) != module and word.search(text) for name, text in texts.items()):
             project.imported_modules.add(module)
     return project
 

@@ -451,6 +451,22 @@ def test_migrated_pipelines_are_origins_when_named():
     assert describe(flow.value_of(names["images"])) == "batch ['pipe']"
 
 
+
+@pytest.mark.parametrize("streamed, expected", [(False, "(gen top) ['tp']"),
+                                                (True, "(stream top) ['tp']")])
+def test_an_imported_migrated_pipeline_is_a_generator_or_a_stream(streamed, expected):
+    """The post-check of a module importing another module's migrated pipeline: one mapping, local name ->
+    ProjectPipeline, whose ``streamed`` says a ReaderStream."""
+    from dali_migrate.project import ProjectPipeline
+
+    source = "from loaders.pipes import train_pipe as tp\npipe = tp('r', batch_size=2)\npipe\n"
+    module = parse_module(source)
+    pipeline = ProjectPipeline(module="loaders.pipes", name="train_pipe", style="def", path="loaders/pipes.py",
+                               streamed=streamed)
+    flow = df.DataFlow(module, ImportTable.from_module(module), imported_generators={"tp": pipeline})
+    read = module.body[-1].body[0].value
+    assert describe(flow.value_of(read)) == expected
+
 def test_super_of_a_pipeline_subclass_is_left_to_the_class_pass():
     """super().__init__ in a Pipeline class hierarchy is not routed to the base's __init__: the hierarchy's
     migration (classes.py) rewrites those calls itself."""

@@ -2,6 +2,8 @@
 on the CPU side by side, bitwise, including where each one stops (an exhausted source ends pipe.run()
 with StopIteration; the migrated generator ends at the same step)."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -83,7 +85,7 @@ def test_callable_source_stops_with_the_pipeline(modules):
     assert _compare(_pipeline_steps(original.called_each_step(batches), 5), got, 1) == [6]
 
 
-@pytest.mark.parametrize("kind", ["generator function", "list", "callable", "ragged list"])
+@pytest.mark.parametrize("kind", ["generator function", "list", "callable", "ragged list", "partial of a generator function"])
 def test_source_of_unknown_kind_is_decided_at_run_time(modules, kind):
     """given_source(source): the text cannot tell what source is, so the migrated generator decides as
     pipeline mode does (a generator function is called, a list iterated, a callable called), and each item
@@ -100,6 +102,11 @@ def test_source_of_unknown_kind_is_decided_at_run_time(modules, kind):
             def gen():
                 yield from batches
             return gen
+        if kind == "partial of a generator function":  # DALI calls it once, as the function it wraps
+            def gen_of(some, *, rest):
+                yield from some
+                yield from rest
+            return functools.partial(gen_of, batches[:1], rest=batches[1:])
         pending = iter(batches)
         return lambda: next(pending)
 
@@ -176,6 +183,11 @@ def _numbered_samples():
         yield np.array([k, 10 * k], np.int32)
 
 
+def _scaled_samples(scale):
+    for k in range(5):
+        yield np.array([k, scale * k], np.int32)
+
+
 class _Counted:
     def __init__(self):
         self.calls = 0
@@ -190,9 +202,10 @@ class _Counted:
 @pytest.mark.parametrize("make_source", [
     lambda: _indexed,  # takes a SampleInfo
     lambda: _numbered_samples,  # a generator function: called, then one sample per item
+    lambda: functools.partial(_scaled_samples, 7),  # a partial of one: the same (DALI unwraps it)
     lambda: [np.array([k], np.uint8) for k in range(5)],  # an iterable
     _Counted,  # a callable without an argument: called once per sample
-], ids=["sample_info", "generator_function", "list", "no_argument"])
+], ids=["sample_info", "generator_function", "partial_generator_function", "list", "no_argument"])
 def test_per_sample_source_of_unknown_kind_is_decided_at_run_time(make_source):
     """A per-sample source passed as a parameter: the migrated generator decides what it is as pipeline
     mode does, so each kind gives the same batches and stops at the same step (5 samples at batch 2)."""

@@ -459,3 +459,53 @@ def test_a_thread_fed_by_a_daemon_caller_is_stopped_when_the_program_ends(tmp_pa
     assert done.returncode == 0, done.stderr[-2000:]
     assert "prefetch threads at the end: 0" in done.stdout, done.stdout + done.stderr[-2000:]
     assert "terminate called" not in done.stderr
+
+
+CONDITIONAL_READER = '''
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe(root, second):
+    jpegs, labels = fn.readers.file(file_root=root)
+    if second:
+        _, more = fn.readers.file(file_root=root, name="Second")
+    else:
+        more = labels * 0
+    return fn.decoders.image(jpegs), labels, more
+
+
+def run(root, steps, keep):
+    p = pipe(root, True)
+    p.build()
+    print("epoch size", p.epoch_size("Second"))
+    for _ in range(steps):
+        images, labels, more = p.run()
+        print(more.as_array().ravel().tolist())
+    if keep is not None:
+        keep.append(p)
+'''
+
+
+def test_streams_the_steps_read_from_their_closure_are_closed_in_the_prefetch_thread(tmp_path, image_root):
+    """A reader created under a condition is read through a stream the pipeline function makes before its steps
+    (``batches_2 = endless(reader_2)``), advanced in the prefetch thread, where DALI's next_epoch enters its
+    EvalContext. Finalized by another thread (the pipeline dropped, the program ending) it printed "Exception
+    ignored ... cannot release un-acquired lock"; the prefetch thread closes it when it stops."""
+    text = migrate_source(CONDITIONAL_READER, "pipes.py").migrated
+    assert "batches_2 = endless(reader_2)" in text and "@Prefetch(depth=2)" in text
+    (tmp_path / "pipes.py").write_text(on_cpu(text))
+    (tmp_path / "main.py").write_text(textwrap.dedent(f"""\
+        import gc
+        import pipes
+
+        pipes.run({str(image_root)!r}, 3, None)  # dropped when run() returns
+        gc.collect()
+        print("dropped", flush=True)
+        held = []
+        pipes.run({str(image_root)!r}, 2, held)  # held until the program ends
+        """))
+    done = subprocess.run([sys.executable, "main.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.count("epoch size 10") == 2 and "dropped" in done.stdout, done.stdout
+    assert "Exception ignored" not in done.stderr and "un-acquired lock" not in done.stderr, done.stderr[-2000:]

@@ -29,6 +29,41 @@ def test_pre_scan_names_every_style():
     assert module_name_of(APP / "loaders" / "pipes.py") == "loaders.pipes"
 
 
+
+def test_module_names_follow_packages(tmp_path):
+    """One spelling of a module's name (project.module_name_of) for the pre-scan, the api and the passes."""
+    for folder in ("pkg", "pkg/sub"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    for name in ("pkg/mod.py", "pkg/sub/deep.py", "alone.py"):
+        (tmp_path / name).write_text("")
+    assert module_name_of(tmp_path / "pkg" / "__init__.py") == "pkg"
+    assert module_name_of(tmp_path / "pkg" / "sub" / "__init__.py") == "pkg.sub"
+    assert module_name_of(tmp_path / "pkg" / "mod.py") == "pkg.mod"
+    assert module_name_of(str(tmp_path / "pkg" / "sub" / "deep.py")) == "pkg.sub.deep"
+    assert module_name_of(tmp_path / "alone.py") == "alone"
+    # paths not on disk (migrate_source's name): no packages to find, a package's __init__ is still its folder
+    assert module_name_of(tmp_path / "gone" / "__init__.py") == "gone"
+    assert module_name_of(tmp_path / "gone" / "mod.py") == "mod"
+    assert module_name_of("notebook.ipynb") == "notebook"
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+def test_a_module_writes_a_stream_as_the_pre_scan_decided(streamed):
+    """Whether an imported pipeline is a ReaderStream is decided once, by the pre-scan (ProjectPipeline.streamed),
+    which the importing modules rely on: the defining module reads it, it does not decide again."""
+    from dali_migrate.engine import migrate_source
+    from dali_migrate.project import Project, ProjectPipeline
+
+    source = ("from nvidia.dali import pipeline_def, fn\n\n\n@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+              "def train_pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
+              "    return fn.decoders.image(jpegs), labels\n")
+    project = Project(imported_modules={"pipes"})
+    project.pipelines["pipes.train_pipe"] = ProjectPipeline(module="pipes", name="train_pipe", style="def",
+                                                            path="pipes.py", streamed=streamed)
+    migrated = migrate_source(source, "pipes.py", project=project).migrated
+    assert ('return ReaderStream(steps(), {"Reader": reader}, batch_size)\n' in migrated) == streamed
+
 def test_both_sides_migrated_as_expected(tmp_path):
     work = tmp_path / "app"
     shutil.copytree(APP, work)

@@ -126,6 +126,18 @@ def test_a_shuffling_source_helper_gets_the_pipeline_seed_by_keyword():
     assert not [f for f in findings if not f.fixed]
 
 
+
+@pytest.mark.parametrize("reader, unpacked", [("fn.readers.file(file_root=root, name='Reader')", "outputs"),
+                                              ("fn.readers.numpy(file_root=root)", "(outputs,)")])
+def test_a_reader_call_returned_directly_is_a_source_helper(reader, unpacked):
+    """``return fn.readers.file(...)`` with no name bound first: the same source helper as the assigned form (it was
+    left a renamed reader, DM104). One output is unpacked from next_epoch's tuple; several are yielded as a tuple."""
+    text, findings = _migrated(f"from nvidia.dali import fn\n\n\ndef read(root):\n    return {reader}\n")
+    assert "def read(root, *, batch_size, seed=None):" in text
+    assert f"for {unpacked} in reader.next_epoch(batch_size=batch_size):" in text and "yield outputs" in text
+    assert "DM240" in {f.rule for f in findings} and "DM104" not in {f.rule for f in findings}
+    assert not [f for f in findings if not f.fixed]
+
 @pytest.mark.parametrize("body", [
     # called in its own module: the module's pipelines inline it (graph_functions), it is no stream
     HELPER + "\n\ndef other(root):\n    return images(root)\n",

@@ -59,8 +59,8 @@ READER_OUTSIDE_PIPELINE = rule(
     "A reader call that is not part of a pipeline the tool unrolled is renamed and marked.",
     "In dynamic mode a reader is a stateful object: it is created once and iterated with "
     "reader.next_epoch(batch_size=...); calling it like an fn op does not return batches.",
-    before="def read(root):\n    return fn.readers.file(file_root=root)",
-    after="def read(root):\n    # dali-migrate: DM104 ...\n    return ndd.readers.File(file_root=root)",
+    before="class Data:\n    def read(self, root):\n        return fn.readers.file(file_root=root)",
+    after="class Data:\n    def read(self, root):\n        # dali-migrate: DM104 ...\n        return ndd.readers.File(file_root=root)",
     fix="manual",
     suggestion="Create the reader once, outside any loop, and iterate `for a, b in reader.next_epoch(batch_size=N):`.",
 )

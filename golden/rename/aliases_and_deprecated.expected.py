@@ -7,9 +7,11 @@ def augment(images):
     return ndd.math.clamp(images, 0, 255)
 
 
-def read(root):
-    # dali-migrate: DM104 ndd.readers.File is a stateful reader: create it once and iterate reader.next_epoch(batch_size=...); calling it does not return batches
-    return ndd.readers.File(file_root=root)
+def read(root, *, batch_size, seed=None):
+    reader = ndd.readers.File(file_root=root)
+    while True:
+        for outputs in reader.next_epoch(batch_size=batch_size):
+            yield outputs
 
 
 class Holder:

@@ -29,3 +29,11 @@ def read_and_use(root):
 
 def local_pipeline_part(root):
     return read_and_use(root)
+
+
+def returned_arrays(root):
+    return fn.readers.numpy(file_root=root, file_filter="*.npy")  # the reader's one output, returned as it is
+
+
+def returned_files(root, shard):
+    return fn.readers.file(file_root=root, shard_id=shard, num_shards=2)

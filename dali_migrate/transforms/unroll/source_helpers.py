@@ -46,13 +46,13 @@ from ...names import NDD, free_name
 from ..walk import transform, walk
 from . import rules, stream
 from .graph import READER_DROPPED, endless_function, parenthesized
-from .model import (AssignedNames, NameReads, expr, fn_path, kwarg, literal_value, ndd_attr, op_entry,
-                    with_kwarg, without_kwargs)
+from .model import (AssignedNames, NameReads, expr, fn_path, is_reader_path, kwarg, literal_value, ndd_attr,
+                    op_entry, with_kwarg, without_kwargs)
 
 
 @dataclass
 class SourceHelper:
-    node: cst.FunctionDef
+    node: cst.FunctionDef  # the function as read: a reader call it returns is bound to a name first (_assigned_return)
     readers: list[int]  # indexes of the reader statements in the body
     shuffles_unseeded: bool  # a reader shuffles without its own seed: it gets the stream's seed
     random: bool = False  # it calls a random operator: the calling pipeline seeds the thread's RNG for it
@@ -62,7 +62,7 @@ def find(module: cst.Module, imports) -> dict[str, SourceHelper]:
     """The module's source helpers by name (see the module docstring)."""
     found = {}
     for statement in exported_functions(module).values():
-        helper = _source_helper(statement, imports)
+        helper = _source_helper(_assigned_return(statement, imports), imports)
         if helper is not None:
             found[statement.name.value] = helper
     return found
@@ -150,6 +150,22 @@ class _RandomCalls(cst.CSTTransformer):
         return finder.found
 
 
+def _assigned_return(function: cst.FunctionDef, imports) -> cst.FunctionDef:
+    """``return fn.readers.x(...)`` read as ``outputs = fn.readers.x(...)`` then ``return outputs``: the same helper,
+    in the shape the rest of this module reads (a reader statement, then the return)."""
+    body = list(function.body.body)
+    returned = body[-1].body[0].value if body and _is_return(body[-1]) else None
+    if not isinstance(returned, cst.Call) or any(a.star for a in returned.args):
+        return function
+    path = fn_path(imports, returned.func)
+    if path is None or not is_reader_path(path):
+        return function
+    name = free_name("outputs", _names(function))
+    assign = body[-1].with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(name))], returned)])
+    return function.with_changes(body=function.body.with_changes(
+        body=[*body[:-1], assign, cst.SimpleStatementLine([cst.Return(cst.Name(name))])]))
+
+
 def _is_return(statement) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
         and isinstance(statement.body[0], cst.Return) and statement.body[0].value is not None
@@ -185,8 +201,7 @@ def _reader_call(statement, imports) -> cst.Call | None:
             and all(isinstance(e.value, cst.Name) for e in target.elements)):
         return None
     path = fn_path(imports, small.value.func)
-    _, entry = op_entry(path) if path is not None else (None, None)
-    return small.value if entry and entry.get("kind") == "reader" else None
+    return small.value if path is not None and is_reader_path(path) else None
 
 
 class _OperatorCalls(cst.CSTVisitor):
@@ -222,8 +237,8 @@ class _OperatorCalls(cst.CSTVisitor):
 
 def rewrite(function: cst.FunctionDef, helper: SourceHelper, ctx) -> cst.FunctionDef:
     """The source helper as a stream (see the module docstring)."""
-    body = list(function.body.body)
-    taken = _names(function)
+    body = list(helper.node.body.body)
+    taken = _names(helper.node)
     readers, targets, pre, loop = [], [], [], []
     step_names: set[str] = set()  # names that hold the stream's data, bound once per step
     for i, statement in enumerate(body[:-1]):

@@ -9,6 +9,7 @@ import libcst as cst
 from ... import dataflow as df
 from ... import optable
 from ...names import dotted
+from ...project import module_name_of
 from ...engine import register_names
 from ..base import MigrationTransformer, name_nodes_in
 from ..imports import first_use
@@ -594,14 +595,13 @@ class Unroller(MigrationTransformer):
         self.streamed = {name for name in asked if name in self.descs and streamable(self.descs[name])
                          and not self.descs[name].extra.get("imported")}
         project = self.ctx.facts.get("project")
-        project = project if project and self._module_name() in project.imported_modules else None
-        if project:  # pipelines other modules import: any of them may ask (ProjectPipeline.streamed)
-            here = self._module_name()
-            self.streamed |= {name for name, desc in self.descs.items() if not desc.extra.get("imported")
-                              and (exported := project.pipelines.get(f"{here}.{name}")) is not None
-                              and exported.streamed and streamable(desc)}
-            self.streamed |= {key for function, key in self.d.factories.items() if key in self.with_readers
-                              and key not in self.with_checkpoint
+        here = module_name_of(self.ctx.path) if project else None
+        project = project if project and here in project.imported_modules else None
+        if project:  # pipelines other modules import: any of them may ask. The pre-scan decided which ones this
+            # module writes as ReaderStreams (project.scan_source) and the importers rely on it: read, not redone.
+            self.streamed |= {name for name in self.descs
+                              if (exported := project.pipelines.get(f"{here}.{name}")) is not None and exported.streamed}
+            self.streamed |= {key for function, key in self.d.factories.items() if key in self.with_ok
                               and (exported := project.pipelines.get(f"{here}.{function}")) is not None
                               and exported.streamed}
         self.streamed |= {key for key in asked & self.with_ok if key not in self.with_checkpoint}
@@ -633,12 +633,6 @@ class Unroller(MigrationTransformer):
                 if pipeline.streamed or pipeline.style == "class" and not pipeline.checkpoint:
                     # its module writes it as a ReaderStream (in that module's run; a Pipeline subclass is one)
                     self.streamed.add(local)
-
-    def _module_name(self) -> str:
-        from ...project import module_name_of
-        from pathlib import Path
-
-        return module_name_of(Path(self.ctx.path)) or Path(self.ctx.path).stem
 
     def _cannot(self, name, node, error: CannotUnroll):
         self.keep.add(name)
@@ -1424,7 +1418,7 @@ class Unroller(MigrationTransformer):
         walk(module, uses)
         project = self.ctx.facts.get("project")
         # another module of the run imports this one: its callers are not all here
-        exported = project is not None and self._module_name() in project.imported_modules
+        exported = project is not None and module_name_of(self.ctx.path) in project.imported_modules
         for name, desc in candidates.items():
             calls = uses.calls.get(name, [])
             if name in uses.escapes or exported or any(a.star for c in calls for a in c.args):
