@@ -274,3 +274,65 @@ class Named(Pipeline):
         else:
             data = fn.readers.numpy(file_root=self.root, random_shuffle=True, name="Reader")
         return data,
+
+
+class EarlyReturn(ReaderStream):
+    def __init__(self, batch_size, root, training):
+        self.batch_size = batch_size
+        self.num_threads = 4
+        self.device_id = 0
+        self.seed = None
+        self.training = training
+        self.train_input = ndd.readers.File(file_root=root, random_shuffle=True, name="Reader", seed=self.seed, max_batch_size=self.batch_size)
+        self.eval_input = ndd.readers.File(file_root=root, name="Reader", max_batch_size=self.batch_size)
+        if self.training:
+            self._readers = {**self._readers, "Reader": self.train_input}
+        if not self.training:
+            self._readers = {**self._readers, "Reader": self.eval_input}
+
+    @Prefetch(depth=2)
+    def steps(self):
+        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+        def endless(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them
+            while True:
+                yield from reader.next_epoch(batch_size=self.batch_size)
+
+        if self.training:
+            batches = endless(self.train_input)
+        else:
+            batches_2 = endless(self.eval_input)
+        while True:
+            if self.training:
+                jpegs, labels = next(batches)
+                output, output_2 = ndd.decoders.image(jpegs, device="gpu"), labels
+            else:
+                jpegs, labels = next(batches_2)
+                output, output_2 = ndd.decoders.image(jpegs, device="gpu"), labels
+            yield output, output_2
+
+
+if ndd.get_num_threads() < 4:
+    ndd.set_num_threads(4)  # grow only: shrinking it after use hangs DALI 2.4
+
+
+@Prefetch(depth=2)
+def returns_in_branches(root, use_arrays, *, batch_size=4):
+    def endless(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them
+        while True:
+            yield from reader.next_epoch(batch_size=batch_size)
+
+    if use_arrays:
+        reader = ndd.readers.Numpy(file_root=root, name="Reader")
+        batches = endless(reader)
+    else:
+        reader_2 = ndd.readers.File(file_root=root, name="Reader")
+        batches_2 = endless(reader_2)
+    while True:
+        if use_arrays:
+            (data,) = next(batches)
+            output = data
+        else:
+            jpegs, labels = next(batches_2)
+            output = ndd.decoders.image(jpegs)
+        yield tuple(output) if isinstance(output, tuple) else (output,)

@@ -1,7 +1,7 @@
 """Readers a Pipeline subclass's define_graph calls under an `if` on a build-time value: each is created once in
 __init__ (an ops reader object where it was, an fn reader under the same condition) and listed by its name
 under that condition; the steps keep the `if` and take the reader's batches there."""
-from nvidia.dali import Pipeline, fn, ops, types
+from nvidia.dali import Pipeline, fn, ops, pipeline_def, types
 
 TRAINING = True
 
@@ -48,3 +48,27 @@ class Named(Pipeline):
         else:
             data = fn.readers.numpy(file_root=self.root, random_shuffle=True, name="Reader")
         return data,
+
+
+class EarlyReturn(Pipeline):
+    def __init__(self, batch_size, root, training):
+        super().__init__(batch_size, 4, 0)
+        self.training = training
+        self.train_input = ops.readers.File(file_root=root, random_shuffle=True)
+        self.eval_input = ops.readers.File(file_root=root)
+
+    def define_graph(self):
+        if self.training:
+            jpegs, labels = self.train_input(name="Reader")
+            return fn.decoders.image(jpegs, device="mixed"), labels
+        jpegs, labels = self.eval_input(name="Reader")
+        return fn.decoders.image(jpegs, device="mixed"), labels
+
+
+@pipeline_def(batch_size=4, num_threads=4, device_id=0)
+def returns_in_branches(root, use_arrays):
+    if use_arrays:
+        data = fn.readers.numpy(file_root=root, name="Reader")
+        return data,
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return fn.decoders.image(jpegs),

@@ -866,11 +866,79 @@ def closing_returns(statements, imports, report, name, refuse=None) -> tuple[lis
         return [*normalized[:-1], simple], False
     branched = closing_branches(normalized, returned_outputs, imports)
     if branched is None or refuse is not None and refuse(branched[-1]):
+        joined = _returns_joined(normalized, imports, refuse)
+        if joined is not None:
+            report(rules.UNROLL.id, f"{name}: `if {code_of(original.test)}:` creates readers and returns its outputs "
+                   f"in each branch: each branch sets the same output variables, returned after the `if` (its readers "
+                   f"are created once, under that condition)", original)
+            return joined, False
         return list(statements), False
     report(rules.UNROLL.id, f"{name}: `if {code_of(original.test)}:` returns its outputs in each branch (an early "
            f"return included): each branch yields them (the condition was decided when the graph was defined)",
            original)
     return branched, True
+
+
+def _returns_joined(statements, imports, refuse=None) -> list | None:
+    """``statements`` whose last one is an ``if``/``elif``/``else`` chain that creates a reader (an fn reader, or
+    what ``refuse`` finds: a Pipeline subclass's reader object) and whose every block ends with ``return`` of
+    the same number of outputs, with each return made an assignment of fresh ``output`` names and one
+    ``return`` of them after the ``if``: the form whose readers ``conditional.py`` creates once, under the
+    condition. None for anything else."""
+    last = statements[-1] if statements else None
+    if not isinstance(last, cst.If):
+        return None
+    calls = _ContainsCall(imports)
+    walk(last, calls)
+    if not calls.readers and not (refuse is not None and refuse(last)):
+        return None
+    blocks, node = [], last
+    while isinstance(node, cst.If):
+        blocks.append(node.body)
+        if isinstance(node.orelse, cst.Else):
+            blocks.append(node.orelse.body)
+            break
+        if node.orelse is None:
+            return None  # a block that does not return
+        node = node.orelse
+    counts = set()
+    for block in blocks:
+        value = block.body[-1].body[0].value if block.body and returned_outputs(block.body[-1]) is not None else None
+        if value is None or isinstance(value, cst.Tuple) and any(isinstance(e, cst.StarredElement)
+                                                                 for e in value.elements):
+            return None
+        counts.add(len(value.elements) if isinstance(value, cst.Tuple) else 1)
+        returns = _Returns()
+        for inner in block.body[:-1]:
+            walk(inner, returns)
+        if returns.found:
+            return None
+    if len(counts) != 1:
+        return None
+    reads, binds = NameReads(), AssignedNames()
+    for statement in statements:
+        walk(statement, reads)
+        walk(statement, binds)
+    taken = reads.names | binds.names
+    names = []
+    for _ in range(counts.pop()):
+        names.append(free_name("output", taken))
+        taken.add(names[-1])
+    target = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[]) if len(names) > 1 else \
+        cst.Name(names[0])
+
+    class _Assigned(cst.CSTTransformer):
+        def leave_SimpleStatementLine(self, original_node, updated_node):
+            if any(block.body and block.body[-1] is original_node for block in blocks):
+                value = original_node.body[0].value
+                if isinstance(value, cst.Tuple):  # (one output: the element itself)
+                    value = value.elements[0].value if len(names) == 1 else value.with_changes(lpar=[], rpar=[])
+                return updated_node.with_changes(body=[cst.Assign([cst.AssignTarget(target)], value)])
+            return updated_node
+
+    joined = last.visit(_Assigned())
+    ending = stmt(f"return {', '.join(names)}{',' if len(names) == 1 else ''}\n")
+    return [*statements[:-1], joined, ending]
 
 
 def closing_branches(statements, closing_outputs, imports) -> list | None:

@@ -4,7 +4,7 @@ and named fn readers in define_graph's branches. Pipeline mode built only the br
 import argparse
 
 import numpy as np
-from nvidia.dali import Pipeline, fn, ops, types
+from nvidia.dali import Pipeline, fn, ops, pipeline_def, types
 
 
 class TrainVal(Pipeline):
@@ -60,6 +60,35 @@ class ImagesOrArrays(Pipeline):
         return data, labels
 
 
+class EarlyReturn(Pipeline):
+    """An early return in define_graph's training branch, each branch with its own ops reader."""
+
+    def __init__(self, batch_size, root, training):
+        super().__init__(batch_size, 2, None)
+        self.training = training
+        self.train_input = ops.readers.File(file_root=root, random_shuffle=True, seed=3)
+        self.eval_input = ops.readers.File(file_root=root)
+
+    def define_graph(self):
+        if self.training:
+            jpegs, labels = self.train_input(name="Reader")
+            return fn.reductions.min(fn.decoders.image(jpegs)), labels
+        jpegs, labels = self.eval_input(name="Reader")
+        means = fn.reductions.mean(fn.decoders.image(jpegs))
+        return means, labels + 10
+
+
+@pipeline_def(batch_size=3, num_threads=2, device_id=None)
+def returns_in_branches(images, arrays, use_arrays):
+    """A @pipeline_def whose branches each create their reader and return."""
+    if use_arrays:
+        data = fn.readers.numpy(file_root=arrays, name="Reader")
+        return fn.reductions.sum(data),
+    else:
+        jpegs, _ = fn.readers.file(file_root=images, name="Reader")
+        return fn.reductions.mean(fn.decoders.image(jpegs)),
+
+
 def rows(out):
     return [np.asarray(out.at(i)).round(3).ravel().tolist()[:3] for i in range(len(out))]
 
@@ -92,6 +121,20 @@ def main():
         for step in range(args.steps):
             data, labels = pipe.run()
             print(step, rows(data), rows(labels))
+    for training in (True, False):
+        pipe = EarlyReturn(4, args.images, training)
+        pipe.build()
+        print("early return", training, pipe.epoch_size("Reader"))
+        for step in range(args.steps):
+            data, labels = pipe.run()
+            print(step, rows(data), rows(labels))
+    for use_arrays in (True, False):
+        pipe = returns_in_branches(args.images, args.arrays, use_arrays)
+        pipe.build()
+        print("returns", use_arrays, pipe.epoch_size("Reader"))
+        for step in range(args.steps):
+            (data,) = pipe.run()
+            print(step, rows(data))
 
 
 if __name__ == "__main__":
