@@ -569,6 +569,15 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                                                                     env)
     elif desc.readers:
         _hoist_reader(unroller, desc, graph, attributes.names)
+    read_attrs = reader_attrs + [attr for _, _, attr, is_object, _ in desc.extra.get("init_branch_readers", ())
+                                 if is_object]
+    for attr in read_attrs:
+        for name, method in methods.items():
+            if name not in ("__init__", "define_graph") and _AttrUses.count_in(method, attr):
+                # epoch_size()/reader_meta() of the migrated class answer from it; the object itself is another
+                raise CannotUnroll(f"self.{attr} (an ops reader) is used by {name}() too: it becomes an ndd reader "
+                                   f"there, not the ops object (ask the pipeline's epoch_size()/reader_meta() "
+                                   f"instead)", method)
     for reader, condition, attr, is_object, inner in desc.extra.get("init_branch_readers", ()):
         # (an ops object's arguments are those __init__ gave it; its condition matters for its name alone)
         parts = ([] if is_object else [(reader.call, "its arguments")]) + \

@@ -26,7 +26,8 @@ def normalized(root, stats):
     scale = types.Constant(np.linspace(0.5, 1.0, 5), dtype=types.FLOAT)
     # used where it is made, inside a step's expression: still made once
     shifted = fn.cast(data, dtype=types.INT16) + types.Constant(row_offsets(4))  # int16 + int32 gives int32
-    return (data - means) * scale, shifted, fn.cat(data, types.Constant(np.full((1, 5), 2.5)), axis=0)
+    return (data - means) * scale, shifted, fn.cat(data, types.Constant(np.full((1, 5), 2.5)), axis=0), \
+        types.Constant(row_offsets(2))  # an output of its own
 
 
 class Patches(Pipeline):
@@ -54,7 +55,7 @@ if __name__ == "__main__":
     pipe = normalized(sys.argv[1], [1, 2, 3, 4, 5])
     pipe.build()
     for step in range(3):
-        for name, out in zip(("normalized", "shifted", "stacked"), pipe.run()):
+        for name, out in zip(("normalized", "shifted", "stacked", "offsets"), pipe.run()):
             show(f"{step} {name}", out)
     pipe = Patches(2, sys.argv[1], [3, 2, 1, 0, 4])
     pipe.build()
