@@ -1,7 +1,7 @@
 """A Pipeline subclass's other methods beside define_graph: __len__ and helpers that ask the pipeline for its
 reader's metadata are kept by the migrated class (a ReaderStream answers epoch_size/reader_meta), and the code
 that calls them on the pipeline stays as it was; a method that hands the ops reader object itself on has no
-dynamic-mode counterpart (it would be an ndd reader) and stays marked."""
+dynamic-mode counterpart (it would be an ndd reader) and stays marked, as does one that runs the pipeline itself."""
 from nvidia.dali import Pipeline, ops
 
 
@@ -38,6 +38,20 @@ class HandsOn(Pipeline):
 
     def reader(self):
         return self.input
+
+
+class RunsItself(Pipeline):
+    def __init__(self, batch_size, root):
+        super().__init__(batch_size, 2, 0)
+        self.input = ops.readers.File(file_root=root)
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        return jpegs, labels
+
+    def next_labels(self):  # the pipeline's own run(): a ReaderStream has none (left marked)
+        jpegs, labels = self.run()
+        return labels
 
 
 pipe = Train(8, "images", 0, 2)

@@ -37,6 +37,10 @@ _STREAM_ATTRIBUTES = (STEPS_METHOD, "_steps", "_readers", "_dali_pipeline")  # w
 _POSITIONAL = ("batch_size", "num_threads", "device_id", "seed", "exec_pipelined", "prefetch_queue_depth",
                "exec_async", "bytes_per_sample", "set_affinity", "max_streams", "default_cuda_stream_priority")
 NON_READER_DROPPED = ("name", "preserve", "bytes_per_sample_hint")
+# Pipeline methods a ReaderStream does not have (it has epoch_size, reader_meta, reset, max_batch_size, batch_size):
+# another method of the class that uses one keeps the class in pipeline mode
+_PIPELINE_ONLY = ("build", "run", "schedule_run", "share_outputs", "release_outputs", "outputs", "feed_input",
+                  "serialize", "set_outputs", "checkpoint", "_prefetch", "_run_once", "start_py_workers")
 
 
 class _OpsObject:
@@ -569,6 +573,17 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                                                                     env)
     elif desc.readers:
         _hoist_reader(unroller, desc, graph, attributes.names)
+    assigned = _SelfTargets()  # (an attribute of the class's own by one of those names is the class's)
+    for cls in {*chain, *subclasses}:
+        walk(cls, assigned)
+    for name, method in methods.items():
+        if name in ("__init__", "define_graph", ITER_SETUP):
+            continue
+        used = sorted(m for m in _PIPELINE_ONLY if m not in assigned.names and m not in methods
+                      and _AttrUses.count_in(method, m))
+        if used:
+            raise CannotUnroll(f"{name}() uses the pipeline's {', '.join(f'self.{m}' for m in used)}, which the "
+                               f"migrated class ({STREAM_CLASS}) does not have", method)
     read_attrs = reader_attrs + [attr for _, _, attr, is_object, _ in desc.extra.get("init_branch_readers", ())
                                  if is_object]
     for attr in read_attrs:
