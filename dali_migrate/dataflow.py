@@ -129,6 +129,10 @@ def _empty_dict(expr) -> bool:
         and not expr.args
 
 
+def _code_text(node) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
 def is_adapted(origin) -> bool:
     """Pipelines a function or class adapts at run time (``ADAPTED_PREFIX``): a ReaderStream either way."""
     return isinstance(origin, str) and origin.startswith(ADAPTED_PREFIX)
@@ -1513,6 +1517,29 @@ class DataFlow:
         subclass)."""
         known = self._pipeline_defs | set(self.with_origin.values()) | self._pipeline_classes
         return bool(origins) and all(o in known or is_adapted(o) for o in origins)
+
+    def own_method(self, origins, attr: str) -> bool:
+        """Every pipeline in ``origins`` is an instance of a Pipeline subclass of this module that defines the method
+        ``attr`` itself (or a base class of this module does): the migrated class keeps it, so ``pipe.attr`` (and
+        ``len(pipe)`` for ``__len__``) means what it meant. Not define_graph or iter_setup (they become the steps),
+        nor a method define_graph calls (a graph helper, which builds part of a step)."""
+        if not origins:
+            return False
+        by_name = {info[0]: (node, info) for node, info in self.classes.items() if info[3]}
+        for origin in origins:
+            found, seen, name = False, set(), origin
+            while isinstance(name, str) and name in by_name and name not in seen:
+                seen.add(name)
+                node, (_, bases, methods, _) = by_name[name]
+                graph = methods.get("define_graph")
+                if attr in methods:
+                    called = graph is not None and f"self.{attr}(" in _code_text(graph)
+                    found = attr not in ("define_graph", "iter_setup", "feed_input") and not called
+                    break
+                name = next((b.value for b in bases if isinstance(b, cst.Name) and b.value in by_name), None)
+            if not found:
+                return False
+        return True
 
     def pipeline_functions(self, origins) -> bool:
         """Every pipeline in ``origins`` is a @pipeline_def function of this module."""

@@ -533,6 +533,8 @@ class _Tagger(cst.CSTVisitor):
                 return None
             if kind == df.DALI_ITERATOR and name in ("len", "next", "iter", "enumerate", "zip"):
                 return None  # the migrated EpochIterator is an iterator with a length, as the plugin's was
+            if name == "len" and kind == df.PIPELINE and flow.own_method(found[1], "__len__"):
+                return None  # the class's own __len__, kept by the migrated class
             if name == "len" and kind in (df.TENSORLIST, df.OUTPUTS) or (
                     name in _SEE_THROUGH and (kind == df.OUTPUTS or isinstance(kind, tuple))):
                 return None
@@ -576,6 +578,8 @@ class _Tagger(cst.CSTVisitor):
                                             f"pipeline (a parameter, an attribute); a pipeline of this module "
                                             f"that reaches it would be a dynamic-mode value after migration"))
             return None
+        if kind == df.PIPELINE and self.flow.own_method(found[1], attr):
+            return None  # a method of the module's own Pipeline subclass: the migrated class keeps it
         if kind == df.PIPELINE and (attr in PIPELINE_METHODS or attr in df.METADATA_ATTRIBUTES and self.flow.streamable(
                 found[1]) or attr == "device_id" and all(df.is_adapted(o) for o in found[1])) or kind == df.TENSORLIST and attr in TENSORLIST_METHODS \
                 or kind == df.TENSORCPU and attr in TENSORCPU_METHODS or kind == df.DALI_ITERATOR and attr in \

@@ -103,11 +103,64 @@ def test_a_constant_typed_at_run_time_computes_what_the_constant_did(value):
 def test_what_stays_marked():
     source = ("import numpy as np\nfrom nvidia.dali import fn, pipeline_def, types\n\n"
               "@pipeline_def(batch_size=2)\ndef pipe(root):\n    u8, labels = fn.readers.file(file_root=root)\n"
-              "    return u8 + types.Constant(np.arange(5)), labels + types.Constant(3, shape=[2])\n")
+              "    return u8 + types.Constant(np.sum(labels)), labels + types.Constant(3, shape=[2])\n")
     result = migrate_source(source, "pipe.py")
-    # a value computed by a call (read three times by the run-time typing), and shape=
-    assert "DM103 types.Constant" in result.migrated and "types.Constant(np.arange(5))" in result.migrated
+    # a call of the step's data (not a value of the graph's definition), and shape=
+    assert "DM103 types.Constant" in result.migrated and "types.Constant(np.sum(labels))" in result.migrated
     assert "types.Constant(3, shape=[2])" in result.migrated
+
+
+CALLED_ONCE = """
+import numpy as np
+from nvidia.dali import fn, pipeline_def, types
+
+CALLS = []
+
+
+def made(kind):
+    CALLS.append(kind)
+    return {"ints": np.arange(5), "floats": np.linspace(0.5, 2.5, 5), "list": [1.5, 2, 3, 4, 5]}[kind]
+
+
+def data():
+    return np.arange(10, dtype=np.uint8).reshape(2, 1, 5)
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None, prefetch_queue_depth=1)
+def pipe():
+    u8 = fn.external_source(source=data, batch=True)
+    ints = types.Constant(made("ints"))
+    return u8 + ints, u8 * types.Constant(made("floats")), types.Constant(made("list"), dtype=types.FLOAT) - u8
+"""
+
+
+def _run_module(text, steps):
+    namespace = {"__name__": "called_once"}
+    exec(compile(text, "called_once.py", "exec"), namespace)
+    p = namespace["pipe"]()
+    if hasattr(p, "build"):
+        p.build()
+    outs = []
+    for _ in range(steps):
+        step = p.run() if hasattr(p, "run") else next(p)
+        outs.append([o.as_array() if hasattr(o, "as_array") else np.array(ndd.as_tensor(o)) for o in step])
+    return outs, namespace["CALLS"]
+
+
+def test_a_calls_value_is_made_once_and_typed_as_pipeline_mode_typed_it():
+    """types.Constant(f(x)): pipeline mode called f once, when the graph was defined, and typed its value (int64 to
+    int32, float64 to float32, dtype= as given); the migration calls it once, before the steps, and each step
+    computes the same values with the same types (real DALI, both modes)."""
+    result = migrate_source(CALLED_ONCE, "called_once.py")
+    assert "dali-migrate:" not in result.migrated, result.migrated
+    assert 'ints_value = made("ints")' in result.migrated
+    expected, expected_calls = _run_module(CALLED_ONCE, 3)
+    got, calls = _run_module(result.migrated, 3)
+    assert calls == expected_calls == ["ints", "floats", "list"]
+    for want_step, got_step in zip(expected, got):
+        for want, have in zip(want_step, got_step):
+            assert have.dtype == want.dtype
+            np.testing.assert_array_equal(have, want)
 
 
 def test_an_array_in_a_variable_is_typed_at_run_time():

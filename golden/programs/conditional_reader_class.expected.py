@@ -1,8 +1,8 @@
 """Pipeline subclasses whose __init__ chooses their reader by a condition (if/else, a conditional expression), and
-whose define_graph reads a reader or a source under `if self.train:` (a named one there stays marked)."""
+whose define_graph reads a reader or a source under `if self.train:` (a named one there is created in __init__ under
+that condition, and listed by its name)."""
 import inspect
-from nvidia.dali import fn, types
-from nvidia.dali.pipeline import Pipeline
+from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
 
 
@@ -200,23 +200,41 @@ class Loader(ReaderStream):
             yield ndd.decoders.image(jpegs), labels
 
 
-# dali-migrate: DM212 Named stays in pipeline mode: a reader named 'Reader' under `if self.train` in define_graph: its metadata would not be found by that name
-class Named(Pipeline):
+class Named(ReaderStream):
     def __init__(self, batch_size, root, train):
-        super().__init__(batch_size, 2, None)
+        self.batch_size = batch_size
+        self.num_threads = 2
+        self.device_id = None
+        self.seed = None
         self.root = root
         self.train = train
-
-    def define_graph(self):
         if self.train:
-            jpegs, labels = fn.readers.file(file_root=self.root, random_shuffle=True, name="Reader")
+            self.reader = ndd.readers.File(file_root=self.root, random_shuffle=True, name="Reader", seed=self.seed, max_batch_size=self.batch_size)
+            self._readers = {**self._readers, "Reader": self.reader}
+        if not self.train:
+            self.reader_2 = ndd.readers.File(file_root=self.root, name="Reader", max_batch_size=self.batch_size)
+            self._readers = {**self._readers, "Reader": self.reader_2}
+
+    def steps(self):
+        if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+            ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+        def endless(reader):  # one reader's batches, epoch after epoch, as pipe.run() read them
+            while True:
+                yield from reader.next_epoch(batch_size=self.batch_size)
+
+        if self.train:
+            batches = endless(self.reader)
         else:
-            jpegs, labels = fn.readers.file(file_root=self.root, name="Reader")
-        return jpegs, labels
+            batches_2 = endless(self.reader_2)
+        while True:
+            if self.train:
+                jpegs, labels = next(batches)
+            else:
+                jpegs, labels = next(batches_2)
+            yield jpegs, labels
 
 
 loader = Loader(2, "imgs", None, False)
 images, labels = next(loader)
 named = Named(2, "imgs", True)
-named.build()
 print(named.epoch_size("Reader"))

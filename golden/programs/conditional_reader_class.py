@@ -1,5 +1,6 @@
 """Pipeline subclasses whose __init__ chooses their reader by a condition (if/else, a conditional expression), and
-whose define_graph reads a reader or a source under `if self.train:` (a named one there stays marked)."""
+whose define_graph reads a reader or a source under `if self.train:` (a named one there is created in __init__ under
+that condition, and listed by its name)."""
 from nvidia.dali import fn, ops, types
 from nvidia.dali.pipeline import Pipeline
 

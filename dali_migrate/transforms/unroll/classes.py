@@ -21,7 +21,7 @@ from ..walk import transform, walk
 from ... import optable
 from ...dataflow import STREAM_CLASS
 from ...names import NDD, dotted, free_name
-from . import checkpoints, constants, rules, sources as external, stream
+from . import checkpoints, conditional, constants, rules, sources as external, stream
 from .graph import (_source_setup, _uses_name, Env, build_graph, closing_returns, device_statement, eager_sources,
                     loop_statements, make_reader, output_elements, seeding_statements, thread_statement)
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
@@ -42,6 +42,10 @@ _STREAM_ATTRIBUTES = (STEPS_METHOD, "_steps", "_readers", "_dali_pipeline")  # w
 _POSITIONAL = ("batch_size", "num_threads", "device_id", "seed", "exec_pipelined", "prefetch_queue_depth",
                "exec_async", "bytes_per_sample", "set_affinity", "max_streams", "default_cuda_stream_priority")
 NON_READER_DROPPED = ("name", "preserve", "bytes_per_sample_hint")
+# Pipeline methods a ReaderStream does not have (it has epoch_size, reader_meta, reset, max_batch_size, batch_size):
+# another method of the class that uses one keeps the class in pipeline mode
+_PIPELINE_ONLY = ("build", "run", "schedule_run", "share_outputs", "release_outputs", "outputs", "feed_input",
+                  "serialize", "set_outputs", "checkpoint", "_prefetch", "_run_once", "start_py_workers")
 
 
 class _OpsObject:
@@ -517,10 +521,13 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
             converted.append(statement)
             continue
         new = transform(statement, rewriter, layout=False)
+        if isinstance(new, cst.If):  # `if self.training: x = self.train_input()`: each created in __init__
+            new = _branch_readers(new, objects, desc, reader_attrs, unroller.ctx.positions)
         if statement in unroller.ctx.positions:
             unroller.ctx.positions.setdefault(new, unroller.ctx.positions[statement])
         converted.append(new)
-    desc.extra["object_readers"] = len(reader_attrs)  # several readers: each an object created in __init__
+    desc.extra["object_readers"] = len(reader_attrs)
+    desc.extra["self_attributes"] = set(attributes.names) | set(methods)  # several readers: each an object created in __init__
     if branched:  # each branch of the closing if/else yields its own outputs
         build_graph(desc, converted, None, env)
     else:
@@ -535,7 +542,8 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     if desc.pre:
         # nothing runs "before the reader" in a define_graph, but the readers created under a condition
         # (graph._conditional_if) are made once, at the start of the steps
-        once = desc.extra.get("conditional_setup", [])
+        # (and the calls of types.Constant's values, graph._made_once)
+        once = [*desc.extra.get("conditional_setup", []), *desc.extra.get("made_once", [])]
         last = max((i for i, s in enumerate(desc.pre) if any(s is o for o in once)), default=-1)
         if last > 0 and any(not any(s is o for o in once) for s in desc.pre[:last]):
             raise CannotUnroll("plain Python before a reader created under a condition in define_graph", graph)
@@ -575,10 +583,93 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                                                                     env)
     elif desc.readers:
         _hoist_reader(unroller, desc, graph, attributes.names)
+    assigned = _SelfTargets()  # (an attribute of the class's own by one of those names is the class's)
+    for cls in {*chain, *subclasses}:
+        walk(cls, assigned)
+    for name, method in methods.items():
+        if name in ("__init__", "define_graph", ITER_SETUP):
+            continue
+        used = sorted(m for m in _PIPELINE_ONLY if m not in assigned.names and m not in methods
+                      and _AttrUses.count_in(method, m))
+        if used:
+            raise CannotUnroll(f"{name}() uses the pipeline's {', '.join(f'self.{m}' for m in used)}, which the "
+                               f"migrated class ({STREAM_CLASS}) does not have", method)
+    read_attrs = reader_attrs + [attr for _, _, attr, is_object, _ in desc.extra.get("init_branch_readers", ())
+                                 if is_object]
+    for attr in read_attrs:
+        for name, method in methods.items():
+            if name not in ("__init__", "define_graph") and _AttrUses.count_in(method, attr):
+                # epoch_size()/reader_meta() of the migrated class answer from it; the object itself is another
+                raise CannotUnroll(f"self.{attr} (an ops reader) is used by {name}() too: it becomes an ndd reader "
+                                   f"there, not the ops object (ask the pipeline's epoch_size()/reader_meta() "
+                                   f"instead)", method)
+    for reader, condition, attr, is_object, inner in desc.extra.get("init_branch_readers", ()):
+        # (an ops object's arguments are those __init__ gave it; its condition matters for its name alone)
+        parts = ([] if is_object else [(reader.call, "its arguments")]) + \
+            ([(condition, "its condition")] if reader.name is not None or not is_object else [])
+        _check_init_time(parts, inner, chain, graph)
     desc.extra.update(reader_attr=reader_attrs[0] if reader_attrs else None, reader_attrs=reader_attrs, graph=graph)
     if init is not None:
         _checkpointing(desc, init, objects)
     return desc
+
+
+def _branch_readers(node: cst.If, objects: dict, desc: PipelineDesc, reader_attrs: list, positions) -> cst.If:
+    """``node`` (an ``if`` of define_graph on a build-time value) with each ``x = self.R(...)`` of an ops reader
+    object R in its blocks written as ``x = ndd.readers.X(<R's arguments>, <the call's>)``, listed in
+    ``desc.extra["branch_object_readers"]`` for graph._conditional_if: R is created in __init__ as before, the
+    steps read its stream under the same condition."""
+    found = desc.extra.setdefault("branch_object_readers", {})
+    replacements, made = {}, []
+    for block in conditional.branches(node):
+        for inner in block.body:
+            obj = _reader_call(inner, objects)
+            if obj is None:
+                continue
+            if obj.attr in reader_attrs or obj.attr in [attr for attr, *_ in found.values()] + [a for a, *_ in made]:
+                raise CannotUnroll(f"self.{obj.attr} is called twice in define_graph", inner)
+            if obj.others or obj.chosen is not None or obj.made_by is not None:
+                raise CannotUnroll(f"self.{obj.attr}, a reader chosen in __init__, is called under an `if` of "
+                                   f"define_graph", inner)
+            call = inner.body[0].value
+            if any(a.keyword is None or a.star for a in call.args):
+                raise CannotUnroll(f"self.{obj.attr}(...) called with positional arguments", inner)
+            merged = _normalise_commas(cst.Call(func=ndd_attr(obj.entry["ndd"]),
+                                                args=[*obj.call.args, *call.args]))
+            replacements[inner] = [inner.with_changes(body=[inner.body[0].with_changes(value=merged)])]
+            made.append((obj.attr, inner, merged, obj))
+    if not replacements:
+        return node
+    node = transform(node, _InitRewrite(replacements), layout=False)
+    for attr, inner, merged, obj in made:
+        new = replacements[inner][0]  # (with the leading lines _InitRewrite gave it)
+        if inner in positions:
+            positions.setdefault(new, positions[inner])
+        found[new] = (attr, new.body[0].targets[0].target, merged, obj.fn_path, obj.entry)
+    return node
+
+
+def _check_init_time(parts: list, inner, chain: list, graph: cst.FunctionDef) -> None:
+    """CannotUnroll unless the reader's call and its condition read the same at the end of ``__init__`` as in
+    define_graph: only self's attributes that an ``__init__`` of the class sets, and names neither ``__init__``
+    nor define_graph binds (module names)."""
+    inits = [_methods(cls)["__init__"] for cls in chain if "__init__" in _methods(cls)]
+    set_in_init, bound = _SelfTargets(), AssignedNames()
+    for init in inits:
+        walk(init, set_in_init)
+        walk(init, bound)
+    walk(graph, bound)
+    params = {p.name.value for init in inits for p in [*init.params.params, *init.params.kwonly_params]}
+    for part, what in parts:
+        attributes, names = _SelfAttributes(), NameReads()
+        walk(cst.Expr(part), attributes)
+        walk(cst.Expr(part), names)
+        unset = attributes.names - set_in_init.names - set(_POSITIONAL) - {m for c in chain for m in _methods(c)}
+        local = (names.names - {"self"}) & (bound.names | params)
+        if unset or local:
+            shown = ", ".join(sorted([f"self.{a}" for a in unset] + sorted(local)))
+            raise CannotUnroll(f"a reader under an `if` of define_graph is created in __init__, but {what} read "
+                               f"{shown}, which __init__ does not set or binds itself", inner)
 
 
 class _ReaderObjectCalls(cst.CSTVisitor):
@@ -962,6 +1053,9 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
                     unroller.report(rules.READER_ONCE.id, f"self.{obj.attr} holds one reader or another by a "
                                     f"condition of __init__: each is created there as an ndd reader, and the steps "
                                     f"read the one self.{obj.attr} holds", obj.statement)
+            for reader, _, attr, _, _ in desc.extra.get("init_branch_readers", ()):
+                if attr == obj.attr:  # called under an `if` of define_graph: created here all the same
+                    replacements[obj.statement] = [stmt(f"self.{obj.attr} = {code_of(reader.call)}\n")]
             continue
         if obj.inline:
             replacements[obj.statement] = []
@@ -984,6 +1078,11 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         if reader.name is not None:
             created.append(_readers_statement(reader.name, hoisted))
         init = init.with_changes(body=init.body.with_changes(body=[*init.body.body, *created]))
+    branch_readers = _branch_reader_statements(desc)
+    if branch_readers:
+        if init is None:  # a subclass with only define_graph: its readers need an __init__
+            init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+        init = init.with_changes(body=init.body.with_changes(body=[*init.body.body, *branch_readers]))
     sources = _hoisted_sources(desc, original)
     if sources:
         if init is None:  # a subclass with only define_graph: its sources need an __init__
@@ -1061,6 +1160,20 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         new_body.append(steps.with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
     new_body = _rename_graph_helpers(unroller, desc, original, new_body)
     return updated.with_changes(bases=stream_bases(unroller, updated), body=updated.body.with_changes(body=new_body))
+
+
+def _branch_reader_statements(desc: PipelineDesc) -> list:
+    """The end of ``__init__`` for the readers define_graph called under a build-time ``if``
+    (graph._init_reader): an fn reader is created there under its condition; each named one is listed in
+    ``self._readers`` under its condition, so that epoch_size()/reader_meta() find the one the steps read."""
+    found = []
+    for reader, condition, attr, is_object, _ in desc.extra.get("init_branch_readers", ()):
+        body = [] if is_object else [stmt(f"self.{attr} = {code_of(reader.call)}\n")]
+        if reader.name is not None:
+            body.append(stmt(f"self._readers = {{**self._readers, {stream._quoted(reader.name)}: self.{attr}}}\n"))
+        if body:
+            found.append(cst.If(test=condition, body=cst.IndentedBlock(body)))
+    return found
 
 
 class _SelfBuild(cst.CSTTransformer):
@@ -1229,7 +1342,16 @@ def _constants_after_options(unroller, init: cst.FunctionDef) -> cst.FunctionDef
     if first is None:
         return init
     rewriter = _constants(unroller)
-    body[first + 1:] = [transform(statement, rewriter, layout=False) for statement in body[first + 1:]]
+    rewriter.hoisting = "local"  # types.Constant(f(x)): f(x) is called there, once, as pipeline mode called it
+    rewritten = []
+    for statement in body[first + 1:]:
+        new = transform(statement, rewriter, layout=False)
+        made = rewriter.take_pending()
+        if made:
+            made[0] = made[0].with_changes(leading_lines=new.leading_lines)
+            new = new.with_changes(leading_lines=[])
+        rewritten += [*made, new]
+    body[first + 1:] = rewritten
     return init.with_changes(body=init.body.with_changes(body=body))
 
 

@@ -29,19 +29,29 @@ Dynamic mode has neither (ndd-facts §4). What they computed, as verified on DAL
   pipeline mode typed it (``run_time_typed``). Built outside every pipeline step (a dataset class's ``__init__``),
   it becomes the tensor alone where every read of it meets batch data (``tensor_outside_steps``).
 
-What the code does not show otherwise (shape=/layout=/device= on types.Constant; a value computed by a call)
-stays marked (DM103).
+* ``types.Constant(f(x))`` of a value a call computes (``np.load(path)``, ``compute_mean(stats)``): pipeline mode
+  called it once, when the graph was defined. The call is made once there still (``hoist``): its value is kept in
+  a name of its own (``mean_value = np.load(path)``) before the statement, in ``__init__`` or before the steps'
+  loop, and the constant reads that name (typed at run time as above, or with its dtype=). Never inside a lambda
+  or a comprehension, nor in a step when the call reads what the steps compute::
+
+      mean = types.Constant(np.load(p))   ->  mean_value = np.load(p)
+                                               mean = ndd.Batch.broadcast(ndd.tensor(np.asarray(mean_value, ...)), batch_size)
+
+What the code does not show otherwise (shape=/layout=/device= on types.Constant; a call's value where it cannot be
+made once: a class's helper method, a lambda) stays marked (DM103).
 """
 
 from __future__ import annotations
 
 import ast
 import math
+import re
 
 import libcst as cst
 
-from ...names import TYPES
-from .model import code_of, expr, kwarg
+from ...names import TYPES, free_name
+from .model import NameReads, code_of, expr, kwarg
 
 CASTS = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
          "float64")
@@ -75,11 +85,65 @@ class Rewriter(cst.CSTTransformer):
     size: a Pipeline class's ``__init__`` after its pipeline options are set, or its helper methods, which
     build the steps (``self.batch_size``). ``report(node, new)`` is told of each one rewritten."""
 
-    def __init__(self, imports, batch_size: str, report, ctx=None):
+    def __init__(self, imports, batch_size: str, report, ctx=None, hoisting: str | None = None):
         super().__init__()
         self.imports, self.batch_size, self.report, self.ctx = imports, batch_size, report, ctx
         self._operands = Operands()
         self._cast_receivers: set[cst.Call] = set()
+        # A call's value in types.Constant (``hoist``): None, made nowhere else (left marked); "local", assigned
+        # to a name just before the simple statement it is in (``take_pending`` gives those of the root
+        # statement); "collect", every such assignment left to the caller (``take_pending``), which puts it
+        # before the steps' loop when ``hoist_check(value)`` allowed it. ``in_step``: the statement runs each step.
+        self.hoisting, self.in_step = hoisting, False
+        self.hoist_check = lambda value: True
+        self._pending: list[cst.SimpleStatementLine] = []
+        self._deferred = 0  # inside a lambda or a comprehension: evaluated later, or once per item
+        self._root = None
+        self._targets: list[str] = []  # the names of the assignments being visited (a hoisted name's base)
+
+    def on_visit(self, node):
+        if self._root is None:
+            self._root = node
+        if isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            self._deferred += 1
+        if isinstance(node, cst.Assign):
+            target = node.targets[-1].target
+            self._targets.append(target.attr.value if isinstance(target, cst.Attribute) else
+                                 target.value if isinstance(target, cst.Name) else "constant")
+        return super().on_visit(node)
+
+    def on_leave(self, original_node, updated_node):
+        result = super().on_leave(original_node, updated_node)
+        if isinstance(original_node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            self._deferred -= 1
+        if isinstance(original_node, cst.Assign):
+            self._targets.pop()
+        if original_node is self._root:
+            self._root = None
+        elif isinstance(original_node, cst.SimpleStatementLine) and self._pending and self.hoisting == "local":
+            made, self._pending = self._pending, []
+            made[0] = made[0].with_changes(leading_lines=result.leading_lines)
+            return cst.FlattenSentinel([*made, result.with_changes(leading_lines=[])])
+        return result
+
+    def take_pending(self) -> list:
+        """The assignments ``hoist`` made that are still to be placed (see ``hoisting``)."""
+        made, self._pending = self._pending, []
+        return made
+
+    def hoist(self, value: cst.BaseExpression) -> cst.Name | None:
+        """A name holding ``value`` (a call's result), assigned once where pipeline mode computed it (``hoisting``);
+        None where it cannot be."""
+        if self.hoisting is None or self._deferred or self.ctx is None or not self.hoist_check(value):
+            return None
+        taken = self.ctx.facts.get("constant_names")
+        if taken is None:
+            taken = self.ctx.facts["constant_names"] = set(re.findall(r"\w+", self.ctx.source))
+        base = (self._targets[-1] if self._targets else "constant").lstrip("_") or "constant"
+        name = free_name(f"{base}_value", taken)
+        taken.add(name)
+        self._pending.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)]))
+        return cst.Name(name)
 
     def visit_BinaryOperation(self, node):
         self._operands.visit_BinaryOperation(node)
@@ -104,7 +168,8 @@ class Rewriter(cst.CSTTransformer):
             and is_constant_call(self.imports, func.value)
         if not (cast or is_constant_call(self.imports, original_node) and original_node not in self._cast_receivers):
             return False, None
-        found = rewrite(self.imports, original_node, original_node in self._operands.found, self.batch_size)
+        found = rewrite(self.imports, original_node, original_node in self._operands.found, self.batch_size,
+                        hoist=self.hoist, in_step=self.in_step)
         if found is not None:
             self.report(original_node, found)
             if self.ctx is not None and "np." in code_of(found):  # data in a variable: numpy types it (_fn_constant)
@@ -121,7 +186,8 @@ def is_constant_call(imports, call: cst.Call) -> bool:
     return imports.qualname(call.func) in (f"{TYPES}.Constant", "nvidia.dali.fn.constant")
 
 
-def rewrite(imports, original: cst.Call, operand: bool, batch_size: str) -> cst.BaseExpression | None:
+def rewrite(imports, original: cst.Call, operand: bool, batch_size: str, hoist=None,
+            in_step: bool = False) -> cst.BaseExpression | None:
     """The ndd expression for a constant call (``types.Constant(...)``, its ``.uint8()``-style cast, or
     ``fn.constant(...)``), or None when the code does not show what it computed."""
     func = original.func
@@ -133,7 +199,7 @@ def rewrite(imports, original: cst.Call, operand: bool, batch_size: str) -> cst.
         return _wrap(f"ndd.tensor({code_of(value)}, dtype=ndd.{func.attr.value})", operand, batch_size)
     path = imports.qualname(func)
     if path == f"{TYPES}.Constant":
-        return _types_constant(original, operand, batch_size)
+        return _types_constant(original, operand, batch_size, hoist, in_step)
     if path == "nvidia.dali.fn.constant":
         return _fn_constant(original, batch_size)
     return None
@@ -167,7 +233,7 @@ def _scalar_kind(value) -> str | None:
 _NDD_DTYPE = {"int": "ndd.int32", "float": "ndd.float32", "bool": "ndd.bool"}
 
 
-def _types_constant(call: cst.Call, operand: bool, batch_size: str):
+def _types_constant(call: cst.Call, operand: bool, batch_size: str, hoist=None, in_step: bool = False):
     if any(a.star for a in call.args) or any(kwarg(call, k) is not None for k in ("shape", "layout", "device")):
         return None
     positional = [a for a in call.args if a.keyword is None]
@@ -175,6 +241,14 @@ def _types_constant(call: cst.Call, operand: bool, batch_size: str):
         return None
     value, dtype = positional[0].value, kwarg(call, "dtype")
     kind = _scalar_kind(value)
+    if kind is None and _literal(value) is None and _computed(value):
+        # a call's value: made once, where pipeline mode made it (not each step), and read from its name
+        if dtype is not None and not in_step:
+            return _wrap(f"ndd.tensor({code_of(value)}, dtype={code_of(dtype)})", False, batch_size)
+        name = hoist(value) if hoist is not None else None
+        if name is None:
+            return None
+        value = name
     if kind is not None:
         if dtype is not None:
             return _wrap(f"ndd.tensor({code_of(value)}, dtype={code_of(dtype)})", operand, batch_size)
@@ -205,6 +279,13 @@ def run_time_typed(value: cst.BaseExpression) -> str:
     v = code_of(value)
     kept = f"isinstance({v}, np.generic) or np.ndim({v}) == 0 and isinstance({v}, np.ndarray)"
     return f"ndd.tensor(np.asarray({v}, dtype=None if {kept} else {_NARROWED}.get(np.asarray({v}).dtype.name)))"
+
+
+def _computed(value) -> bool:
+    """``value`` calls something (``np.load(path)``, ``np.array(self.patch)``): each reading computes it again."""
+    reads = NameReads()
+    cst.Expr(value).visit(reads)
+    return reads.calls > 0
 
 
 def repeatable(value) -> bool:

@@ -295,7 +295,9 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
         parsed.append(found)
         if found is not None:
             reader_at.append(i)
-        elif conditional.holds_sources(statement, facts[i]):
+        elif conditional.holds_sources(statement, facts[i]) or isinstance(statement, cst.If) and any(
+                inner in desc.extra.get("branch_object_readers", {}) for block in conditional.branches(statement)
+                for inner in block.body):  # (a Pipeline subclass's ops reader objects, classes._branch_readers)
             conditional_at.append(i)
         elif facts[i].calls.readers:
             raise CannotUnroll("a reader that is not assigned directly in the pipeline body", statement)
@@ -332,6 +334,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
     taken = set(desc.params).union(*(f.reads.names | f.binds.names for f in facts))  # names a stream may not take
     step_names: set[str] = set()  # names that hold pipeline data (bound once per step)
     read_by_steps: set[str] = set()  # names the per-step statements read
+    loop_bound: set[str] = set()  # names the per-step statements bind
     for i, statement in enumerate(statements):
         env.current = statement
         spec = source_specs.get(i)
@@ -392,12 +395,44 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
         if not facts[i].calls.found and not reads & step_names and not binds & read_by_steps and not (
                 yields_in_steps and i == len(statements) - 1):
             # plain Python that uses no pipeline data: the pipeline body ran it once, at definition
-            desc.pre.append(transform(statement, fixer, layout=False))  # (its constants, if any)
+            new = _with_constants_made_once(statement, fixer, False, step_names, loop_bound)
+            _made_once(desc, fixer)  # a constant's call, made just before, as there (constants.py)
+            desc.pre.append(new)  # (its constants, if any)
         else:
-            desc.loop.append(transform(statement, fixer, layout=False))
+            desc.loop.append(_with_constants_made_once(statement, fixer, True, step_names, loop_bound))
+            _made_once(desc, fixer)  # a constant's call, made once before the steps, as at definition
             step_names.update(binds)
             read_by_steps.update(reads)
-    desc.outputs = [transform(o, fixer, layout=False) for o in outputs]
+            loop_bound.update(binds)
+    desc.outputs = [_with_constants_made_once(o, fixer, True, step_names, loop_bound) for o in outputs]
+    _made_once(desc, fixer)
+
+
+def _made_once(desc: PipelineDesc, fixer) -> None:
+    """The assignments of constants' calls (``constants.hoist``) into ``desc.pre``, listed in ``made_once``: a
+    Pipeline subclass's steps keep them before their loop (its other plain Python runs in each step)."""
+    made = fixer.take_pending()
+    desc.pre.extend(made)
+    desc.extra.setdefault("made_once", []).extend(made)
+
+
+def _with_constants_made_once(node, fixer, in_step: bool, step_names: set[str], loop_bound: set[str]):
+    """``node`` through ``fixer``, where the call of a ``types.Constant(f(x))`` is made once (``constants.hoist``):
+    collected for the caller to put in ``desc.pre``; in a step only when the call reads no name that the steps
+    bind and calls no DALI operator (pipeline mode made it when the graph was defined)."""
+    def check(value):
+        if not in_step:
+            return True
+        reads, calls = NameReads(), _ContainsCall(fixer.env.ctx.imports)
+        walk(cst.Expr(value), reads)
+        walk(cst.Expr(value), calls)
+        return not calls.found and not reads.names & (step_names | loop_bound)
+
+    fixer.hoisting, fixer.in_step, fixer.hoist_check = "collect", in_step, check
+    try:
+        return transform(node, fixer, layout=False)
+    finally:
+        fixer.hoisting, fixer.in_step = None, False
 
 
 def _source_setup(spec, statement, env: Env) -> list:
@@ -428,6 +463,12 @@ def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nest
             env.current = inner
             facts = _StatementFacts(inner, imports)
             reads, binds = facts.reads.names, facts.binds.names
+            held = desc.extra.get("branch_object_readers", {}).get(inner)
+            if held is not None or desc.style == "class" and _named_reader(inner, imports):
+                # a Pipeline subclass's reader: created in __init__ (classes.py), its stream here
+                _init_reader(inner, held, statement, condition, env, desc, taken, setup, step)
+                step_names.update(binds)
+                continue
             found = _reader_statement(inner, imports) or graph_functions.inline_reader(
                 inner, env, desc, desc.extra.get("statements", ()))
             spec = nested_specs.get(inner)
@@ -493,6 +534,45 @@ def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nest
         tests = NameReads()
         walk(statement.test, tests)
         read_by_steps.update(tests.names)
+
+
+def _named_reader(inner, imports) -> bool:
+    """``targets = fn.readers.x(..., name="Reader")``: a reader whose metadata is asked for by its name."""
+    found = _reader_statement(inner, imports)
+    return found is not None and found[4] is None and kwarg(found[1], "name") is not None
+
+
+def _init_reader(inner, held, statement: cst.If, condition, env: Env, desc: PipelineDesc, taken: set[str], setup: list,
+                 step: list) -> None:
+    """A reader of a Pipeline subclass's define_graph under a build-time ``if``: an ops reader object (``held``:
+    its attribute, the call's targets, the ndd call with the object's and the call's arguments, its fn path and
+    table entry), or an fn reader with a name: created in ``__init__``, the object where the ops object was, the
+    fn reader at its end under the same condition, each listed in ``self._readers`` under the condition (so
+    epoch_size()/reader_meta() answer by its name before the first step); the steps take its stream where the
+    ``if`` held the call (``desc.extra["init_branch_readers"]``, written by classes.emit_class)."""
+    if held is not None:
+        attr, target, call, fn_name, entry = held
+    else:
+        target, call, fn_name, entry, _ = _reader_statement(inner, env.ctx.imports)
+        attr = free_name("reader", taken | desc.extra.setdefault("self_attributes", set()))
+        desc.extra["self_attributes"].add(attr)
+    if "endless" not in desc.extra:
+        desc.extra["endless"] = free_name("endless", taken)
+        taken.add(desc.extra["endless"])
+        desc.pre.append(endless_function(desc.extra["endless"], env.batch_size))
+        desc.extra.setdefault("conditional_setup", []).append(desc.pre[-1])
+    var = f"self.{attr}"
+    stream = free_name(conditional.STREAM_PREFIX, taken)
+    taken.add(stream)
+    reader = make_reader(call, fn_name, entry, target, env, desc, var, inner)
+    if kwarg(reader.call, "max_batch_size") is None:  # its metadata may be asked for before its first batch
+        reader.call = with_kwarg(reader.call, "max_batch_size", expr(env.batch_size))
+    desc.extra.setdefault("init_branch_readers", []).append((reader, condition, attr, held is not None, inner))
+    setup.append(conditional.stream_statement(stream, var, desc.extra["endless"]))
+    step.append(conditional.pull_statement(reader.target, stream))
+    env.report(rules.READER_ONCE.id, f"ndd.{entry['ndd']} under `if {code_of(statement.test)}` is created once in "
+               f"__init__" + ("" if held is not None else " under that condition") + f" (self.{attr}); the steps "
+               f"take next({stream}), its batches epoch after epoch, where define_graph called it", inner)
 
 
 def _reader_var(env: Env, desc: PipelineDesc) -> str:
@@ -786,11 +866,79 @@ def closing_returns(statements, imports, report, name, refuse=None) -> tuple[lis
         return [*normalized[:-1], simple], False
     branched = closing_branches(normalized, returned_outputs, imports)
     if branched is None or refuse is not None and refuse(branched[-1]):
+        joined = _returns_joined(normalized, imports, refuse)
+        if joined is not None:
+            report(rules.UNROLL.id, f"{name}: `if {code_of(original.test)}:` creates readers and returns its outputs "
+                   f"in each branch: each branch sets the same output variables, returned after the `if` (its readers "
+                   f"are created once, under that condition)", original)
+            return joined, False
         return list(statements), False
     report(rules.UNROLL.id, f"{name}: `if {code_of(original.test)}:` returns its outputs in each branch (an early "
            f"return included): each branch yields them (the condition was decided when the graph was defined)",
            original)
     return branched, True
+
+
+def _returns_joined(statements, imports, refuse=None) -> list | None:
+    """``statements`` whose last one is an ``if``/``elif``/``else`` chain that creates a reader (an fn reader, or
+    what ``refuse`` finds: a Pipeline subclass's reader object) and whose every block ends with ``return`` of
+    the same number of outputs, with each return made an assignment of fresh ``output`` names and one
+    ``return`` of them after the ``if``: the form whose readers ``conditional.py`` creates once, under the
+    condition. None for anything else."""
+    last = statements[-1] if statements else None
+    if not isinstance(last, cst.If):
+        return None
+    calls = _ContainsCall(imports)
+    walk(last, calls)
+    if not calls.readers and not (refuse is not None and refuse(last)):
+        return None
+    blocks, node = [], last
+    while isinstance(node, cst.If):
+        blocks.append(node.body)
+        if isinstance(node.orelse, cst.Else):
+            blocks.append(node.orelse.body)
+            break
+        if node.orelse is None:
+            return None  # a block that does not return
+        node = node.orelse
+    counts = set()
+    for block in blocks:
+        value = block.body[-1].body[0].value if block.body and returned_outputs(block.body[-1]) is not None else None
+        if value is None or isinstance(value, cst.Tuple) and any(isinstance(e, cst.StarredElement)
+                                                                 for e in value.elements):
+            return None
+        counts.add(len(value.elements) if isinstance(value, cst.Tuple) else 1)
+        returns = _Returns()
+        for inner in block.body[:-1]:
+            walk(inner, returns)
+        if returns.found:
+            return None
+    if len(counts) != 1:
+        return None
+    reads, binds = NameReads(), AssignedNames()
+    for statement in statements:
+        walk(statement, reads)
+        walk(statement, binds)
+    taken = reads.names | binds.names
+    names = []
+    for _ in range(counts.pop()):
+        names.append(free_name("output", taken))
+        taken.add(names[-1])
+    target = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[]) if len(names) > 1 else \
+        cst.Name(names[0])
+
+    class _Assigned(cst.CSTTransformer):
+        def leave_SimpleStatementLine(self, original_node, updated_node):
+            if any(block.body and block.body[-1] is original_node for block in blocks):
+                value = original_node.body[0].value
+                if isinstance(value, cst.Tuple):  # (one output: the element itself)
+                    value = value.elements[0].value if len(names) == 1 else value.with_changes(lpar=[], rpar=[])
+                return updated_node.with_changes(body=[cst.Assign([cst.AssignTarget(target)], value)])
+            return updated_node
+
+    joined = last.visit(_Assigned())
+    ending = stmt(f"return {', '.join(names)}{',' if len(names) == 1 else ''}\n")
+    return [*statements[:-1], joined, ending]
 
 
 def closing_branches(statements, closing_outputs, imports) -> list | None:
