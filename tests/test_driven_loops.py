@@ -219,9 +219,9 @@ COMPOSED = textwrap.dedent('''\
             super().__init__(batch_size, 1, None, seed=3)
             self.input = ops.readers.File(file_root=root)
             self.decode = ops.decoders.Image(device="cpu")
-            self.aug = ops.Compose([ops.Resize(resize_x=crop + 4, resize_y=crop + 2),
-                                    ops.CropMirrorNormalize(crop=(crop, crop), dtype=types.FLOAT, mean=[10.0],
-                                                            std=[3.0]),
+            self.aug = ops.Compose([ops.Compose([ops.Resize(resize_x=crop + 4, resize_y=crop + 2),
+                                                 ops.CropMirrorNormalize(crop=(crop, crop), dtype=types.FLOAT,
+                                                                         mean=[10.0], std=[3.0])]),
                                     ops.Flip(horizontal=1)])
             self.one = ops.Compose([ops.Cast(dtype=types.INT32)])
 
@@ -233,6 +233,7 @@ COMPOSED = textwrap.dedent('''\
 
 
 def test_compose_becomes_one_chain_of_ndd_calls():
+    """A Compose inside the list is flattened, as _CompoundOp flattens it."""
     result = migrate_source(COMPOSED, "composed.py")
     assert "# dali-migrate:" not in result.migrated and not _left(result.migrated), result.migrated
     assert ("self.aug = lambda *inputs, **kwargs: ndd.flip(ndd.crop_mirror_normalize(ndd.resize(*inputs, "

@@ -1,5 +1,5 @@
 """Legacy ops.Compose chains in a Pipeline subclass: a CPU op then a GPU one (Compose moved the data to the GPU
-between them), a random op without a seed of its own, and a one-op chain."""
+between them), a random op without a seed of its own, a Compose inside a Compose, and a one-op chain."""
 
 import contextlib
 import nvidia.dali.types as types

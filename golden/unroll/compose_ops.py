@@ -1,5 +1,5 @@
 """Legacy ops.Compose chains in a Pipeline subclass: a CPU op then a GPU one (Compose moved the data to the GPU
-between them), a random op without a seed of its own, and a one-op chain."""
+between them), a random op without a seed of its own, a Compose inside a Compose, and a one-op chain."""
 
 import nvidia.dali.ops as ops
 import nvidia.dali.types as types
@@ -18,7 +18,7 @@ class TrainPipe(Pipeline):
                                     mean=[0.485 * 255, 0.456 * 255, 0.406 * 255],
                                     std=[0.229 * 255, 0.224 * 255, 0.225 * 255]),
         ])
-        self.to_gpu = ops.Compose([ops.Resize(resize_shorter=crop), ops.Flip(device="gpu", horizontal=1)])
+        self.to_gpu = ops.Compose([ops.Resize(resize_shorter=crop), ops.Compose([ops.Flip(device="gpu", horizontal=1)])])
         self.gray = ops.Compose([ops.ColorSpaceConversion(image_type=types.RGB, output_type=types.GRAY)])
 
     def define_graph(self):

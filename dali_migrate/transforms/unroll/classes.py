@@ -210,19 +210,12 @@ class _OpsCollector(cst.CSTVisitor):
         """``self.x = ops.Compose([ops.A(...), ops.B(...)])``: the ops written in place, each with an ndd counterpart,
         every one but the last giving one output (DALI 2.4.0's _CompoundOp hands all the outputs of one to the next,
         and call keyword arguments to the first only)."""
-        listed = call.args[0].value if len(call.args) == 1 and call.args[0].keyword is None \
-            and not call.args[0].star else None
-        if not isinstance(listed, (cst.List, cst.Tuple)) or not listed.elements:
-            raise CannotUnroll(f"{code_of(call.func)}(...) is not given a list of ops objects written in place, so "
-                               f"the tool cannot tell which operators it chains", node)
         if attr in self.found or chosen is not None or self.depth != 1:
             raise CannotUnroll(f"self.{attr} holds {code_of(call.func)}(...) under a condition or beside another "
                                f"operator", node)
         parts = []
-        for element in listed.elements:
-            sub = element.value
-            path = ops_path(self.imports, sub.func) if isinstance(sub, cst.Call) and \
-                not isinstance(element, cst.StarredElement) else None
+        for sub in self._composed(call, node):
+            path = ops_path(self.imports, sub.func)
             entry = optable.ops_class(path) if path not in (None, COMPOSE, "ExternalSource") else None
             fn_path = optable.resolve_fn(entry["fn"])[1] or entry["fn"] if entry and entry.get("fn") else None
             fn_entry = optable.resolve_fn(fn_path)[2] if fn_path else None
@@ -243,6 +236,24 @@ class _OpsCollector(cst.CSTVisitor):
         entry = {"ndd": None, "compose": parts, "outputs": last.get("outputs"),
                  "random": any(p[2].get("random") for p in parts)}
         self.found[attr] = _OpsObject(attr, COMPOSE_PATH, entry, call, node, False)
+
+    def _composed(self, call: cst.Call, node) -> list:
+        """The ops calls an ``ops.Compose([...])`` chains, in order, a Compose written inside it flattened (as
+        _CompoundOp flattens one); a list that is not written in place is not read."""
+        listed = call.args[0].value if len(call.args) == 1 and call.args[0].keyword is None \
+            and not call.args[0].star else None
+        if not isinstance(listed, (cst.List, cst.Tuple)) or not listed.elements:
+            raise CannotUnroll(f"{code_of(call.func)}(...) is not given a list of ops objects written in place, so "
+                               f"the tool cannot tell which operators it chains", node)
+        calls = []
+        for element in listed.elements:
+            sub = element.value
+            if isinstance(element, cst.StarredElement) or not isinstance(sub, cst.Call) \
+                    or ops_path(self.imports, sub.func) is None:
+                raise CannotUnroll(f"{code_of(call.func)}(...) chains {code_of(sub)}, not an ops object written in "
+                                   f"place", node)
+            calls += self._composed(sub, node) if ops_path(self.imports, sub.func) == COMPOSE else [sub]
+        return calls
 
     @staticmethod
     def _source_branch(obj: _OpsObject, call: cst.Call, node) -> None:
