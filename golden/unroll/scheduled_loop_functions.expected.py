@@ -116,3 +116,11 @@ def train(root, gpus, steps, model):
         outs = [next(p) for p in pipes]
         for gpu, (images, labels) in enumerate(outs):
             model(copy_out(images), np.array(ndd.as_tensor(labels.cpu())))
+
+
+def validate(root, gpus, steps, model):
+    pipes = [train_pipe(root, gpu, gpus, device_id=gpu) for gpu in range(gpus)]
+    for step in range(steps):
+        for gpu, p in enumerate(pipes):
+            images, labels = next(p)
+            model(copy_out(images), np.array(ndd.as_tensor(labels.cpu())))

@@ -30,3 +30,17 @@ def train(root, gpus, steps, model):
             model(copy_out(images), labels.as_cpu().as_array())
         [p.release_outputs() for p in pipes]
         [p.schedule_run() for p in pipes]
+
+
+def validate(root, gpus, steps, model):
+    pipes = [train_pipe(root, gpu, gpus, device_id=gpu) for gpu in range(gpus)]
+    for p in pipes:
+        p.build()
+    for p in pipes:
+        p.schedule_run()
+    for step in range(steps):
+        for gpu, p in enumerate(pipes):
+            images, labels = p.share_outputs()
+            model(copy_out(images), labels.as_cpu().as_array())
+            p.release_outputs()
+            p.schedule_run()
