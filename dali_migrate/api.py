@@ -234,7 +234,9 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
             continue
         if b"pipeline_def" in data or b"Pipeline" in data or b"readers." in data or (  # (readers.: source helpers)
                 b"DALIGenericIterator" in data or b"DALIClassificationIterator" in data  # (iterator wrappers, or
-                or b"EpochIterator(" in data):  # ones migrated already)
+                or b"EpochIterator(" in data  # ones migrated already, or an iterator class over pipelines it is
+                or b"share_outputs" in data or b"schedule_run" in data  # given: adapted.py)
+                or b"epoch_size" in data or b"max_batch_size" in data or b"ReaderStream.adapt" in data):
             to_scan.append((name, source))
         sources[len(slots)] = (name, source)
         slots.append(None)

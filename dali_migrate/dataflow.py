@@ -960,6 +960,27 @@ def _super_call(node: cst.Call) -> bool:
         func.value.func, cst.Name) and func.value.func.value == "super" and len(func.value.args) in (0, 2)
 
 
+def _listify_expression(node: cst.IfExp) -> cst.Name | None:
+    """``x if isinstance(x, list) else [x]`` or ``[x] if not isinstance(x, list) else x`` (``list``, ``tuple`` or
+    both; ``(x,)`` too): x."""
+    test, kept, made = node.test, node.body, node.orelse
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, kept, made = test.expression, node.orelse, node.body
+    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+        return None
+    name = test.args[0].value.value
+    types = test.args[1].value
+    names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+    if not names or not all(isinstance(n, cst.Name) and n.value in ("list", "tuple") for n in names):
+        return None
+    if not (isinstance(kept, cst.Name) and kept.value == name and isinstance(made, (cst.List, cst.Tuple))
+            and len(made.elements) == 1 and not isinstance(made.elements[0], cst.StarredElement)
+            and isinstance(made.elements[0].value, cst.Name) and made.elements[0].value.value == name):
+        return None
+    return kept
+
+
 def _listify_idiom(node: cst.If) -> cst.Assign | None:
     """``if not isinstance(x, list): x = [x]`` (``list``, ``tuple`` or both; ``(x,)`` too): the assignment."""
     test = node.test
@@ -1596,6 +1617,13 @@ class DataFlow:
             operands = [expr.left, *(c.comparator for c in comparisons)]
             return self._arith([self._eval(o) for o in operands], operands)
         if isinstance(expr, cst.IfExp):
+            listified = _listify_expression(expr)
+            if listified is not None:  # `x if isinstance(x, list) else [x]`: x's value as a list, as the statement
+                found = self._eval(listified)
+                if found is None or found[0] is None or found[0] == TOP or isinstance(found[0], tuple) and \
+                        found[0][0] in ("seq", "tup"):
+                    return found
+                return (("seq", found[0]), found[1])
             return join(self._eval(expr.body), self._eval(expr.orelse))
         if isinstance(expr, cst.BooleanOperation):
             return join(self._eval(expr.left), self._eval(expr.right))

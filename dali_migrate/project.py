@@ -137,7 +137,8 @@ def module_name_of(path) -> str:
 
 # Words of a module whose functions or classes may take pipelines of other modules and decide at run time: a PyTorch
 # iterator, or pipeline-only calls on what it is given (unroll/adapted.py), or their migrated form.
-_WRAPPER_WORDS = ("Iterator", "share_outputs", "schedule_run", "release_outputs", "_prefetch", "ReaderStream.adapt")
+_WRAPPER_WORDS = ("Iterator", "share_outputs", "schedule_run", "release_outputs", "_prefetch", "ReaderStream.adapt",
+                  "epoch_size", "max_batch_size", "reader_meta")
 
 
 def scan_source(text: str, path: str, project: Project) -> None:

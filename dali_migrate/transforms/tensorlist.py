@@ -341,6 +341,23 @@ class _TensorList(MigrationTransformer):
                                        f"{code_for_node(new_test)}", original)
         return updated.with_changes(test=new_test)
 
+    def _plain_feed(self, call: cst.Call) -> bool:
+        """``feed_ndarray(data, t)``, or with ``cuda_stream=torch.cuda.current_stream()`` (by keyword or third): the
+        plugin then copied on PyTorch's current stream, where ``t.copy_(data.torch())`` copies too (``torch()`` makes
+        that stream wait for the data: docs/dali-facts.md)."""
+        args = list(call.args)
+        if any(a.star for a in args) or len(args) not in (2, 3) or any(a.keyword is not None for a in args[:2]):
+            return False
+        if len(args) == 3:
+            stream = args[2]
+            if stream.keyword is not None and stream.keyword.value != "cuda_stream":
+                return False
+            value = stream.value
+            if not (isinstance(value, cst.Call) and not value.args
+                    and self.ctx.imports.qualname(value.func) == "torch.cuda.current_stream"):
+                return False
+        return True
+
     def leave_Call(self, original_node, updated_node):
         func = original_node.func
         listed = self._list_input(original_node, updated_node)
@@ -355,13 +372,12 @@ class _TensorList(MigrationTransformer):
                 and self.flow.is_builtin(func) and self._kind(original_node.args[0].value) == df.TENSORLIST:
             self.report(TENSORLIST_API.id, "len(TensorList) -> Batch.batch_size", original_node)
             return _keep_parens(original_node, _attr(updated_node.args[0].value, "batch_size"))
-        if qualname == FEED_NDARRAY and len(original_node.args) == 2 and all(
-                a.keyword is None and not a.star for a in original_node.args) \
+        if qualname == FEED_NDARRAY and self._plain_feed(original_node) \
                 and self._kind(original_node.args[0].value) == df.TENSORCPU:
             # The plugin copied the DALI tensor into the torch tensor's memory (same dtype and shape, or an
             # assertion); copy_ writes into the same tensor, on its device, and returns it as feed_ndarray did.
             # Not a TensorList: its shape() (a list of shapes) never passed the plugin's shape assertion.
-            data, target = (a.value for a in updated_node.args)
+            data, target = (a.value for a in updated_node.args[:2])
             self.report(TENSORLIST_API.id, "feed_ndarray(data, t) -> t.copy_(data.torch()): a copy into t, which "
                         "keeps its dtype and device (where feed_ndarray asserted the same dtype and size, copy_ "
                         "converts and broadcasts)", original_node)

@@ -77,7 +77,8 @@ class UnrollPass(Pass):
                 walk(statement, discovery)  # read-only: no rebuild
         discovery.on_leave(module)
         module = source_helpers.rewrite_module(module, ctx)  # (a helper module has no pipeline of its own)
-        if not discovery.anything():
+        adapts = bool(flow is not None and flow.adapted)  # pipelines given from elsewhere only (adapted.py)
+        if not discovery.anything() and not adapts:
             if ctx.facts.get("source_streams"):  # its source helpers return ReaderStreams: the class goes with them
                 unroller = Unroller(ctx, discovery)
                 unroller.need_stream = True

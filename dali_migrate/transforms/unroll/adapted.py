@@ -30,7 +30,10 @@ from .model import stmt
 ADAPT = "adapt"  # ReaderStream.adapt (stream.SOURCE)
 # The pipeline-only calls that tell a parameter holds pipelines (units.UNTRACED_PIPELINE_API without the ones a
 # Pipeline subclass makes on itself: feed_input in iter_setup, deserialize_and_build).
-_TELLING = frozenset({"schedule_run", "share_outputs", "release_outputs", "_prefetch", "_run_once"})
+# A pipeline's metadata tells it as well (``p.epoch_size("Reader")``, ``p.max_batch_size``: no other library's object
+# has these names), so an iterator class that only calls ``p.run()`` and reads them is found too.
+_TELLING = frozenset({"schedule_run", "share_outputs", "release_outputs", "_prefetch", "_run_once", "epoch_size",
+                      "max_batch_size", "reader_meta"})
 
 
 class _Calls(cst.CSTVisitor):

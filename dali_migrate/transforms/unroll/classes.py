@@ -46,6 +46,8 @@ NON_READER_DROPPED = ("name", "preserve", "bytes_per_sample_hint")
 # another method of the class that uses one keeps the class in pipeline mode
 _PIPELINE_ONLY = ("build", "run", "schedule_run", "share_outputs", "release_outputs", "outputs", "feed_input",
                   "serialize", "set_outputs", "checkpoint", "_prefetch", "_run_once", "start_py_workers")
+COMPOSE = "Compose"  # ops.Compose([...]): a chain of ops objects (_OpsCollector._compose)
+COMPOSE_PATH = "compose"  # its _OpsObject's fn_path
 
 
 class _OpsObject:
@@ -168,6 +170,9 @@ class _OpsCollector(cst.CSTVisitor):
         if path == "ExternalSource" and target.attr.value in self.found:
             self._source_branch(self.found[target.attr.value], assign.value, node)
             return
+        if path == COMPOSE:  # a chain of ops objects: one callable (_compose_statement)
+            self._compose(target.attr.value, assign.value, node, chosen)
+            return
         if path == "ExternalSource":  # a Python class, not in the table
             self.found[target.attr.value] = _OpsObject(target.attr.value, "external_source", {}, assign.value, node,
                                                        self.depth == 1)
@@ -209,6 +214,55 @@ class _OpsCollector(cst.CSTVisitor):
             return
         self.found[attr] = _OpsObject(attr, fn_path, fn_entry, assign.value, node, self.depth == 1)
         self.found[attr].chosen = chosen
+
+    def _compose(self, attr: str, call: cst.Call, node, chosen) -> None:
+        """``self.x = ops.Compose([ops.A(...), ops.B(...)])``: the ops written in place, each with an ndd counterpart,
+        every one but the last giving one output (DALI 2.4.0's _CompoundOp hands all the outputs of one to the next,
+        and call keyword arguments to the first only)."""
+        if attr in self.found or chosen is not None or self.depth != 1:
+            raise CannotUnroll(f"self.{attr} holds {code_of(call.func)}(...) under a condition or beside another "
+                               f"operator", node)
+        parts = []
+        for sub in self._composed(call, node):
+            path = ops_path(self.imports, sub.func)
+            entry = optable.ops_class(path) if path not in (None, COMPOSE, "ExternalSource") else None
+            fn_path = optable.resolve_fn(entry["fn"])[1] or entry["fn"] if entry and entry.get("fn") else None
+            fn_entry = optable.resolve_fn(fn_path)[2] if fn_path else None
+            if not fn_entry or not fn_entry.get("ndd"):
+                raise CannotUnroll(f"{code_of(call.func)}(...) chains {code_of(sub)}, which has no ndd counterpart "
+                                   f"the tool can write", node)
+            if fn_entry.get("kind") == "reader" or fn_entry.get("input_less"):
+                raise CannotUnroll(f"{code_of(call.func)}(...) chains ops.{path}, which takes no inputs", node)
+            parts.append((path, fn_path, fn_entry, sub))
+        for path, _, fn_entry, sub in parts[:-1]:
+            outputs = fn_entry.get("outputs")
+            if outputs is None and path.endswith("Resize") and kwarg(sub, "save_attrs") is None:
+                outputs = 1  # save_attrs=True adds an output
+            if outputs != 1:
+                raise CannotUnroll(f"ops.{path} gives more than one output inside {code_of(call.func)}(...): the "
+                                   f"next operator takes them all as inputs", node)
+        last = parts[-1][2]
+        entry = {"ndd": None, "compose": parts, "outputs": last.get("outputs"),
+                 "random": any(p[2].get("random") for p in parts)}
+        self.found[attr] = _OpsObject(attr, COMPOSE_PATH, entry, call, node, False)
+
+    def _composed(self, call: cst.Call, node) -> list:
+        """The ops calls an ``ops.Compose([...])`` chains, in order, a Compose written inside it flattened (as
+        _CompoundOp flattens one); a list that is not written in place is not read."""
+        listed = call.args[0].value if len(call.args) == 1 and call.args[0].keyword is None \
+            and not call.args[0].star else None
+        if not isinstance(listed, (cst.List, cst.Tuple)) or not listed.elements:
+            raise CannotUnroll(f"{code_of(call.func)}(...) is not given a list of ops objects written in place, so "
+                               f"the tool cannot tell which operators it chains", node)
+        calls = []
+        for element in listed.elements:
+            sub = element.value
+            if isinstance(element, cst.StarredElement) or not isinstance(sub, cst.Call) \
+                    or ops_path(self.imports, sub.func) is None:
+                raise CannotUnroll(f"{code_of(call.func)}(...) chains {code_of(sub)}, not an ops object written in "
+                                   f"place", node)
+            calls += self._composed(sub, node) if ops_path(self.imports, sub.func) == COMPOSE else [sub]
+        return calls
 
     @staticmethod
     def _source_branch(obj: _OpsObject, call: cst.Call, node) -> None:
@@ -252,7 +306,8 @@ class _GraphCalls(cst.CSTTransformer):
             call = with_kwarg(call, "batch_size", expr(self.env.batch_size))
             self.env.report(rules.RANDOM_BATCH_SIZE.id, f"self.{obj.attr}() ({obj.fn_path}) gets "
                               f"batch_size={self.env.batch_size}: one value per sample", original_node)
-        if obj.entry.get("random") and self.env.rng_mode and kwarg(obj.call, "seed") is None:
+        if obj.entry.get("random") and self.env.rng_mode and kwarg(obj.call, "seed") is None \
+                and obj.fn_path != COMPOSE_PATH:  # a chain's random ops have their own RNGs (describe_class)
             call = with_kwarg(call, "rng", expr("rng"))
         return call
 
@@ -469,6 +524,11 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     # a random ops object, called by a helper method too: the pipeline seed applies to it
     desc.has_random = hierarchy and any(obj.random for obj in callable_objects.values())
     for obj in callable_objects.values():
+        if unroller.d.rng_mode and obj.fn_path == COMPOSE_PATH and any(
+                entry.get("random") and kwarg(sub, "seed") is None for *_, entry, sub in obj.entry["compose"]):
+            raise CannotUnroll(f"self.{obj.attr} chains a random operator without a seed of its own, and the program "
+                               f"passes the pipeline's RNG to those (rng=), which a chain written in __init__ cannot "
+                               f"reach", obj.statement)
         if unroller.d.rng_mode and any(bool(e.get("random")) != bool(obj.entry.get("random")) for *_, e in obj.others):
             raise CannotUnroll(f"self.{obj.attr} is a random operator in some branches only: its calls cannot all "
                                f"take rng=", obj.statement)
@@ -952,7 +1012,9 @@ def _checkpointing(desc: PipelineDesc, init: cst.FunctionDef, objects) -> None:
     elif saved is None and checkpoints.PARAM in names:
         why = f"__init__ already has a {checkpoints.PARAM} parameter that the pipeline does not get"
     for obj in objects.values():
-        if obj.random and not obj.inline and any(kwarg(c, "seed") is not None for c, *_ in [(obj.call,), *obj.others]):
+        parts = [p[3] for p in obj.entry.get("compose", ())]  # ops.Compose: the seeds are its operators'
+        if obj.random and not obj.inline and any(kwarg(c, "seed") is not None
+                                                 for c in [obj.call, *parts, *(o[0] for o in obj.others)]):
             why = f"self.{obj.attr} has its own seed inside a lambda: its RNG cannot be registered by name"
     if why is not None:
         desc.extra["checkpoint_unmigrated"] = why
@@ -1059,6 +1121,9 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
             continue
         if obj.inline:
             replacements[obj.statement] = []
+            continue
+        if obj.fn_path == COMPOSE_PATH:
+            replacements[obj.statement] = _compose_statement(unroller, obj, desc)
             continue
         for call, statement, entry in [(obj.call, obj.statement, obj.entry), *obj.others]:
             replacements[statement] = _lambda_statement(unroller, obj, call, statement, desc, entry)
@@ -1391,6 +1456,41 @@ def _lambda_statement(unroller, obj, call, statement, desc, entry):
                                                      cst.Arg(cst.Name("kwargs"), star="**")]))
     lam = cst.Lambda(params=cst.Parameters(star_arg=cst.Param(cst.Name("inputs"), star="*"),
                                            star_kwarg=cst.Param(cst.Name("kwargs"), star="**")), body=call)
+    return [*before, stmt(f"self.{obj.attr} = {code_of(lam)}\n")]
+
+
+def _compose_statement(unroller, obj: _OpsObject, desc) -> list:
+    """``self.x = ops.Compose([ops.A(a), ops.B(b)])`` -> ``self.x = lambda *inputs, **kwargs: ndd.b(ndd.a(*inputs, a,
+    **kwargs), b)``: what DALI 2.4.0's _CompoundOp computes (each op on the outputs of the one before, the call's
+    keyword arguments to the first). Where a GPU op follows a CPU one, _CompoundOp added ``.gpu()`` to the inputs
+    the op's schema wants on the GPU; an ndd op moves its inputs to the device its schema says by itself
+    (``_ops.py``, convert_args with ``_input_device``: docs/dali-facts.md), so the chain needs no ``.gpu()``. A
+    random op with its own seed= gets an RNG of its own, created once; one without takes the pipeline's seed."""
+    before, current = [], None
+    parts = obj.entry["compose"]
+    for index, (path, fn_path, entry, sub) in enumerate(parts):
+        ctor = cst.Call(func=ndd_attr(entry["ndd"]),
+                        args=[a for a in sub.args if a.keyword is None or a.keyword.value not in NON_READER_DROPPED])
+        seed = kwarg(ctor, "seed")
+        if entry.get("random") and seed is not None:
+            rng = f"self.{obj.attr}_rng" + (str(index) if sum(1 for p in parts if p[2].get("random")) > 1 else "")
+            before.append(stmt(f"{rng} = ndd.random.RNG(seed={code_of(seed)})\n"))
+            ctor = with_kwarg(without_kwargs(ctor, {"seed"}), "rng", expr(rng))
+            unroller.report(rules.OP_SEED.id, f"self.{obj.attr}: ops.{path}(seed={code_of(seed)}) -> its own "
+                            f"ndd.random.RNG ({rng}), created once", obj.statement)
+        if entry.get("random"):
+            desc.has_random = True
+        inputs = [cst.Arg(cst.Name("inputs"), star="*")] if current is None else [cst.Arg(current)]
+        extra = [cst.Arg(cst.Name("kwargs"), star="**")] if current is None else []
+        args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in
+                [*inputs, *ctor.args, *extra]]  # one line: the chain is one lambda
+        current = _normalise_commas(ctor.with_changes(args=args))
+    lam = cst.Lambda(params=cst.Parameters(star_arg=cst.Param(cst.Name("inputs"), star="*"),
+                                           star_kwarg=cst.Param(cst.Name("kwargs"), star="**")), body=current)
+    chain = " -> ".join(p[1] for p in parts)
+    unroller.report(rules.UNROLL.id, f"{code_of(obj.call.func)}([...]) self.{obj.attr} -> one callable chaining the ndd "
+                    f"calls ({chain}) with the same arguments; each moves its inputs to its device as Compose did",
+                    obj.statement)
     return [*before, stmt(f"self.{obj.attr} = {code_of(lam)}\n")]
 
 

@@ -129,13 +129,14 @@ def rewrite_reader_meta(unroller, original, call, owner, kind):
     name = literal_value(name_arg) if name_arg is not None else None
     called = f"{owner}.{method}({code_of(name_arg) if name_arg else ''})"
     key = '["epoch_size_padded"]' if method == "epoch_size" else ""  # Pipeline.epoch_size counts the padding
+    if unroller.streams(original.func.value) and (name_arg is not None or _readers_named(unroller, original.func.value)):
+        # (a computed name too: the ReaderStream looks it up at run time, as the Pipeline did)
+        unroller.report(rules.READER_META.id, f"{called} stays: the migrated pipeline ({STREAM_CLASS}) answers it "
+                        f"from its reader{'' if name_arg is not None else 's'} at run time", original)
+        return call
     if name_arg is not None and not isinstance(name, str):
         mark_left(unroller, original, called, "its reader name is computed, so the tool cannot tell which reader "
                   "it means", f"call get_metadata(){key} on that reader, built once more with its arguments")
-        return call
-    if unroller.streams(original.func.value) and (name_arg is not None or _readers_named(unroller, original.func.value)):
-        unroller.report(rules.READER_META.id, f"{called} stays: the migrated pipeline ({STREAM_CLASS}) answers it "
-                        f"from its reader{'' if name_arg is not None else 's'} at run time", original)
         return call
     if name is None and method == "epoch_size":
         mark_left(unroller, original, called, "without a reader name it returns a dict over all readers",

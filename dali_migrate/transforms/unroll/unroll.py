@@ -221,8 +221,10 @@ class _LoopsBinding(cst.CSTVisitor):
         self.bound: set[int] = set()
 
     def visit_For(self, loop):
-        _bound_names(loop.target, self.name, self.bound)
-        if isinstance(loop.target, cst.Name) and loop.target.value == self.name:
+        targets: set[int] = set()
+        _bound_names(loop.target, self.name, targets)
+        self.bound |= targets
+        if targets:  # `for p in ...` or `for i, p in enumerate(...)`: reads in its body see its item
             self.loops.append(loop)
 
     def visit_Assign(self, assign):

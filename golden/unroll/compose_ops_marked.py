@@ -1,0 +1,30 @@
+"""ops.Compose chains the tool cannot read: over a list built elsewhere, and with an op of two outputs before
+another (the next op gets both as inputs)."""
+
+import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+
+
+class ListPipe(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, data_dir):
+        super().__init__(batch_size, num_threads, device_id)
+        self.input = ops.readers.File(file_root=data_dir)
+        self.decode = ops.decoders.Image()
+        augmentations = [ops.Resize(resize_x=32, resize_y=32), ops.Flip(horizontal=1)]
+        self.aug = ops.Compose(augmentations)
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        return self.aug(self.decode(jpegs)), labels
+
+
+class AttrsPipe(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, data_dir):
+        super().__init__(batch_size, num_threads, device_id)
+        self.input = ops.readers.File(file_root=data_dir)
+        self.decode = ops.decoders.Image()
+        self.aug = ops.Compose([ops.Resize(resize_x=32, save_attrs=True), ops.Cat()])
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        return self.aug(self.decode(jpegs)), labels

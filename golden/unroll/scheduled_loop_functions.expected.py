@@ -1,0 +1,126 @@
+"""A training loop in plain functions drives its pipelines by hand (one per GPU): schedule_run() ahead,
+share_outputs() each step, the outputs copied into torch tensors, release_outputs() and schedule_run() again."""
+
+import torch
+import contextlib
+import numpy as np
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator, the end of the calling
+    thread or the end of the program stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import atexit
+        import functools
+        import queue
+        import threading
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            import nvidia.dali.experimental.dynamic as ndd  # here, not at decoration: a module still imports without DALI
+
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if stopping or not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+
+            def stop():  # at the end of the program too: a thread still inside DALI then aborts it (exit 134)
+                stopping.append(True)
+                room.release()
+                thread.join()
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            atexit.register(stop)  # a daemon caller (a framework's worker thread) never ends before the program
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                atexit.unregister(stop)
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+if ndd.get_num_threads() < 2:
+    ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
+
+
+@Prefetch(depth=2)
+def train_pipe(root, shard_id, num_shards, *, batch_size=4, device_id=None):
+    with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():
+        reader = ndd.readers.File(file_root=root, shard_id=shard_id, num_shards=num_shards, name="Reader")
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                images = ndd.decoders.image(jpegs, device="gpu")
+                yield ndd.resize(images, resize_x=64, resize_y=64), labels
+
+
+def copy_out(output):
+    tensor = ndd.as_tensor(output)
+    out = torch.empty(list(tensor.shape), dtype=tensor.torch().dtype, device="cuda")
+    out.copy_(tensor.torch())
+    return out
+
+
+def train(root, gpus, steps, model):
+    pipes = [train_pipe(root, gpu, gpus, device_id=gpu) for gpu in range(gpus)]
+    for step in range(steps):
+        outs = [next(p) for p in pipes]
+        for gpu, (images, labels) in enumerate(outs):
+            model(copy_out(images), np.array(ndd.as_tensor(labels.cpu())))
+
+
+def validate(root, gpus, steps, model):
+    pipes = [train_pipe(root, gpu, gpus, device_id=gpu) for gpu in range(gpus)]
+    for step in range(steps):
+        for gpu, p in enumerate(pipes):
+            images, labels = next(p)
+            model(copy_out(images), np.array(ndd.as_tensor(labels.cpu())))
