@@ -445,9 +445,14 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     objects = _collect_objects(imports, init, hierarchy, makers)
     inherited = {}  # the ancestors' ops objects, which this class's methods call too
     for cls in reversed(chain[1:]):
-        inherited.update(_collect_objects(imports, _methods(cls).get("__init__"), hierarchy))
-    if any(obj.is_reader for obj in inherited.values()):
-        raise CannotUnroll("a reader created in a base class's __init__", node)
+        inherited.update(_collect_objects(imports, _methods(cls).get("__init__"), hierarchy, makers))
+    # readers a base class creates in its __init__: created there as ndd readers (``_base_reader_call``, the
+    # base's side), read by this class's define_graph (each by a statement of its own, as its own readers)
+    inherited_readers = {attr: obj for attr, obj in inherited.items() if obj.is_reader and attr not in objects}
+    for obj in inherited_readers.values():
+        if obj.others or obj.chosen is not None:
+            raise CannotUnroll(f"self.{obj.attr}: a base class's __init__ creates one reader or another by a "
+                               f"condition", obj.statement)
     if any(obj.is_source for obj in inherited.values()):
         raise CannotUnroll("an external source created in a base class's __init__", node)
     env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
@@ -466,7 +471,11 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     # here would tie the unroller, its descriptions and their trees in a reference cycle)
     desc.extra.update(objects=objects, super_statement=super_statement, reader_attr=None, base=base,
                       helper_objects=callable_objects, renames=renames, renames_kept=renames_kept)
+    _reader_uses_outside_graph({*chain, *subclasses}, {attr for attr, obj in callable_objects.items()
+                                                      if obj.is_reader})
     if base:
+        desc.extra["base_readers"] = {attr: _base_reader_call(obj, env, desc) for attr, obj in objects.items()
+                                      if obj.is_reader}
         return desc
     statements, branched = closing_returns(list(graph.body.body), imports, unroller.report, node.name.value,
                                            refuse=lambda found: _reads_reader_object(found, callable_objects))
@@ -477,11 +486,12 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     walk(graph, targets)
     fed = _feeds(node, own, objects, statements)
     local_attrs = targets.names - set(callable_objects) - set(fed.attrs)
+    readable = {**inherited_readers, **objects}  # the reader objects define_graph may call
     rewriter = _GraphCalls(callable_objects, local_attrs, env)
     reader_attrs: list[str] = []  # the ops reader objects define_graph calls, in order
     site_kwargs: dict[str, list] = {}  # each one's call arguments (name=...), merged into its constructor
     converted = []
-    for statement in [part for s in statements for part in _split_readers(s, objects)]:
+    for statement in [part for s in statements for part in _split_readers(s, readable)]:
         if statement in fed.graph_statements:
             continue  # `self.jpegs = self.input()`: iter_setup() sets self.jpegs to the batch it fed
         if statement in fed.in_graph:  # `x = self.src()`: the external source it was
@@ -489,7 +499,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
             if statement in unroller.ctx.positions:
                 unroller.ctx.positions.setdefault(converted[-1], unroller.ctx.positions[statement])
             continue
-        reader_obj = _reader_call(statement, objects)
+        reader_obj = _reader_call(statement, readable)
         original_statement = statement
         if reader_obj is not None:
             if reader_obj.attr in reader_attrs:
@@ -497,6 +507,10 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
             reader_attrs.append(reader_obj.attr)
             call = statement.body[0].value
             site_kwargs[reader_obj.attr] = [a for a in call.args if a.keyword is not None]
+            if reader_obj.attr in inherited_readers and (
+                    any(a.keyword is None or a.keyword.value != "name" for a in call.args)):
+                raise CannotUnroll(f"{code_of(call)}: a reader a base class creates is called with arguments other "
+                                   f"than name= (its base creates it without them)", statement)
             merged = cst.Call(func=ndd_attr(reader_obj.entry["ndd"]),
                               args=[*reader_obj.call.args, *site_kwargs[reader_obj.attr]])
             merged = _normalise_commas(merged)
@@ -561,14 +575,60 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                 # get_metadata() (the object answers it, asked here or not) before the first epoch would otherwise
                 # freeze the batch size at 1
                 reader.call = with_kwarg(reader.call, "max_batch_size", expr("self.batch_size"))
-            desc.extra["reader_alternatives"][attr] = _alternatives(objects[attr], site_kwargs[attr], reader, desc,
+            desc.extra["reader_alternatives"][attr] = _alternatives(readable[attr], site_kwargs[attr], reader, desc,
                                                                     env)
     elif desc.readers:
         _hoist_reader(unroller, desc, graph, attributes.names)
     desc.extra.update(reader_attr=reader_attrs[0] if reader_attrs else None, reader_attrs=reader_attrs, graph=graph)
+    desc.extra["inherited_readers"] = [attr for attr in reader_attrs if attr in inherited_readers]
+    if subclasses:  # the readers this class creates for its subclasses' define_graph, not read by its own
+        desc.extra["base_readers"] = {attr: _base_reader_call(obj, env, desc) for attr, obj in objects.items()
+                                      if obj.is_reader and attr not in reader_attrs}
     if init is not None:
         _checkpointing(desc, init, objects)
     return desc
+
+
+def _base_reader_call(obj: _OpsObject, env: Env, desc: PipelineDesc) -> cst.Call:
+    """The protocol of a reader object a base class creates in ``__init__`` for its subclasses' define_graph
+    (``self.input = ops.readers.File(...)``, or a reader maker's call): it becomes the ndd reader created there,
+    once, with the constructor's arguments, ``max_batch_size=self.batch_size``, and the pipeline seed where it
+    shuffles without a seed of its own (``make_reader``), as a subclass's own reader is created. A subclass
+    whose define_graph calls it (by a statement of its own, with name= only) iterates it and lists it by that
+    name in ``self._readers`` in its own ``__init__``."""
+    if obj.others or obj.chosen is not None:
+        raise CannotUnroll(f"self.{obj.attr}: a base class's __init__ creates one reader or another by a condition",
+                           obj.statement)
+    call = _normalise_commas(cst.Call(func=ndd_attr(obj.entry["ndd"]), args=list(obj.call.args)))
+    made = make_reader(call, None, obj.entry, cst.Name(obj.attr), env, desc, f"self.{obj.attr}", obj.statement).call
+    if kwarg(made, "max_batch_size") is None:
+        made = with_kwarg(made, "max_batch_size", expr("self.batch_size"))
+    return made
+
+
+class _ReaderCallsIn(cst.CSTVisitor):
+    def __init__(self, readers):
+        self.readers, self.found = readers, None
+
+    def visit_Call(self, node):
+        if self.found is None and _self_attr(node.func) in self.readers:
+            self.found = node
+
+
+def _reader_uses_outside_graph(classes, readers: set[str]) -> None:
+    """A reader object called in a method other than define_graph (a helper its define_graph calls): its calls
+    there are not where the steps iterate it, so the class is not migrated."""
+    if not readers:
+        return
+    for cls in classes:
+        for name, method in _methods(cls).items():
+            if name in ("__init__", "define_graph"):
+                continue
+            calls = _ReaderCallsIn(readers)
+            walk(method, calls)
+            if calls.found is not None:
+                raise CannotUnroll(f"{code_of(calls.found)}: a reader object called in {name}(), not in define_graph "
+                                   f"(a reader is read only by a statement of define_graph's own)", calls.found)
 
 
 class _ReaderObjectCalls(cst.CSTVisitor):
@@ -913,6 +973,12 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         if obj.is_source:
             replacements[obj.statement] = []  # fed by iter_setup(), which now sets the graph's input itself
             continue
+        if obj.is_reader and obj.attr in desc.extra.get("base_readers", {}):
+            replacements[obj.statement] = [stmt(f"self.{obj.attr} = {code_of(desc.extra['base_readers'][obj.attr])}\n")]
+            unroller.report(rules.READER_ONCE.id, f"self.{obj.attr} (a reader {desc.name} creates for its subclasses' "
+                            f"define_graph) -> the ndd reader, created here once; the subclasses' steps iterate it",
+                            obj.statement)
+            continue
         if obj.is_reader:
             if obj.attr in desc.extra.get("reader_attrs", ()):
                 reader = desc.readers[desc.extra["reader_attrs"].index(obj.attr)]
@@ -951,6 +1017,14 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
     elif init is not None:
         init = transform(init, _InitRewrite(replacements), layout=False)
+    inherited_readers = desc.extra.get("inherited_readers", ())
+    named = [(reader.name, attr) for reader, attr in zip(desc.readers, desc.extra.get("reader_attrs", ()))
+             if attr in inherited_readers and reader.name is not None]
+    if named:  # the base created them: listed by the names this class's define_graph gave them
+        if init is None:
+            init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+        init = init.with_changes(body=init.body.with_changes(body=[
+            *init.body.body, *(_readers_statement(name, attr, several=True) for name, attr in named)]))
     if hoisted is not None:
         reader = desc.readers[0]
         created = [stmt(f"self.{hoisted} = {code_of(reader.call)}\n")]
