@@ -508,7 +508,8 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
             call = statement.body[0].value
             site_kwargs[reader_obj.attr] = [a for a in call.args if a.keyword is not None]
             if reader_obj.attr in inherited_readers and (
-                    any(a.keyword is None or a.keyword.value != "name" for a in call.args)):
+                    any(a.keyword is None or a.keyword.value != "name" for a in call.args)
+                    or kwarg(call, "name") is not None and kwarg(reader_obj.call, "name") is not None):
                 raise CannotUnroll(f"{code_of(call)}: a reader a base class creates is called with arguments other "
                                    f"than name= (its base creates it without them)", statement)
             merged = cst.Call(func=ndd_attr(reader_obj.entry["ndd"]),
