@@ -881,6 +881,9 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     ctx.facts["kept_pipelines"] = {
         qualname: (here, f"in {here}, line {reasons[0].line}: {reasons[0].message}")
         for origin, qualname in shared.items() if (reasons := kept.reasons.get(origin))}
+    # a class hierarchy across modules kept here: its base or subclasses in other modules stay with it
+    for qualname, why in ctx.facts.get("classes_kept", {}).items():
+        ctx.facts["kept_pipelines"].setdefault(qualname, why)
     return module, ctx
 
 

@@ -291,20 +291,104 @@ class _SelfTargets(cst.CSTVisitor):
 
 def _chain(unroller, node: cst.ClassDef) -> list[cst.ClassDef]:
     """The class and its Pipeline-subclass ancestors in this module, nearest first, ending with the one that
-    derives from Pipeline itself."""
+    derives from Pipeline itself; or ending with a Pipeline class of another module of the run, read from its
+    text there (``_foreign_node``: a hierarchy across modules, capability 2), which derives from Pipeline itself."""
     classes = unroller.d.classes
     chain = [node]
     while True:
         parent = next((classes[b.value.value] for b in chain[-1].bases if isinstance(b.value, cst.Name)
                        and classes.get(b.value.value) is not None and classes[b.value.value] not in chain), None)
         if parent is None:
+            foreign = unroller.d.foreign_bases.get(chain[-1].name.value) if classes.get(
+                chain[-1].name.value) is chain[-1] else None
+            if foreign is not None:
+                chain.append(_foreign_node(unroller, foreign[1]))
             return chain
         chain.append(parent)
 
 
+def _foreign_node(unroller, record) -> cst.ClassDef:
+    """The ClassDef of a Pipeline class of another module of the run (``ProjectClass``), parsed once; only one that
+    derives from Pipeline itself."""
+    nodes = unroller.__dict__.setdefault("_foreign_nodes", {})
+    if record.qualname not in nodes:
+        from ...project import _PIPELINE_NAMES
+
+        if not all(base in _PIPELINE_NAMES for base in record.bases):
+            raise CannotUnroll(f"its base class {record.qualname} (module {record.module}) does not derive from "
+                               f"Pipeline itself: a hierarchy across more than two modules is not migrated")
+        node = cst.parse_module(record.source).body[0]
+        nodes[record.qualname] = node
+        unroller.__dict__.setdefault("_foreign_records", {})[node] = record
+    return nodes[record.qualname]
+
+
+def _imports_of(unroller, cls: cst.ClassDef):
+    """The import table a class of the hierarchy is read with: this module's, or, for a class of another module
+    of the run, that module's (``ProjectClass.aliases``)."""
+    record = unroller.__dict__.get("_foreign_records", {}).get(cls)
+    if record is None:
+        return unroller.ctx.imports
+    from ...names import ImportTable
+
+    table = ImportTable()
+    table.aliases = dict(record.aliases)
+    return table
+
+
+def _foreign_subclass_nodes(unroller, node: cst.ClassDef) -> list[cst.ClassDef]:
+    """The Pipeline classes of other modules of the run that derive from ``node`` (a class of this module)."""
+    project = unroller.ctx.facts.get("project")
+    if not project or not project.pipeline_classes or unroller.d.classes.get(node.name.value) is not node:
+        return []
+    found = []
+    nodes = unroller.__dict__.setdefault("_foreign_nodes", {})
+    for record in project.foreign_subclasses(unroller._module_name(), node.name.value):
+        if record.qualname not in nodes:
+            nodes[record.qualname] = cst.parse_module(record.source).body[0]
+            unroller.__dict__.setdefault("_foreign_records", {})[nodes[record.qualname]] = record
+        found.append(nodes[record.qualname])
+    return found
+
+
 def _hierarchy(unroller, node: cst.ClassDef) -> tuple[list[cst.ClassDef], list[cst.ClassDef]]:
-    """(``_chain``; the module's classes that derive from this one)."""
-    return _chain(unroller, node), [c for c in unroller.d.classes.values() if node in _chain(unroller, c)[1:]]
+    """(``_chain``; the classes that derive from this one: the module's, and those of other modules of the run)."""
+    return _chain(unroller, node), [c for c in unroller.d.classes.values() if node in _chain(unroller, c)[1:]] + \
+        _foreign_subclass_nodes(unroller, node)
+
+
+def _across_modules(unroller, node: cst.ClassDef, chain, subclasses) -> None:
+    """A hierarchy across modules of the run migrates on both sides alike, or stays in pipeline mode on both: the
+    base of another module is read here with this module's imports, so every name it reads that an import binds
+    must be bound here alike; a class the other side keeps keeps this one (``project.kept``)."""
+    records = unroller.__dict__.get("_foreign_records", {})
+    foreign = [c for c in [*chain, *subclasses] if c in records]
+    if not foreign:
+        return
+    project = unroller.ctx.facts["project"]
+    aliases = unroller.ctx.imports.aliases
+    methods = {}
+    for cls in reversed(chain):
+        methods.update({name: cls for name in _methods(cls)})
+    for cls in chain:
+        record = records.get(cls)
+        if record is None or methods.get("define_graph") is not cls:
+            # its __init__ and reader makers are read with its own module's imports (``_imports_of``), its other
+            # methods run there unchanged; a define_graph of its own, whose steps this class yields, is migrated
+            # here, with this module's imports
+            continue
+        theirs = dict(record.aliases)
+        reads = NameReads()
+        walk(_methods(cls)["define_graph"], reads)
+        for name in sorted(reads.names):
+            if name in theirs and aliases.get(name) != theirs[name]:
+                raise CannotUnroll(f"its base class {record.qualname} reads {name} ({theirs[name]} in module "
+                                   f"{record.module}), which this module does not import alike", node)
+    for cls in foreign:
+        kept = project.kept.get(records[cls].qualname)
+        if kept is not None:
+            raise CannotUnroll(f"its class hierarchy spans modules, and {records[cls].qualname} (module "
+                               f"{records[cls].module}) {kept[1]}", node)
 
 
 def _reader_makers(imports, methods: dict) -> dict[str, cst.FunctionDef]:
@@ -419,6 +503,11 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         raise CannotUnroll(f"the class has its own {', '.join(sorted(taken))}, which the migrated class (a "
                            f"{STREAM_CLASS}) defines", node)
     renames, renames_kept = _graph_helper_names({*chain, *subclasses}, attributes.names)
+    _across_modules(unroller, node, chain, subclasses)
+    if (renames or renames_kept) and any(c in unroller.__dict__.get("_foreign_records", {})
+                                         for c in [*chain, *subclasses]):
+        raise CannotUnroll(f"a method named like define_graph ({', '.join(sorted({*renames, *renames_kept}))}) in a "
+                           f"class hierarchy across modules: its new name would have to agree in every module", node)
     root_init, graph = _methods(chain[-1]).get("__init__"), methods.get("define_graph")
     base = graph is None and any("define_graph" in _methods(c) for c in subclasses)
     if root_init is not None and graph is None and not base:
@@ -429,7 +518,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         raise CannotUnroll("a Pipeline subclass without __init__ and define_graph", node)
     super_call = None
     for statement in root_init.body.body:
-        super_call = _super_init(statement, chain[-1].name.value, imports)
+        super_call = _super_init(statement, chain[-1].name.value, _imports_of(unroller, chain[-1]))
         if super_call is not None:
             super_statement = statement if chain[-1] is node else None
             break
@@ -441,11 +530,15 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         raise CannotUnroll("a checkpointed Pipeline class hierarchy", node)
 
     init = own.get("__init__")
-    makers = _reader_makers(imports, methods)  # a base class's get_reader() too
+    makers = {}  # a base class's get_reader() too (read with its own module's imports)
+    for cls in reversed(chain):
+        makers.update(_reader_makers(_imports_of(unroller, cls), _methods(cls)))
+    makers = {name: method for name, method in makers.items() if methods.get(name) is method}
     objects = _collect_objects(imports, init, hierarchy, makers)
     inherited = {}  # the ancestors' ops objects, which this class's methods call too
     for cls in reversed(chain[1:]):
-        inherited.update(_collect_objects(imports, _methods(cls).get("__init__"), hierarchy, makers))
+        inherited.update(_collect_objects(_imports_of(unroller, cls), _methods(cls).get("__init__"), hierarchy,
+                                          makers))
     # readers a base class creates in its __init__: created there as ndd readers (``_base_reader_call``, the
     # base's side), read by this class's define_graph (each by a statement of its own, as its own readers)
     inherited_readers = {attr: obj for attr, obj in inherited.items() if obj.is_reader and attr not in objects}
@@ -544,7 +637,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         # (graph._conditional_if) are made once, at the start of the steps
         once = desc.extra.get("conditional_setup", [])
         last = max((i for i, s in enumerate(desc.pre) if any(s is o for o in once)), default=-1)
-        if any(not any(s is o for o in once) for s in desc.pre[:last]):
+        if last >= 0 and any(not any(s is o for o in once) for s in desc.pre[:last]):
             raise CannotUnroll("plain Python before a reader created under a condition in define_graph", graph)
         desc.loop = [s for s in desc.pre if not any(s is o for o in once)] + desc.loop
         desc.pre = [s for s in desc.pre if any(s is o for o in once)]
