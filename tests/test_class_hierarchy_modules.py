@@ -73,6 +73,15 @@ def test_a_subclass_that_stays_keeps_its_base_and_its_siblings(tmp_path):
     assert "other than name=" in messages
 
 
+def test_a_use_another_module_keeps_keeps_the_hierarchy(tmp_path):
+    """main.py keeps TrainPipeline (a use with no dynamic-mode counterpart): its module, its base's and its sibling's
+    keep theirs too, over the rounds of the run."""
+    work = _copy(tmp_path)
+    main = work / "main.py"
+    main.write_text(main.read_text().replace('"samples", samples)', '"samples", samples, train.__class__.__name__)'))
+    _kept_everywhere(work)
+
+
 _CORE = """import nvidia.dali.fn as fn
 import nvidia.dali.ops as ops
 import nvidia.dali.types as types

@@ -384,11 +384,12 @@ def _across_modules(unroller, node: cst.ClassDef, chain, subclasses) -> None:
             if name in theirs and aliases.get(name) != theirs[name]:
                 raise CannotUnroll(f"its base class {record.qualname} reads {name} ({theirs[name]} in module "
                                    f"{record.module}), which this module does not import alike", node)
-    for cls in foreign:
-        kept = project.kept.get(records[cls].qualname)
-        if kept is not None:
-            raise CannotUnroll(f"its class hierarchy spans modules, and {records[cls].qualname} (module "
-                               f"{records[cls].module}) {kept[1]}", node)
+    here = unroller._module_name()
+    for cls in [node, *chain, *subclasses]:
+        qualname = records[cls].qualname if cls in records else f"{here}.{cls.name.value}"
+        kept = project.kept.get(qualname)
+        if kept is not None and kept[0] != here:  # (kept by another module of the run: its uses there stay)
+            raise CannotUnroll(f"its class hierarchy spans modules, and {qualname} {kept[1]}", node)
 
 
 def _reader_makers(imports, methods: dict) -> dict[str, cst.FunctionDef]:
