@@ -308,7 +308,8 @@ def scan_classes(texts, reexports: dict | None = None) -> dict[str, ProjectClass
         module = module_name_of(Path(path)) or Path(path).stem
         aliases = _ast_aliases(tree, module, Path(path).stem == "__init__")
         top = {s.name for s in tree.body if isinstance(s, ast.ClassDef)}
-        for statement in tree.body:
+        nested = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node not in tree.body]
+        for statement in [*tree.body, *nested]:
             if not isinstance(statement, ast.ClassDef) or not statement.bases:
                 continue
             bases = []
@@ -325,8 +326,12 @@ def scan_classes(texts, reexports: dict | None = None) -> dict[str, ProjectClass
                 else:
                     bases.append("")
             source = ast.get_source_segment(text, statement) or ""
-            found[f"{module}.{statement.name}"] = ProjectClass(
-                module=module, name=statement.name, source=source, bases=tuple(bases),
+            # a class inside a function or class: known (its base must not migrate without it), never migrated
+            # with a base of another module
+            qualname = f"{module}.{statement.name}" if statement in tree.body else \
+                f"{module}.<nested>.{statement.name}.{statement.lineno}"
+            found[qualname] = ProjectClass(
+                module=module, name=qualname[len(module) + 1:], source=source, bases=tuple(bases),
                 aliases=tuple(sorted(aliases.items())),
                 methods=tuple(s.name for s in statement.body if isinstance(s, ast.FunctionDef)))
     pipelines: set[str] = set()

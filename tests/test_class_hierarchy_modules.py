@@ -82,6 +82,19 @@ def test_a_use_another_module_keeps_keeps_the_hierarchy(tmp_path):
     _kept_everywhere(work)
 
 
+def test_a_subclass_inside_a_function_keeps_the_hierarchy(tmp_path):
+    """A subclass of the base defined inside a function of another module is not migrated with it: the base, and so
+    every class built on it, stays in pipeline mode."""
+    work = _copy(tmp_path)
+    (work / "data" / "nested.py").write_text(
+        "from data.pipeline import GenericPipeline\n\n\ndef make(**options):\n"
+        "    class Local(GenericPipeline):\n        def define_graph(self):\n"
+        "            return self.input_x(name=\"ReaderX\")\n\n    return Local(2, 1, None, **options)\n")
+    run = _kept_everywhere(work)
+    messages = " ".join(m.message for f in run.files for m in f.manual)
+    assert "inside a function or class of module data.nested" in messages
+
+
 _CORE = """import nvidia.dali.fn as fn
 import nvidia.dali.ops as ops
 import nvidia.dali.types as types

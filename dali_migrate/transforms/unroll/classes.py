@@ -344,6 +344,9 @@ def _foreign_subclass_nodes(unroller, node: cst.ClassDef) -> list[cst.ClassDef]:
     found = []
     nodes = unroller.__dict__.setdefault("_foreign_nodes", {})
     for record in project.foreign_subclasses(unroller._module_name(), node.name.value):
+        if "<nested>" in record.qualname:
+            raise CannotUnroll(f"a subclass of it is defined inside a function or class of module {record.module} "
+                               f"({record.name}): it would not migrate with it", node)
         if record.qualname not in nodes:
             nodes[record.qualname] = cst.parse_module(record.source).body[0]
             unroller.__dict__.setdefault("_foreign_records", {})[nodes[record.qualname]] = record
@@ -514,7 +517,8 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     if root_init is not None and graph is None and not base:
         raise CannotUnroll("a Pipeline subclass with no define_graph, and no subclass in this module defines one: "
                            "the pipelines built on it are defined in other modules, and a base class changes with "
-                           "its subclasses (a hierarchy across modules is not migrated)", node)
+                           "its subclasses (a hierarchy across modules migrates when its modules are migrated "
+                           "together: `dali-migrate migrate --write` over the folder that holds them)", node)
     if root_init is None or graph is None and not base:
         raise CannotUnroll("a Pipeline subclass without __init__ and define_graph", node)
     super_call = None
