@@ -168,7 +168,8 @@ def _pipeline_classes(sources: dict, slots: list, quiet: list, reexports: dict) 
     "dali" but names one of the run's Pipeline classes in a class statement may hold a subclass of it: it is read
     (it leaves ``quiet`` for ``sources``), so that its subclass migrates with the base, or keeps it."""
     classes = scan_classes(list(sources.values()), reexports)
-    names = [re.compile(rb"class\s+\w+\s*\([^)]*\b" + re.escape(r.name.encode()) + rb"\b") for r in classes.values()]
+    words = sorted({r.name.encode() for r in classes.values() if "<" not in r.name}, key=len, reverse=True)
+    names = [re.compile(rb"class\s+\w+\s*\([^)]*\b(?:" + b"|".join(map(re.escape, words)) + rb")\b")] if words else []
     grew = False
     for slot in list(quiet) if names else ():
         name = slots[slot].path

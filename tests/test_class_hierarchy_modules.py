@@ -82,6 +82,20 @@ def test_a_use_another_module_keeps_keeps_the_hierarchy(tmp_path):
     _kept_everywhere(work)
 
 
+def test_a_subclass_in_a_module_that_never_says_dali_migrates_with_its_base(tmp_path):
+    """A module that imports nothing of DALI (only the base) is read, scanned and migrated with the hierarchy."""
+    work = _copy(tmp_path)
+    (work / "data" / "quiet.py").write_text(
+        "from data.pipeline import GenericPipeline\n\n\nclass Quiet(GenericPipeline):\n    def define_graph(self):\n"
+        "        x = self.input_x(name=\"ReaderX\")\n        return self.scaled(x, 3.0)\n")
+    run = migrate_paths([work], write=True)
+    assert not [(f.path, m.rule, m.message) for f in run.files for m in f.manual]
+    quiet = (work / "data" / "quiet.py").read_text()
+    assert "def steps(self):" in quiet and "self.input_x.next_epoch(batch_size=self.batch_size)" in quiet
+    assert '"ReaderX": self.input_x' in quiet
+    assert not any(f.changed for f in migrate_paths([work]).files)
+
+
 def test_a_subclass_inside_a_function_keeps_the_hierarchy(tmp_path):
     """A subclass of the base defined inside a function of another module is not migrated with it: the base, and so
     every class built on it, stays in pipeline mode."""
