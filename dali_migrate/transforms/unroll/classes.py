@@ -362,13 +362,11 @@ def _hierarchy(unroller, node: cst.ClassDef) -> tuple[list[cst.ClassDef], list[c
 
 def _across_modules(unroller, node: cst.ClassDef, chain, subclasses) -> None:
     """A hierarchy across modules of the run migrates on both sides alike, or stays in pipeline mode on both: the
-    base of another module is read here with this module's imports, so every name it reads that an import binds
-    must be bound here alike; a class the other side keeps keeps this one (``project.kept``)."""
+    define_graph of another module migrated here is read with this module's imports, so every name it reads that
+    an import there binds must be bound here alike (``_kept_elsewhere``: a class the other side keeps)."""
     records = unroller.__dict__.get("_foreign_records", {})
-    foreign = [c for c in [*chain, *subclasses] if c in records]
-    if not foreign:
+    if not any(c in records for c in [*chain, *subclasses]):
         return
-    project = unroller.ctx.facts["project"]
     aliases = unroller.ctx.imports.aliases
     methods = {}
     for cls in reversed(chain):
@@ -387,6 +385,15 @@ def _across_modules(unroller, node: cst.ClassDef, chain, subclasses) -> None:
             if name in theirs and aliases.get(name) != theirs[name]:
                 raise CannotUnroll(f"its base class {record.qualname} reads {name} ({theirs[name]} in module "
                                    f"{record.module}), which this module does not import alike", node)
+
+
+def _kept_elsewhere(unroller, node: cst.ClassDef, chain, subclasses) -> None:
+    """A class of a hierarchy across modules that another module of the run keeps in pipeline mode keeps this one
+    (checked last: this class's own reasons, where it has some, are the ones its marker gives)."""
+    records = unroller.__dict__.get("_foreign_records", {})
+    if not any(c in records for c in [*chain, *subclasses]):
+        return
+    project = unroller.ctx.facts["project"]
     here = unroller._module_name()
     for cls in [node, *chain, *subclasses]:
         qualname = records[cls].qualname if cls in records else f"{here}.{cls.name.value}"
@@ -574,6 +581,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     if base:
         desc.extra["base_readers"] = {attr: _base_reader_call(obj, env, desc) for attr, obj in objects.items()
                                       if obj.is_reader}
+        _kept_elsewhere(unroller, node, chain, subclasses)
         return desc
     statements, branched = closing_returns(list(graph.body.body), imports, unroller.report, node.name.value,
                                            refuse=lambda found: _reads_reader_object(found, callable_objects))
@@ -685,6 +693,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                                       if obj.is_reader and attr not in reader_attrs}
     if init is not None:
         _checkpointing(desc, init, objects)
+    _kept_elsewhere(unroller, node, chain, subclasses)
     return desc
 
 
