@@ -9,7 +9,7 @@ from pathlib import Path
 from .engine import MigrationResult, migrate_source
 from .files import SourceError, atomic_write, decode_source, read_bytes
 from .findings import Finding
-from .project import Project, module_name_of, scan_source
+from .project import Project, across_modules, module_name_of, scan_classes, scan_source
 
 # Exit codes (the CLI contract in DESIGN.md).
 EXIT_CLEAN = 0  # nothing left to do
@@ -150,16 +150,43 @@ def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[st
             if any(mentioned.get(word, set()) - {name} for word in words[name])], quiet_reads
 
 
-def _scan_task(task: tuple[str, str]) -> tuple[dict, dict, set, dict]:
+def _scan_task(task: tuple) -> tuple[dict, dict, set, dict]:
     """One file's part of the project pre-scan, in a worker process: (pipelines, kept, source helpers, iterator
     wrappers) it defines."""
-    name, source = task
+    name, source, *classes = task  # classes: the run's Pipeline classes (a hierarchy across modules)
     found = Project()
+    found.pipeline_classes = classes[0] if classes else {}
     try:
         scan_source(source, name, found)
     except Exception:  # noqa: BLE001 - the file's own migration reports what is wrong with it
         return {}, {}, set(), {}
     return found.pipelines, found.kept, found.source_helpers, found.iterator_wrappers
+
+
+def _pipeline_classes(sources: dict, slots: list, quiet: list, reexports: dict) -> dict:
+    """The run's Pipeline classes where a hierarchy spans modules (``project.scan_classes``). A file that never says
+    "dali" but names one of the run's Pipeline classes in a class statement may hold a subclass of it: it is read
+    (it leaves ``quiet`` for ``sources``), so that its subclass migrates with the base, or keeps it."""
+    classes = scan_classes(list(sources.values()), reexports)
+    words = sorted({r.name.encode() for r in classes.values() if "<" not in r.name}, key=len, reverse=True)
+    names = [re.compile(rb"class\s+\w+\s*\([^)]*\b(?:" + b"|".join(map(re.escape, words)) + rb")\b")] if words else []
+    grew = False
+    for slot in list(quiet) if names else ():
+        name = slots[slot].path
+        if not name.endswith(".py"):
+            continue
+        try:
+            data = read_bytes(name)
+            if any(pattern.search(data) for pattern in names):
+                sources[slot] = (name, decode_source(data))
+                slots[slot] = None
+                quiet.remove(slot)
+                grew = True
+        except (OSError, SourceError):
+            continue
+    if grew:
+        classes = scan_classes(list(sources.values()), reexports)
+    return across_modules(classes)
 
 
 def _migrate_task(task: tuple) -> tuple[MigrationResult, bool]:
@@ -246,6 +273,13 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     to_scan, quiet_reads = _imported_candidates(to_scan, list(sources.values()), [slots[i].path for i in quiet],
                                                 project.reexports)
     project.imported_modules.update(module_name_of(name) for name, _ in to_scan)
+    project.pipeline_classes = _pipeline_classes(sources, slots, quiet, project.reexports)
+    if project.pipeline_classes:  # the modules of a hierarchy across modules are scanned, whatever they say
+        hierarchy_modules = {record.module for record in project.pipeline_classes.values()}
+        scanned = {name for name, _ in to_scan}
+        to_scan += [(name, text) for name, text in sources.values() if name not in scanned and name.endswith(".py")
+                    and module_name_of(name) in hierarchy_modules]
+    to_scan = [(name, text, project.pipeline_classes) for name, text in to_scan]
     for pipelines, kept, source_helpers, wrappers in run_ordered(_scan_task, to_scan,
                                                                  jobs=jobs if len(to_scan) >= 8 else 1):
         project.pipelines.update(pipelines)

@@ -901,10 +901,46 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     ctx.facts["kept_pipelines"] = {
         qualname: (here, f"in {here}, line {reasons[0].line}: {reasons[0].message}")
         for origin, qualname in shared.items() if (reasons := kept.reasons.get(origin))}
+    # a class hierarchy across modules kept here: its base or subclasses in other modules stay with it
+    for qualname, why in ctx.facts.get("classes_kept", {}).items():
+        ctx.facts["kept_pipelines"].setdefault(qualname, why)
+    for qualname, why in _hierarchy_classes_unchanged(original, module, project, here).items():
+        ctx.facts["kept_pipelines"].setdefault(qualname, why)
     return module, ctx
 
 
 UNIT_KEPT_HERE = "DM230"
+
+
+def _unmarked_text(node: cst.CSTNode) -> str:
+    text = cst.Module(body=[node.with_changes(leading_lines=[])]).code
+    return "\n".join(line for line in text.splitlines() if not line.strip().startswith("# dali-migrate:"))
+
+
+def _hierarchy_classes_unchanged(original: cst.Module, module: cst.Module, project, here: str) -> dict:
+    """The classes of this module in a hierarchy across modules (``Project.pipeline_classes``) that this run left as
+    they were (kept by whatever kept them: a marker, the check): every migrated one changes (a ReaderStream base, a
+    steps() generator), so an unchanged one stays in pipeline mode, and its base or subclasses elsewhere with it."""
+    if project is None or not getattr(project, "pipeline_classes", None):
+        return {}
+    mine = [r for r in project.pipeline_classes.values() if r.module == here and (
+        project.foreign_base(r.module, r.name) is not None or project.foreign_subclasses(r.module, r.name))]
+    if not mine:
+        return {}
+    before = {s.name.value: s for s in original.body if isinstance(s, cst.ClassDef)}
+    after = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef)}
+    found = {}
+    for record in mine:
+        old, new = before.get(record.name), after.get(record.name)
+        if old is None or new is None or _unmarked_text(old) != _unmarked_text(new):
+            continue
+        related = [r.qualname for r in project.foreign_subclasses(record.module, record.name)]
+        base = project.foreign_base(record.module, record.name)
+        if base is not None:
+            related.append(base.qualname)
+        for qualname in [record.qualname, *related]:
+            found.setdefault(qualname, (here, f"in {here}: {record.name} stays in pipeline mode"))
+    return found
 
 
 def _report_handed_on(ctx: MigrationContext, units, kept: frozenset) -> None:
@@ -1011,7 +1047,13 @@ def _imported_pipelines(ctx: MigrationContext) -> dict[str, str]:
     project = ctx.facts.get("project")
     if not project:
         return {}
-    return {local: local for local in ctx.imports.aliases if project.lookup(ctx.imports, local) is not None}
+    found = {local: local for local in ctx.imports.aliases if project.lookup(ctx.imports, local) is not None}
+    # this module's subclasses of another module's Pipeline class (a hierarchy across modules): pipelines here
+    here = _module_of(ctx.path)
+    for record in getattr(project, "pipeline_classes", {}).values():
+        if record.module == here and project.foreign_base(here, record.name) is not None:
+            found.setdefault(record.name, record.name)
+    return found
 
 
 def _fresh_context(first: MigrationContext, aliases: dict) -> MigrationContext:

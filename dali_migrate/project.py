@@ -42,6 +42,22 @@ class ProjectPipeline:
         return f"{self.module}.{self.name}"
 
 
+@dataclass(frozen=True)
+class ProjectClass:
+    """A Pipeline subclass of a module of the run (``scan_classes``), as other modules of the run see it: a subclass
+    there of this one (or this one, of a base there) migrates consistently with it (capability 2, classes.py)."""
+    module: str
+    name: str
+    source: str  # the class's own text, parsed where another module needs its methods
+    bases: tuple[str, ...]  # qualnames of its bases ("" where one is not a plain imported or module name)
+    aliases: tuple[tuple[str, str], ...]  # its module's imports: local name -> qualname (relative ones resolved)
+    methods: tuple[str, ...]
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.module}.{self.name}"
+
+
 @dataclass
 class Project:
     pipelines: dict[str, ProjectPipeline] = field(default_factory=dict)  # qualname -> pipeline
@@ -72,9 +88,28 @@ class Project:
     # one of them is followed there: that module learns what it gets (``foreign_calls``) and migrates its uses, or
     # keeps the pipeline in pipeline mode, and then every module keeps it (``api._agree_on_kept_units``).
     modules: set[str] = field(default_factory=set)
+    # The Pipeline subclasses of the run's modules, by qualname (``scan_classes``): a class hierarchy across
+    # modules (a base in one, its subclasses in others) is migrated on both sides alike.
+    pipeline_classes: dict[str, ProjectClass] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.pipelines or self.kept or self.source_helpers or self.iterator_wrappers)
+        return bool(self.pipelines or self.kept or self.source_helpers or self.iterator_wrappers
+                    or self.pipeline_classes)
+
+    def foreign_base(self, module: str, name: str) -> ProjectClass | None:
+        """The Pipeline class of another module of the run that class ``name`` of ``module`` derives from."""
+        record = self.pipeline_classes.get(f"{module}.{name}")
+        if record is None:
+            return None
+        found = [self.pipeline_classes[base] for base in record.bases if base in self.pipeline_classes
+                 and self.pipeline_classes[base].module != module]
+        return found[0] if len(found) == 1 else None
+
+    def foreign_subclasses(self, module: str, name: str) -> list[ProjectClass]:
+        """The Pipeline classes of other modules of the run that derive from class ``name`` of ``module``."""
+        qualname = f"{module}.{name}"
+        return [record for record in self.pipeline_classes.values()
+                if record.module != module and qualname in record.bases]
 
     def concerns(self, path: str) -> bool:
         """Other modules pass pipeline values to this module's functions, or build pipelines with them."""
@@ -145,7 +180,10 @@ def scan_source(text: str, path: str, project: Project) -> None:
     """Add the pipelines ``text`` (the file at ``path``) defines to ``project``, and its iterator wrappers."""
     if any(word in text for word in _WRAPPER_WORDS):
         _scan_iterator_wrappers(text, path, project)
-    if not any(word in text for word in _DEFINES):
+    name = module_name_of(path)
+    # a module of a class hierarchy across modules: its classes are Pipeline classes whatever it imports
+    in_hierarchy = any(record.module == name for record in project.pipeline_classes.values())
+    if not in_hierarchy and not any(word in text for word in _DEFINES):
         return
     from .elision import elide
     from .engine import MigrationContext
@@ -163,14 +201,15 @@ def scan_source(text: str, path: str, project: Project) -> None:
     except (cst.ParserSyntaxError, RecursionError):
         return  # the migration reports it
     imports = ImportTable.from_module(module)
-    if not imports.uses_dali():
+    if not imports.uses_dali() and not in_hierarchy:
         return
-    name = module_name_of(path)
     from .transforms.unroll import source_helpers
 
     project.source_helpers.update({f"{name}.{function}": helper.random
                                    for function, helper in source_helpers.find(module, imports).items()})
     ctx = MigrationContext(path=path, source=elision.text if elision else text, imports=imports, elision=elision)
+    if project.pipeline_classes:  # a class hierarchy across modules is described as its migration will be
+        ctx.facts["project"] = project
     ctx.facts["module_symbols"] = module_symbols(module, elision)
     ctx.facts["reader_functions"], ctx.facts["seeded_functions"] = graph_functions.find(module, imports)
     discovery = Discovery(ctx)
@@ -230,6 +269,97 @@ def _scan_iterator_wrappers(text: str, path: str, project: Project) -> None:
         project.iterator_wrappers[f"{name}.{callee}"] = keys
 
 
+_PIPELINE_NAMES = ("nvidia.dali.Pipeline", "nvidia.dali.pipeline.Pipeline")
+
+
+def _ast_aliases(tree, module: str, is_package: bool) -> dict[str, str]:
+    import ast
+
+    aliases = {}
+    package = module if is_package else module.rpartition(".")[0]
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    aliases[alias.asname] = alias.name
+                else:
+                    aliases.setdefault(alias.name.split(".")[0], alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[:len(parts) - (node.level - 1)] if node.level > 1 else parts
+                base = ".".join([*parts, *([node.module] if node.module else [])])
+            else:
+                base = node.module or ""
+            for alias in node.names:
+                if alias.name != "*" and base:
+                    aliases[alias.asname or alias.name] = f"{base}.{alias.name}"
+    return aliases
+
+
+def scan_classes(texts, reexports: dict | None = None) -> dict[str, ProjectClass]:
+    """The Pipeline subclasses of the run's ``(path, text)`` Python files, by qualname: a class that derives from
+    ``Pipeline`` or, in its module or another of the run, from such a class (read with ``ast``: fast, no rewriting).
+    A relative import (``from .pipeline import GenericPipeline``) is resolved by the file's place among packages."""
+    import ast
+
+    found: dict[str, ProjectClass] = {}
+    for path, text in texts:
+        if not str(path).endswith(".py") or "class " not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        module = module_name_of(path)
+        aliases = _ast_aliases(tree, module, Path(path).stem == "__init__")
+        top = {s.name for s in tree.body if isinstance(s, ast.ClassDef)}
+        nested = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node not in tree.body]
+        for statement in [*tree.body, *nested]:
+            if not isinstance(statement, ast.ClassDef) or not statement.bases:
+                continue
+            bases = []
+            for base in statement.bases:
+                name = ast.unparse(base) if isinstance(base, (ast.Name, ast.Attribute)) else ""
+                root, _, rest = name.partition(".")
+                if root in top and not rest:
+                    bases.append(f"{module}.{root}")
+                elif root in aliases:
+                    full = f"{aliases[root]}.{rest}" if rest else aliases[root]
+                    for _ in range(8):
+                        full = (reexports or {}).get(full, full)
+                    bases.append(full)
+                else:
+                    bases.append("")
+            source = ast.get_source_segment(text, statement) or ""
+            # a class inside a function or class: known (its base must not migrate without it), never migrated
+            # with a base of another module
+            qualname = f"{module}.{statement.name}" if statement in tree.body else \
+                f"{module}.<nested>.{statement.name}.{statement.lineno}"
+            found[qualname] = ProjectClass(
+                module=module, name=qualname[len(module) + 1:], source=source, bases=tuple(bases),
+                aliases=tuple(sorted(aliases.items())),
+                methods=tuple(s.name for s in statement.body if isinstance(s, ast.FunctionDef)))
+    pipelines: set[str] = set()
+    grew = True
+    while grew:
+        grew = False
+        for qualname, record in found.items():
+            if qualname not in pipelines and any(b in _PIPELINE_NAMES or b in pipelines for b in record.bases):
+                pipelines.add(qualname)
+                grew = True
+    return {q: found[q] for q in sorted(pipelines)}
+
+
+def across_modules(classes: dict) -> dict:
+    """The run's Pipeline classes when one derives from a Pipeline class of another module (the modules then
+    migrate the hierarchy alike); otherwise none (each module's classes are its own business)."""
+    if any(base in classes and classes[base].module != record.module for record in classes.values()
+           for base in record.bases):
+        return classes
+    return {}
+
+
 def scan_project(paths) -> Project:
     """The pre-scan over every Python file under ``paths``."""
     import re
@@ -241,6 +371,7 @@ def scan_project(paths) -> Project:
             texts[str(path)] = read_source(path)
         except (SourceError, OSError):
             continue
+    project.pipeline_classes = across_modules(scan_classes(list(texts.items())))
     for name, text in texts.items():
         scan_source(text, name, project)
     for module in {p.module for p in project.pipelines.values()}:
@@ -250,4 +381,4 @@ def scan_project(paths) -> Project:
     return project
 
 
-__all__ = ["Project", "ProjectPipeline", "scan_project", "scan_source", "module_name_of"]
+__all__ = ["Project", "ProjectClass", "ProjectPipeline", "across_modules", "scan_classes", "scan_project", "scan_source", "module_name_of"]

@@ -20,6 +20,7 @@ import libcst as cst
 from ..walk import transform, walk
 from ... import optable
 from ...dataflow import STREAM_CLASS
+from ...project import module_name_of
 from ...names import NDD, dotted, free_name
 from . import checkpoints, conditional, constants, rules, sources as external, stream
 from .graph import (_source_setup, _uses_name, Env, build_graph, closing_returns, device_statement, eager_sources,
@@ -355,20 +356,115 @@ class _SelfTargets(cst.CSTVisitor):
 
 def _chain(unroller, node: cst.ClassDef) -> list[cst.ClassDef]:
     """The class and its Pipeline-subclass ancestors in this module, nearest first, ending with the one that
-    derives from Pipeline itself."""
+    derives from Pipeline itself; or ending with a Pipeline class of another module of the run, read from its
+    text there (``_foreign_node``: a hierarchy across modules, capability 2), which derives from Pipeline itself."""
     classes = unroller.d.classes
     chain = [node]
     while True:
         parent = next((classes[b.value.value] for b in chain[-1].bases if isinstance(b.value, cst.Name)
                        and classes.get(b.value.value) is not None and classes[b.value.value] not in chain), None)
         if parent is None:
+            foreign = unroller.d.foreign_bases.get(chain[-1].name.value) if classes.get(
+                chain[-1].name.value) is chain[-1] else None
+            if foreign is not None:
+                chain.append(_foreign_node(unroller, foreign[1]))
             return chain
         chain.append(parent)
 
 
+def _foreign_node(unroller, record) -> cst.ClassDef:
+    """The ClassDef of a Pipeline class of another module of the run (``ProjectClass``), parsed once; only one that
+    derives from Pipeline itself."""
+    nodes = unroller.__dict__.setdefault("_foreign_nodes", {})
+    if record.qualname not in nodes:
+        from ...project import _PIPELINE_NAMES
+
+        if not all(base in _PIPELINE_NAMES for base in record.bases):
+            raise CannotUnroll(f"its base class {record.qualname} (module {record.module}) does not derive from "
+                               f"Pipeline itself: a hierarchy across more than two modules is not migrated")
+        node = cst.parse_module(record.source).body[0]
+        nodes[record.qualname] = node
+        unroller.__dict__.setdefault("_foreign_records", {})[node] = record
+    return nodes[record.qualname]
+
+
+def _imports_of(unroller, cls: cst.ClassDef):
+    """The import table a class of the hierarchy is read with: this module's, or, for a class of another module
+    of the run, that module's (``ProjectClass.aliases``)."""
+    record = unroller.__dict__.get("_foreign_records", {}).get(cls)
+    if record is None:
+        return unroller.ctx.imports
+    from ...names import ImportTable
+
+    table = ImportTable()
+    table.aliases = dict(record.aliases)
+    return table
+
+
+def _foreign_subclass_nodes(unroller, node: cst.ClassDef) -> list[cst.ClassDef]:
+    """The Pipeline classes of other modules of the run that derive from ``node`` (a class of this module)."""
+    project = unroller.ctx.facts.get("project")
+    if not project or not project.pipeline_classes or unroller.d.classes.get(node.name.value) is not node:
+        return []
+    found = []
+    nodes = unroller.__dict__.setdefault("_foreign_nodes", {})
+    for record in project.foreign_subclasses(module_name_of(unroller.ctx.path), node.name.value):
+        if "<nested>" in record.qualname:
+            raise CannotUnroll(f"a subclass of it is defined inside a function or class of module {record.module} "
+                               f"({record.name}): it would not migrate with it", node)
+        if record.qualname not in nodes:
+            nodes[record.qualname] = cst.parse_module(record.source).body[0]
+            unroller.__dict__.setdefault("_foreign_records", {})[nodes[record.qualname]] = record
+        found.append(nodes[record.qualname])
+    return found
+
+
 def _hierarchy(unroller, node: cst.ClassDef) -> tuple[list[cst.ClassDef], list[cst.ClassDef]]:
-    """(``_chain``; the module's classes that derive from this one)."""
-    return _chain(unroller, node), [c for c in unroller.d.classes.values() if node in _chain(unroller, c)[1:]]
+    """(``_chain``; the classes that derive from this one: the module's, and those of other modules of the run)."""
+    return _chain(unroller, node), [c for c in unroller.d.classes.values() if node in _chain(unroller, c)[1:]] + \
+        _foreign_subclass_nodes(unroller, node)
+
+
+def _across_modules(unroller, node: cst.ClassDef, chain, subclasses) -> None:
+    """A hierarchy across modules of the run migrates on both sides alike, or stays in pipeline mode on both: the
+    define_graph of another module migrated here is read with this module's imports, so every name it reads that
+    an import there binds must be bound here alike (``_kept_elsewhere``: a class the other side keeps)."""
+    records = unroller.__dict__.get("_foreign_records", {})
+    if not any(c in records for c in [*chain, *subclasses]):
+        return
+    aliases = unroller.ctx.imports.aliases
+    methods = {}
+    for cls in reversed(chain):
+        methods.update({name: cls for name in _methods(cls)})
+    for cls in chain:
+        record = records.get(cls)
+        if record is None or methods.get("define_graph") is not cls:
+            # its __init__ and reader makers are read with its own module's imports (``_imports_of``), its other
+            # methods run there unchanged; a define_graph of its own, whose steps this class yields, is migrated
+            # here, with this module's imports
+            continue
+        theirs = dict(record.aliases)
+        reads = NameReads()
+        walk(_methods(cls)["define_graph"], reads)
+        for name in sorted(reads.names):
+            if name in theirs and aliases.get(name) != theirs[name]:
+                raise CannotUnroll(f"its base class {record.qualname} reads {name} ({theirs[name]} in module "
+                                   f"{record.module}), which this module does not import alike", node)
+
+
+def _kept_elsewhere(unroller, node: cst.ClassDef, chain, subclasses) -> None:
+    """A class of a hierarchy across modules that another module of the run keeps in pipeline mode keeps this one
+    (checked last: this class's own reasons, where it has some, are the ones its marker gives)."""
+    records = unroller.__dict__.get("_foreign_records", {})
+    if not any(c in records for c in [*chain, *subclasses]):
+        return
+    project = unroller.ctx.facts["project"]
+    here = module_name_of(unroller.ctx.path)
+    for cls in [node, *chain, *subclasses]:
+        qualname = records[cls].qualname if cls in records else f"{here}.{cls.name.value}"
+        kept = project.kept.get(qualname)
+        if kept is not None and kept[0] != here:  # (kept by another module of the run: its uses there stay)
+            raise CannotUnroll(f"its class hierarchy spans modules, and {qualname} {kept[1]}", node)
 
 
 def _reader_makers(imports, methods: dict) -> dict[str, cst.FunctionDef]:
@@ -486,17 +582,23 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         raise CannotUnroll(f"the class has its own {', '.join(sorted(taken))}, which the migrated class (a "
                            f"{STREAM_CLASS}) defines", node)
     renames, renames_kept = _graph_helper_names({*chain, *subclasses}, attributes.names)
+    _across_modules(unroller, node, chain, subclasses)
+    if (renames or renames_kept) and any(c in unroller.__dict__.get("_foreign_records", {})
+                                         for c in [*chain, *subclasses]):
+        raise CannotUnroll(f"a method named like define_graph ({', '.join(sorted({*renames, *renames_kept}))}) in a "
+                           f"class hierarchy across modules: its new name would have to agree in every module", node)
     root_init, graph = _methods(chain[-1]).get("__init__"), methods.get("define_graph")
     base = graph is None and any("define_graph" in _methods(c) for c in subclasses)
     if root_init is not None and graph is None and not base:
         raise CannotUnroll("a Pipeline subclass with no define_graph, and no subclass in this module defines one: "
                            "the pipelines built on it are defined in other modules, and a base class changes with "
-                           "its subclasses (a hierarchy across modules is not migrated)", node)
+                           "its subclasses (a hierarchy across modules migrates when its modules are migrated "
+                           "together: `dali-migrate migrate --write` over the folder that holds them)", node)
     if root_init is None or graph is None and not base:
         raise CannotUnroll("a Pipeline subclass without __init__ and define_graph", node)
     super_call = None
     for statement in root_init.body.body:
-        super_call = _super_init(statement, chain[-1].name.value, imports)
+        super_call = _super_init(statement, chain[-1].name.value, _imports_of(unroller, chain[-1]))
         if super_call is not None:
             super_statement = statement if chain[-1] is node else None
             break
@@ -508,13 +610,22 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
         raise CannotUnroll("a checkpointed Pipeline class hierarchy", node)
 
     init = own.get("__init__")
-    makers = _reader_makers(imports, methods)  # a base class's get_reader() too
+    makers = {}  # a base class's get_reader() too (read with its own module's imports)
+    for cls in reversed(chain):
+        makers.update(_reader_makers(_imports_of(unroller, cls), _methods(cls)))
+    makers = {name: method for name, method in makers.items() if methods.get(name) is method}
     objects = _collect_objects(imports, init, hierarchy, makers)
     inherited = {}  # the ancestors' ops objects, which this class's methods call too
     for cls in reversed(chain[1:]):
-        inherited.update(_collect_objects(imports, _methods(cls).get("__init__"), hierarchy))
-    if any(obj.is_reader for obj in inherited.values()):
-        raise CannotUnroll("a reader created in a base class's __init__", node)
+        inherited.update(_collect_objects(_imports_of(unroller, cls), _methods(cls).get("__init__"), hierarchy,
+                                          makers))
+    # readers a base class creates in its __init__: created there as ndd readers (``_base_reader_call``, the
+    # base's side), read by this class's define_graph (each by a statement of its own, as its own readers)
+    inherited_readers = {attr: obj for attr, obj in inherited.items() if obj.is_reader and attr not in objects}
+    for obj in inherited_readers.values():
+        if obj.others or obj.chosen is not None:
+            raise CannotUnroll(f"self.{obj.attr}: a base class's __init__ creates one reader or another by a "
+                               f"condition", obj.statement)
     if any(obj.is_source for obj in inherited.values()):
         raise CannotUnroll("an external source created in a base class's __init__", node)
     env = Env(unroller.ctx, unroller._reporter, batch_size="self.batch_size", seed="self.seed",
@@ -538,7 +649,12 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     # here would tie the unroller, its descriptions and their trees in a reference cycle)
     desc.extra.update(objects=objects, super_statement=super_statement, reader_attr=None, base=base,
                       helper_objects=callable_objects, renames=renames, renames_kept=renames_kept)
+    _reader_uses_outside_graph({*chain, *subclasses}, {attr for attr, obj in callable_objects.items()
+                                                      if obj.is_reader})
     if base:
+        desc.extra["base_readers"] = {attr: _base_reader_call(obj, env, desc) for attr, obj in objects.items()
+                                      if obj.is_reader}
+        _kept_elsewhere(unroller, node, chain, subclasses)
         return desc
     statements, branched = closing_returns(list(graph.body.body), imports, unroller.report, node.name.value,
                                            refuse=lambda found: _reads_reader_object(found, callable_objects))
@@ -549,11 +665,12 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     walk(graph, targets)
     fed = _feeds(node, own, objects, statements)
     local_attrs = targets.names - set(callable_objects) - set(fed.attrs)
+    readable = {**inherited_readers, **objects}  # the reader objects define_graph may call
     rewriter = _GraphCalls(callable_objects, local_attrs, env)
     reader_attrs: list[str] = []  # the ops reader objects define_graph calls, in order
     site_kwargs: dict[str, list] = {}  # each one's call arguments (name=...), merged into its constructor
     converted = []
-    for statement in [part for s in statements for part in _split_readers(s, objects)]:
+    for statement in [part for s in statements for part in _split_readers(s, readable)]:
         if statement in fed.graph_statements:
             continue  # `self.jpegs = self.input()`: iter_setup() sets self.jpegs to the batch it fed
         if statement in fed.in_graph:  # `x = self.src()`: the external source it was
@@ -561,7 +678,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
             if statement in unroller.ctx.positions:
                 unroller.ctx.positions.setdefault(converted[-1], unroller.ctx.positions[statement])
             continue
-        reader_obj = _reader_call(statement, objects)
+        reader_obj = _reader_call(statement, readable)
         original_statement = statement
         if reader_obj is not None:
             if reader_obj.attr in reader_attrs:
@@ -569,6 +686,11 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
             reader_attrs.append(reader_obj.attr)
             call = statement.body[0].value
             site_kwargs[reader_obj.attr] = [a for a in call.args if a.keyword is not None]
+            if reader_obj.attr in inherited_readers and (
+                    any(a.keyword is None or a.keyword.value != "name" for a in call.args)
+                    or kwarg(call, "name") is not None and kwarg(reader_obj.call, "name") is not None):
+                raise CannotUnroll(f"{code_of(call)}: a reader a base class creates is called with arguments other "
+                                   f"than name= (its base creates it without them)", statement)
             merged = cst.Call(func=ndd_attr(reader_obj.entry["ndd"]),
                               args=[*reader_obj.call.args, *site_kwargs[reader_obj.attr]])
             merged = _normalise_commas(merged)
@@ -639,7 +761,7 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                 # get_metadata() (the object answers it, asked here or not) before the first epoch would otherwise
                 # freeze the batch size at 1
                 reader.call = with_kwarg(reader.call, "max_batch_size", expr("self.batch_size"))
-            desc.extra["reader_alternatives"][attr] = _alternatives(objects[attr], site_kwargs[attr], reader, desc,
+            desc.extra["reader_alternatives"][attr] = _alternatives(readable[attr], site_kwargs[attr], reader, desc,
                                                                     env)
     elif desc.readers:
         _hoist_reader(unroller, desc, graph, attributes.names)
@@ -669,8 +791,13 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
             ([(condition, "its condition")] if reader.name is not None or not is_object else [])
         _check_init_time(parts, inner, chain, graph)
     desc.extra.update(reader_attr=reader_attrs[0] if reader_attrs else None, reader_attrs=reader_attrs, graph=graph)
+    desc.extra["inherited_readers"] = [attr for attr in reader_attrs if attr in inherited_readers]
+    if subclasses:  # the readers this class creates for its subclasses' define_graph, not read by its own
+        desc.extra["base_readers"] = {attr: _base_reader_call(obj, env, desc) for attr, obj in objects.items()
+                                      if obj.is_reader and attr not in reader_attrs}
     if init is not None:
         _checkpointing(desc, init, objects)
+    _kept_elsewhere(unroller, node, chain, subclasses)
     return desc
 
 
@@ -730,6 +857,48 @@ def _check_init_time(parts: list, inner, chain: list, graph: cst.FunctionDef) ->
             shown = ", ".join(sorted([f"self.{a}" for a in unset] + sorted(local)))
             raise CannotUnroll(f"a reader under an `if` of define_graph is created in __init__, but {what} read "
                                f"{shown}, which __init__ does not set or binds itself", inner)
+
+
+def _base_reader_call(obj: _OpsObject, env: Env, desc: PipelineDesc) -> cst.Call:
+    """The protocol of a reader object a base class creates in ``__init__`` for its subclasses' define_graph
+    (``self.input = ops.readers.File(...)``, or a reader maker's call): it becomes the ndd reader created there,
+    once, with the constructor's arguments, ``max_batch_size=self.batch_size``, and the pipeline seed where it
+    shuffles without a seed of its own (``make_reader``), as a subclass's own reader is created. A subclass
+    whose define_graph calls it (by a statement of its own, with name= only) iterates it and lists it by that
+    name in ``self._readers`` in its own ``__init__``."""
+    if obj.others or obj.chosen is not None:
+        raise CannotUnroll(f"self.{obj.attr}: a base class's __init__ creates one reader or another by a condition",
+                           obj.statement)
+    call = _normalise_commas(cst.Call(func=ndd_attr(obj.entry["ndd"]), args=list(obj.call.args)))
+    made = make_reader(call, None, obj.entry, cst.Name(obj.attr), env, desc, f"self.{obj.attr}", obj.statement).call
+    if kwarg(made, "max_batch_size") is None:
+        made = with_kwarg(made, "max_batch_size", expr("self.batch_size"))
+    return made
+
+
+class _ReaderCallsIn(cst.CSTVisitor):
+    def __init__(self, readers):
+        self.readers, self.found = readers, None
+
+    def visit_Call(self, node):
+        if self.found is None and _self_attr(node.func) in self.readers:
+            self.found = node
+
+
+def _reader_uses_outside_graph(classes, readers: set[str]) -> None:
+    """A reader object called in a method other than define_graph (a helper its define_graph calls): its calls
+    there are not where the steps iterate it, so the class is not migrated."""
+    if not readers:
+        return
+    for cls in classes:
+        for name, method in _methods(cls).items():
+            if name in ("__init__", "define_graph"):
+                continue
+            calls = _ReaderCallsIn(readers)
+            walk(method, calls)
+            if calls.found is not None:
+                raise CannotUnroll(f"{code_of(calls.found)}: a reader object called in {name}(), not in define_graph "
+                                   f"(a reader is read only by a statement of define_graph's own)", calls.found)
 
 
 class _ReaderObjectCalls(cst.CSTVisitor):
@@ -1093,6 +1262,12 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         if obj.is_source:
             replacements[obj.statement] = []  # fed by iter_setup(), which now sets the graph's input itself
             continue
+        if obj.is_reader and obj.attr in desc.extra.get("base_readers", {}):
+            replacements[obj.statement] = [stmt(f"self.{obj.attr} = {code_of(desc.extra['base_readers'][obj.attr])}\n")]
+            unroller.report(rules.READER_ONCE.id, f"self.{obj.attr} (a reader {desc.name} creates for its subclasses' "
+                            f"define_graph) -> the ndd reader, created here once; the subclasses' steps iterate it",
+                            obj.statement)
+            continue
         if obj.is_reader:
             if obj.attr in desc.extra.get("reader_attrs", ()):
                 reader = desc.readers[desc.extra["reader_attrs"].index(obj.attr)]
@@ -1137,6 +1312,14 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
     elif init is not None:
         init = transform(init, _InitRewrite(replacements), layout=False)
+    inherited_readers = desc.extra.get("inherited_readers", ())
+    named = [(reader.name, attr) for reader, attr in zip(desc.readers, desc.extra.get("reader_attrs", ()))
+             if attr in inherited_readers and reader.name is not None]
+    if named:  # the base created them: listed by the names this class's define_graph gave them
+        if init is None:
+            init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+        init = init.with_changes(body=init.body.with_changes(body=[
+            *init.body.body, *(_readers_statement(name, attr, several=True) for name, attr in named)]))
     if hoisted is not None:
         reader = desc.readers[0]
         created = [stmt(f"self.{hoisted} = {code_of(reader.call)}\n")]

@@ -95,6 +95,8 @@ class Discovery(cst.CSTVisitor):
         self.defs: dict[str, cst.FunctionDef] = {}  # the last @pipeline_def of each name
         self.earlier_defs: list[cst.FunctionDef] = []  # ones a later definition of the same name replaces
         self.classes: dict[str, cst.ClassDef] = {}
+        # class name -> (the local name of its base, that base's ProjectClass): a Pipeline class of another module
+        self.foreign_bases: dict[str, tuple] = {}
         self.pipe_vars: dict[str, tuple[str, str, cst.Call]] = {}  # "pipe" -> (kind, pipeline, call)
         self.rng_mode = False
         self.uses_iterators = False
@@ -140,6 +142,17 @@ class Discovery(cst.CSTVisitor):
             if self.ctx.imports.qualname(base.value) == PIPELINE_CLS or (  # or one of this module's Pipeline classes
                     isinstance(base.value, cst.Name) and base.value.value in self.classes):
                 self.classes[node.name.value] = node
+        project = self.ctx.facts.get("project")
+        if node.name.value not in self.classes and not self.scope and project and project.pipeline_classes:
+            # a subclass of a Pipeline class of another module of the run (classes.py: a hierarchy across modules)
+            here = module_name_of(self.ctx.path)
+            foreign = project.foreign_base(here, node.name.value)
+            record = project.pipeline_classes.get(f"{here}.{node.name.value}")
+            if foreign is not None and len(record.bases) == len(node.bases):
+                local = node.bases[record.bases.index(foreign.qualname)].value
+                if isinstance(local, cst.Name):
+                    self.classes[node.name.value] = node
+                    self.foreign_bases[node.name.value] = (local.value, foreign)
 
     def visit_With(self, node):
         for item in node.items:
@@ -592,6 +605,7 @@ class Unroller(MigrationTransformer):
                 self.descs[name] = self._describe_class(node)
             except CannotUnroll as e:
                 self._cannot(name, node, e)
+                self._kept_across_modules(name, e)
         flow = self.ctx.facts.get("flow")
         asked = flow.metadata_asked() if flow is not None else frozenset()
         self.streamed = {name for name in asked if name in self.descs and streamable(self.descs[name])
@@ -635,6 +649,22 @@ class Unroller(MigrationTransformer):
                 if pipeline.streamed or pipeline.style == "class" and not pipeline.checkpoint:
                     # its module writes it as a ReaderStream (in that module's run; a Pipeline subclass is one)
                     self.streamed.add(local)
+
+    def _kept_across_modules(self, name: str, error: CannotUnroll) -> None:
+        """A class kept in pipeline mode whose base or subclasses are in other modules of the run: they stay in
+        pipeline mode with it (``api._agree_on_kept_units`` hands ``kept_pipelines`` on to those modules)."""
+        project = self.ctx.facts.get("project")
+        if not project or not project.pipeline_classes:
+            return
+        here = module_name_of(self.ctx.path)
+        related = [record.qualname for record in project.foreign_subclasses(here, name)]
+        base = project.foreign_base(here, name)
+        if base is not None:
+            related.append(base.qualname)
+        if related:
+            kept = self.ctx.facts.setdefault("classes_kept", {})
+            for qualname in [f"{here}.{name}", *related]:
+                kept.setdefault(qualname, (here, f"in {here}: {name} stays in pipeline mode: {error.reason}"))
 
     def _cannot(self, name, node, error: CannotUnroll):
         self.keep.add(name)
