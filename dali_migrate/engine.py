@@ -1049,7 +1049,9 @@ def _imported_pipelines(ctx: MigrationContext) -> dict[str, str]:
         return {}
     found = {local: local for local in ctx.imports.aliases if project.lookup(ctx.imports, local) is not None}
     # this module's subclasses of another module's Pipeline class (a hierarchy across modules): pipelines here
-    here = _module_of(ctx.path)
+    from .project import module_name_of
+
+    here = module_name_of(ctx.path)
     for record in getattr(project, "pipeline_classes", {}).values():
         if record.module == here and project.foreign_base(here, record.name) is not None:
             found.setdefault(record.name, record.name)

@@ -168,6 +168,25 @@ class Prefetch:
                 finally:
                     ready.put((False, None))
                     generator.close()  # in the thread that ran it
+                    if stopping or not caller.is_alive():  # dropped, closed or the program ends: so do the streams
+                        close_streams()  # it read from its closure, which this thread advanced
+
+            def close_streams():
+                """The streams the steps read from their enclosing function (a reader's batches under a condition,
+                another module's source helper) are closed in the thread that advanced them: a suspended
+                next_epoch holds its EvalContext entered on that thread, and another thread's finalizer could not
+                leave it ("cannot release un-acquired lock")."""
+                import inspect
+
+                for cell in getattr(steps, "__closure__", None) or ():
+                    try:
+                        value = cell.cell_contents
+                    except ValueError:  # a name not bound yet
+                        continue
+                    if type(value).__name__ == "ReaderStream":
+                        value = value._steps
+                    if inspect.isgenerator(value) and inspect.getgeneratorstate(value) == inspect.GEN_SUSPENDED:
+                        value.close()
 
             def stop():  # at the end of the program too: a thread still inside DALI then aborts it (exit 134)
                 stopping.append(True)
