@@ -141,6 +141,16 @@ class LintContext:
     def statement(self, node):
         return self.enclosing(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
 
+    def tool_written(self, node) -> bool:
+        """``node`` is inside a class dali-migrate wrote (EpochIterator, ReaderStream, Prefetch, ...): those take
+        pipelines of either kind and ask at run time what they hold (``hasattr(pipeline, "reset")``)."""
+        cls = self.enclosing(node, cst.ClassDef)
+        while cls is not None:
+            if "Written by dali-migrate." in (cls.get_docstring() or ""):
+                return True
+            cls = self.enclosing(cls, cst.ClassDef)
+        return False
+
     # -- results -------------------------------------------------------------------------------
     def report(self, rule_id: str, node, message: str, fix: Callable | None = None,
                fix_node=None) -> Finding:
