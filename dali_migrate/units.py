@@ -378,6 +378,7 @@ class _Tagger(cst.CSTVisitor):
         self.foreign_calls: list[tuple[str, object, tuple]] = []  # (imported callee, argument key, value)
         self.untraced: list[tuple[cst.CSTNode, str]] = []  # pipeline-only calls on values the model cannot trace
         self.handed_to: set[str] = set()  # plain names called with a value that has origins, or from graph code
+        self._tool_imports: set[str] = set()  # qualnames of the run-time helpers an earlier run imported
         self._tool_written = 0  # inside a class dali-migrate wrote (EpochIterator, ReaderStream, ...)
         self._statements: list[list] = []  # [statement, origins set]
         self._context: list[frozenset] = [frozenset()]
@@ -492,6 +493,17 @@ class _Tagger(cst.CSTVisitor):
             elif problem:
                 self._escape(arg.value, found_arg, problem, callee)
 
+    def visit_Module(self, node):
+        from .transforms.unroll.helpers import IMPORT_COMMENT
+
+        for statement in node.body:  # `from dali_dynamic_compat import EpochIterator, ...  # written by dali-migrate`
+            if isinstance(statement, cst.SimpleStatementLine) and statement.trailing_whitespace.comment is not None \
+                    and statement.trailing_whitespace.comment.value == IMPORT_COMMENT:
+                for small in statement.body:
+                    if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                        self._tool_imports.update(self.flow.imports.qualname(alias.asname.name if alias.asname else
+                                                                             alias.name) or "" for alias in small.names)
+
     def _call_problem(self, call: cst.Call, arg: cst.Arg, found) -> str | None:
         """None when the migration handles ``arg`` (a tracked value) passed to ``call``; else why not."""
         flow = self.flow
@@ -506,6 +518,8 @@ class _Tagger(cst.CSTVisitor):
         if qualname is not None:
             if qualname.startswith("nvidia.dali."):
                 return None  # DALI's own API: the passes migrate or mark it
+            if qualname in self._tool_imports:
+                return None  # the run-time helpers an earlier run wrote (EpochIterator, ...): they take either kind
             if qualname in _NUMPY_COPIES and kind in (df.TENSORLIST, df.TENSORCPU) and arg is call.args[0]:
                 return None
             if qualname == DALI_TEST_TO_ARRAY and kind in (df.TENSORLIST, df.TENSORCPU) and len(call.args) == 1 \

@@ -34,6 +34,9 @@ ADAPT = "adapt"  # ReaderStream.adapt (stream.SOURCE)
 # has these names), so an iterator class that only calls ``p.run()`` and reads them is found too.
 _TELLING = frozenset({"schedule_run", "share_outputs", "release_outputs", "_prefetch", "_run_once", "epoch_size",
                       "max_batch_size", "reader_meta"})
+# ... except in a module an earlier run migrated (it uses the run-time helpers): there the metadata is a ReaderStream's
+# own API, and adapting what a function is given would change the file on every run.
+_METADATA = frozenset({"epoch_size", "max_batch_size", "reader_meta"})
 
 
 class _Calls(cst.CSTVisitor):
@@ -51,8 +54,19 @@ class _Calls(cst.CSTVisitor):
     def leave_ClassDef(self, node):
         self._tool_written -= "Written by dali-migrate." in (node.get_docstring() or "")
 
+    def visit_Module(self, node):
+        from .helpers import IMPORT_COMMENT
+
+        self.migrated = any(
+            isinstance(s, cst.ClassDef) and "Written by dali-migrate." in (s.get_docstring() or "")
+            or isinstance(s, cst.SimpleStatementLine) and s.trailing_whitespace.comment is not None
+            and s.trailing_whitespace.comment.value == IMPORT_COMMENT for s in node.body)
+
+    migrated = False  # the module uses the run-time helpers an earlier run wrote
+
     def visit_Attribute(self, node):
-        if node.attr.value in _TELLING and not self._tool_written and self.flow.value_of(node.value) == df.UNKNOWN:
+        if node.attr.value in _TELLING and not self._tool_written and self.flow.value_of(node.value) == df.UNKNOWN \
+                and not (self.migrated and node.attr.value in _METADATA):
             self.found.append(node.value)
 
 
