@@ -38,7 +38,7 @@ def test_the_generators_take_device_id_and_select_it(modules):
     _, _, text = modules
     assert text.count('with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():') == 6  # 5 generators, 1 GPU reader
     assert "import contextlib" in text
-    assert "EvalContext" not in text  # the lighter construct: no executor thread or stream of its own
+    assert "EvalContext(" not in text  # the lighter construct: no executor thread or stream of its own
 
 
 def test_reader_stream_with_device_none_runs_on_the_cpu_as_the_pipeline(modules, image_root):
