@@ -432,7 +432,12 @@ def _with_constants_made_once(node, fixer, in_step: bool, step_names: set[str], 
     try:
         return transform(node, fixer, layout=False)
     finally:
-        fixer.hoisting, fixer.in_step = None, False
+        # (check refers to fixer: left on it, the pair would keep the fixer's trees in a cycle after the migration)
+        fixer.hoisting, fixer.in_step, fixer.hoist_check = None, False, _hoist_anywhere
+
+
+def _hoist_anywhere(value) -> bool:
+    return True
 
 
 def _source_setup(spec, statement, env: Env) -> list:
@@ -879,6 +884,23 @@ def closing_returns(statements, imports, report, name, refuse=None) -> tuple[lis
     return branched, True
 
 
+
+class _AssignedOutputs(cst.CSTTransformer):
+    """The last statement of each block (its ``return outputs``) assigned to ``target`` instead. Module-level: a
+    class made per call keeps the trees it closes over in a reference cycle until a collection."""
+
+    def __init__(self, blocks, names, target):
+        super().__init__()
+        self.blocks, self.names, self.target = blocks, names, target
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if any(block.body and block.body[-1] is original_node for block in self.blocks):
+            value = original_node.body[0].value
+            if isinstance(value, cst.Tuple):  # (one output: the element itself)
+                value = value.elements[0].value if len(self.names) == 1 else value.with_changes(lpar=[], rpar=[])
+            return updated_node.with_changes(body=[cst.Assign([cst.AssignTarget(self.target)], value)])
+        return updated_node
+
 def _returns_joined(statements, imports, refuse=None) -> list | None:
     """``statements`` whose last one is an ``if``/``elif``/``else`` chain that creates a reader (an fn reader, or
     what ``refuse`` finds: a Pipeline subclass's reader object) and whose every block ends with ``return`` of
@@ -926,17 +948,7 @@ def _returns_joined(statements, imports, refuse=None) -> list | None:
         taken.add(names[-1])
     target = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[]) if len(names) > 1 else \
         cst.Name(names[0])
-
-    class _Assigned(cst.CSTTransformer):
-        def leave_SimpleStatementLine(self, original_node, updated_node):
-            if any(block.body and block.body[-1] is original_node for block in blocks):
-                value = original_node.body[0].value
-                if isinstance(value, cst.Tuple):  # (one output: the element itself)
-                    value = value.elements[0].value if len(names) == 1 else value.with_changes(lpar=[], rpar=[])
-                return updated_node.with_changes(body=[cst.Assign([cst.AssignTarget(target)], value)])
-            return updated_node
-
-    joined = last.visit(_Assigned())
+    joined = last.visit(_AssignedOutputs(blocks, names, target))
     ending = stmt(f"return {', '.join(names)}{',' if len(names) == 1 else ''}\n")
     return [*statements[:-1], joined, ending]
 
