@@ -884,7 +884,6 @@ def closing_returns(statements, imports, report, name, refuse=None) -> tuple[lis
     return branched, True
 
 
-
 class _AssignedOutputs(cst.CSTTransformer):
     """The last statement of each block (its ``return outputs``) assigned to ``target`` instead. Module-level: a
     class made per call keeps the trees it closes over in a reference cycle until a collection."""
@@ -900,6 +899,7 @@ class _AssignedOutputs(cst.CSTTransformer):
                 value = value.elements[0].value if len(self.names) == 1 else value.with_changes(lpar=[], rpar=[])
             return updated_node.with_changes(body=[cst.Assign([cst.AssignTarget(self.target)], value)])
         return updated_node
+
 
 def _returns_joined(statements, imports, refuse=None) -> list | None:
     """``statements`` whose last one is an ``if``/``elif``/``else`` chain that creates a reader (an fn reader, or
