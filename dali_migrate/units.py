@@ -494,11 +494,10 @@ class _Tagger(cst.CSTVisitor):
                 self._escape(arg.value, found_arg, problem, callee)
 
     def visit_Module(self, node):
-        from .transforms.unroll.helpers import IMPORT_COMMENT
+        from .transforms.unroll.helpers import is_helper_import
 
         for statement in node.body:  # `from dali_dynamic_compat import EpochIterator, ...  # written by dali-migrate`
-            if isinstance(statement, cst.SimpleStatementLine) and statement.trailing_whitespace.comment is not None \
-                    and statement.trailing_whitespace.comment.value == IMPORT_COMMENT:
+            if isinstance(statement, cst.SimpleStatementLine) and is_helper_import(statement):
                 for small in statement.body:
                     if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
                         self._tool_imports.update(self.flow.imports.qualname(alias.asname.name if alias.asname else

@@ -55,12 +55,11 @@ class _Calls(cst.CSTVisitor):
         self._tool_written -= "Written by dali-migrate." in (node.get_docstring() or "")
 
     def visit_Module(self, node):
-        from .helpers import IMPORT_COMMENT
+        from .helpers import is_helper_import
 
         self.migrated = any(
             isinstance(s, cst.ClassDef) and "Written by dali-migrate." in (s.get_docstring() or "")
-            or isinstance(s, cst.SimpleStatementLine) and s.trailing_whitespace.comment is not None
-            and s.trailing_whitespace.comment.value == IMPORT_COMMENT for s in node.body)
+            or isinstance(s, cst.SimpleStatementLine) and is_helper_import(s) for s in node.body)
 
     migrated = False  # the module uses the run-time helpers an earlier run wrote
 

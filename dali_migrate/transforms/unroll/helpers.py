@@ -97,6 +97,12 @@ def is_helper_module(data: bytes) -> bool:
     return data.startswith(_FIRST_LINE.encode()) and hashlib.sha256(data).hexdigest() in EARLIER_TEXTS
 
 
+def is_helper_import(statement) -> bool:
+    """``statement`` (a libcst statement) is the import of this module's classes that a migration wrote."""
+    comment = getattr(getattr(statement, "trailing_whitespace", None), "comment", None)
+    return comment is not None and comment.value == IMPORT_COMMENT
+
+
 def import_line(module: str, names) -> str:
     return f"from {module} import {', '.join(sorted(names))}  {IMPORT_COMMENT}\n"
 
