@@ -20,6 +20,7 @@ import libcst as cst
 
 from . import dataflow as df
 from .names import ImportTable, import_bindings
+from .transforms.unroll.helpers import is_tool_written_class
 from .transforms.walk import walk
 
 # TensorList/TensorCPU methods that an ndd Batch/Tensor does not have.
@@ -130,7 +131,7 @@ class _Check(cst.CSTVisitor):
     def visit_ClassDef(self, node):
         # The classes dali-migrate writes (EpochIterator, ReaderStream, ...) take pipelines of either kind and ask
         # at run time what they hold (``hasattr(pipeline, "reset")``): not the user's code, not checked.
-        return "Written by dali-migrate." not in (node.get_docstring() or "")
+        return not is_tool_written_class(node)
 
     def visit_Name(self, node):
         scope = self.flow.name_scope.get(node)
@@ -293,11 +294,6 @@ class _TopLevel(cst.CSTVisitor):
 
     def visit_Lambda(self, node):
         return False
-
-    def visit_ClassDef(self, node):
-        # The classes dali-migrate writes (EpochIterator, ReaderStream, ...) take pipelines of either kind and ask
-        # at run time what they hold (``hasattr(pipeline, "reset")``): not the user's code, not checked.
-        return "Written by dali-migrate." not in (node.get_docstring() or "")
 
     def visit_Name(self, node):
         scope = self.flow.name_scope.get(node)

@@ -28,6 +28,7 @@ import libcst as cst
 from . import dataflow as df
 from .findings import MARKER_PREFIX, rule
 from .transforms.tensorlist import DALI_TEST_TO_ARRAY
+from .transforms.unroll.helpers import is_helper_import, is_tool_written_class
 from .transforms.walk import walk
 
 UNIT_KEPT = rule(
@@ -494,7 +495,6 @@ class _Tagger(cst.CSTVisitor):
                 self._escape(arg.value, found_arg, problem, callee)
 
     def visit_Module(self, node):
-        from .transforms.unroll.helpers import is_helper_import
 
         for statement in node.body:  # `from dali_dynamic_compat import EpochIterator, ...  # written by dali-migrate`
             if isinstance(statement, cst.SimpleStatementLine) and is_helper_import(statement):
@@ -568,12 +568,10 @@ class _Tagger(cst.CSTVisitor):
         return f"{what} is passed to {_code(func)}(), which dali-migrate cannot follow"
 
     def visit_ClassDef(self, node):
-        docstring = node.get_docstring() or ""
-        self._tool_written += "Written by dali-migrate." in docstring
+        self._tool_written += is_tool_written_class(node)
 
     def leave_ClassDef(self, node):
-        docstring = node.get_docstring() or ""
-        self._tool_written -= "Written by dali-migrate." in docstring
+        self._tool_written -= is_tool_written_class(node)
 
     def visit_Attribute(self, node):
         if self.flow.imports.qualname(node) is not None:

@@ -21,6 +21,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ..findings import RULES, Finding
 from ..names import NDD, ImportTable
 from ..dataflow import TOP, DataFlow, is_literal
+from ..transforms.unroll.helpers import is_tool_written_class
 
 CHECKS: list[Callable[["LintContext"], None]] = []
 _NOWHERE = (0, 0, 0, 0)  # a node without a position (built by a fix)
@@ -146,7 +147,7 @@ class LintContext:
         pipelines of either kind and ask at run time what they hold (``hasattr(pipeline, "reset")``)."""
         cls = self.enclosing(node, cst.ClassDef)
         while cls is not None:
-            if "Written by dali-migrate." in (cls.get_docstring() or ""):
+            if is_tool_written_class(cls):
                 return True
             cls = self.enclosing(cls, cst.ClassDef)
         return False

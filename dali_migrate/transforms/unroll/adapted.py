@@ -25,6 +25,7 @@ import libcst as cst
 
 from ... import dataflow as df
 from ..walk import walk
+from .helpers import is_helper_import, is_tool_written_class
 from .model import stmt
 
 ADAPT = "adapt"  # ReaderStream.adapt (stream.SOURCE)
@@ -49,16 +50,14 @@ class _Calls(cst.CSTVisitor):
         self._tool_written = 0
 
     def visit_ClassDef(self, node):
-        self._tool_written += "Written by dali-migrate." in (node.get_docstring() or "")
+        self._tool_written += is_tool_written_class(node)
 
     def leave_ClassDef(self, node):
-        self._tool_written -= "Written by dali-migrate." in (node.get_docstring() or "")
+        self._tool_written -= is_tool_written_class(node)
 
     def visit_Module(self, node):
-        from .helpers import is_helper_import
-
         self.migrated = any(
-            isinstance(s, cst.ClassDef) and "Written by dali-migrate." in (s.get_docstring() or "")
+            isinstance(s, cst.ClassDef) and is_tool_written_class(s)
             or isinstance(s, cst.SimpleStatementLine) and is_helper_import(s) for s in node.body)
 
     migrated = False  # the module uses the run-time helpers an earlier run wrote

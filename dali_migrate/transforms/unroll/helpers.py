@@ -103,6 +103,15 @@ def is_helper_import(statement) -> bool:
     return comment is not None and comment.value == IMPORT_COMMENT
 
 
+TOOL_WRITTEN_MARK = "Written by dali-migrate."
+
+
+def is_tool_written_class(node) -> bool:
+    """``node`` (a libcst ClassDef) is a class a migration wrote (EpochIterator, ReaderStream, Prefetch, ...):
+    its docstring says so. Those classes take pipelines of either kind and ask at run time what they hold."""
+    return TOOL_WRITTEN_MARK in (node.get_docstring() or "")
+
+
 def import_line(module: str, names) -> str:
     return f"from {module} import {', '.join(sorted(names))}  {IMPORT_COMMENT}\n"
 
