@@ -210,7 +210,7 @@ class _Check(cst.CSTVisitor):
         found = self.flow.value_of(iterable)
         if found[0] == df.PIPELINE and found[1] & self.kept:
             self._add(iterable, found[1], f"iterating {_code(iterable)}, a pipeline that stays in pipeline mode")
-        if found[0] in ("batch", "data"):
+        if found[0] == "data":
             self._add(iterable, found[1], f"iterating {_code(iterable)}, a Batch (not iterable in dynamic mode)")
 
     def _dynamic(self, node):

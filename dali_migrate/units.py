@@ -11,7 +11,7 @@ Read from the flow model (``dataflow.py``) over the original module:
   leaves on a line, or a failed post-check there, is the problem of the units of that line.
 * **Escapes.** A pipeline-mode value that reaches a place no pass can rewrite and the model cannot
   follow (a library call, ``print``, an f-string, ``if tl:``, an attribute with no Batch counterpart,
-  iterating a TensorList, ...) would silently change meaning after migration: its unit stays in
+  iterating a pipeline or one sample, ...) would silently change meaning after migration: its unit stays in
   pipeline mode from the start, with a marker at that place saying why.
 
 The engine keeps a unit in pipeline mode when it has an escape, a marker, or a failed post-check: its
@@ -463,12 +463,13 @@ class _Tagger(cst.CSTVisitor):
 
     def _check_iteration(self, iterable):
         if _is_call_of(iterable, ("enumerate", "zip")):
+            self._loop_iters.add(iterable)  # enumerate(zip(a, b)): the inner call is iterated too
             for arg in iterable.args:
                 self._check_iteration(arg.value)
             return
         found = self.flow.value_of(iterable)
         kind = found[0]
-        if kind in (df.TENSORLIST, df.TENSORCPU, df.PIPELINE) or (kind == df.TOP and found[1]):
+        if kind in (df.TENSORCPU, df.PIPELINE) or (kind == df.TOP and found[1]):
             self._escape(iterable, found, f"iterating {_code(iterable)} ({_describe(kind)})")
 
     # -- uses ---------------------------------------------------------------------------------------
