@@ -1975,6 +1975,18 @@ class DataFlow:
                     "epoch:")):
                 return (element(kind), origins)
             return UNKNOWN
+        if name == "iter" and isinstance(kind, tuple) and kind[0] == "instance":
+            # iter(obj) is what obj.__iter__ returns: obj itself when it returns self (a user iterator class,
+            # whose other methods, .next say, stay callable), not a generator (of a migrated pipeline's steps)
+            method = self._method_of(kind[1], "__iter__")
+            if method is not None and method in self.functions:
+                result = self._returns.get(method)
+                if result is None:
+                    return None
+                if isinstance(result[0], tuple) and result[0][0] == "instance" and \
+                        result[0][1] in (kind[1], *self.bases(kind[1])):
+                    return found
+                return (result[0], result[1] | origins)
         inner = self._iterated(found)
         if inner is None:
             return None

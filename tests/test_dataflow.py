@@ -119,6 +119,40 @@ CASES = {
                 return self.p.run()
         for step in Batches(pipe('r')):
             step""", "step", "tuple:tensorlist ['pipe']"),
+    # iter(obj) is what obj.__iter__ returns: obj itself here (its .next stays), not a generator of steps
+    "iter() of a user iterator class": ("""
+        class Batches:
+            def __iter__(self):
+                self.i = 0
+                return self
+            def __next__(self):
+                items = []
+                items.append(self.i)
+                return items, items
+            next = __next__
+        it = iter(Batches())
+        it""", "it", "(instance Batches) []"),
+    "iter() of a subclass whose base's __iter__ returns self": ("""
+        class Base:
+            def __iter__(self):
+                return self
+            def __next__(self):
+                items = []
+                items.append(1)
+                return items
+        class Batches(Base):
+            pass
+        it = iter(Batches())
+        it""", "it", "(instance Batches) []"),
+    "iter() of a class whose __iter__ is a generator": (PIPE + """
+        class Steps:
+            def __init__(self, p):
+                self.p = p
+            def __iter__(self):
+                while True:
+                    yield self.p.run()
+        it = iter(Steps(pipe('r')))
+        it""", "it", "(gen tuple:tensorlist) ['pipe']"),
     "a user generator": (PIPE + """
         def steps(p):
             while True:

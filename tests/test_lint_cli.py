@@ -112,3 +112,15 @@ def test_function_api_for_the_mcp_server(tmp_path):
     assert run.exit_code() == 0 and run.written and (tmp_path / "b.py").read_text() == RULES["DM303"].after
     result = lint_source(RULES["DM303"].before, "x.py", fix=True)
     assert result.changed and result.fixed_source == RULES["DM303"].after and result.to_dict()["fixed"]
+
+
+def test_a_dedented_comment_tail_is_linted_and_kept():
+    """libcst does not print back comment lines that end a file at an indentation no block has; the lint, as the
+    migration, reads the code before them (a migrated file that ends so passes the lint) and keeps them."""
+    tail = "   # see https://example.org/notes\n   #######\n"
+    before = RULES["DM303"].before
+    text = before + "if True:\n    pass\n" + tail
+    result = lint_source(text, "x.py")
+    assert result.error is None and [f.rule for f in result.findings] == ["DM303"]
+    result = lint_source(text, "x.py", fix=True)
+    assert result.error is None and result.fixed_source == RULES["DM303"].after + "if True:\n    pass\n" + tail

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from ..engine import PARSE_ERROR, might_use_dali
+from ..engine import NOT_BYTE_IDENTICAL, PARSE_ERROR, _comment_tail, might_use_dali
 from ..files import SourceError, atomic_write, iter_source_files, read_source
 from ..findings import Finding
 from ..markers import open_markers
@@ -57,7 +57,7 @@ def _lint_once(text: str, path: str):
     except RecursionError:
         return None, "too deeply nested for the parser", 0
     if module.code != text:
-        return None, "libcst does not print this file back byte-identical", 0
+        return None, NOT_BYTE_IDENTICAL, 0
     imports = ImportTable.from_module(module)
     if not imports.uses_dali():
         return None, None, 0
@@ -94,6 +94,14 @@ def lint_module(text: str, path: str, fix: bool = False, unsafe_fixes: bool = Fa
 def _lint_checks(text: str, path: str, fix: bool, unsafe_fixes: bool) -> LintResult:
     result = LintResult(path=path, source=text)
     ctx, error, line = _lint_once(text, path)
+    tail = ""
+    if error == NOT_BYTE_IDENTICAL:
+        # libcst drops comment lines that end a file at an indentation no block has (a dedented "   # see ..."
+        # after the last function), as migrate_source knows: lint the code before them, and keep them.
+        head, tail = _comment_tail(text)
+        if tail:
+            ctx, error, line = _lint_once(head, path)
+            text = head
     if error:
         return error_result(result, error, line)
     if ctx is None:
@@ -116,7 +124,7 @@ def _lint_checks(text: str, path: str, fix: bool, unsafe_fixes: bool) -> LintRes
         current, ctx = new_text, new_ctx
     result.findings = ctx.findings
     if current != text:
-        result.fixed_source = current
+        result.fixed_source = current + tail
         remaining = {(f.rule, f.message) for f in ctx.findings}
         result.fixed = [f for f in first_findings if (f.rule, f.message) not in remaining]
         for f in result.fixed:
