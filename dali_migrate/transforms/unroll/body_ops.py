@@ -121,8 +121,8 @@ def _candidate(statement, index, imports, params) -> _Object | None:
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
     assign = statement.body[0]
-    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) \
-            or not isinstance(assign.value, cst.Call):
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0].target, cst.Name) or not isinstance(assign.value, cst.Call):
         return None
     name, call = assign.targets[0].target.value, assign.value
     path = ops_path(imports, call.func)
@@ -207,7 +207,9 @@ def inline(statements: list, params, imports, report) -> list:
         before = _Bound()
         for statement in statements[:obj.index]:
             walk(statement, before)
-        if reads.names & later_bound[obj.index] or name in before.names or any(
+        generators = {"batch_size", "seed", "num_threads", "device_id", "prefetch_queue_depth", "rng"}
+        shadowed = (reads.names & generators) - before.names - set(params)  # the generator's own, once inlined
+        if reads.names & later_bound[obj.index] or shadowed or name in before.names or any(
                 any(a.star for a in c.args) or (obj.random and kwarg(c, "seed") is not None)
                 or {a.keyword.value for a in c.args if a.keyword is not None} & (ctor_keys - {"seed"})
                 for c in calls[name]):

@@ -14,7 +14,8 @@ from ...engine import register_names
 from ..base import MigrationTransformer, name_nodes_in
 from ..imports import first_use
 from ..walk import node_children, transform, walk
-from . import adapted, body_ops, checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
+from . import (adapted, body_ops, checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass,
+               prefetch, rules, stream)
 from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, closing_returns, device_statement, eager_sources, epoch_statements,
                     grow_statement, loop_statements, output_elements, rng_statements_after_pre, seeding_statements,
