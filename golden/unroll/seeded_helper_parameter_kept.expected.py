@@ -8,18 +8,18 @@ import nvidia.dali.experimental.dynamic as ndd
 
 
 def random_flip(images, probability, seed):
-    # dali-migrate: DM112 seed= on ndd.random.coin_flip raises TypeError: create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+    # dali-migrate: DM112 seed= on ndd.random.coin_flip raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
     flip = ndd.random.coin_flip(probability=1 - probability, seed=seed, batch_size=images.batch_size)
     return ndd.flip(images, horizontal=flip)
 
 
-# dali-migrate: DM230 shaded builds part of twice_bound, which stays in pipeline mode with everything that uses it: line 15: seed= on ndd.random.uniform raises TypeError: create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+# dali-migrate: DM230 shaded builds part of twice_bound, which stays in pipeline mode with everything that uses it: line 15: seed= on ndd.random.uniform raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
 def shaded(images, seed):
-    # dali-migrate: DM112 seed= on ndd.random.uniform raises TypeError: create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+    # dali-migrate: DM112 seed= on ndd.random.uniform raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
     return images * fn.random.uniform(range=(0.5, 1.0), seed=seed)
 
 
-# dali-migrate: DM230 twice_bound stays in pipeline mode with everything that uses it: line 15: seed= on ndd.random.uniform raises TypeError: create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+# dali-migrate: DM230 twice_bound stays in pipeline mode with everything that uses it: line 15: seed= on ndd.random.uniform raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
 @pipeline_def
 def twice_bound(files):
     seed = 3
