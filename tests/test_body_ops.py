@@ -48,6 +48,9 @@ def test_each_call_of_an_ops_object_is_an_ndd_call_and_the_seed_is_read_after_th
     ("its constructor makes a call", ["crop = ops.Crop(crop=max(4, 5))", "a = crop(images)"], "a, labels"),
     ("a random op's call gives seed=", ["coin = ops.random.CoinFlip(seed=3)", "a = coin(seed=4)"], "a, labels"),
     ("made twice", ["flip = ops.Flip()", "flip = ops.Flip(vertical=1)", "a = flip(images)"], "a, labels"),
+    ("a random one called in a loop (an operator, a stream, per pass)",
+     ["pos = ops.random.Uniform(range=(0.0, 1.0), seed=3)", "a = images",
+      "for _ in range(2):\n        a = fn.crop(a, crop=(2, 2), crop_pos_x=pos())"], "a, labels"),
     ("the generator's own name read from the module", ["coin = ops.random.CoinFlip(seed=batch_size)", "a = coin()"],
      "a, labels"),
 ])
@@ -69,6 +72,7 @@ def test_a_helper_seeded_by_its_parameter_gets_an_rng_per_call_from_the_calls_se
 @pytest.mark.parametrize("why, call", [
     ("a seed from a call", "a = flip(images, int(seed))"),
     ("a seed the body binds twice", "seed = 5\n    a = flip(images, seed)"),
+    ("a call in a loop (an operator per pass)", "a = images\n    for _ in range(2):\n        a = flip(a, seed)"),
 ])
 def test_a_helper_whose_seed_is_not_one_value_stays_marked(why, call):
     migrated = _migrate(HEAD + "def flip(images, seed):\n    return fn.flip(images, horizontal=fn.random.coin_flip(seed=seed))"

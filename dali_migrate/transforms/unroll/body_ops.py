@@ -20,10 +20,12 @@ values too. ``seed=`` given to the call of an operator that draws nothing (``cro
 ignored by pipeline mode (a DeprecationWarning) and a TypeError in ndd: it is dropped.
 
 Only where the call can stand for the object: the object's name is bound once, by its statement at the top
-of the body, and used only as a callee after it; its constructor's arguments make no call and read no name the
-body binds from that statement on (the same values at each call as when the object was made); no call gives
-an argument the constructor gave, or ``seed=`` to a random operator; not a reader, an external source or a
-Compose. Anything else stays as it was (DM105 marks it, DM230 keeps the pipeline).
+of the body, and used only as a callee after it; a random one not in a loop (each pass made an operator of its
+own, with its own stream from the seed, which one ndd call site with one RNG cannot be); its constructor's
+arguments make no call and read no name the body binds from that statement on (the same values at each call as
+when the object was made); no call gives an argument the constructor gave, or ``seed=`` to a random operator;
+not a reader, an external source or a Compose. Anything else stays as it was (DM105 marks it, DM230 keeps the
+pipeline).
 """
 
 from __future__ import annotations
@@ -102,6 +104,32 @@ class _Callees(NameReads):
 
     def uses(self):
         return [(n, self.callee_of.get(n)) for n in self.nodes if n.value in self.wanted]
+
+
+class _Repeated(cst.CSTVisitor):
+    """The calls of ``wanted`` names made inside a loop, a comprehension, a lambda or a nested function: pipeline
+    mode made an operator at each pass (each its own stream from the same seed), one call site cannot."""
+
+    _KINDS = (cst.For, cst.While, cst.BaseComp, cst.Lambda, cst.FunctionDef)
+
+    def __init__(self, wanted):
+        self.wanted = wanted
+        self.depth = 0
+        self.names: set[str] = set()
+        self.calls: list[cst.Call] = []
+
+    def on_visit(self, node):
+        if isinstance(node, self._KINDS):
+            self.depth += 1
+        if self.depth and isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+                and node.func.value in self.wanted:
+            self.names.add(node.func.value)
+            self.calls.append(node)
+        return True
+
+    def on_leave(self, original_node):
+        if isinstance(original_node, self._KINDS):
+            self.depth -= 1
 
 
 class _Object:
@@ -190,9 +218,12 @@ def inline(statements: list, params, imports, report) -> list:
             obj.index = -1  # used as a value, or bound again: stays an object
         else:
             calls[node.value].append(call)
+    repeated = _Repeated({name for name, obj in objects.items() if obj.random})
+    for statement in statements:
+        walk(statement, repeated)
     later_bound: dict[int, set[str]] = {}
     for name, obj in list(objects.items()):
-        if obj.index < 0:
+        if obj.index < 0 or name in repeated.names:
             del objects[name]
             continue
         if obj.index not in later_bound:

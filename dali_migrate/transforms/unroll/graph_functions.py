@@ -297,6 +297,12 @@ def seeded_call(original: cst.Call, call: cst.Call, env, desc) -> cst.Call:
             or any(kwarg(call, p) is not None for p in seeded[call.func.value].params):
         return call
     function = seeded[call.func.value]
+    from .body_ops import _Repeated
+
+    repeated = _Repeated({call.func.value})
+    walk(env.current, repeated)
+    if any(found is original for found in repeated.calls):
+        return call  # called at each pass of a loop: an operator (a stream) per pass, not one per call site
     seeds = [function.seed_at(seed, call) for seed in function.seeds]
     if any(seed is None or not _made_once(seed, env, desc) for seed in seeds):
         return call  # the seed is not known once, before the steps: the helper stays marked (DM112)
