@@ -15,6 +15,8 @@ from nvidia.dali import fn, ops, pipeline_def, types  # noqa: E402
 HEAD = ("import random\nimport nvidia.dali.fn as fn\nimport nvidia.dali.ops as ops\nimport nvidia.dali.types as types\n"
         "from nvidia.dali import pipeline_def\n\n\n")
 
+FLIP = "def flip(images, seed):\n    return fn.flip(images, horizontal=fn.random.coin_flip(seed=seed))"
+
 
 def _migrate(text):
     result = migrate_source(text, "m.py")
@@ -60,8 +62,7 @@ def test_ops_objects_that_stay_objects_keep_the_pipeline_marked(why, body, retur
 
 
 def test_a_helper_seeded_by_its_parameter_gets_an_rng_per_call_from_the_calls_seed():
-    migrated = _migrate(HEAD + "def flip(images, seed):\n    return fn.flip(images, horizontal=fn.random.coin_flip(seed=seed))"
-                        "\n\n\n" + _pipe(["seed = random.randint(1, 100)", "a = flip(images, seed)",
+    migrated = _migrate(HEAD + FLIP + "\n\n\n" + _pipe(["seed = random.randint(1, 100)", "a = flip(images, seed)",
                                           "b = flip(images, seed=seed + 1)"]).split("\n\n\n", 1)[1])
     assert "dali-migrate:" not in migrated
     assert "def flip(images, seed, *, rng):" in migrated
@@ -75,13 +76,13 @@ def test_a_helper_seeded_by_its_parameter_gets_an_rng_per_call_from_the_calls_se
     ("a call in a loop (an operator per pass)", "a = images\n    for _ in range(2):\n        a = flip(a, seed)"),
 ])
 def test_a_helper_whose_seed_is_not_one_value_stays_marked(why, call):
-    migrated = _migrate(HEAD + "def flip(images, seed):\n    return fn.flip(images, horizontal=fn.random.coin_flip(seed=seed))"
-                        "\n\n\n" + _pipe(["seed = random.randint(1, 100)", call], "a, labels").split("\n\n\n", 1)[1])
+    pipe = _pipe(["seed = random.randint(1, 100)", call], "a, labels").split("\n\n\n", 1)[1]
+    migrated = _migrate(HEAD + FLIP + "\n\n\n" + pipe)
     assert "# dali-migrate: DM112" in migrated, why
 
 
 def test_an_uncalled_helper_stays_marked_and_says_why():
-    migrated = _migrate(HEAD + "def flip(images, seed):\n    return fn.flip(images, horizontal=fn.random.coin_flip(seed=seed))\n")
+    migrated = _migrate(HEAD + FLIP + "\n")
     assert "# dali-migrate: DM112" in migrated and "would restart at each call" in migrated
 
 

@@ -322,8 +322,9 @@ def seeded_call(original: cst.Call, call: cst.Call, env, desc) -> cst.Call:
 def _made_once(seed: cst.BaseExpression, env, desc) -> bool:
     """``seed`` (a call's argument for a helper's seed parameter) has one value for the whole pipeline, which
     an RNG made once before the steps can take: a literal, or an expression without calls (``seed``, ``seed + 1``,
-    ``self.seed``) over names that the pipeline body binds at most once (then before its steps: pipeline mode needs the seed, an int, when the graph is
-    defined) and that are not a generator's own (``rng``...)."""
+    ``self.seed``) over names that the pipeline body binds at most once (then before its steps: pipeline mode
+    needs the seed, an int, when the graph is defined) and that are not a generator's own read from the module
+    (``seed``, ``batch_size``...)."""
     if _is_literal(seed):
         return True
     reads = NameReads()
