@@ -124,6 +124,14 @@ class _Arguments(MigrationTransformer):
         # "mixed" strings of variables that only name a DALI op's device: spelled "gpu" (device_variables)
         self._mixed, self._device_names, self._risky = device_variables(ctx)
         self._reported: set[tuple] = set()
+        self._functions = 0  # how deep in function definitions
+
+    def visit_FunctionDef(self, node):
+        self._functions += 1
+
+    def leave_FunctionDef(self, original_node, updated_node):
+        self._functions -= 1
+        return updated_node
 
     def leave_SimpleString(self, original_node, updated_node):
         found = self._mixed.get(original_node)
@@ -210,8 +218,14 @@ class _Arguments(MigrationTransformer):
         for index, (original_arg, arg) in enumerate(zip(original_node.args, updated_node.args)):
             keyword = arg.keyword.value if arg.keyword is not None else None
             if keyword == "seed" and "seed" in dropped:
-                self.mark(PER_OP_SEED.id, f"seed= on ndd.{ndd_path} raises TypeError: create "
-                          "rng = ndd.random.RNG(seed=...) once and pass rng=rng", original_arg)
+                if self._functions:  # a helper: pipeline mode ran it once per graph, migrated it runs each step
+                    self.mark(PER_OP_SEED.id, f"seed= on ndd.{ndd_path} raises TypeError, and an ndd.random.RNG(seed="
+                              "...) made in this function would restart at each call (a pipeline ran a helper once, "
+                              "when it defined its graph; migrated, it runs every step): let its caller create "
+                              "rng = ndd.random.RNG(seed=...) once and pass rng=rng", original_arg)
+                else:
+                    self.mark(PER_OP_SEED.id, f"seed= on ndd.{ndd_path} raises TypeError: create "
+                              "rng = ndd.random.RNG(seed=...) once and pass rng=rng", original_arg)
             elif keyword in dropped:
                 self.report(DROPPED_ARG.id, f"removed {keyword}= from ndd.{ndd_path} (not accepted in dynamic mode)",
                             original_arg)

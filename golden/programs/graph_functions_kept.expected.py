@@ -14,9 +14,9 @@ def reader(root):
     return jpegs, labels
 
 
-# dali-migrate: DM230 flip builds part of flipped, which stays in pipeline mode with everything that uses it: line 16: seed= on ndd.random.coin_flip raises TypeError: create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+# dali-migrate: DM230 flip builds part of flipped, which stays in pipeline mode with everything that uses it: line 16: seed= on ndd.random.coin_flip raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
 def flip(images):
-    # dali-migrate: DM112 seed= on ndd.random.coin_flip raises TypeError: create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+    # dali-migrate: DM112 seed= on ndd.random.coin_flip raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
     return fn.flip(images, horizontal=fn.random.coin_flip(seed=SEED))
 
 
@@ -27,7 +27,7 @@ def computed_root(parent):
     return jpegs, labels
 
 
-# dali-migrate: DM230 flipped stays in pipeline mode with everything that uses it: line 16: seed= on ndd.random.coin_flip raises TypeError: create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+# dali-migrate: DM230 flipped stays in pipeline mode with everything that uses it: line 16: seed= on ndd.random.coin_flip raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
 @pipeline_def(batch_size=2, num_threads=1, device_id=None)
 def flipped():
     jpegs, labels = fn.readers.file(file_root="images")

@@ -1093,9 +1093,33 @@ def seeding_statements(desc: PipelineDesc, env: Env, seed_default) -> list[cst.B
             out.append(stmt(f"ndd.random.set_seed({env.seed})\n"))
         else:
             out.append(stmt(f"if {env.seed} is not None:\n    ndd.random.set_seed({env.seed})\n"))
+    late = late_rngs(desc)
     for name, seed in desc.rngs:
-        out.append(stmt(f"{name} = ndd.random.RNG(seed={code_of(seed)})\n"))
+        if name not in late:
+            out.append(stmt(f"{name} = ndd.random.RNG(seed={code_of(seed)})\n"))
     return out
+
+
+def late_rngs(desc: PipelineDesc) -> set[str]:
+    """The per-op RNGs whose seed reads a name the pipeline body binds once, before its steps
+    (``seed = random.randint(...)`` in the body, then ``fn.op(..., seed=seed)``): created after those
+    statements (``rng_statements_after_pre``), not with the others before them, where the name would still
+    be unbound or be the generator's own ``seed`` parameter."""
+    bound = AssignedNames()
+    for statement in desc.pre:
+        walk(statement, bound)
+    late = set()
+    for name, seed in desc.rngs:
+        reads = NameReads()
+        walk(seed, reads)
+        if reads.names & bound.names:
+            late.add(name)
+    return late
+
+
+def rng_statements_after_pre(desc: PipelineDesc) -> list[cst.BaseStatement]:
+    late = late_rngs(desc)
+    return [stmt(f"{name} = ndd.random.RNG(seed={code_of(seed)})\n") for name, seed in desc.rngs if name in late]
 
 
 def _uses_name(desc: PipelineDesc, name: str) -> bool:
@@ -1120,7 +1144,7 @@ def loop_statements(desc: PipelineDesc, env: Env) -> list[cst.BaseStatement]:
     if closing and yields:
         yields[0] = yields[0].with_changes(leading_lines=[*closing, *yields[0].leading_lines])
     body = [*desc.loop, *yields]
-    out: list[cst.BaseStatement] = list(desc.pre)
+    out: list[cst.BaseStatement] = [*desc.pre, *rng_statements_after_pre(desc)]
     reader = desc.readers[0] if desc.readers else None
     for spec in desc.readers:
         out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_target(spec.var))], spec.call)],
@@ -1156,7 +1180,7 @@ def epoch_statements(desc: PipelineDesc, env: Env) -> tuple[list, list]:
     closing = desc.extra.get("closing_comments")
     if closing and yields:
         yields[0] = yields[0].with_changes(leading_lines=[*closing, *yields[0].leading_lines])
-    once = [*desc.pre, *[s for spec in specs for s in sources.once_statements(spec)]]
+    once = [*desc.pre, *rng_statements_after_pre(desc), *[s for spec in specs for s in sources.once_statements(spec)]]
     rebound = [name for name in map(sources.rebound, specs) if name]
     steps = [stmt(f"nonlocal {', '.join(rebound)}\n")] if rebound else []
     steps += [s for spec in specs for s in sources.counter_statements(spec)]

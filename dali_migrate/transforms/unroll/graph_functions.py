@@ -35,7 +35,7 @@ import libcst as cst
 from ...names import free_name
 from ..walk import transform, walk
 from . import rules
-from .model import NameReads, code_of, expr, fn_path, kwarg, op_entry, with_kwarg
+from .model import AssignedNames, NameReads, code_of, expr, fn_path, kwarg, op_entry, with_kwarg
 
 # Names the generator takes itself: a reader argument that reads a global of that name would read the
 # generator's parameter once inlined.
@@ -54,8 +54,25 @@ class ReaderFunction:
 @dataclass
 class SeededFunction:
     node: cst.FunctionDef
-    seeds: list[cst.BaseExpression]  # each seeded random op's seed=, in order (literal ints)
+    seeds: list[cst.BaseExpression]  # each seeded random op's seed=, in order (literal ints, or parameters' names)
     params: list[str] = field(default_factory=list)  # the keyword-only parameters it gets, one per op
+    positional: list[str] = field(default_factory=list)  # its parameters a call may pass by position
+    keyword: list[str] = field(default_factory=list)  # its other parameters, keyword-only
+    defaults: dict[str, cst.BaseExpression] = field(default_factory=dict)
+
+    def seed_at(self, seed: cst.BaseExpression, call: cst.Call) -> cst.BaseExpression | None:
+        """The value ``seed`` (an op's seed=) has in the helper when ``call`` calls it: the literal itself, or the
+        argument (or default) the call binds to the parameter it names; None when the call does not say."""
+        if not isinstance(seed, cst.Name):
+            return seed
+        found = kwarg(call, seed.value)
+        if found is not None:
+            return found
+        positional = [a for a in call.args if a.keyword is None]
+        if seed.value in self.positional and self.positional.index(seed.value) < len(positional):
+            return positional[self.positional.index(seed.value)].value
+        default = self.defaults.get(seed.value)
+        return default if default is not None and _is_literal(default) else None
 
 
 def find(module: cst.Module, imports) -> tuple[dict[str, ReaderFunction], dict[str, SeededFunction]]:
@@ -74,7 +91,10 @@ def find(module: cst.Module, imports) -> tuple[dict[str, ReaderFunction], dict[s
         if reader is not None:
             readers[statement.name.value] = reader
             continue
-        ops = _SeededOps(imports)
+        every = [p.name.value for p in [*statement.params.params, *statement.params.kwonly_params]]
+        rebound = AssignedNames()
+        walk(statement.body, rebound)
+        ops = _SeededOps(imports, set(every) - rebound.names)
         walk(statement.body, ops)
         if ops.seeds and not ops.unsupported and _simple_params(statement.params):
             taken = {p.name.value for p in statement.params.params} | _names_in(statement)
@@ -82,7 +102,11 @@ def find(module: cst.Module, imports) -> tuple[dict[str, ReaderFunction], dict[s
             for k in range(len(ops.seeds)):
                 params.append(free_name("rng" if len(ops.seeds) == 1 else f"rng_{k + 1}", taken))
                 taken.add(params[-1])
-            seeded[statement.name.value] = SeededFunction(statement, ops.seeds, params)
+            seeded[statement.name.value] = SeededFunction(
+                statement, ops.seeds, params, [p.name.value for p in statement.params.params],
+                [p.name.value for p in statement.params.kwonly_params],
+                {p.name.value: p.default for p in [*statement.params.params, *statement.params.kwonly_params]
+                 if p.default is not None})
     return readers, seeded
 
 
@@ -168,12 +192,13 @@ def _is_literal(node) -> bool:
 
 
 class _SeededOps(cst.CSTVisitor):
-    """The random fn ops with a literal ``seed=`` in a function body (nested functions and lambdas are not
-    read: ``unsupported`` then, as for any seed= that is not a literal int)."""
+    """The random fn ops with a literal ``seed=``, or ``seed=<a parameter the body never rebinds>``, in a function
+    body (nested functions and lambdas are not read: ``unsupported`` then, as for any other seed=)."""
 
-    def __init__(self, imports):
+    def __init__(self, imports, params=frozenset()):
         super().__init__()
         self.imports = imports
+        self.params = params
         self.seeds: list[cst.BaseExpression] = []
         self.calls: list[cst.Call] = []
         self.unsupported = False
@@ -193,7 +218,7 @@ class _SeededOps(cst.CSTVisitor):
         _, entry = op_entry(path)
         seed = kwarg(node, "seed")
         if entry and entry.get("random") and seed is not None:
-            if isinstance(seed, cst.Integer):
+            if isinstance(seed, cst.Integer) or isinstance(seed, cst.Name) and seed.value in self.params:
                 self.seeds.append(seed)
                 self.calls.append(node)
             else:
@@ -272,17 +297,65 @@ def seeded_call(original: cst.Call, call: cst.Call, env, desc) -> cst.Call:
             or any(kwarg(call, p) is not None for p in seeded[call.func.value].params):
         return call
     function = seeded[call.func.value]
-    for param, seed in zip(function.params, function.seeds):
+    from .body_ops import _Repeated
+
+    repeated = _Repeated({call.func.value})
+    walk(env.current, repeated)
+    if any(found is original for found in repeated.calls):
+        return call  # called at each pass of a loop: an operator (a stream) per pass, not one per call site
+    seeds = [function.seed_at(seed, call) for seed in function.seeds]
+    if any(seed is None or not _made_once(seed, env, desc) for seed in seeds):
+        return call  # the seed is not known once, before the steps: the helper stays marked (DM112)
+    for param, seed in zip(function.params, seeds):
         env.rng_counter[0] += 1
         name = f"{env.prefix}rng_{env.rng_counter[0]}"
         desc.rngs.append((name, seed))
         call = with_kwarg(call, param, expr(name))
     desc.has_random = True
     env.report(rules.OP_SEED.id, f"{call.func.value}() draws from its own ndd.random.RNG(seed=...) per seeded operator "
-               f"({', '.join(code_of(s) for s in function.seeds)}), created once by the pipeline and passed as "
+               f"({', '.join(code_of(s) for s in seeds)}), created once by the pipeline and passed as "
                f"{', '.join(function.params)}=; values differ from pipeline mode", original)
     env.ctx.facts.setdefault("seeded_calls", set()).add(call.func.value)
     return call
+
+
+def _made_once(seed: cst.BaseExpression, env, desc) -> bool:
+    """``seed`` (a call's argument for a helper's seed parameter) has one value for the whole pipeline, which
+    an RNG made once before the steps can take: a literal, or an expression without calls (``seed``, ``seed + 1``,
+    ``self.seed``) over names that the pipeline body binds at most once (then before its steps: pipeline mode
+    needs the seed, an int, when the graph is defined) and that are not a generator's own read from the module
+    (``seed``, ``batch_size``...)."""
+    if _is_literal(seed):
+        return True
+    reads = NameReads()
+    walk(seed, reads)
+    if reads.calls or _has(seed, (cst.Lambda, cst.NamedExpr, cst.Await, cst.Yield, cst.BaseComp)):
+        return False
+    from .body_ops import _Bound
+
+    counts: dict[str, int] = {}
+    for statement in desc.extra.get("statements", ()):
+        bound = _Bound()
+        walk(statement, bound)
+        for name in bound.names & reads.names:
+            counts[name] = counts.get(name, 0) + 1
+    # a name the body does not bind, nor the pipeline function's parameters, is the module's: inside the generator
+    # the generator's own parameter of that name (seed) would be read instead
+    return all(n <= 1 for n in counts.values()) and not any(
+        name in _GENERATOR_PARAMS and not counts.get(name) and name not in desc.params for name in reads.names)
+
+
+def _has(node, kinds) -> bool:
+    found = []
+
+    class _Find(cst.CSTVisitor):
+        def on_visit(self, n):
+            if isinstance(n, kinds):
+                found.append(n)
+            return not found
+
+    walk(node, _Find())
+    return bool(found)
 
 
 # -- after the unroll: the functions themselves ----------------------------------------------------------
@@ -366,7 +439,7 @@ class _SeedToRng(cst.CSTTransformer):
 
 
 def _with_rng_params(function: cst.FunctionDef, seeded: SeededFunction, ctx) -> cst.FunctionDef:
-    ops = _SeededOps(ctx.imports)
+    ops = _SeededOps(ctx.imports, {seed.value for seed in seeded.seeds if isinstance(seed, cst.Name)})
     walk(function.body, ops)
     body = transform(function.body, _SeedToRng(ops.calls, seeded.params), layout=False)
     params = function.params

@@ -14,10 +14,12 @@ from ...engine import register_names
 from ..base import MigrationTransformer, name_nodes_in
 from ..imports import first_use
 from ..walk import node_children, transform, walk
-from . import adapted, checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass, prefetch, rules, stream
+from . import (adapted, body_ops, checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass,
+               prefetch, rules, stream)
 from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, closing_returns, device_statement, eager_sources, epoch_statements,
-                    grow_statement, loop_statements, output_elements, seeding_statements, takes_device, thread_statement)
+                    grow_statement, loop_statements, output_elements, rng_statements_after_pre, seeding_statements,
+                    takes_device, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
                     NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt,
                     with_kwarg, without_kwargs)
@@ -725,6 +727,7 @@ class Unroller(MigrationTransformer):
             raise CannotUnroll("the pipeline function does not end with `return <outputs>`", node)
         params = [p.name.value for p in node.params.params]
         statements, current_options = current.substitute(statements, params, self.ctx.imports)
+        statements = body_ops.inline(statements, params, self.ctx.imports, self.report)
         desc = PipelineDesc(name=node.name.value, style="def", node=node, config=config)
         desc.params = params
         desc.extra["current_options"] = current_options
@@ -797,6 +800,7 @@ class Unroller(MigrationTransformer):
             steps = once + steps
         else:
             steps = loop_statements(desc_copy, env)
+            pre = [*pre, *rng_statements_after_pre(desc_copy)]  # (loop_statements put them after pre)
         if desc.extra.get("checkpoint"):
             objects = checkpoints.stateful_objects(desc, self.d.rng_mode, _uses_name(desc, "rng"))
             steps[-1:-1] = checkpoints.registration(desc, objects)

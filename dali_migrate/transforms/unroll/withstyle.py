@@ -12,7 +12,8 @@ from ...findings import marker_text
 from ..base import has_marker
 from . import checkpoints, rules
 from .graph import (_uses_name, build_graph, closing_branches, device_statement, eager_sources, epoch_statements,
-                    grow_statement, loop_statements, seeding_statements, takes_device, thread_statement)
+                    grow_statement, loop_statements, rng_statements_after_pre, seeding_statements, takes_device,
+                    thread_statement)
 from .model import CORE, PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
 from .unroll import _add_core_params, _pipeline_call_config, filled_pipeline
 
@@ -313,7 +314,7 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
                                              or eager_sources(desc)) or desc.extra["epochs"]
     if streamed:
         desc.readers = unroller.readers_for_stream(desc, env)
-    pre_count = len(desc.pre)
+    pre_count = len(desc.pre) + len(rng_statements_after_pre(desc))  # (loop_statements put them after pre)
     if desc.extra["epochs"]:
         once, steps = epoch_statements(desc, env)
         pre_count = len(once)
