@@ -23,9 +23,9 @@ An ``__init__`` that forwards named parameters and ``*args``/``**kwargs`` unchan
 taken as the plugin's signature too. One with arguments of its own that calls ``super().__init__(...)`` (or
 ``super(Cls, self).__init__``) with explicit arguments (once, or once per branch, with the same pipelines parameter)
 keeps its signature and its construction sites; each such call gets the EpochIterator's arguments, bound the way the plugin binds them (``PLUGIN_PARAMETERS``: positional ones by the
-plugin's order, ``fill_last_batch`` given overrides ``last_batch_policy`` as in the plugin, ``dynamic_shape`` changes no value
-and is dropped, ``prepare_first_batch`` is passed on: the EpochIterator reads and counts its first batch when it is
-made, as the plugin does, unless told not to)::
+plugin's order, ``fill_last_batch`` given overrides ``last_batch_policy`` as in the plugin, ``dynamic_shape``
+changes no value and is dropped, ``prepare_first_batch`` is passed on: the EpochIterator reads and counts its first
+batch when it is made, as the plugin does, unless told not to)::
 
     def __init__(self, pipelines, size=-1, reader_name=None, fill_last_batch=True):
         policy = LastBatchPolicy.FILL if fill_last_batch else LastBatchPolicy.DROP
@@ -47,9 +47,10 @@ trace. A class never constructed here, or given pipelines it cannot trace (a par
 decides at run time (DM241): the EpochIterator is the plugin's own iterator over pipeline-mode Pipelines. Such a
 class keeps a ``super().__init__(pipe, ..., **kwargs)`` it cannot bind as written (the EpochIterator takes the
 plugin's signature), and a DALIClassificationIterator subclass without ``__init__`` gets one that puts the output
-map after the pipelines. Anything else (the plugin's private state such as ``self._pipes`` or ``self._counter``,
-which counts the batch the plugin prepared at construction, a construction site over this module's pipelines that
-are not ReaderStreams) keeps the class, its construction sites and its pipelines in pipeline mode, with a marker
+map after the pipelines. The plugin's private counts (``self._counter``, which counts the batch prepared at
+construction, ``self._first_batch``, ``self._last_batch_policy``, ...) are among those attributes: the EpochIterator
+prepares its first batch there too and holds them with the plugin's values. Anything else (``self._pipes``, the
+plugin's per-shard numpy arrays, a construction site over this module's pipelines that are not ReaderStreams) keeps the class, its construction sites and its pipelines in pipeline mode, with a marker
 on the class that names the reason (DM212).
 """
 
