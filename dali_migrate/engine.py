@@ -891,6 +891,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
         if not grew:
             break
     _report_handed_on(ctx, units, kept.origins)
+    _report_missing_attributes(ctx, units, kept.origins)
     if kept.origins:
         # A pipeline imported from another module is marked where it is imported.
         definitions = {**{o: _import_of(original, o) for o in shared if o not in units.definitions},
@@ -955,6 +956,21 @@ def _report_handed_on(ctx: MigrationContext, units, kept: frozenset) -> None:
                        f"{CLASS_NAME}) is handed to {where}: it offers the plugin iterator's public API, so that code "
                        f"computes the same if it uses only that API (and no isinstance check on the plugin class)",
                        handed.node)
+
+
+def _report_missing_attributes(ctx: MigrationContext, units, kept: frozenset) -> None:
+    """An info finding where code reads an attribute of a migrated framework iterator that the plugin's iterator did
+    not have either (``it.shutdown()``): it raised AttributeError there before, and does after."""
+    from .transforms.unroll.epoch_iterator import CLASS_NAME
+    from .units import ITERATOR_NAME_MISSING
+
+    for missing in units.missing:
+        node = missing.node
+        if missing.origins & kept:
+            continue  # the iterator stays the plugin's: nothing changes there
+        ctx.report(ITERATOR_NAME_MISSING.id, f"{code_for_node(node)}: the plugin's iterator has no `.{node.attr.value}`"
+                   f" (the original raises AttributeError here) and the migrated one ({CLASS_NAME}) has none either: "
+                   f"left as it is, it raises AttributeError at the same line", node)
 
 
 def _graph_helpers(flow, ctx: MigrationContext, shared: dict) -> dict[str, set[str]]:

@@ -83,15 +83,78 @@ ITERATOR_HANDED_ON = rule(
     "The migrated iterator (EpochIterator) offers the plugin iterator's public API with the plugin's values: "
     "iteration and next(it), .next(), reset(), len(), size/_size, batch_size, output_map and _num_gpus, each "
     "step a list of one dict of framework tensors per pipeline (docs/dali-facts.md). Code that uses only "
-    "these computes the same; anything else of the plugin (_pipes, checkpoints(), ...) raises AttributeError "
-    "there, loudly. What is not the same: isinstance(it, DALIGenericIterator) is False, and the private "
-    "_counter is 0 (not one batch) between construction and the first batch: check the named code for those.",
+    "these computes the same, and so does code that reads the plugin's private counts (_counter, _first_batch, "
+    "_last_batch_policy, ...: units.ITERATOR_ATTRS); anything else of the plugin (_pipes, checkpoints(), ...) "
+    "raises AttributeError there, loudly. What is not the same: isinstance(it, DALIGenericIterator) is False: "
+    "check the named code for that.",
     before="loader = DALIGenericIterator(pipe, [\"x\"], reader_name=\"R\")\ntrainer.fit(model, loader)",
     after="loader = EpochIterator(pipe, [\"x\"], reader_name=\"R\")\ntrainer.fit(model, loader)",
     fix="unsafe",
     suggestion="Read the code the finding names: if it checks isinstance(..., DALIGenericIterator) or reads the "
                "plugin's private attributes, adapt it to the EpochIterator.",
 )
+
+ITERATOR_NAME_MISSING = rule(
+    "DM235", "iterator-attribute-missing-in-both", "info",
+    "An attribute of a DALI framework iterator that neither the plugin's iterators nor the migrated one have "
+    "(it.shutdown()): the original raises AttributeError there and so does the migrated code, so the line is left "
+    "as it is and the unit migrates; the finding says so.",
+    "DALI 2.4.0's iterators (PyTorch, JAX) have no such attribute (PLUGIN_ITERATOR_NAMES, compared with the "
+    "installed plugins by tests/test_unroll_runtime.py), and the EpochIterator has none either (its names are read "
+    "from its text), so both raise AttributeError at that line and every value before it is the same. The message "
+    "names the class: EpochIterator where the original named DALIGenericIterator or DALIClassificationIterator.",
+    before="it = DALIClassificationIterator(pipe, reader_name=\"R\")\n...\nit.shutdown()",
+    after="it = EpochIterator(pipe, [\"data\", \"label\"], reader_name=\"R\")\n...\nit.shutdown()",
+    fix="unsafe",
+    suggestion="The original failed at that line: remove the call, or replace it with what it was meant to do.",
+)
+# Every name the installed plugin iterators have (DALI 2.4.0: PyTorch's DALIGenericIterator,
+# DALIClassificationIterator and DALIRaggedIterator, JAX's DALIGenericIterator; their methods and properties beyond
+# object's, and the instance attributes they set, with reader_name and with checkpointing). A test compares it with
+# the installed plugins.
+PLUGIN_ITERATOR_NAMES = frozenset({
+    "DENSE_TAG", "SPARSE_COO_TAG", "SPARSE_LIST_TAG", "__annotations__", "__dict__", "__iter__", "__len__",
+    "__module__", "__next__", "__weakref__", "_advance_and_check_drop_last", "_assert_shards_shapes", "_auto_reset",
+    "_build_output_with_device_put", "_build_output_with_sharding", "_calculate_shard_sizes", "_check_batch_size",
+    "_checkpointed_fields", "_counter", "_counter_per_gpu", "_deserialize_value", "_enable_checkpointing",
+    "_end_iteration", "_ever_consumed", "_ever_scheduled", "_extract_from_reader_and_validate", "_first_batch",
+    "_gather_outputs_for_category", "_get_outputs", "_initial_checkpoints", "_is_stick_to_shard",
+    "_last_batch_padded", "_last_batch_policy", "_next_impl", "_num_gpus", "_output_categories", "_output_tags",
+    "_outputs_types", "_pipes", "_pmap_compatible", "_prepare_first_batch", "_reader_name", "_remove_padded",
+    "_report_no_data_in_pipeline", "_restore_state", "_save_state", "_schedule_runs", "_serialize_value",
+    "_shard_sizes_per_gpu", "_shard_sizes_per_gpu_initial", "_sharding", "_shards_id", "_shards_num", "_size",
+    "_size_no_pad", "batch_size", "checkpoints", "next", "output_map", "reset", "size"})
+
+
+def missing_in_both(attr: str) -> bool:
+    """Neither a plugin iterator nor the migrated one (EpochIterator, JaxEpochIterator) has ``attr``: reading it
+    raises AttributeError before and after the migration."""
+    return attr not in PLUGIN_ITERATOR_NAMES and not hasattr(object, attr) and attr not in _epoch_iterator_names()
+
+
+def _epoch_iterator_names() -> frozenset:
+    """The names the migrated iterators' text defines: methods, class attributes and ``self.x`` it sets."""
+    global _EPOCH_ITERATOR_NAMES
+    if _EPOCH_ITERATOR_NAMES is None:
+        import ast
+
+        from .transforms.unroll.epoch_iterator import SOURCE
+        from .transforms.unroll.frameworks import JAX_SOURCE
+
+        names = set()
+        for node in ast.walk(ast.parse(SOURCE + "\n" + JAX_SOURCE)):
+            if isinstance(node, ast.ClassDef):
+                names |= {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+                names |= {t.id for n in node.body if isinstance(n, ast.Assign) for t in n.targets
+                          if isinstance(t, ast.Name)}
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
+                    and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+        _EPOCH_ITERATOR_NAMES = frozenset(names)
+    return _EPOCH_ITERATOR_NAMES
+
+
+_EPOCH_ITERATOR_NAMES = None
 
 # Methods with a migration (rewritten, or marked so that the unit stays whole) on each kind.
 PIPELINE_METHODS = {"build", "run", "epoch_size", "reader_meta", "checkpoint", "schedule_run", "share_outputs",
@@ -101,9 +164,16 @@ TENSORLIST_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "shape", "layout"
                       "broadcast", "reinterpret", "squeeze", "source_info", "get_property", "stream", "device_id"}
 TENSORCPU_METHODS = {"as_cpu", "shape", "layout", "ndim", "dtype", "copy_to_external", "data_ptr", "squeeze",
                      "source_info", "get_property", "stream", "device_id"}
-# What the migrated iterator (EpochIterator) has with the plugin iterator's meaning (docs/dali-facts.md).
-ITERATOR_ATTRS = {"reset", "size", "_size", "batch_size", "output_map", "__len__", "__iter__", "__next__", "next",
-                  "_num_gpus"}
+# What the migrated iterator (EpochIterator) has with the plugin iterator's meaning and values (docs/dali-facts.md):
+# its methods, and the instance attributes that hold the same values at the same times as the installed plugin's
+# (tests/test_unroll_runtime.py::test_iterator_private_state_is_the_plugins derives them by running both). Not among
+# them: checkpoints(), _pipes (pipeline-mode objects) and the per-shard numpy arrays (_shards_id, _counter_per_gpu,
+# _shard_sizes_per_gpu, _shard_sizes_per_gpu_initial).
+ITERATOR_ATTRS = frozenset({"reset", "size", "__len__", "__iter__", "__next__", "next",
+                            "_size", "batch_size", "output_map", "_num_gpus", "_counter", "_first_batch",
+                            "_ever_consumed", "_ever_scheduled", "_auto_reset", "_last_batch_policy",
+                            "_last_batch_padded", "_prepare_first_batch", "_reader_name", "_output_categories",
+                            "_enable_checkpointing", "_size_no_pad", "_shards_num", "_is_stick_to_shard"})
 # What a @pipeline_def function and the function it migrates to (a generator function, one wrapped by
 # Prefetch with functools.wraps, or one returning a ReaderStream) both have, with the same values.
 FUNCTION_ATTRS = {"__name__", "__qualname__", "__doc__", "__module__"}
@@ -225,6 +295,7 @@ class Units:
         self.statement_origins: dict[cst.CSTNode, frozenset] = tagger.statement_origins
         self.escapes: list[Escape] = tagger.escapes
         self.handed_on: list[Escape] = tagger.handed_on  # framework iterators handed to code not followed
+        self.missing: list[Escape] = tagger.missing  # iterator attributes no iterator has, before or after
         self.definitions: dict[str, cst.CSTNode] = tagger.definitions
         self.top_level = set(module.body)
         self.helpers: dict[cst.CSTNode, frozenset] = tagger.function_units  # graph helpers -> their pipelines
@@ -374,6 +445,7 @@ class _Tagger(cst.CSTVisitor):
         self.statement_contexts: list[frozenset] = []
         self.escapes: list[Escape] = []
         self.handed_on: list[Escape] = []
+        self.missing: list[Escape] = []  # attributes no plugin iterator and no migrated one has (DM235)
         self.definitions: dict[str, cst.CSTNode] = {}
         self.existing_markers: list[tuple[cst.CSTNode, str, str]] = []
         self.foreign_calls: list[tuple[str, object, tuple]] = []  # (imported callee, argument key, value)
@@ -597,6 +669,10 @@ class _Tagger(cst.CSTVisitor):
                 or kind == df.TENSORCPU and attr in TENSORCPU_METHODS or kind == df.DALI_ITERATOR and attr in \
                 ITERATOR_ATTRS or isinstance(kind, tuple) and kind[0] in ("seq", "map") and attr in _CONTAINER_METHODS:
             return None
+        if kind == df.DALI_ITERATOR and missing_in_both(attr):  # AttributeError in both: the unit migrates
+            self.missing.append(Escape(node, found[1], f"{_code(node)}: neither the plugin's iterator nor the "
+                                                       f"migrated one has `.{attr}`"))
+            return None
         self._escape(node, found, f"{_code(node)}: {_describe(kind)} has no dynamic-mode `.{attr}` that "
                                   f"dali-migrate can write")
         return None
@@ -713,4 +789,4 @@ def _code(node) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-__all__ = ["Units", "Kept", "Escape", "Reason", "tracked", "ITERATOR_HANDED_ON"]
+__all__ = ["Units", "Kept", "Escape", "Reason", "tracked", "ITERATOR_HANDED_ON", "ITERATOR_NAME_MISSING"]

@@ -162,6 +162,39 @@ def test_subclass_over_pipeline_mode_is_the_plugins(image_root, helper):
     assert got == want and want[1] >= 3
 
 
+def _first_batch_run(cls, root, first=True):
+    """A subclass that hands out the plugin's prepared first batch itself (reading and clearing self._first_batch,
+    which the plugin's state holds), sets attributes before super().__init__, and reads the private counts."""
+    class Loader(cls):
+        def __init__(self, pipe):
+            self.batch_size = 99  # the plugin's constructor sets its own
+            self.output_map = ["data", "label"]
+            super().__init__(pipe, self.output_map, reader_name="Reader", auto_reset=True, prepare_first_batch=first)
+
+        def __next__(self):
+            if self._first_batch is not None:
+                batch = self._first_batch
+                self._first_batch = None
+                return ("first", batch[0]["label"].view(-1).tolist())
+            return ("step", super().__next__()[0]["label"].view(-1).tolist(), int(self._counter))
+
+    loader = Loader(labels_pipe(root, batch_size=4))
+    made = (loader.batch_size, int(loader._counter), loader._first_batch is not None, loader._ever_consumed,
+            loader._last_batch_policy, loader._auto_reset)
+    return made, [list(loader) for _ in range(3)]
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_subclass_reading_the_first_batch_over_pipeline_mode_is_the_plugins(image_root, helper, first):
+    """Over pipeline-mode pipelines the subclass's writes of the plugin's state (self._first_batch = None) reach the
+    plugin's iterator, which holds it: the first batch is given once, as by the plugin (not again by the plugin's
+    own __next__), and what the subclass set before super().__init__ is what the plugin's constructor set."""
+    want = _first_batch_run(DALIGenericIterator, str(image_root), first)
+    got = _first_batch_run(helper["EpochIterator"], str(image_root), first)
+    assert got == want
+    assert want[0][0] == 4 and (want[1][0][0][0] == "first") == first
+
+
 def test_other_values_are_refused_with_a_clear_error(helper):
     """Neither a Pipeline nor a migrated pipeline that knows its batch size: a TypeError that says what to pass."""
     with pytest.raises(TypeError, match="batch_size="):

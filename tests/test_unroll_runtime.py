@@ -11,7 +11,7 @@ import pytest
 import nvidia.dali.experimental.dynamic as ndd
 
 from dali_migrate import migrate_source
-from runtime import assert_bitwise_equal, load, make_images, output, pair, steps_as_arrays
+from runtime import GOLDEN, assert_bitwise_equal, load, make_images, output, pair, steps_as_arrays
 
 STEPS = 7  # 10 images, batch 4: 3 steps per epoch, so 7 steps cross two epoch boundaries
 
@@ -381,6 +381,117 @@ def test_iterator_has_the_plugins_public_api(handed_on_pair):
     assert "itertools.islice(loader, n)" in text and "DALIGenericIterator(" not in text
 
 
+# (batch_size, policy, pad, num_pipelines, size, prepare_first_batch): readers (sharded over 2 or 3 pipelines, padded
+# or not) and size= (-1: reader_name), each policy; without prepare_first_batch the first batch is read at next().
+_PRIVATE_CASES = [(3, "FILL", False, 1, -1, True), (4, "DROP", False, 1, -1, True), (3, "PARTIAL", True, 1, -1, True),
+                  (2, "FILL", False, 2, -1, True), (3, "PARTIAL", False, 2, -1, True), (2, "DROP", True, 3, -1, True),
+                  (3, "FILL", False, 3, -1, True), (4, "FILL", False, 1, 7, True), (3, "PARTIAL", False, 1, 7, True),
+                  (3, "DROP", False, 1, 10, False), (2, "PARTIAL", False, 2, 9, True), (3, "FILL", False, 1, -1, False),
+                  (3, "PARTIAL", False, 2, -1, False)]
+
+
+def _plain(value):
+    """A value as plain data with its type's name (tensors and arrays by their values, sets sorted)."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return ("set", sorted(value))
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if hasattr(value, "tolist"):
+        return (type(value).__name__, value.tolist())
+    if value is None or isinstance(value, (bool, int, float, str)) or type(value).__name__ == "LastBatchPolicy":
+        return (type(value).__name__, value)
+    return type(value).__name__  # a pipeline-mode object (a Pipeline), or AttributeError where the name is missing
+
+
+def test_iterator_private_state_is_the_plugins(labelled_root, iterator_size_pair):
+    """The attributes a subclass may read (units.ITERATOR_ATTRS) are exactly the installed plugin's instance
+    attributes that the EpochIterator holds with the same value and type after construction, after every step and
+    after every reset() (the first batch it prepared, its counter, the policy member, "yes"/"no" ...), derived by
+    running both over readers and size=, each policy, with and without prepare_first_batch; the other names it
+    offers are the plugin's methods and properties."""
+    pytest.importorskip("torch")
+    from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+    from dali_migrate.units import ITERATOR_ATTRS
+
+    original, migrated, text = iterator_size_pair
+    assert "prepare_first_batch=first" in text and "DALIGenericIterator(" not in text
+    held, differ = set(), {}
+    for case in _PRIVATE_CASES:
+        names = sorted(vars(original.private_loader(str(labelled_root), *case)))
+        held |= set(names)
+
+        def look(loader):
+            return {name: _plain(getattr(loader, name, AttributeError)) for name in names}
+
+        want = original.private_state(look, str(labelled_root), *case)
+        got = migrated.private_state(look, str(labelled_root), *case)
+        assert len(got) == len(want) > 3
+        for w, g in zip(want, got):
+            differ.update({name: (case, w[name], g[name]) for name in names if w[name] != g[name] and name not in differ})
+    same = held - set(differ)
+    assert {name for name in ITERATOR_ATTRS if name in held} == same, differ
+    assert ITERATOR_ATTRS - held <= set(dir(DALIGenericIterator))
+    assert {"_first_batch", "_counter", "_last_batch_policy", "_auto_reset", "_ever_consumed"} <= same
+    assert set(differ) == {"_pipes", "_shards_id", "_counter_per_gpu", "_shard_sizes_per_gpu",
+                           "_shard_sizes_per_gpu_initial"}
+
+
+def test_plugin_iterator_names_are_the_installed_plugins(labelled_root, tmp_path):
+    """units.PLUGIN_ITERATOR_NAMES is every name the installed plugin iterators have (class attributes beyond
+    object's, and what an instance sets with reader_name and with checkpointing): a name outside it and outside the
+    EpochIterator raises AttributeError before and after the migration (DM235)."""
+    pytest.importorskip("torch")
+    from nvidia.dali import fn, pipeline_def
+    from nvidia.dali.plugin import pytorch
+
+    from dali_migrate.units import PLUGIN_ITERATOR_NAMES, missing_in_both
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def labels():
+        jpegs, label = fn.readers.file(file_root=str(labelled_root), name="R")
+        return label, label
+
+    names = set()
+    classes = [pytorch.DALIGenericIterator, pytorch.DALIClassificationIterator, pytorch.DALIRaggedIterator]
+    made = [pytorch.DALIGenericIterator(labels(), ["x", "y"], reader_name="R"),
+            pytorch.DALIGenericIterator(labels(enable_checkpointing=True), ["x", "y"], size=5),
+            pytorch.DALIClassificationIterator(labels(), reader_name="R"),
+            pytorch.DALIRaggedIterator(labels(), ["x", "y"], reader_name="R")]
+    try:
+        from nvidia.dali.plugin import jax as jax_plugin
+    except ImportError:
+        jax_plugin = None
+    if jax_plugin is not None:
+        classes.append(jax_plugin.DALIGenericIterator)
+        made.append(jax_plugin.DALIGenericIterator(labels(), ["x", "y"], reader_name="R"))
+    for cls in classes:
+        names |= set(dir(cls)) - set(dir(object))
+    for iterator in made:
+        names |= set(vars(iterator))
+    if jax_plugin is None:  # (JAX not installed: its names cannot be listed here)
+        assert names <= PLUGIN_ITERATOR_NAMES, names - PLUGIN_ITERATOR_NAMES
+    else:
+        assert names == PLUGIN_ITERATOR_NAMES, names ^ PLUGIN_ITERATOR_NAMES
+    assert missing_in_both("shutdown") and not missing_in_both("_pipes") and not missing_in_both("_plugin")
+    assert not missing_in_both("_step") and not missing_in_both("__class__")
+
+
+def test_iterator_shutdown_fails_at_the_same_line_in_both(image_root):
+    """loader.shutdown(), which the plugin's iterator does not have: the original raises AttributeError there after
+    its epoch; the migration leaves the line (DM235, no marker) and raises AttributeError there after the same epoch."""
+    pytest.importorskip("torch")
+    original, migrated, text = pair("unroll/iterator_shutdown.py")
+    assert "# dali-migrate:" not in text and "loader.shutdown()" in text and "EpochIterator(" in text
+    for module in (original, migrated):
+        with pytest.raises(AttributeError, match="has no attribute 'shutdown'"):
+            module.train(str(image_root))
+    result = migrate_source((GOLDEN / "unroll/iterator_shutdown.py").read_text())
+    assert [f.rule for f in result.findings if "shutdown" in f.message] == ["DM235"]
+
+
 @pytest.mark.parametrize("policy", ["FILL", "DROP", "PARTIAL"])
 def test_iterator_next_method_and_policy_from_a_table(image_root, handed_on_pair, policy):
     """loader.next() len(loader) times then reset(), the policy read from a module-level table of members
@@ -460,7 +571,7 @@ def test_iterator_subclass_building_its_pipeline_migrates_with_it(tmp_path):
 
 
 def test_kept_iterator_subclass_keeps_the_pipeline_it_builds(image_root):
-    """A subclass that stays in pipeline mode (it reads the plugin's _counter) keeps the pipeline its __init__ builds
+    """A subclass that stays in pipeline mode (it reads the plugin's _pipes) keeps the pipeline its __init__ builds
     too: the plugin gets a Pipeline, and the migrated module runs as the original did."""
     pytest.importorskip("torch")
     original, migrated, text = pair("unroll/iterator_subclass_builds_kept.py")

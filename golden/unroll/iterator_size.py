@@ -103,3 +103,33 @@ def _all_epochs(loader, epochs):
         loader.reset()
         seen.append((counted, steps))
     return seen
+
+
+
+POLICIES = {"FILL": LastBatchPolicy.FILL, "DROP": LastBatchPolicy.DROP, "PARTIAL": LastBatchPolicy.PARTIAL}
+
+
+def private_loader(root, batch_size, policy, pad, num_pipelines=1, size=-1, first=True):
+    """An iterator over one pipeline per shard, with reader_name or (size > 0) with size=; first: whether it
+    prepares its first batch when it is made."""
+    pipes = [labels_pipe(root, pad=pad, shard_id=shard_id, num_shards=num_pipelines, batch_size=batch_size)
+             for shard_id in range(num_pipelines)]
+    if size > 0:
+        return DALIGenericIterator(pipes, ["labels"], size=size, last_batch_policy=POLICIES[policy],
+                                   prepare_first_batch=first)
+    return DALIGenericIterator(pipes, ["labels"], reader_name="Reader", last_batch_policy=POLICIES[policy],
+                               prepare_first_batch=first)
+
+
+
+def private_state(look, root, batch_size, policy, pad, num_pipelines=1, size=-1, first=True, epochs=3):
+    """What ``look`` (a function of the caller's) sees of the iterator after construction, after each step and after
+    each reset(): the test reads the plugin's private state there, which a subclass may read."""
+    loader = private_loader(root, batch_size, policy, pad, num_pipelines, size, first)
+    seen = [look(loader)]
+    for _ in range(epochs):
+        for _ in loader:
+            seen.append(look(loader))
+        loader.reset()
+        seen.append(look(loader))
+    return seen

@@ -9,7 +9,8 @@ def files(root):
 
 
 class Counting(DALIGenericIterator):
-    # the plugin's _counter already counts the batch it prepared at construction: kept, marked
+    # the plugin's _counter already counts the batch it prepared at construction; the EpochIterator prepares and
+    # counts it there too, so the subclass derives from it and computes the same
     def __init__(self, pipes):
         super().__init__(pipes, ["jpegs", "labels"], reader_name="Reader")
 

@@ -248,8 +248,8 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map, subcla
         return call
 
     args = [cst.Arg(pipelines), cst.Arg(output_map), _kw("batch_size", batch_size)]
-    if meta is not None:
-        args.append(_kw("reader_meta", meta))
+    if meta is not None:  # (reader_name too: the plugin's _reader_name, which code may read)
+        args += [_kw("reader_name", reader_name), _kw("reader_meta", meta)]
     else:
         args.extend(_size_options(unroller, original, call, which, size, pipelines))
     args.extend(_epoch_options(call, policy))
@@ -369,6 +369,8 @@ def rewrite_super_init(unroller, subclass, original, call: cst.Call) -> cst.Call
         args.append(_kw("last_batch_policy", policy))
     if "auto_reset" in bound:
         args.append(_auto_reset(bound["auto_reset"]))
+    if "prepare_first_batch" in bound:
+        args.append(_kw("prepare_first_batch", bound["prepare_first_batch"]))
     unroller.report(rules.TORCH_ITERATOR.id, f"{code_of(original.func)}(...) in {subclass.name}.__init__ -> the "
                     f"{epoch_iterator.CLASS_NAME}'s arguments (bound as the plugin binds them)", original)
     return call.with_changes(args=_commas(args))
@@ -404,6 +406,9 @@ def _epoch_options(call: cst.Call, policy) -> list[cst.Arg]:
     auto_reset = kwarg(call, "auto_reset")
     if auto_reset is not None:
         args.append(_auto_reset(auto_reset))
+    first = kwarg(call, "prepare_first_batch")  # when the first batch is read (and counted): at construction or not
+    if first is not None:
+        args.append(_kw("prepare_first_batch", first))
     return args
 
 

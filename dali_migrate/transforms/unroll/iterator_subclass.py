@@ -23,8 +23,9 @@ An ``__init__`` that forwards named parameters and ``*args``/``**kwargs`` unchan
 taken as the plugin's signature too. One with arguments of its own that calls ``super().__init__(...)`` (or
 ``super(Cls, self).__init__``) with explicit arguments (once, or once per branch, with the same pipelines parameter)
 keeps its signature and its construction sites; each such call gets the EpochIterator's arguments, bound the way the plugin binds them (``PLUGIN_PARAMETERS``: positional ones by the
-plugin's order, ``fill_last_batch`` given overrides ``last_batch_policy`` as in the plugin, ``dynamic_shape`` and
-``prepare_first_batch`` change no value and are dropped)::
+plugin's order, ``fill_last_batch`` given overrides ``last_batch_policy`` as in the plugin, ``dynamic_shape``
+changes no value and is dropped, ``prepare_first_batch`` is passed on: the EpochIterator reads and counts its first
+batch when it is made, as the plugin does, unless told not to)::
 
     def __init__(self, pipelines, size=-1, reader_name=None, fill_last_batch=True):
         policy = LastBatchPolicy.FILL if fill_last_batch else LastBatchPolicy.DROP
@@ -39,16 +40,17 @@ their reader) or values the tool cannot trace (DM241). Where the class stays, so
 its ``super().__init__`` gets: that call is marked too (DM212), which keeps their unit in pipeline mode.
 
 Supported: no ``__init__``, or one of those two, ``super()`` calls of
-those methods, and ``self.`` reads of those attributes (``ATTRIBUTES``: what the EpochIterator has with the
+those methods, and ``self.`` reads of those attributes (``units.ITERATOR_ATTRS``: what the EpochIterator has with the
 plugin's meaning) or of what the subclass itself defines; every construction site a call whose pipelines the
 migration writes as ReaderStreams (they answer the epoch size at run time), or whose pipelines the tool cannot
 trace. A class never constructed here, or given pipelines it cannot trace (a parameter, another module's value),
 decides at run time (DM241): the EpochIterator is the plugin's own iterator over pipeline-mode Pipelines. Such a
 class keeps a ``super().__init__(pipe, ..., **kwargs)`` it cannot bind as written (the EpochIterator takes the
 plugin's signature), and a DALIClassificationIterator subclass without ``__init__`` gets one that puts the output
-map after the pipelines. Anything else (the plugin's private state such as ``self._pipes`` or ``self._counter``,
-which counts the batch the plugin prepared at construction, a construction site over this module's pipelines that
-are not ReaderStreams) keeps the class, its construction sites and its pipelines in pipeline mode, with a marker
+map after the pipelines. The plugin's private counts (``self._counter``, which counts the batch prepared at
+construction, ``self._first_batch``, ``self._last_batch_policy``, ...) are among those attributes: the EpochIterator
+prepares its first batch there too and holds them with the plugin's values. Anything else (``self._pipes``, the
+plugin's per-shard numpy arrays, a construction site over this module's pipelines that are not ReaderStreams) keeps the class, its construction sites and its pipelines in pipeline mode, with a marker
 on the class that names the reason (DM212).
 """
 
@@ -65,8 +67,6 @@ from .model import NameReads, code_of
 BASES = {"nvidia.dali.plugin.pytorch.DALIGenericIterator": None,
          "nvidia.dali.plugin.pytorch.DALIClassificationIterator": ["data", "label"]}
 SUPER_METHODS = frozenset({"__init__", "__next__", "__iter__", "__len__", "reset", "next"})
-ATTRIBUTES = frozenset({"output_map", "batch_size", "size", "_size", "_num_gpus", "reset", "next", "__next__",
-                        "__iter__", "__len__"})
 # The plugin's constructor parameters in their order (DALI 2.4.0; tests/test_unroll_runtime.py checks them against
 # the installed plugin): how a super().__init__(...) call's positional arguments bind.
 _GENERIC = ("pipelines", "output_map", "size", "reader_name", "auto_reset", "fill_last_batch", "dynamic_shape",
@@ -151,7 +151,9 @@ def _problem(subclass: IteratorSubclass, streams, untraced) -> str | None:
     if unsupported:
         return f"it calls super().{unsupported[0]}(), which the migrated base (EpochIterator) does not have"
     own = uses.assigned | {s.name.value for s in node.body.body if isinstance(s, cst.FunctionDef)}
-    unknown = sorted(uses.read - own - ATTRIBUTES)
+    from ...units import ITERATOR_ATTRS  # (units imports the passes: read when used)
+
+    unknown = sorted(uses.read - own - ITERATOR_ATTRS)
     if unknown:
         return f"it reads self.{unknown[0]}, which the migrated base (EpochIterator) does not have"
     init = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)

@@ -51,7 +51,8 @@ ITERATOR_KIND_AT_RUN_TIME = rule(
     "were migrated: a caller the migration kept in pipeline mode, or one that was never migrated, hands it a "
     "Pipeline. Deciding when the iterator is made keeps the wrapper right for both, and needs no marker. The "
     "EpochIterator takes the plugin's arguments, by position too, so the call keeps them as they were "
-    "(dynamic_shape and prepare_first_batch change nothing over migrated pipelines).",
+    "(dynamic_shape changes nothing over migrated pipelines; prepare_first_batch reads the first batch when the "
+    "iterator is made, as the plugin's).",
     before="def make_loader(pipe, reader_name=\"Reader\"):\n"
            "    return DALIGenericIterator([pipe], [\"x\", \"y\"], reader_name=reader_name, "
            "last_batch_policy=LastBatchPolicy.PARTIAL)",
