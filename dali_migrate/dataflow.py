@@ -1067,9 +1067,11 @@ class _StarReads(cst.CSTVisitor):
 def _forwarding_call(call: cst.Call, imports) -> bool:
     """``call`` makes DALIGenericIterator (or the EpochIterator) and takes its pipelines from its ``*``/``**``
     arguments: none comes before them by position, and no ``pipelines=`` is given."""
-    func = call.func
-    if imports.qualname(func) not in _FORWARD_TARGETS and not (
-            isinstance(func, cst.Name) and func.value == _MIGRATED_ITERATOR and imports.qualname(func) is None):
+    func, qualname = call.func, imports.qualname(call.func)
+    # the EpochIterator: written into the module, or imported from the helper module (its name is configurable)
+    migrated = isinstance(func, cst.Name) and func.value == _MIGRATED_ITERATOR and (
+        qualname is None or not qualname.startswith("nvidia.") and qualname.endswith("." + _MIGRATED_ITERATOR))
+    if qualname not in _FORWARD_TARGETS and not migrated:
         return False
     if any(a.keyword is not None and a.keyword.value == "pipelines" for a in call.args):
         return False
