@@ -1025,6 +1025,99 @@ def _is_static(decorator: cst.Decorator) -> bool:
 from .transforms.walk import walk  # noqa: E402  (the walk module imports nothing of ours)
 
 
+# ``forwarded_stars``: the iterators a wrapper may hand its *args/**kwargs to (the EpochIterator: once migrated).
+_FORWARD_TARGETS = ("nvidia.dali.plugin.pytorch.DALIGenericIterator",)
+_MIGRATED_ITERATOR = "EpochIterator"  # unroll/epoch_iterator.py CLASS_NAME (not imported: no cycle)
+
+
+class _StarReads(cst.CSTVisitor):
+    """Every read of ``names`` (a Name that is not an attribute, a keyword or a parameter), and the ones that are
+    the ``*x``/``**x`` argument of a call that takes its pipelines from them (``_forwarding_call``)."""
+
+    def __init__(self, names, imports):
+        self.names, self.imports = names, imports
+        self.reads: list = []
+        self.forwarded: set = set()
+        self.calls: list = []
+        self._skip: set = set()
+
+    def visit_Attribute(self, node):
+        self._skip.add(node.attr)
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._skip.add(node.keyword)
+
+    def visit_Param(self, node):
+        self._skip.add(node.name)
+
+    def visit_Call(self, node):
+        if not _forwarding_call(node, self.imports):
+            return
+        stars = [a.value for a in node.args if a.star and isinstance(a.value, cst.Name) and a.value.value in self.names]
+        if stars:
+            self.forwarded.update(stars)
+            self.calls.append(node)
+
+    def visit_Name(self, node):
+        if node.value in self.names and node not in self._skip:
+            self.reads.append(node)
+
+
+def _forwarding_call(call: cst.Call, imports) -> bool:
+    """``call`` makes DALIGenericIterator (or the EpochIterator) and takes its pipelines from its ``*``/``**``
+    arguments: none comes before them by position, and no ``pipelines=`` is given."""
+    func, qualname = call.func, imports.qualname(call.func)
+    # the EpochIterator: written into the module, or imported from the helper module (its name is configurable)
+    migrated = isinstance(func, cst.Name) and func.value == _MIGRATED_ITERATOR and (
+        qualname is None or not qualname.startswith("nvidia.") and qualname.endswith("." + _MIGRATED_ITERATOR))
+    if qualname not in _FORWARD_TARGETS and not migrated:
+        return False
+    if any(a.keyword is not None and a.keyword.value == "pipelines" for a in call.args):
+        return False
+    first = next((a for a in call.args if a.keyword is None), None)
+    return bool(first.star) if first is not None else any(a.star == "**" for a in call.args)
+
+
+def forwarded_stars(node, imports) -> tuple[bool, bool, tuple] | None:
+    """A def (a function, a method, a class's ``__init__``) that hands its ``*args``/``**kwargs`` on unchanged to
+    DALIGenericIterator (the EpochIterator once migrated), which takes its pipelines from them: (whether ``*args``
+    carries arguments there, whether ``**kwargs`` does, those iterator calls). None when it has no star parameter,
+    or reads one anywhere else (rebound, indexed, passed to anything else): the model then cannot tell where what
+    lands there goes. What a caller passes there reaches an iterator that decides at run time (DM241)."""
+    if not isinstance(node, cst.FunctionDef):
+        return None
+    star = node.params.star_arg if isinstance(node.params.star_arg, cst.Param) else None
+    starstar = node.params.star_kwarg
+    names = {p.name.value for p in (star, starstar) if p is not None}
+    if not names:
+        return None
+    reads = _StarReads(names, imports)
+    walk(node.body, reads)
+    if not reads.calls or any(read not in reads.forwarded for read in reads.reads):
+        return None
+    forwarded = {read.value for read in reads.reads}
+    return (star is not None and star.name.value in forwarded, starstar is not None and starstar.name.value in
+            forwarded, tuple(reads.calls))
+
+
+def star_landing(args, positional: int, named, star: bool, starstar: bool) -> list:
+    """The arguments of a call (``args``) that a def with ``positional`` positional parameters (self not counted)
+    and parameters ``named`` binds to its ``*args`` (``star``) or ``**kwargs`` (``starstar``); none where the call
+    unpacks arguments itself (where they land is not known)."""
+    if any(a.star for a in args):
+        return []
+    landing, index = [], 0
+    for arg in args:
+        if arg.keyword is None:
+            if index >= positional and star:
+                landing.append(arg)
+            index += 1
+        elif starstar and arg.keyword.value not in named:
+            landing.append(arg)
+    return landing
+
+
 class DataFlow:
     """The answers for one module: ``kind_of(expr)``, ``origins_of(expr)``, ``value_of(expr)``.
 
@@ -1083,6 +1176,8 @@ class DataFlow:
         self._params: dict[tuple, Value | None] = {}
         self._returns: dict = {}
         self.call_targets: dict[cst.Call, tuple] = {}  # call -> (Function, offset) it reaches
+        self._forwarded_cache: dict = {}  # def node -> forwarded_stars(def)
+        self._forwarding_calls: set | None = None  # the iterator calls those defs hand their *args/**kwargs to
         self.module_scope_functions = {s for s in module.body if isinstance(s, cst.FunctionDef)}
         # What other modules of the project pass to this module's top-level functions and classes:
         # {name: {position or keyword: value}} (``engine``: a call in another module).
@@ -1514,16 +1609,63 @@ class DataFlow:
         return info is not None and any(self.imports.qualname(base) in TORCH_ITERATORS for base in info[1])
 
     def wrapper_inputs(self, call: cst.Call) -> list[cst.Arg]:
-        """The arguments of ``call`` that another module's iterator wrapper hands to a run-time-deciding PyTorch
-        iterator (``iterator_wrappers``); empty for any other call."""
+        """The arguments of ``call`` that an iterator wrapper hands to a run-time-deciding PyTorch iterator: another
+        module's (``iterator_wrappers``), or a def of this module that passes its ``*args``/``**kwargs`` on to
+        DALIGenericIterator (``forwarded_stars``); empty for any other call."""
         keys = self.iterator_wrappers.get(self.imports.qualname(call.func)) if self.iterator_wrappers else None
         if not keys:
-            return []
+            return self.star_inputs(call)
         positional = [a for a in call.args if a.keyword is None]
         if any(a.star for a in call.args):
             return []
-        return [a for a in call.args if "*" in keys or (a.keyword.value if a.keyword is not None
-                                                         else positional.index(a)) in keys]
+        found = [a for a in call.args if "*" in keys or (a.keyword.value if a.keyword is not None
+                                                          else positional.index(a)) in keys]
+        for key in keys:  # ("*", n): positions from n on; ("**", named): keywords not named (run_time_inputs)
+            if isinstance(key, tuple):
+                star = key[0] == "*"
+                landing = star_landing(call.args, key[1] if star else len(positional), () if star else key[1],
+                                       star, not star)
+                found += [a for a in landing if not any(a is f for f in found)]
+        return found
+
+    def star_inputs(self, call: cst.Call) -> list[cst.Arg]:
+        """The arguments of ``call`` that land in the ``*args``/``**kwargs`` of a def of this module which hands them
+        on to DALIGenericIterator (``forwarded_stars``): that iterator decides at run time which kind of pipelines
+        it got (DM241)."""
+        return self.star_arguments(call, forwarded_only=True)
+
+    def star_arguments(self, call: cst.Call, forwarded_only=False) -> list[cst.Arg]:
+        """The arguments of ``call`` (to a def of this module) that land in its ``*args``/``**kwargs`` (the model
+        follows them no further); with ``forwarded_only``, those it hands on to DALIGenericIterator."""
+        reached = self.call_targets.get(call)
+        if reached is None:
+            return []
+        function = reached[0]
+        own = function.params[1:] if function.bound else function.params
+        star, starstar = any(p[1] == "star" for p in own), any(p[1] == "starstar" for p in own)
+        if forwarded_only:
+            forwarded = self._forwarded(function.node)
+            if forwarded is None:
+                return []
+            star, starstar = forwarded[0], forwarded[1]
+        return star_landing(call.args, sum(1 for p in own if p[1] == "pos"),
+                            {p[0] for p in own if p[1] in ("pos", "kw")}, star, starstar)
+
+    def _forwarded(self, node):
+        if node not in self._forwarded_cache:
+            self._forwarded_cache[node] = forwarded_stars(node, self.imports)
+        return self._forwarded_cache[node]
+
+    def forwarding_call(self, call: cst.Call) -> bool:
+        """``call`` is DALIGenericIterator in a def of this module that hands it its ``*args``/``**kwargs``, which
+        carry its pipelines (``forwarded_stars``): the migration writes it as the EpochIterator deciding at run
+        time (DM241), and the pipelines callers pass there migrate as ReaderStreams (``star_inputs``)."""
+        if self._forwarding_calls is None:
+            self._forwarding_calls = set()
+            for function in self.functions.values():
+                found = self._forwarded(function.node)
+                self._forwarding_calls.update(found[2] if found is not None else ())
+        return call in self._forwarding_calls
 
     def pipelines_in(self, expr) -> frozenset:
         """The origins of the pipeline, or the list of pipelines, ``expr`` holds (empty: it holds neither)."""

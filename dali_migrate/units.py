@@ -632,6 +632,9 @@ class _Tagger(cst.CSTVisitor):
                         f"cannot see")
             if arg.star:
                 return f"{what} is unpacked into {reached[0].name}()'s parameters"
+            if any(a is arg for a in flow.star_arguments(call)) and not any(a is arg for a in flow.star_inputs(call)):
+                # (what a def hands on to DALIGenericIterator with *args/**kwargs is followed: wrapper_inputs above)
+                return f"{what} lands in {reached[0].name}()'s *args/**kwargs, which dali-migrate cannot follow"
             return None
         if isinstance(func, cst.Attribute):
             owner = flow.value_of(func.value)

@@ -170,3 +170,122 @@ def test_a_project_hands_its_pipelines_to_an_adapting_iterator_class(tmp_path):
     assert "pipes = ReaderStream.adapt(pipes)" in (tmp_path / "data.py").read_text()
     again = migrate_paths([str(tmp_path)], write=False, jobs=1)
     assert all(r.migrated == r.original for r in again.files if r.original)
+
+
+# A wrapper class and a factory that hand their *args/**kwargs to DALIGenericIterator (reshaping its output), and
+# one that also reads its *args itself.
+FORWARDING = textwrap.dedent('''\
+    from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+
+    class Loader:
+        def __init__(self, *args, **kwargs):
+            self.inner = DALIGenericIterator(*args, **kwargs)
+
+        def __next__(self):
+            return next(self.inner)[0]["x"]
+
+        def __len__(self):
+            return self.inner._size // self.inner.batch_size
+
+
+    def make(scale, *args, flag=False, **kwargs):
+        return DALIGenericIterator(*args, **kwargs), scale, flag
+
+
+    class Peek:
+        def __init__(self, *args, **kwargs):
+            self.first = args[0]
+            self.inner = DALIGenericIterator(*args, **kwargs)
+''')
+FORWARDING_CALLER = textwrap.dedent('''\
+    from nvidia.dali import fn, pipeline_def
+
+    from loaders import Loader, make
+
+
+    @pipeline_def(batch_size=4, num_threads=2, device_id=None)
+    def labels_pipe(root):
+        jpegs, labels = fn.readers.file(file_root=root)
+        return labels + 1, labels
+
+
+    def main(root):
+        first = Loader([labels_pipe(root)], ["x", "y"], size=10)
+        second = Loader(pipelines=labels_pipe(root), output_map=["x", "y"], size=10)
+        third = make(2, [labels_pipe(root)], ["x", "y"], size=10, flag=True)
+        return [len(first), len(second), third]
+''')
+
+
+def test_a_wrapper_forwarding_star_arguments_decides_at_run_time():
+    """DALIGenericIterator(*args, **kwargs) in a def that only hands its star parameters on becomes the EpochIterator
+    with the same arguments (DM241); the same module's pipelines passed there (by position, or as pipelines=) migrate
+    as ReaderStreams (only the wrapper asks them for their batch size). A wrapper that also reads args[0] keeps its
+    iterator (marked) and the pipeline passed to it stays in pipeline mode (DM231)."""
+    module = FORWARDING.replace("from nvidia.dali.plugin", "from nvidia.dali import fn, pipeline_def\n"
+                                                             "from nvidia.dali.plugin") + textwrap.dedent('''\
+
+
+        @pipeline_def(batch_size=4, num_threads=2, device_id=None)
+        def labels_pipe(root):
+            jpegs, labels = fn.readers.file(file_root=root)
+            return labels + 1, labels
+
+
+        @pipeline_def(batch_size=2, num_threads=2, device_id=None)
+        def peeked(root):
+            jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+            return labels
+
+
+        def main(root):
+            first = Loader([labels_pipe(root)], ["x", "y"], size=10)
+            second = Loader(pipelines=labels_pipe(root), output_map=["x", "y"], size=10)
+            third = make(2, [labels_pipe(root)], ["x", "y"], size=10, flag=True)
+            fourth = Peek(peeked(root), ["x"], reader_name="Reader")
+            return [len(first), len(second), third, fourth.first]
+    ''')
+    result = migrate_source(module, "loaders.py")
+    migrated = result.migrated
+    assert "        self.inner = EpochIterator(*args, **kwargs)\n" in migrated
+    assert "    return EpochIterator(*args, **kwargs), scale, flag\n" in migrated
+    assert "return ReaderStream(steps(), {}, batch_size)" in migrated.split("def labels_pipe")[1]
+    decided = sorted(f.line for f in result.findings if f.rule == "DM241")
+    assert decided == [7, 17, 39, 40, 41], decided  # the two iterators, and the three calls handing pipelines on
+    left = sorted(f.rule for f in result.findings if not f.fixed)
+    assert left == ["DM212", "DM230", "DM231"], left
+    assert "        self.inner = DALIGenericIterator(*args, **kwargs)\n" in migrated.split("class Peek")[1]
+    assert "@pipeline_def(batch_size=2" in migrated and "fn.readers.file(file_root=root, name=\"Reader\")" in migrated
+    assert migrate_source(migrated, "loaders.py").migrated == migrated
+
+
+def test_pre_scan_knows_where_star_arguments_land(tmp_path):
+    """The wrapper class takes every argument (positions from 0 on, any keyword); the factory's *args start after
+    scale, its **kwargs take the keywords other than scale and flag; Peek is no wrapper. Migrated, the same."""
+    (tmp_path / "loaders.py").write_text(FORWARDING)
+    expected = {"loaders.Loader": frozenset({("*", 0), ("**", frozenset())}),
+                "loaders.make": frozenset({("*", 1), ("**", frozenset({"scale", "flag"}))})}
+    assert scan_project([tmp_path]).iterator_wrappers == expected
+    (tmp_path / "loaders.py").write_text(migrate_source(FORWARDING, "loaders.py").migrated)
+    assert scan_project([tmp_path]).iterator_wrappers == expected
+
+
+def test_a_project_hands_its_pipelines_to_a_forwarding_wrapper(tmp_path):
+    """Project mode: the pipelines another module passes into the wrapper's star parameters (by position, as
+    pipelines=, after a named parameter) become ReaderStreams; only Peek's iterator is marked, a second run changes
+    nothing."""
+    (tmp_path / "loaders.py").write_text(FORWARDING)
+    (tmp_path / "train.py").write_text(FORWARDING_CALLER)
+    run = migrate_paths([str(tmp_path)], write=True, jobs=1)
+    findings = [f for r in run.files for f in r.findings]
+    left = [(f.path.rsplit("/", 1)[-1], f.rule) for f in findings if not f.fixed]
+    assert left == [("loaders.py", "DM212")], left
+    train = (tmp_path / "train.py").read_text()
+    assert "return ReaderStream(steps(), {}, batch_size)" in train
+    assert sum(f.rule == "DM241" and f.path.endswith("train.py") for f in findings) == 3
+    # the EpochIterator now comes from the helper module: the wrapper is still one
+    assert "from dali_dynamic_compat import EpochIterator" in (tmp_path / "loaders.py").read_text()
+    assert scan_project([tmp_path]).iterator_wrappers["loaders.Loader"] == frozenset({("*", 0), ("**", frozenset())})
+    again = migrate_paths([str(tmp_path)], write=False, jobs=1)
+    assert all(r.migrated == r.original for r in again.files if r.original)

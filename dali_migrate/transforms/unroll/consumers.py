@@ -217,6 +217,11 @@ def rewrite_torch_iterator(unroller, original, call: cst.Call, fixed_map, subcla
             output_map = _kw("output_map", output_map)
         rewritten = _iterator_over_streams(unroller, original, call, which, pipelines, output_map, reader_name, size)
         return rewritten if subclass is None else rewritten.with_changes(func=call.func)
+    flow = unroller.ctx.facts.get("flow")
+    if pipelines is None and subclass is None and flow is not None and flow.forwarding_call(original):
+        # a wrapper's DALIGenericIterator(*args, **kwargs): whatever its callers pass there, here or in other
+        # modules, is a Pipeline or a ReaderStream (dataflow.star_inputs), so it decides at run time
+        return decided_at_run_time(unroller, original, call, which, fixed_map, subclass, jax)
     if subclass is not None:  # iterator_subclass.find saw ReaderStreams here: this is not expected
         mark_left(unroller, original, f"{subclass}(...)", "its pipelines are not migrated to ReaderStreams here",
                   _ITERATE_BY_HAND)

@@ -383,6 +383,10 @@ def run_time_inputs(module: cst.Module, imports) -> dict[str, frozenset]:
     for statement in module.body:  # migrated already: a class on the EpochIterator the migration wrote
         if isinstance(statement, cst.ClassDef) and any(_migrated_iterator(base.value) for base in statement.bases):
             found[statement.name.value] = frozenset({ANY_ARGUMENT})
+    for statement in module.body:  # *args/**kwargs handed on to DALIGenericIterator (dataflow.forwarded_stars)
+        keys = _forwarding_keys(statement, imports)
+        if keys:
+            found[statement.name.value] = found.get(statement.name.value, frozenset()) | keys
     for statement in module.body:
         if not isinstance(statement, cst.FunctionDef) or statement.params.posonly_params:
             continue
@@ -396,6 +400,29 @@ def run_time_inputs(module: cst.Module, imports) -> dict[str, frozenset]:
         if keys:
             found[statement.name.value] = frozenset(keys)
     return found
+
+
+def _forwarding_keys(statement, imports) -> frozenset:
+    """For a top-level def or class (its ``__init__``) that hands its ``*args``/``**kwargs`` on to DALIGenericIterator:
+    ``("*", n)`` (the positions from n on land in ``*args``) and ``("**", named)`` (the keywords not named land in
+    ``**kwargs``), as ``DataFlow.wrapper_inputs`` reads them; empty for any other statement."""
+    from ...dataflow import forwarded_stars
+
+    node = statement
+    if isinstance(statement, cst.ClassDef):
+        node = next((s for s in statement.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"
+                     and not s.decorators), None)
+    if not isinstance(node, cst.FunctionDef) or node.params.posonly_params:
+        return frozenset()
+    forwarded = forwarded_stars(node, imports)
+    if forwarded is None:
+        return frozenset()
+    own = node.params.params[1:] if isinstance(statement, cst.ClassDef) else node.params.params
+    named = frozenset(p.name.value for p in (*own, *node.params.kwonly_params))
+    keys = {("*", len(own))} if forwarded[0] else set()
+    if forwarded[1]:
+        keys.add(("**", named))
+    return frozenset(keys)
 
 
 def _adapting(module: cst.Module, imports) -> dict[str, frozenset]:

@@ -44,7 +44,7 @@ SOURCE_HELPER = rule(
 ITERATOR_KIND_AT_RUN_TIME = rule(
     "DM241", "iterator-kind-at-run-time", "info",
     "A PyTorch or JAX DALI iterator (or a subclass of one) over pipelines the tool cannot trace (a parameter, an "
-    "attribute, another module's value) becomes the EpochIterator, which decides at run time which kind it was "
+    "attribute, another module's value, the *args/**kwargs a wrapper hands on to it) becomes the EpochIterator, which decides at run time which kind it was "
     "given: over pipeline-mode Pipelines it is the plugin's own iterator, over migrated pipelines (ReaderStream) "
     "it counts as the plugin does.",
     "A wrapper module (a dataloader.py that other modules hand their pipelines to) cannot see whether its callers "
