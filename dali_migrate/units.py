@@ -590,8 +590,8 @@ class _Tagger(cst.CSTVisitor):
                                             f"pipeline (a parameter, an attribute); a pipeline of this module "
                                             f"that reaches it would be a dynamic-mode value after migration"))
             return None
-        if kind == df.PIPELINE and self.flow.own_method(found[1], attr):
-            return None  # a method of the module's own Pipeline subclass: the migrated class keeps it
+        if kind == df.PIPELINE and (self.flow.own_method(found[1], attr) or self.flow.own_plain_attribute(found[1], attr)):
+            return None  # a method, or a plain attribute, of the module's own Pipeline subclass: the migrated class keeps it
         if kind == df.PIPELINE and (attr in PIPELINE_METHODS or attr in df.METADATA_ATTRIBUTES and self.flow.streamable(
                 found[1]) or attr == "device_id" and all(df.is_adapted(o) for o in found[1])) or kind == df.TENSORLIST and attr in TENSORLIST_METHODS \
                 or kind == df.TENSORCPU and attr in TENSORCPU_METHODS or kind == df.DALI_ITERATOR and attr in \
