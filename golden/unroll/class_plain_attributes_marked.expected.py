@@ -1,13 +1,14 @@
 """Attributes of a Pipeline subclass that the migrated class would not give the same value stay marked when code
 outside the class reads them: a DataNode define_graph stores (self.jpegs), an ops reader and an ops operator (the
 migration moves or rewrites them), a counter iter_setup advances (the steps run it, ahead of the caller), an
-attribute define_graph also assigns, and a types constant (it becomes a dynamic-mode dtype)."""
+attribute define_graph also assigns, a types constant (it becomes a dynamic-mode dtype), and a plain attribute
+assigned from outside the class (the migrated steps run ahead of the caller: they would see it a step late)."""
 import nvidia.dali.ops as ops
 import nvidia.dali.types as types
 from nvidia.dali.pipeline import Pipeline
 
 
-# dali-migrate: DM230 ReaderPipe stays in pipeline mode with everything that uses it: line 29: pipe.jpegs: a pipeline has no dynamic-mode `.jpegs` that dali-migrate can write; line 30: pipe.input: a pipeline has no dynamic-mode `.input` that dali-migrate can write; line 31: pipe.decode: a pipeline has no dynamic-mode `.decode` that dali-migrate can write; and 3 more
+# dali-migrate: DM230 ReaderPipe stays in pipeline mode with everything that uses it: line 31: pipe.jpegs: a pipeline has no dynamic-mode `.jpegs` that dali-migrate can write; line 32: pipe.input: a pipeline has no dynamic-mode `.input` that dali-migrate can write; line 33: pipe.decode: a pipeline has no dynamic-mode `.decode` that dali-migrate can write; and 4 more
 class ReaderPipe(Pipeline):
     def __init__(self, batch_size, num_threads, device_id, data_dir):
         super().__init__(batch_size, num_threads, device_id, seed=3)
@@ -16,6 +17,7 @@ class ReaderPipe(Pipeline):
         self.dtype = types.FLOAT
         self.mode = "train"
         self.steps_run = 0
+        self.folder = data_dir
 
     def define_graph(self):
         self.jpegs, self.labels = self.input(name="Reader")
@@ -39,6 +41,8 @@ def show(pipe):
     print(pipe.mode)
     # dali-migrate: DM231 pipe.dtype: a pipeline has no dynamic-mode `.dtype` that dali-migrate can write
     print(pipe.dtype)
+    # dali-migrate: DM231 pipe.folder is assigned outside the class: the migrated pipeline's steps run ahead of the caller and would see the new value a step late
+    pipe.folder = "other"
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Attributes of a Pipeline subclass that the migrated class would not give the same value stay marked when code
 outside the class reads them: a DataNode define_graph stores (self.jpegs), an ops reader and an ops operator (the
 migration moves or rewrites them), a counter iter_setup advances (the steps run it, ahead of the caller), an
-attribute define_graph also assigns, and a types constant (it becomes a dynamic-mode dtype)."""
+attribute define_graph also assigns, a types constant (it becomes a dynamic-mode dtype), and a plain attribute
+assigned from outside the class (the migrated steps run ahead of the caller: they would see it a step late)."""
 import nvidia.dali.ops as ops
 import nvidia.dali.types as types
 from nvidia.dali.pipeline import Pipeline
@@ -15,6 +16,7 @@ class ReaderPipe(Pipeline):
         self.dtype = types.FLOAT
         self.mode = "train"
         self.steps_run = 0
+        self.folder = data_dir
 
     def define_graph(self):
         self.jpegs, self.labels = self.input(name="Reader")
@@ -32,6 +34,7 @@ def show(pipe):
     print(pipe.steps_run)
     print(pipe.mode)
     print(pipe.dtype)
+    pipe.folder = "other"
 
 
 if __name__ == "__main__":
