@@ -619,7 +619,7 @@ class _Tagger(cst.CSTVisitor):
             if node not in self._stored:
                 return None  # a plain value the class's own methods set (here or in its module): the migrated class keeps it
             self._escape(node, found, f"{_code(node)} is assigned outside the class: the migrated pipeline's steps "
-                                      f"run ahead of the caller and would see the new value a step late")
+                                      f"run ahead of the caller and could see the new value later than pipe.run() did")
             return None
         if kind == df.PIPELINE and (attr in PIPELINE_METHODS or attr in df.METADATA_ATTRIBUTES and self.flow.streamable(
                 found[1]) or attr == "device_id" and all(df.is_adapted(o) for o in found[1])) or kind == df.TENSORLIST and attr in TENSORLIST_METHODS \

@@ -2,7 +2,7 @@
 outside the class reads them: a DataNode define_graph stores (self.jpegs), an ops reader and an ops operator (the
 migration moves or rewrites them), a counter iter_setup advances (the steps run it, ahead of the caller), an
 attribute define_graph also assigns, a types constant (it becomes a dynamic-mode dtype), and a plain attribute
-assigned from outside the class (the migrated steps run ahead of the caller: they would see it a step late)."""
+assigned from outside the class (the migrated steps run ahead of the caller: they could see it later)."""
 import nvidia.dali.ops as ops
 import nvidia.dali.types as types
 from nvidia.dali.pipeline import Pipeline
