@@ -617,7 +617,7 @@ class _Tagger(cst.CSTVisitor):
             return None  # a method of the module's own Pipeline subclass: the migrated class keeps it
         if kind == df.PIPELINE and self.flow.own_plain_attribute(found[1], attr):
             if node not in self._stored:
-                return None  # a plain value the class's own methods set (here or in its module): the migrated class keeps it
+                return None  # a plain value the class's own methods set: the migrated class keeps it
             self._escape(node, found, f"{_code(node)} is assigned outside the class: the migrated pipeline's steps "
                                       f"run ahead of the caller and could see the new value later than pipe.run() did")
             return None
