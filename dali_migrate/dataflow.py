@@ -454,6 +454,7 @@ class _Collector(cst.CSTVisitor):
         self.functions: dict = {}  # def/lambda node -> Function
         self.classes: dict = {}  # class node -> (name, base expressions, methods {name: def node}, is_pipeline)
         self.class_attrs: dict = {}  # (class node, attr) -> [source]
+        self.class_attr_methods: dict = {}  # (class node, attr) -> {the names of the methods that assign it}
         self.attr_stores: list = []  # (owner expression, attr, source): `obj.x = v` outside the class
         self.calls: list[tuple[cst.Call, Scope]] = []  # every call, for the parameters of the callees
         self.callees: set[cst.CSTNode] = set()  # expressions in callee position
@@ -932,6 +933,7 @@ class _Collector(cst.CSTVisitor):
                 # self.x = ... in a method: an attribute of the class (the source only: holding the scope
                 # here made a class <-> method cycle that kept the whole tree alive until the collector ran).
                 self.class_attrs.setdefault((method.class_node, target.attr.value), []).append(source)
+                self.class_attr_methods.setdefault((method.class_node, target.attr.value), set()).add(method.name)
             else:
                 self.attr_stores.append((target.value, target.attr.value, source))
         elif isinstance(target, cst.Subscript):
@@ -1128,8 +1130,12 @@ class DataFlow:
 
     def __init__(self, module: cst.Module, imports: ImportTable, extra_pipelines: dict[str, str] | None = None,
                  imported_generators: dict | None = None, param_seeds: dict | None = None,
-                 iterator_wrappers: dict[str, frozenset] | None = None, adapted: dict | None = None):
+                 iterator_wrappers: dict[str, frozenset] | None = None, adapted: dict | None = None,
+                 imported_attributes: dict[str, frozenset] | None = None):
         self.module = module
+        # Pipeline subclasses imported from other modules of the project (their origin here): the attributes code
+        # outside the class may read (project.ProjectPipeline.attributes).
+        self.imported_attributes = imported_attributes or {}
         # {top-level function or class name: {parameter: value}}: what a parameter holds whatever the module's own
         # calls and other modules pass, because the function adapts it at run time (unroll/adapted.py).
         self.adapted = adapted or {}
@@ -1152,6 +1158,7 @@ class DataFlow:
         self._super_calls = collector.super_calls
         self.calls_dali = collector.calls_dali  # False: no value in this module can be pipeline-mode DALI
         self._class_attrs = collector.class_attrs
+        self._class_attr_methods = collector.class_attr_methods
         self._attr_stores = collector.attr_stores
         self._dict_names = collector.dict_names
         # Names imported from the project's other modules that the model knows (pipelines, factories).
@@ -1703,6 +1710,144 @@ class DataFlow:
             if not found:
                 return False
         return True
+
+    def outside_attributes(self, class_name: str) -> tuple:
+        """What code outside this module's Pipeline subclass ``class_name`` may read of its objects, here or in
+        another module of the project: ``((name, parameters), ...)``, its kept methods (``own_method``) and the plain
+        attributes its own methods set (``own_plain_attribute``), each with the ``__init__`` parameters whose
+        arguments decide (``_attribute_parameters``: the modules that construct it check what they pass)."""
+        origins = frozenset((class_name,))
+        by_name = {info[0]: node for node, info in self.classes.items() if info[3]}
+        names = {name for info in self.classes.values() if info[3] for name in info[2]}
+        found = {name: () for name in names if self.own_method(origins, name)}
+        for attr in sorted({attr for _, attr in self._class_attr_methods} - set(found)):
+            parameters = self._attribute_parameters(class_name, attr, by_name)
+            if parameters is not None:
+                found[attr] = parameters
+        return tuple(sorted(found.items()))
+
+    def own_plain_attribute(self, origins, attr: str) -> bool:
+        """Every pipeline in ``origins`` is an instance of a Pipeline subclass of this module (or of another module of
+        the project, which says so: ``imported_attributes``) whose own methods assign ``self.attr`` plain Python
+        values only: the migrated class keeps those assignments, so ``pipe.attr`` read outside the class means what
+        it meant (see ``_attribute_parameters``)."""
+        if not origins:
+            return False
+        by_name = {info[0]: node for node, info in self.classes.items() if info[3]}
+        for origin in origins:
+            if origin not in by_name and isinstance(origin, str) and origin in self.imported_attributes:
+                parameters = dict(self.imported_attributes[origin]).get(attr)
+            else:
+                parameters = self._attribute_parameters(origin, attr, by_name)
+            if parameters is None or parameters and not self._arguments_plain(origin, parameters):
+                return False
+        return True
+
+    def _attribute_parameters(self, origin, attr: str, by_name: dict) -> tuple | None:
+        """None unless the Pipeline subclass ``origin`` of this module (or a base class of this module) assigns
+        ``self.attr`` in its own methods, plain values only. Not where define_graph, iter_setup, feed_input or a
+        method define_graph calls assigns it (they become the steps, which run ahead and elsewhere), nor a value
+        that carries anything of pipeline-mode DALI (an ops object, a DataNode, a reader: the migration moves or
+        rewrites them) or names nvidia.* (a types constant becomes a dynamic-mode one). Else the ``__init__``
+        parameters the class's ``__init__`` assigns as they are (``self.x = x``), whose arguments decide:
+        ``((name, position among the positional ones or None, its default is plain), ...)``."""
+        keys, graphs, seen, name = [], [], set(), origin
+        while isinstance(name, str) and name in by_name and name not in seen:
+            seen.add(name)
+            node = by_name[name]
+            _, bases, methods, _ = self.classes[node]
+            if attr in methods:
+                return None  # a method: own_method decides
+            if "define_graph" in methods:
+                graphs.append(_code_text(methods["define_graph"]))
+            if (node, attr) in self._class_attr_methods:
+                keys.append(node)
+            name = next((b.value for b in bases if isinstance(b, cst.Name) and b.value in by_name), None)
+        if not keys:
+            return None
+        parameters = []
+        for node in keys:
+            for method in self._class_attr_methods[(node, attr)]:
+                if method in ("define_graph", "iter_setup", "feed_input") or any(
+                        f"self.{method}(" in graph for graph in graphs):
+                    return None
+            for source in self._class_attrs[(node, attr)]:
+                found = self._source_value(source, None, None)
+                if found is None and node is by_name.get(origin):
+                    parameter = self._init_parameter(node, source)
+                    if parameter is not None:
+                        parameters.append(parameter)
+                        continue
+                if found is None or found[1] or self._names_dali(source):
+                    return None  # not known, or it carries a pipeline, an output, an ops object ...
+        return tuple(parameters)
+
+    def _init_parameter(self, class_node, source):
+        """``source`` (of ``self.x = param``) is a parameter of the class's ``__init__`` that nothing here gives a value
+        (the model does not pass a Pipeline subclass's constructor arguments: its call makes a pipeline):
+        ``(name, position among the positional ones or None, its default is plain)``; else None."""
+        init = self.classes[class_node][2].get("__init__")
+        function = self.functions.get(init) if init is not None else None
+        if function is None or source[0] != "expr" or not isinstance(source[1], cst.Name) \
+                or self._eval(source[1]) is not None:
+            return None
+        param = source[1].value
+        given = [(name, kind, default) for name, kind, default in function.params[1:] if kind in ("pos", "kw")]
+        read = self.name_scope.get(source[1])
+        if param not in [name for name, _, _ in given] or read is None or \
+                read.lookup_scope(param) is not self.scope_by_node.get(function.node):
+            return None  # not __init__'s parameter (another method's, a local of a nested scope)
+        ordered = [name for name, kind, _ in given if kind == "pos"]
+        default = next(d for n, _, d in given if n == param)
+        plain = default is None or self._eval(default) is not None and not self._eval(default)[1] and \
+            not self._names_dali(("expr", default))
+        return (param, ordered.index(param) if param in ordered else None, plain)
+
+    def _arguments_plain(self, class_name: str, parameters: tuple) -> bool:
+        """The constructor calls of this module of the Pipeline subclass ``class_name`` (one at least, none with
+        ``*args``) pass each of ``parameters`` (``_init_parameter``) a plain value, or leave it its plain default."""
+        seen = False
+        for call, _ in self.calls:
+            callee = self._eval(call.func)
+            if callee is None or callee[0] != PIPELINE_FACTORY or class_name not in callee[1]:
+                continue
+            if any(a.star for a in call.args):
+                return False
+            seen = True
+            positional = [a for a in call.args if a.keyword is None]
+            for param, index, default_plain in parameters:
+                arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == param),
+                           positional[index].value if index is not None and index < len(positional) else None)
+                if arg is None:
+                    if not default_plain:
+                        return False
+                    continue
+                value = self._eval(arg)
+                if value is None or value[1] or self._names_dali(("expr", arg)):
+                    return False
+        return seen
+
+    def _names_dali(self, source) -> bool:
+        """The expression a binding source assigns mentions something of nvidia.* (``types.FLOAT``, ``dali.fn``)."""
+        while isinstance(source, tuple):
+            source = next((part for part in source[1:] if isinstance(part, (tuple, cst.CSTNode))), None)
+        if not isinstance(source, cst.CSTNode):
+            return True  # a source of an unknown shape: not known to be plain
+        found = []
+
+        class _Names(cst.CSTVisitor):
+            def visit_Name(inner, node):
+                if (self.imports.qualname(node) or "").startswith("nvidia."):
+                    found.append(node)
+
+            def visit_Attribute(inner, node):
+                if (self.imports.qualname(node) or "").startswith("nvidia."):
+                    found.append(node)
+                    return False
+                return True
+
+        source.visit(_Names())
+        return bool(found)
 
     def pipeline_functions(self, origins) -> bool:
         """Every pipeline in ``origins`` is a @pipeline_def function of this module."""

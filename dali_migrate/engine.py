@@ -793,9 +793,16 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
             keys = project.iterator_wrappers.get(project.resolve(qualname))
             if keys and qualname.rpartition(".")[0] != here:
                 wrappers[qualname] = keys
+    attributes = {}  # Pipeline subclasses imported from the project: what code here may read of their objects
+    if project is not None:
+        for local in ctx.imports.aliases:
+            record = project.lookup(ctx.imports, local)
+            if record is not None and record.attributes:
+                attributes[local] = record.attributes
+
     def make_flow(adapted=None):
         return DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx), param_seeds=seeds,
-                        iterator_wrappers=wrappers, adapted=adapted)
+                        iterator_wrappers=wrappers, adapted=adapted, imported_attributes=attributes)
 
     flow = make_flow()
     adapted = adapted_params.find(module, flow, make_flow)  # pipelines given from elsewhere, adapted at run time

@@ -36,6 +36,10 @@ class ProjectPipeline:
     # a @pipeline_def its module writes as a ReaderStream (unroll.streamable): other modules may ask its readers'
     # metadata (epoch_size(name), reader_meta(name), an iterator's reader_name=) and it answers at run time
     streamed: bool = False
+    # a Pipeline subclass: the attributes other modules may read of its objects, as its module's own code may
+    # (dataflow.DataFlow.outside_attributes: its kept methods, the plain values its own methods set), each with the
+    # __init__ parameters whose arguments (in the module that constructs it) decide
+    attributes: tuple = ()
 
     @property
     def qualname(self) -> str:
@@ -218,6 +222,9 @@ def scan_source(text: str, path: str, project: Project) -> None:
         return
     unroller = Unroller(ctx, discovery)  # describes every pipeline; nothing is rewritten
     top_level = {s.name.value for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+    from .dataflow import PIPELINE, DataFlow
+
+    flow = DataFlow(module, imports)
     for pipeline, desc in unroller.descs.items():
         if pipeline not in top_level:
             continue
@@ -225,7 +232,8 @@ def scan_source(text: str, path: str, project: Project) -> None:
         project.pipelines[f"{name}.{pipeline}"] = ProjectPipeline(
             module=name, name=pipeline, style=desc.style, path=str(path), params=tuple(desc.params),
             batch_size=code_of(batch_size) if batch_size is not None else None,
-            checkpoint=bool(desc.extra.get("checkpoint")), streamed=streamable(desc))
+            checkpoint=bool(desc.extra.get("checkpoint")), streamed=streamable(desc),
+            attributes=flow.outside_attributes(pipeline) if desc.style == "class" else ())
     for function, key in discovery.factories.items():
         if function in top_level and key in unroller.with_ok:
             project.pipelines[f"{name}.{function}"] = ProjectPipeline(
@@ -233,9 +241,6 @@ def scan_source(text: str, path: str, project: Project) -> None:
                 streamed=key in unroller.with_readers and key not in unroller.with_checkpoint)
     # Any other top-level function that returns one of this module's unrolled pipelines (def or with
     # style: a generator once migrated) is a factory for the modules that import it.
-    from .dataflow import PIPELINE, DataFlow
-
-    flow = DataFlow(module, imports)
     generators = {p for p, desc in unroller.descs.items() if desc.style == "def"} | set(unroller.with_ok)
     for statement in module.body:
         if not isinstance(statement, cst.FunctionDef) or f"{name}.{statement.name.value}" in project.pipelines:

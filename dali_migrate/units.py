@@ -458,6 +458,7 @@ class _Tagger(cst.CSTVisitor):
         # Inside a pipeline's definition or a graph helper, values are DataNodes: the unroll's business.
         self._graph: list[bool] = [False]
         self._loop_iters: set[cst.CSTNode] = set()
+        self._stored: set[cst.Attribute] = set()  # attributes assigned or deleted (``_store``)
         self.function_units = _function_units(flow, foreign)
 
     # -- statements and their context --------------------------------------------------------------
@@ -524,6 +525,28 @@ class _Tagger(cst.CSTVisitor):
     def visit_Assign(self, node):
         if isinstance(node.value, cst.Call) and node.value in self.flow.pipeline_calls and self._statements:
             self.definitions.setdefault(self.flow.pipeline_calls[node.value], self._statements[-1][0])
+        for target in node.targets:
+            self._store(target.target)
+
+    def visit_AugAssign(self, node):
+        self._store(node.target)
+
+    def visit_AnnAssign(self, node):
+        self._store(node.target)
+
+    def visit_Del(self, node):
+        self._store(node.target)
+
+    def _store(self, target):
+        """``pipe.x = ...`` (or del, +=): not a read that a plain attribute lets through. The migrated steps run
+        ahead of the caller (Prefetch): a value stored from outside would reach them a step late."""
+        if isinstance(target, cst.Attribute):
+            self._stored.add(target)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._store(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._store(target.value)
 
     def visit_For(self, node):
         self._loop_iters.add(node.iter)
@@ -667,6 +690,12 @@ class _Tagger(cst.CSTVisitor):
             return None
         if kind == df.PIPELINE and self.flow.own_method(found[1], attr):
             return None  # a method of the module's own Pipeline subclass: the migrated class keeps it
+        if kind == df.PIPELINE and self.flow.own_plain_attribute(found[1], attr):
+            if node not in self._stored:
+                return None  # a plain value the class's own methods set: the migrated class keeps it
+            self._escape(node, found, f"{_code(node)} is assigned outside the class: the migrated pipeline's steps "
+                                      f"run ahead of the caller and could see the new value later than pipe.run() did")
+            return None
         if kind == df.PIPELINE and (attr in PIPELINE_METHODS or attr in df.METADATA_ATTRIBUTES and self.flow.streamable(
                 found[1]) or attr == "device_id" and all(df.is_adapted(o) for o in found[1])) or kind == df.TENSORLIST and attr in TENSORLIST_METHODS \
                 or kind == df.TENSORCPU and attr in TENSORCPU_METHODS or kind == df.DALI_ITERATOR and attr in \

@@ -348,3 +348,56 @@ def test_an_ops_pipeline_class_another_module_imports_migrates(tmp_path):
     script.write_text(OPS_CLASS)
     alone = migrate_paths([script], write=True)
     assert [m.rule for f in alone.files for m in f.manual] == [] and "ReaderStream" in script.read_text()
+
+
+PLAIN_ATTRIBUTES_CLASS = '''import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+
+
+class Folder:
+    def __init__(self, root):
+        self.root = root
+
+    def __len__(self):
+        return 10
+
+
+class FolderPipe(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, data_dir, tag="train"):
+        super().__init__(batch_size, num_threads, device_id)
+        self.data_dir = data_dir
+        self.tag = tag
+        self.dataset = Folder(data_dir)
+        self.input = ops.readers.File(file_root=data_dir)
+        self.steps_run = 0
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        return jpegs, labels
+
+    def iter_setup(self):
+        self.steps_run += 1
+'''
+
+
+@pytest.mark.parametrize("use, marked", [
+    ("pipe = FolderPipe(2, 1, 0, 'images')\nprint(len(pipe.dataset), pipe.data_dir, pipe.tag)\n", []),
+    ("pipe = FolderPipe(2, 1, 0, data_dir='images', tag='eval')\nprint(pipe.tag)\n", []),
+    # the argument is a DALI value (the migration rewrites it): the attribute would not hold what it held
+    ("import nvidia.dali.types as types\npipe = FolderPipe(2, 1, 0, 'images', tag=types.FLOAT)\nprint(pipe.tag)\n",
+     ["DM230", "DM231"]),
+    ("pipe = FolderPipe(2, 1, 0, 'images')\nprint(pipe.steps_run)\n", ["DM230", "DM231"]),  # iter_setup's
+    ("pipe = FolderPipe(2, 1, 0, 'images')\nprint(pipe.input)\n", ["DM230", "DM231"]),  # an ops reader
+    ("args = (2, 1, 0, 'images')\npipe = FolderPipe(*args)\nprint(pipe.data_dir)\n", ["DM230", "DM231"]),
+])
+def test_plain_attributes_of_an_imported_pipeline_class(tmp_path, use, marked):
+    # Another module reads attributes of a Pipeline subclass it imports: the plain ones the class's own methods
+    # set migrate (the migrated class keeps them), a constructor parameter's as the arguments this module passes
+    # are plain; DALI values, what iter_setup sets and arguments the model cannot read stay escapes.
+    (tmp_path / "pipes.py").write_text(PLAIN_ATTRIBUTES_CLASS)
+    (tmp_path / "main.py").write_text("from pipes import FolderPipe\n\n" + use)
+    run = migrate_paths([tmp_path], write=True)
+    assert not run.errors
+    got = {Path(f.path).name: sorted(m.rule for m in f.manual) for f in run.files}
+    assert got["main.py"] == marked, [(m.rule, m.message) for f in run.files for m in f.manual]
+    assert ("class FolderPipe(ReaderStream)" in (tmp_path / "pipes.py").read_text()) == (not marked)

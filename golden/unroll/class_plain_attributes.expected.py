@@ -1,0 +1,530 @@
+"""A Pipeline subclass keeps plain attributes its own methods set (a user data object, a number, a path, a user
+iterator held for iter_setup): code outside the class reads them (a loader class given the pipeline, a function,
+len() of one, a method call on one, DALIGenericIterator's size= from one), and the migrated class keeps them with
+the same values, so the pipeline migrates."""
+import numpy as np
+import contextlib
+import nvidia.dali.experimental.dynamic as ndd
+
+
+class EpochIterator:
+    """Epochs of [{name: torch.Tensor}, ...] (one dict per pipeline) over dynamic-mode pipelines, as
+    DALIGenericIterator gave.
+
+    Written by dali-migrate. It counts as the plugin does: FILL yields whole batches and, unless the
+    reader pads its last batch, carries the overflow into the next epoch; DROP drops the batch that
+    would cross the end of the epoch; PARTIAL cuts it. With a reader's metadata it follows the
+    plugin's per-shard counts (shard sizes, each pipeline moving to the next shard each epoch unless
+    stick_to_shard). size (also _size) and len() are the plugin's, epoch by epoch; a new loop over it
+    after an epoch ended starts the next one. Without size or reader, an epoch lasts until a pipeline's
+    external source ends it, and reset() (or auto_reset) starts the pipelines' next epoch.
+
+    It takes the plugin's arguments, by position too. Given pipelines still in pipeline mode (nvidia.dali
+    Pipeline objects, say from a module that was not migrated), it is the plugin's own iterator over them:
+    every call and attribute goes to that iterator, so it gives exactly what the plugin gave.
+    """
+
+    _plugin = None  # the plugin's iterator, over pipelines still in pipeline mode
+
+    def __init__(self, pipelines, output_map, size=-1, reader_name=None, auto_reset=False, fill_last_batch=None,
+                 dynamic_shape=False, last_batch_padded=False, last_batch_policy="FILL", prepare_first_batch=True,
+                 *, batch_size=None, reader_meta=None):
+        pipelines = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
+        if fill_last_batch is not None:  # the plugin: given, it decides whatever last_batch_policy says
+            last_batch_policy = "FILL" if fill_last_batch else "PARTIAL"
+        last_batch_policy = getattr(last_batch_policy, "name", last_batch_policy)  # the plugin's enum, or its name
+        if last_batch_policy not in ("FILL", "DROP", "PARTIAL"):
+            raise ValueError(f"Wrong value for `last_batch_policy`: {last_batch_policy!r}")
+        if any(self._pipeline_mode(pipeline) for pipeline in pipelines):  # decided at run time: the plugin's iterator
+            import importlib
+            import weakref
+
+            policies = getattr(importlib.import_module("nvidia.dali.plugin.base_iterator"), "LastBatchPolicy")
+            options = dict(size=size, reader_name=reader_name, auto_reset=auto_reset, last_batch_padded=last_batch_padded,
+                           last_batch_policy=policies[last_batch_policy], prepare_first_batch=prepare_first_batch)
+            if dynamic_shape:
+                options["dynamic_shape"] = dynamic_shape
+            self._plugin = self._plugin_class()(pipelines, output_map, **options)
+            this = weakref.ref(self)  # the plugin's own resets (auto_reset, a new loop) go through this object's
+            self._plugin.reset = lambda: this().reset()
+            return
+        if reader_name is not None:  # a migrated pipeline (ReaderStream) answers for its reader
+            reader_meta = [pipeline.reader_meta(reader_name) for pipeline in pipelines]
+        if batch_size is None:  # a ReaderStream knows its batch size
+            if not hasattr(pipelines[0], "max_batch_size"):
+                raise TypeError(f"{type(self).__name__} takes nvidia.dali Pipelines or migrated pipelines that know "
+                                f"their batch size (ReaderStream), not {type(pipelines[0]).__name__}: pass batch_size=")
+            batch_size = pipelines[0].max_batch_size
+        self._pipelines = [iter(pipeline) for pipeline in pipelines]
+        self._num_gpus = len(pipelines)  # the plugin's name for the number of pipelines
+        self.output_map = output_map
+        self.batch_size = batch_size
+        self._policy = last_batch_policy
+        self._padded = last_batch_padded
+        self._auto_reset = auto_reset is True or auto_reset == "yes"  # the plugin's values, and it refuses others
+        if not self._auto_reset and not (auto_reset is False or auto_reset is None or auto_reset == "no"):
+            raise ValueError(f"Unsupported value for `auto_reset` {auto_reset}")
+        import nvidia.dali.experimental.dynamic as ndd
+
+        # Outputs become torch tensors in this thread, as the plugin's copies did: handing each one to
+        # a background thread costs milliseconds while loading keeps the cores busy.
+        self._convert_mode = ndd.EvalMode.sync_cpu
+        self._counter = 0  # samples counted per pipeline (from the smallest shard's start, with a reader)
+        self._consumed = False
+        metas = reader_meta if isinstance(reader_meta, (list, tuple)) else [reader_meta] * len(pipelines)
+        self._meta = metas[0]
+        if reader_meta is None:
+            if size < 0:  # the plugin: no size and no reader, so FILL until the pipeline ends
+                self._policy, self._padded = "FILL", False
+            self._size = size
+        else:
+            self._count_by_reader(metas)
+        if self._policy == "DROP" and self._advance(dry_run=True):  # the plugin's first batch would be dropped
+            raise RuntimeError("It seems that there is no data in the pipeline. This may happen if "
+                               "`last_batch_policy` is set to PARTIAL and the requested batch size is greater "
+                               "than the shard size.")
+
+    def _count_by_reader(self, metas):
+        for key in ("epoch_size", "number_of_shards"):  # the plugin asserts the readers agree
+            assert all(meta[key] == metas[0][key] for meta in metas), f"Reader Operator should have the same {key}"
+        epoch, shards = self._meta["epoch_size"], self._meta["number_of_shards"]
+        self._padded = bool(self._meta["pad_last_batch"])
+        self._stick = bool(self._meta["stick_to_shard"])
+        self._shards = [meta["shard_id"] for meta in metas]  # the shard each pipeline reads this epoch
+        self._shard_sizes = [(k + 1) * epoch // shards - k * epoch // shards for k in range(shards)]
+        self._initial_sizes = list(self._shard_sizes)
+        self._per_shard = [0] * shards  # samples each shard has read ahead into this epoch
+        if self._policy == "DROP":
+            self._size = epoch // shards
+        elif self._padded:
+            self._size = self._meta["epoch_size_padded"] // shards
+        else:
+            self._size = -(-(-(-epoch // shards)) // self.batch_size) * self.batch_size
+
+    @staticmethod
+    def _pipeline_mode(pipeline):
+        """An nvidia.dali Pipeline (or a subclass of one): known by its class, so nothing of DALI is imported."""
+        return any(cls.__name__ == "Pipeline" and cls.__module__ == "nvidia.dali.pipeline" for cls in type(pipeline).__mro__)
+
+    @staticmethod
+    def _plugin_class():  # (by its name: the migrated module keeps no import of the plugin)
+        import importlib
+
+        return getattr(importlib.import_module("nvidia.dali.plugin.pytorch"), "DALIGenericIterator")
+
+    def __getattr__(self, name):  # over pipeline-mode pipelines: the plugin's attributes (_size, batch_size, _pipes ...)
+        if self._plugin is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(self._plugin, name)
+
+    @property
+    def size(self):
+        return self._size
+
+    def __len__(self):
+        if self._plugin is not None:
+            return len(self._plugin)
+        step = self.batch_size * (1 if self._meta is not None else len(self._pipelines))
+        if self._policy == "DROP":
+            return self._size // step
+        return -(-self._size // step)
+
+    def __iter__(self):
+        if self._plugin is not None:
+            self._plugin.__iter__()
+            return self
+        if self._counter != 0 and self._consumed:  # like the plugin: a new loop over a finished epoch resets it
+            self.reset()
+        return self
+
+    def __next__(self):
+        if self._plugin is not None:
+            return self._plugin.__next__()
+        self._consumed = True
+        if self._size > 0 and self._counter >= self._size:
+            self._end_epoch()
+        try:
+            steps = [next(pipeline) for pipeline in self._pipelines]
+        except StopIteration:  # an external source ended the epoch: auto_reset starts the next, as the plugin's
+            if self._size < 0 and self._auto_reset:
+                self.reset()
+            raise
+        if self._advance():
+            self._end_epoch()
+        keep = [None] * len(steps)  # samples kept of each pipeline's batch (None: all)
+        if self._meta is not None:
+            if self._policy == "PARTIAL":  # each pipeline keeps what is left of its shard
+                left = [self.batch_size - (self._counter - self._initial_sizes[shard]) for shard in self._shards]
+                keep = left if any(n < self.batch_size for n in left) else keep
+        elif self._policy == "PARTIAL" and self._size > 0 and self._counter > self._size:
+            wanted = len(steps) * self.batch_size - (self._counter - self._size)
+            steps = steps[:-(-wanted // self.batch_size)]  # the pipelines that still hold samples of the epoch
+            keep[len(steps) - 1] = wanted % self.batch_size or None
+        with self._convert_mode:
+            return self._convert(steps, keep)
+
+    def next(self):
+        if self._plugin is not None:  # the plugin's next(): this batch counts as consumed, whoever gives it
+            self._plugin._ever_consumed = True
+        return self.__next__()
+
+    def _convert(self, steps, keep):
+        """The plugin's value for one step of each pipeline: [{name: torch.Tensor}], keep[i] samples of the i-th."""
+        return [{name: batch.torch()[:n] for name, batch in zip(self.output_map, step)} for step, n in zip(steps, keep)]
+
+    def _advance(self, dry_run=False):
+        """Count one batch (the plugin's _advance_and_check_drop_last); True where DROP ends the epoch."""
+        if self._meta is not None:
+            counter = self._counter + self.batch_size
+            end = self._policy == "DROP" and any(
+                read + counter > size for read, size in zip(self._per_shard, self._shard_sizes))
+        else:
+            counter = self._counter + len(self._pipelines) * self.batch_size
+            end = self._policy == "DROP" and counter > self._size
+        if not dry_run:
+            self._counter = counter
+        return end
+
+    def _end_epoch(self):
+        if self._auto_reset:
+            self.reset()
+        raise StopIteration
+
+    def reset(self):
+        if self._plugin is not None:
+            return type(self._plugin).reset(self._plugin)
+        if self._policy == "DROP" and self._advance(dry_run=True) and not (
+                self._size > 0 and self._counter >= self._size):
+            for pipeline in self._pipelines:  # the plugin reads and drops the batch that would not fit
+                next(pipeline)
+            self._advance()
+        if not (self._counter >= self._size or self._size < 0):
+            return  # like the plugin: a reset before the end of the epoch is ignored
+        fill = self._policy == "FILL" and not self._padded
+        for pipeline in self._pipelines:  # a migrated pipeline whose source ended its epoch starts the next one
+            if hasattr(pipeline, "reset"):
+                pipeline.reset()
+        if self._meta is None:
+            self._counter = self._counter % self._size if fill and self._size > 0 else 0
+            return
+        if fill:  # what each shard read ahead into the next epoch counts there
+            self._counter -= min(self._per_shard)
+            self._per_shard = [read + self._counter - size for read, size in zip(self._per_shard, self._shard_sizes)]
+            self._counter = min(self._per_shard)
+        else:
+            self._counter = 0
+        if not self._stick:
+            self._shards = [(shard + 1) % len(self._shard_sizes) for shard in self._shards]
+        if fill:
+            if not self._stick:
+                self._shard_sizes = self._shard_sizes[-1:] + self._shard_sizes[:-1]
+            ahead = max(size - read for size, read in zip(self._shard_sizes, self._per_shard))
+            self._size = -(-ahead // self.batch_size) * self.batch_size
+            if self._size == 0:  # the samples read ahead cover the next epoch whole: it starts afresh
+                self._per_shard = [0] * len(self._shard_sizes)
+                self._counter = 0
+                self._shard_sizes = self._shard_sizes[-1:] + self._shard_sizes[:-1]
+                self._size = -(-max(self._shard_sizes) // self.batch_size) * self.batch_size
+
+
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on. A pipeline fed by an external source that ends an epoch
+    (StopIteration) gets restart: after the end, next() raises StopIteration until reset() starts
+    the next epoch's steps, as pipe.run() and pipe.reset() did. adapt() gives code migrated alone
+    one interface over the pipelines it is handed: migrated ones, or nvidia.dali Pipelines.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    _dali_pipeline = None  # the nvidia.dali Pipeline whose run() gives the steps (adapt)
+    _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _epoch = 0
+    _ended = False
+
+    def __init__(self, steps, readers, batch_size, restart=None, pipeline=None):
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+        self._restart = restart
+        self._dali_pipeline = pipeline
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            self._steps = type(self).steps(weakref.proxy(self))
+        if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
+            raise StopIteration
+        try:
+            return next(self._steps)
+        except StopIteration:
+            self._ended = self._restart is not None
+            raise
+
+    def reset(self):
+        """pipe.reset(): after the source ended an epoch, the next epoch's steps start; before that, nothing."""
+        if self._dali_pipeline is not None:
+            return self._dali_pipeline.reset()
+        if self._ended:
+            self._ended = False
+            self._epoch += 1
+            self._steps = self._restart(self._epoch)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    @property
+    def device_id(self):
+        """Pipeline.device_id: the GPU the steps run on (the current one), None in a CPU-only run."""
+        if self._dali_pipeline is not None:
+            return self._dali_pipeline.device_id
+        if "_device_id" in vars(self):
+            return self._device_id
+        import nvidia.dali.experimental.dynamic as ndd
+
+        return ndd.Device.current().device_id
+
+    @device_id.setter
+    def device_id(self, value):  # a migrated Pipeline subclass may set its own
+        self._device_id = value
+
+    @staticmethod
+    def adapt(pipelines):
+        """Migrated pipelines as they are; each nvidia.dali Pipeline (one, or in a list or tuple) as a ReaderStream
+        over its run() outputs, copied into ndd Batches, that asks the Pipeline for its metadata and device_id."""
+        if isinstance(pipelines, (list, tuple)):
+            return type(pipelines)(ReaderStream.adapt(pipeline) for pipeline in pipelines)
+        if not any(cls.__name__ == "Pipeline" and cls.__module__ == "nvidia.dali.pipeline"
+                   for cls in type(pipelines).__mro__):
+            return pipelines
+
+        def steps(pipeline):
+            import nvidia.dali.experimental.dynamic as ndd
+
+            step = pipeline.run  # one step of the Pipeline, as its own iterator's were
+            while True:  # a copy: the next step reuses the TensorLists' buffers (ndd.as_batch would share them)
+                yield tuple(ndd.batch(output) for output in step())
+
+        return ReaderStream(steps(pipelines), {}, pipelines.max_batch_size, pipeline=pipelines)
+
+    def reader_meta(self, name=None):
+        if self._dali_pipeline is not None:
+            return self._dali_pipeline.reader_meta(name) if name is not None else self._dali_pipeline.reader_meta()
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if self._dali_pipeline is not None:
+            return self._dali_pipeline.epoch_size(name)
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
+
+
+class Prefetch:
+    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
+    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
+
+    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
+    seeds, readers and random ops all live in that thread) and finished before they are handed over;
+    errors surface where they would without the thread (next() for one the generator raises, reading
+    the output for an operator that failed); close(), dropping the generator, the end of the calling
+    thread or the end of the program stops the thread after its current step.
+    """
+
+    def __init__(self, depth=2):
+        self.ahead = depth - 1
+
+    def __call__(self, steps):
+        import atexit
+        import functools
+        import queue
+        import threading
+
+        ahead, current_thread = self.ahead, threading.current_thread
+        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
+            return steps
+
+        @functools.wraps(steps)
+        def prefetched(*args, **kwargs):
+            import nvidia.dali.experimental.dynamic as ndd  # here, not at decoration: a module still imports without DALI
+
+            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
+            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
+
+            def produce():
+                try:
+                    with device:
+                        while True:
+                            while not room.acquire(timeout=0.1):
+                                if stopping or not caller.is_alive():  # the program is ending
+                                    return
+                            if stopping:
+                                return
+                            step = next(generator)
+                            try:  # finish the step's work here: none is left pending when the program ends
+                                for value in step if isinstance(step, (tuple, list)) else (step,):
+                                    if callable(getattr(value, "evaluate", None)):
+                                        value.evaluate()
+                            except Exception:
+                                pass  # an operator failed: reading that output raises it, as without the thread
+                            ready.put((True, step))
+                except BaseException as error:  # StopIteration too: the end of the steps
+                    ready.put((False, error))
+                finally:
+                    ready.put((False, None))
+                    generator.close()  # in the thread that ran it
+                    if stopping or not caller.is_alive():  # dropped, closed or the program ends: so do the streams
+                        close_streams()  # it read from its closure, which this thread advanced
+
+            def close_streams():
+                """The streams the steps read from their enclosing function (a reader's batches under a condition,
+                another module's source helper) are closed in the thread that advanced them: a suspended
+                next_epoch holds its EvalContext entered on that thread, and another thread's finalizer could not
+                leave it ("cannot release un-acquired lock")."""
+                import inspect
+
+                for cell in getattr(steps, "__closure__", None) or ():
+                    try:
+                        value = cell.cell_contents
+                    except ValueError:  # a name not bound yet
+                        continue
+                    if type(value).__name__ == "ReaderStream":
+                        value = value._steps
+                    if inspect.isgenerator(value) and inspect.getgeneratorstate(value) == inspect.GEN_SUSPENDED:
+                        value.close()
+
+            def stop():  # at the end of the program too: a thread still inside DALI then aborts it (exit 134)
+                stopping.append(True)
+                room.release()
+                thread.join()
+
+            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
+            thread.start()
+            atexit.register(stop)  # a daemon caller (a framework's worker thread) never ends before the program
+            try:
+                while True:
+                    ok, value = ready.get()
+                    if ok:
+                        room.release()
+                        yield value
+                    elif value is None or isinstance(value, StopIteration):
+                        return
+                    else:
+                        raise value
+            finally:
+                atexit.unregister(stop)
+                stopping.append(True)
+                room.release()
+                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
+                    thread.join()
+
+        return prefetched
+
+
+class Samples:
+    def __init__(self, count):
+        self.count = count
+        self.size = count
+
+    def __len__(self):
+        return self.count
+
+    def __iter__(self):
+        self.i = 0
+        return self
+
+    def __next__(self):
+        self.i += 1
+        return [np.full((2,), self.i, dtype=np.uint8)]
+
+    def describe(self):
+        return f"{self.count} samples"
+
+
+class ReaderPipe(ReaderStream):
+    def __init__(self, batch_size, num_threads, device_id, data_dir, classes=10):
+        self.batch_size = batch_size
+        self.num_threads = num_threads
+        self.device_id = device_id
+        self.seed = 3
+        self.data_dir = data_dir
+        self.dataset = Samples(12)
+        self.num_classes = classes
+        self.input = ndd.readers.File(file_root=data_dir, random_shuffle=False, name="Reader", max_batch_size=self.batch_size)
+        self._readers = {"Reader": self.input}
+
+    @Prefetch(depth=2)
+    def steps(self):
+        with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
+            if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            while True:
+                for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
+                    yield ndd.decoders.image(jpegs, device="cpu"), labels
+
+
+class SourcePipe(ReaderStream):
+    def __init__(self, batch_size, num_threads, device_id):
+        self.batch_size = batch_size
+        self.num_threads = num_threads
+        self.device_id = device_id
+        self.seed = None
+        self.iterator = iter(Samples(8))
+
+    def steps(self):
+        with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
+            if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            while True:
+                try:
+                    self.iter_setup()
+                except StopIteration:
+                    return  # iter_setup() ended the epoch: pipe.run() raised StopIteration until pipe.reset()
+                yield (self.data,)
+
+    def iter_setup(self):
+        self.data = ndd.as_batch(next(self.iterator))
+
+    def _restart(self, epoch):
+        """pipe.reset() after iter_setup() ended an epoch: the next epoch's steps."""
+        return self.steps()
+
+
+class Loader:
+    def __init__(self, pipeline):
+        self.classes = pipeline.num_classes
+        self.loader = EpochIterator([pipeline], ["images", "labels"], size=len(pipeline.dataset))
+
+    def __iter__(self):
+        return iter(self.loader)
+
+
+def describe(pipe):
+    return pipe.dataset.describe(), pipe.data_dir
+
+
+if __name__ == "__main__":
+    pipe = ReaderPipe(4, 2, 0, "images")
+    print(describe(pipe))
+    for batch in Loader(pipe):
+        print(batch[0]["labels"].ravel().tolist())
+    source = SourcePipe(2, 1, 0)
+    for batch in EpochIterator(source, ["data"], size=source.iterator.size):
+        print(batch[0]["data"].sum())
