@@ -2,7 +2,7 @@
 again and raises StopIteration), read through DALIGenericIterator with size= equal to the source's length and
 reset() after each epoch. The plugin schedules the pipeline's next run as it returns a batch, so by the end of the
 epoch iter_setup() has already met the source's end, and reset() starts the next epoch: every epoch gives all the
-batches."""
+batches. A source longer than size gives the batches run ahead first in the next epoch, then its next epoch."""
 
 import numpy as np
 import nvidia.dali.ops as ops
@@ -49,10 +49,16 @@ class EndingPipe(Pipeline):
             raise StopIteration
 
 
-if __name__ == "__main__":
-    source = Batches(8, 4)
-    loader = DALIGenericIterator(EndingPipe(4, 2, None, source), ["values"], size=len(source))
-    for epoch in range(3):
+def epochs(name, source, size, count=3):
+    loader = DALIGenericIterator(EndingPipe(4, 2, None, source), ["values"], size=size)
+    for epoch in range(count):
         for k, batch in enumerate(loader):
-            print("epoch", epoch, "batch", k, batch[0]["values"].ravel().tolist())
+            print(name, "epoch", epoch, "batch", k, batch[0]["values"].ravel().tolist())
         loader.reset()
+
+
+if __name__ == "__main__":
+    epochs("ends at size", Batches(8, 4), 8)
+    # A source longer than size: the batches the plugin ran ahead come first in the next epoch, then the
+    # source's next epoch (the plugin met its end while running ahead).
+    epochs("longer than size", Batches(12, 4), 8, count=4)
