@@ -16,7 +16,7 @@ from ..walk import transform, walk, walk_many
 from ...names import FN, NDD, OPS, free_name
 from ..imports import numpy_name, request_import, request_numpy
 from . import checkpoints, conditional, constants, graph_functions, python_functions, rules, sources
-from .model import (AssignedNames, CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
+from .model import (AssignedNames, CannotUnroll, ChangedNames, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
                     literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
                     target_names, without_kwargs)
 
@@ -115,13 +115,23 @@ def fix_random_call(original, call: cst.Call, env: Env, desc: PipelineDesc) -> c
         desc.has_random = True
         seed = kwarg(call, "seed")
         if seed is not None:
+            passes = _passes(original, seed, shown, env, desc)
             env.rng_counter[0] += 1
             name = f"{env.prefix}rng_{env.rng_counter[0]}"
             desc.rngs.append((name, seed))
-            call = with_kwarg(without_kwargs(call, {"seed"}), "rng", expr(name))
-            env.report(rules.OP_SEED.id, f"{shown}(seed={code_of(seed)}) -> rng={name}, an "
-                         f"ndd.random.RNG(seed={code_of(seed)}) created once; values differ from pipeline mode",
-                         original)
+            if passes is None:
+                call = with_kwarg(without_kwargs(call, {"seed"}), "rng", expr(name))
+                env.report(rules.OP_SEED.id, f"{shown}(seed={code_of(seed)}) -> rng={name}, an "
+                           f"ndd.random.RNG(seed={code_of(seed)}) created once; values differ from pipeline mode",
+                           original)
+            else:
+                index, count = passes
+                desc.extra.setdefault("rng_passes", {})[name] = (index, count)
+                call = with_kwarg(without_kwargs(call, {"seed"}), "rng", expr(f"{name}[{index}]"))
+                env.report(rules.OP_SEED.id, f"{shown}(seed={code_of(seed)}) at each pass of `for {index} in "
+                           f"range({code_of(count)})` -> rng={name}[{index}]: pipeline mode made an operator per "
+                           f"pass, each its own stream from the seed; {name} holds one ndd.random.RNG(seed="
+                           f"{code_of(seed)}) per pass, created once; values differ from pipeline mode", original)
         elif env.rng_mode and kwarg(call, "rng") is None:
             call = with_kwarg(call, "rng", expr(f"{env.prefix}rng"))
     positional = [a for a in call.args if a.keyword is None and a.star == ""]
@@ -132,6 +142,96 @@ def fix_random_call(original, call: cst.Call, env: Env, desc: PipelineDesc) -> c
                      f"{shown} gets batch_size={env.batch_size}: one value per sample, as in the pipeline",
                      original)
     return call
+
+
+class _Around(cst.CSTVisitor):
+    """The loops, comprehensions and functions around ``target`` (outermost first) in the trees walked, ``None``
+    while it is not found. A ``for``'s iterable (and a comprehension's first one) is evaluated once: not inside."""
+
+    KINDS = (cst.For, cst.While, cst.BaseComp, cst.Lambda, cst.FunctionDef)
+
+    def __init__(self, target):
+        self.target = target
+        self.stack: list = []
+        self.found: list | None = None
+
+    def on_visit(self, node):
+        if self.found is not None:
+            return False
+        if node is self.target:
+            self.found = list(self.stack)
+            return False
+        if isinstance(node, self.KINDS):
+            self.stack.append(node)
+        elif isinstance(node, cst.CompFor) and self.stack and isinstance(self.stack[-1], cst.BaseComp) \
+                and self.stack[-1].for_in is node and _contains(node.iter, self.target):
+            self.found = self.stack[:-1]  # in the first iterable: evaluated once
+            return False
+        elif self.stack and isinstance(self.stack[-1], cst.For) \
+                and node is self.stack[-1].iter and _contains(node, self.target):
+            self.found = self.stack[:-1]
+            return False
+        return True
+
+    def on_leave(self, original_node):
+        if self.stack and self.stack[-1] is original_node:
+            self.stack.pop()
+
+
+def _contains(tree, target) -> bool:
+    found = _Around(target)
+    walk(cst.Expr(tree) if isinstance(tree, cst.BaseExpression) else tree, found)
+    return found.found is not None
+
+
+def _passes(original: cst.Call, seed, shown: str, env: Env, desc: PipelineDesc):
+    """``None`` for a seeded random call made once when the graph is defined; ``(index, count)`` for one made at
+    each pass of ``for index in range(count)`` (a loop or a comprehension of the pipeline body, its only one,
+    ``count`` known before the steps): pipeline mode made an operator per pass, each with its own stream from the
+    seed, which one RNG per pass reproduces. Any other repeated call cannot be migrated faithfully (the number
+    of operators or which one a pass uses is not known before the steps): the pipeline stays, marked."""
+    around = _Around(original)
+    for tree in desc.extra.get("statements", ()):
+        walk(tree, around)
+        if around.found is not None:
+            break
+    loops = [n for n in around.found or () if not isinstance(n, (cst.Lambda, cst.FunctionDef))]
+    if not loops:
+        return None
+    why = f"{shown}(seed={code_of(seed)}) in a loop or comprehension of the pipeline body: pipeline mode made one " \
+          f"operator per pass, each its own random stream from that seed"
+    loop = loops[0]
+    if len(loops) > 1 or len(around.found) > 1:
+        raise CannotUnroll(f"{why}, in nested loops (write one ndd.random.RNG per pass by hand)", original)
+    if isinstance(loop, cst.For):
+        target, iterable, bound = loop.target, loop.iter, AssignedNames()
+        walk(loop.body, bound)
+        if loop.orelse is not None or isinstance(target, cst.Name) and target.value in bound.names:
+            target = None
+    elif isinstance(loop, cst.BaseComp) and loop.for_in.inner_for_in is None and not loop.for_in.ifs:
+        target, iterable = loop.for_in.target, loop.for_in.iter
+    else:
+        target = iterable = None
+    count = None
+    if isinstance(target, cst.Name) and isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) \
+            and iterable.func.value == "range" and len(iterable.args) == 1 and iterable.args[0].keyword is None \
+            and not iterable.args[0].star:
+        count = iterable.args[0].value
+        if not (isinstance(count, cst.Integer) or desc.style != "class" and graph_functions._made_once(count, env,
+                                                                                                        desc)):
+            count = None
+    if count is None:
+        raise CannotUnroll(f"{why}; only `for i in range(n)` with n known when the graph is defined is migrated "
+                           f"(one ndd.random.RNG per pass)", original)
+    reads = NameReads()
+    walk(cst.Expr(seed), reads)
+    inner = AssignedNames()
+    walk(loop, inner)
+    if reads.calls or (reads.names & inner.names) - {target.value}:
+        raise CannotUnroll(f"{why}; its seed is computed in the loop", original)
+    if checkpoints.enabled(desc.config):
+        raise CannotUnroll(f"{why}, in a checkpointed pipeline (one RNG per pass has no name to register)", original)
+    return target.value, count
 
 
 class _ContainsCall(cst.CSTVisitor):
@@ -263,8 +363,42 @@ class _StatementFacts:
         self.calls = _ContainsCall(imports)
         self.reads = NameReads()
         self.binds = AssignedNames()
+        self.changes = ChangedNames()
         self.nested_sources = _NestedSources(imports, self.direct_source[1] if self.direct_source else None)
-        walk_many(statement, [self.returns, self.calls, self.reads, self.binds, self.nested_sources])
+        walk_many(statement, [self.returns, self.calls, self.reads, self.binds, self.changes, self.nested_sources])
+
+
+def _changed_by_steps(facts, in_steps: set[int], yields_in_steps: bool) -> set[str]:
+    """The names that statements of the steps change (``ChangedNames``, through the aliases ``a = b`` makes) or
+    bind again after a statement of the steps read them: a statement binding one of them runs in the steps too,
+    or the next step would start from what the last one left (``outs = []`` before the loop, ``outs.append(op())``
+    in it). ``in_steps``: the statements that are steps' whatever they bind (readers, sources, conditions).
+    Decided as build_graph decides, to a fixpoint: a statement kept in the steps may change names in turn."""
+    changed: set[str] = set()
+    last = len(facts) - 1
+    while True:
+        step_names: set[str] = set()
+        read_by_steps: set[str] = set()
+        found: set[str] = set()
+        aliases: set[tuple[str, str]] = set()
+        for i, fact in enumerate(facts):
+            reads, binds = fact.reads.names, fact.binds.names
+            aliases |= fact.changes.aliases
+            if i in in_steps or fact.calls.found or reads & step_names or binds & (read_by_steps | changed) or (
+                    yields_in_steps and i == last):
+                read_by_steps |= reads
+                found |= fact.changes.names | (binds & read_by_steps)
+                step_names |= binds
+        grown = True
+        while grown:  # one object under two names: a change through either
+            grown = False
+            for a, b in aliases:
+                if (a in found) != (b in found):
+                    found |= {a, b}
+                    grown = True
+        if found <= changed:
+            return changed
+        changed |= found
 
 
 def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None):
@@ -335,6 +469,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
     step_names: set[str] = set()  # names that hold pipeline data (bound once per step)
     read_by_steps: set[str] = set()  # names the per-step statements read
     loop_bound: set[str] = set()  # names the per-step statements bind
+    changed = _changed_by_steps(facts, {*reader_at, *source_specs, *conditional_at}, yields_in_steps)
     for i, statement in enumerate(statements):
         env.current = statement
         spec = source_specs.get(i)
@@ -371,7 +506,8 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             continue
         if i in conditional_at:
             later = set().union(*(fact.binds.names for fact in facts[i:]))
-            _conditional_if(statement, env, desc, fixer, nested_specs, step_names, read_by_steps, later, taken)
+            _conditional_if(statement, env, desc, fixer, nested_specs, step_names, read_by_steps, later, taken,
+                            changed)
             continue
         stream = None if reads & step_names else _source_helper_call(statement, env, sourceless, statements[i + 1:],
                                                                      outputs)
@@ -392,7 +528,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
                 desc.loop.append(stmt(f"{target.value} = {target.value}.{copied}()\n"))
                 step_names.add(target.value)
             continue
-        if not facts[i].calls.found and not reads & step_names and not binds & read_by_steps and not (
+        if not facts[i].calls.found and not reads & step_names and not binds & (read_by_steps | changed) and not (
                 yields_in_steps and i == len(statements) - 1):
             # plain Python that uses no pipeline data: the pipeline body ran it once, at definition
             new = _with_constants_made_once(statement, fixer, False, step_names, loop_bound)
@@ -453,7 +589,8 @@ def _source_setup(spec, statement, env: Env) -> list:
 
 
 def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nested_specs: dict, step_names: set[str],
-                    read_by_steps: set[str], bound_later: set[str], taken: set[str]) -> None:
+                    read_by_steps: set[str], bound_later: set[str], taken: set[str],
+                    changed: set[str] = frozenset()) -> None:
     """An ``if`` of the body that creates readers or external sources under a condition decided when the graph
     was defined (``conditional.py``): its readers and sources, and the plain Python of its blocks, run once
     under the same condition in ``desc.pre``; the step keeps the ``if`` and pulls each reader's stream there."""
@@ -515,7 +652,7 @@ def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nest
                 continue
             if facts.calls.readers or facts.nested_sources.found is not None or facts.returns.found:
                 raise CannotUnroll("a reader that is not assigned directly in the pipeline body", inner)
-            if not facts.calls.found and not reads & step_names and not binds & read_by_steps:
+            if not facts.calls.found and not reads & step_names and not binds & (read_by_steps | changed):
                 setup.append(transform(inner, fixer, layout=False))  # plain Python: ran once, at definition
             else:
                 step.append(transform(inner, fixer, layout=False))
@@ -741,6 +878,9 @@ def output_elements(value: cst.BaseExpression | None) -> list[cst.BaseExpression
     if value is None:
         return []
     if isinstance(value, (cst.Tuple, cst.List)):
+        if any(isinstance(e, cst.StarredElement) for e in value.elements):
+            # `return (*views, labels)`: as many outputs as it holds when it runs, one sequence of them
+            return [cst.Tuple(value.elements) if isinstance(value, cst.Tuple) else value]
         return [e.value for e in value.elements]
     return [value]
 
@@ -1096,8 +1236,18 @@ def seeding_statements(desc: PipelineDesc, env: Env, seed_default) -> list[cst.B
     late = late_rngs(desc)
     for name, seed in desc.rngs:
         if name not in late:
-            out.append(stmt(f"{name} = ndd.random.RNG(seed={code_of(seed)})\n"))
+            out.append(_rng_statement(desc, name, seed))
     return out
+
+
+def _rng_statement(desc: PipelineDesc, name: str, seed) -> cst.BaseStatement:
+    """``rng_1 = ndd.random.RNG(seed=S)``, or for a call made at each pass of ``for i in range(n)`` (``_passes``)
+    one RNG per pass: ``rng_1 = [ndd.random.RNG(seed=S) for i in range(n)]`` (S may read i, as each operator's did)."""
+    passes = desc.extra.get("rng_passes", {}).get(name)
+    if passes is None:
+        return stmt(f"{name} = ndd.random.RNG(seed={code_of(seed)})\n")
+    index, count = passes
+    return stmt(f"{name} = [ndd.random.RNG(seed={code_of(seed)}) for {index} in range({code_of(count)})]\n")
 
 
 def late_rngs(desc: PipelineDesc) -> set[str]:
@@ -1112,6 +1262,9 @@ def late_rngs(desc: PipelineDesc) -> set[str]:
     for name, seed in desc.rngs:
         reads = NameReads()
         walk(seed, reads)
+        passes = desc.extra.get("rng_passes", {}).get(name)
+        if passes is not None:
+            walk(cst.Expr(passes[1]), reads)
         if reads.names & bound.names:
             late.add(name)
     return late
@@ -1119,7 +1272,7 @@ def late_rngs(desc: PipelineDesc) -> set[str]:
 
 def rng_statements_after_pre(desc: PipelineDesc) -> list[cst.BaseStatement]:
     late = late_rngs(desc)
-    return [stmt(f"{name} = ndd.random.RNG(seed={code_of(seed)})\n") for name, seed in desc.rngs if name in late]
+    return [_rng_statement(desc, name, seed) for name, seed in desc.rngs if name in late]
 
 
 def _uses_name(desc: PipelineDesc, name: str) -> bool:

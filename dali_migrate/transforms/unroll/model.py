@@ -260,3 +260,73 @@ class AssignedNames(cst.CSTVisitor):
 
     def visit_For(self, node):
         self.names.update(target_names(node.target))
+
+
+# Methods of Python's own values that read their object and leave it as it was: a call of any other method
+# on a name (``outs.append(x)``, ``d.update(...)``, ``rng.random()``, a method of the user's own object) may change it.
+_READING_METHODS = frozenset((
+    "copy", "count", "index", "get", "keys", "values", "items", "format", "format_map", "join", "split", "rsplit",
+    "splitlines", "strip", "lstrip", "rstrip", "startswith", "endswith", "lower", "upper", "replace", "find", "rfind",
+    "encode", "decode", "isdigit", "isalpha", "isalnum", "issubset", "issuperset", "isdisjoint", "union",
+    "intersection", "difference", "symmetric_difference", "astype", "reshape", "tolist", "item", "sum", "mean",
+    "min", "max", "exists", "is_file", "is_dir", "glob", "rglob", "iterdir", "read_text", "read_bytes", "joinpath",
+))
+
+
+def _base_name(node) -> str | None:
+    """``x`` of ``x``, ``x[k]``, ``x.a``, ``x[k].a[j]``: the variable whose object a store through it changes."""
+    while isinstance(node, (cst.Subscript, cst.Attribute)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+class ChangedNames(cst.CSTVisitor):
+    """The names whose value a statement changes other than by binding them with ``=``: in place (a method call on
+    the name that may change its object, ``x[k] = v``, ``x.a = v``, ``del x[k]``) or by augmented assignment
+    (``x += v``, ``x[k] += v``); and ``aliases``, the pairs a plain ``a = b`` makes (one object, two names).
+    A statement that runs once before the steps and binds such a name cannot leave the steps when a statement of
+    the steps changes it: pipeline mode ran both once, the steps would change it again each time
+    (``outs = []`` once, ``outs.append(op())`` per step)."""
+
+    def __init__(self):
+        self.names: set[str] = set()
+        self.aliases: set[tuple[str, str]] = set()
+
+    def visit_Call(self, node):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value not in _READING_METHODS:
+            name = _base_name(func.value)
+            if name is not None and not isinstance(func.value, cst.Call):
+                self.names.add(name)
+
+    def visit_AssignTarget(self, node):
+        if isinstance(node.target, (cst.Subscript, cst.Attribute)):
+            name = _base_name(node.target)
+            if name is not None:
+                self.names.add(name)
+
+    def visit_Assign(self, node):
+        if isinstance(node.value, cst.Name):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.aliases.add((target.target.value, node.value.value))
+
+    def visit_AugAssign(self, node):
+        name = _base_name(node.target)
+        if name is not None:
+            self.names.add(name)
+
+    def visit_Del(self, node):
+        targets = node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else [node.target]
+        for target in targets:
+            target = getattr(target, "value", target)
+            if isinstance(target, (cst.Subscript, cst.Attribute)):
+                name = _base_name(target)
+                if name is not None:
+                    self.names.add(name)
+
+    def visit_FunctionDef(self, node):
+        return False  # its body runs when it is called; its own names are its own
+
+    def visit_Lambda(self, node):
+        return False
