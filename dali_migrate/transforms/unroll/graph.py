@@ -927,6 +927,16 @@ def _single_output_kind(expr: cst.BaseExpression, statements, single_names=froze
         return "single"
     if isinstance(expr, cst.Call) and (isinstance(expr.func, cst.Name) or _method_call(expr)):
         return "unknown"  # a helper function or method: it may return several DataNodes
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        kinds = {_single_output_kind(side, statements, single_names) for side in (expr.left, expr.right)}
+        if "sequence" in kinds:
+            return "sequence"  # `tuple(views) + (labels,)`: joined sequences
+        if "unknown" in kinds:
+            return "unknown"
+    if isinstance(expr, cst.Subscript) and any(isinstance(e.slice, cst.Slice) for e in expr.slice):
+        kind = _single_output_kind(expr.value, statements, single_names)
+        if kind != "single":
+            return kind  # `outs[:2]`: a slice of a sequence is one
     return "single"
 
 
