@@ -386,8 +386,8 @@ def _changed_by_steps(facts, in_steps: set[int], yields_in_steps: bool) -> set[s
             aliases |= fact.changes.aliases
             if i in in_steps or fact.calls.found or reads & step_names or binds & (read_by_steps | changed) or (
                     yields_in_steps and i == last):
+                found |= fact.changes.names | (binds & (read_by_steps | (reads - fact.changes.loop_targets)))
                 read_by_steps |= reads
-                found |= fact.changes.names | (binds & read_by_steps)
                 step_names |= binds
         grown = True
         while grown:  # one object under two names: a change through either

@@ -291,6 +291,10 @@ class ChangedNames(cst.CSTVisitor):
     def __init__(self):
         self.names: set[str] = set()
         self.aliases: set[tuple[str, str]] = set()
+        self.loop_targets: set[str] = set()  # bound by a ``for`` before its body reads them
+
+    def visit_For(self, node):
+        self.loop_targets.update(target_names(node.target))
 
     def visit_Call(self, node):
         func = node.func
