@@ -380,13 +380,15 @@ def _changed_by_steps(facts, in_steps: set[int], yields_in_steps: bool) -> set[s
         step_names: set[str] = set()
         read_by_steps: set[str] = set()
         found: set[str] = set()
+        loaded: set[str] = set()  # what the steps read (read_by_steps holds what they bind too)
         aliases: set[tuple[str, str]] = set()
         for i, fact in enumerate(facts):
             reads, binds = fact.reads.names, fact.binds.names
             aliases |= fact.changes.aliases
             if i in in_steps or fact.calls.found or reads & step_names or binds & (read_by_steps | changed) or (
                     yields_in_steps and i == last):
-                found |= fact.changes.names | (binds & (read_by_steps | (reads - fact.changes.loop_targets)))
+                found |= fact.changes.names | (binds & (loaded | (fact.changes.loaded - fact.changes.loop_targets)))
+                loaded |= fact.changes.loaded
                 read_by_steps |= reads
                 step_names |= binds
         grown = True

@@ -292,9 +292,32 @@ class ChangedNames(cst.CSTVisitor):
         self.names: set[str] = set()
         self.aliases: set[tuple[str, str]] = set()
         self.loop_targets: set[str] = set()  # bound by a ``for`` before its body reads them
+        self.loaded: set[str] = set()  # the names it reads (NameReads counts the names ``=`` binds too)
+        self._stored: set[int] = set()
 
     def visit_For(self, node):
         self.loop_targets.update(target_names(node.target))
+        self._store(node.target)
+
+    def _store(self, target):
+        if isinstance(target, cst.Name):
+            self._stored.add(id(target))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._store(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._store(target.value)
+
+    def visit_Name(self, node):
+        if id(node) not in self._stored:
+            self.loaded.add(node.value)
+
+    def visit_Attribute(self, node):
+        self._stored.add(id(node.attr))  # (not a name: an attribute)
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._stored.add(id(node.keyword))
 
     def visit_Call(self, node):
         func = node.func
@@ -304,6 +327,7 @@ class ChangedNames(cst.CSTVisitor):
                 self.names.add(name)
 
     def visit_AssignTarget(self, node):
+        self._store(node.target)
         if isinstance(node.target, (cst.Subscript, cst.Attribute)):
             name = _base_name(node.target)
             if name is not None:
