@@ -52,6 +52,7 @@ class EpochIterator:
                                 f"their batch size (ReaderStream), not {type(pipelines[0]).__name__}: pass batch_size=")
             batch_size = pipelines[0].max_batch_size
         self._pipelines = [iter(pipeline) for pipeline in pipelines]
+        self._ahead = [[] for _ in pipelines]  # steps each pipeline ran ahead at an epoch's end (see reset)
         # The plugin's attributes, with its values (a subclass may read them; docs/dali-facts.md)
         self._num_gpus = len(pipelines)  # the plugin's name for the number of pipelines
         self.output_map = output_map
@@ -175,7 +176,7 @@ class EpochIterator:
         if self._size > 0 and self._counter >= self._size:
             self._end_epoch()
         try:
-            steps = [next(pipeline) for pipeline in self._pipelines]
+            steps = [self._next_step(index) for index in range(len(self._pipelines))]
         except StopIteration:  # an external source ended the epoch: auto_reset starts the next, as the plugin's
             if self._size < 0 and self._auto_reset == "yes":
                 self.reset()
@@ -193,6 +194,31 @@ class EpochIterator:
             keep[len(steps) - 1] = wanted % self.batch_size or None
         with self._convert_mode:
             return self._convert(steps, keep)
+
+    def _next_step(self, index):
+        """The next step of the index-th pipeline: first those it ran ahead (an error raised there, at its turn)."""
+        if self._ahead[index]:
+            ok, value = self._ahead[index].pop(0)
+            if not ok:
+                raise value
+            return value
+        return next(self._pipelines[index])
+
+    def _run_ahead(self):
+        """At an epoch's end by size, the plugin has already run each pipeline prefetch_queue_depth steps (taken
+        as the default, 2) past the last batch it gave, and so met an external source's end where the epoch ends
+        there: reset() then starts the source's next epoch. Steps run ahead come first in the next epoch."""
+        for ahead, pipeline in zip(self._ahead, self._pipelines):
+            if getattr(pipeline, "_restart", None) is None:
+                continue  # no source that ends epochs: running ahead would change only when steps are computed
+            while len(ahead) < 2:
+                try:
+                    ahead.append((True, next(pipeline)))
+                except StopIteration:
+                    break  # the pipeline's source ended its epoch: its reset() below starts the next
+                except Exception as error:  # raised when its step is due, as the plugin's would be
+                    ahead.append((False, error))
+                    break
 
     def next(self):
         self._ever_consumed = True  # the plugin's next(): this batch counts as consumed, whoever gives it
@@ -225,12 +251,14 @@ class EpochIterator:
             return type(self._plugin).reset(self._plugin)
         if self._last_batch_policy.name == "DROP" and self._advance(dry_run=True) and not (
                 self._size > 0 and self._counter >= self._size):
-            for pipeline in self._pipelines:  # the plugin reads and drops the batch that would not fit
-                next(pipeline)
+            for index in range(len(self._pipelines)):  # the plugin reads and drops the batch that would not fit
+                self._next_step(index)
             self._advance()
         if not (self._counter >= self._size or self._size < 0):
             return  # like the plugin: a reset before the end of the epoch is ignored
         fill = self._last_batch_policy.name == "FILL" and not self._last_batch_padded
+        if self._size > 0:
+            self._run_ahead()
         for pipeline in self._pipelines:  # a migrated pipeline whose source ended its epoch starts the next one
             if hasattr(pipeline, "reset"):
                 pipeline.reset()
