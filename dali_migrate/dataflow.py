@@ -1120,6 +1120,23 @@ def star_landing(args, positional: int, named, star: bool, starstar: bool) -> li
     return landing
 
 
+class _NvidiaNames(cst.CSTVisitor):
+    """Whether an expression names anything of nvidia.* (``DataFlow._names_dali``); module-level, so no class made
+    per call keeps a module's tree alive (tests/test_scale.py)."""
+
+    def __init__(self, imports):
+        self.imports, self.found = imports, False
+
+    def visit_Name(self, node):
+        self.found |= (self.imports.qualname(node) or "").startswith("nvidia.")
+
+    def visit_Attribute(self, node):
+        if (self.imports.qualname(node) or "").startswith("nvidia."):
+            self.found = True
+            return False
+        return True
+
+
 class DataFlow:
     """The answers for one module: ``kind_of(expr)``, ``origins_of(expr)``, ``value_of(expr)``.
 
@@ -1833,21 +1850,9 @@ class DataFlow:
             source = next((part for part in source[1:] if isinstance(part, (tuple, cst.CSTNode))), None)
         if not isinstance(source, cst.CSTNode):
             return True  # a source of an unknown shape: not known to be plain
-        found = []
-
-        class _Names(cst.CSTVisitor):
-            def visit_Name(inner, node):
-                if (self.imports.qualname(node) or "").startswith("nvidia."):
-                    found.append(node)
-
-            def visit_Attribute(inner, node):
-                if (self.imports.qualname(node) or "").startswith("nvidia."):
-                    found.append(node)
-                    return False
-                return True
-
-        source.visit(_Names())
-        return bool(found)
+        names = _NvidiaNames(self.imports)
+        walk(source, names)
+        return names.found
 
     def pipeline_functions(self, origins) -> bool:
         """Every pipeline in ``origins`` is a @pipeline_def function of this module."""
