@@ -591,7 +591,6 @@ class _Tagger(cst.CSTVisitor):
                 self._escape(arg.value, found_arg, problem, callee)
 
     def visit_Module(self, node):
-
         for statement in node.body:  # `from dali_dynamic_compat import EpochIterator, ...  # written by dali-migrate`
             if isinstance(statement, cst.SimpleStatementLine) and is_helper_import(statement):
                 for small in statement.body:
