@@ -345,17 +345,22 @@ def _made_once(seed: cst.BaseExpression, env, desc) -> bool:
         name in _GENERATOR_PARAMS and not counts.get(name) and name not in desc.params for name in reads.names)
 
 
+class _Find(cst.CSTVisitor):
+    """Whether a tree holds a node of ``kinds`` (module-level: a class made per call would keep the tree in a cycle,
+    tests/test_scale.py)."""
+
+    def __init__(self, kinds):
+        self.kinds, self.found = kinds, False
+
+    def on_visit(self, node):
+        self.found = self.found or isinstance(node, self.kinds)
+        return not self.found
+
+
 def _has(node, kinds) -> bool:
-    found = []
-
-    class _Find(cst.CSTVisitor):
-        def on_visit(self, n):
-            if isinstance(n, kinds):
-                found.append(n)
-            return not found
-
-    walk(node, _Find())
-    return bool(found)
+    finder = _Find(kinds)
+    walk(node, finder)
+    return finder.found
 
 
 # -- after the unroll: the functions themselves ----------------------------------------------------------
