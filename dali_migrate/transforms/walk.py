@@ -187,10 +187,16 @@ def _field_kind(name: str, value: ast.AST) -> int | None:
         return _COPY
     if isinstance(value, ast.IfExp):
         branches = [_field_kind(name, value.body), _field_kind(name, value.orelse)]
-        if all(kind in (_REQUIRED, _SEQUENCE) or (kind is None and isinstance(branch, ast.Name))
+        if all(kind in (_REQUIRED, _SEQUENCE) or (kind is None and _keeps_none(branch))
                for kind, branch in zip(branches, (value.body, value.orelse))):
             return _EITHER
     return None
+
+
+def _keeps_none(branch: ast.AST) -> bool:
+    """The branch of ``visit_x(...) if x is not None else <branch>`` that keeps None: the local holding the field
+    (``... else format_spec``) or the literal (``... else None``, FormattedStringExpression's format_spec)."""
+    return isinstance(branch, ast.Name) or isinstance(branch, ast.Constant) and branch.value is None
 
 
 def _visit_order(cls: type) -> tuple[tuple[str, int], ...] | None:
@@ -291,10 +297,12 @@ def rebuild_children(node, order, recurse, attribute_hooks=None):
     changes = None
     for name, kind in order:
         old = getattr(node, name)
+        if kind == _EITHER:
+            if old is None:
+                continue  # libcst's `visit_x(...) if x is not None else x` visits nothing then: no hooks either
+            kind = _SEQUENCE if type(old) in (list, tuple) else _REQUIRED
         if attribute_hooks is not None:
             attribute_hooks.on_visit_attribute(node, name)
-        if kind == _EITHER:
-            kind = _SEQUENCE if type(old) in (list, tuple) else _OPTIONAL if old is None else _REQUIRED
         if kind == _SEQUENCE or kind == _BODY:
             new = _rebuild_sequence(old, recurse, kind == _BODY)
         elif kind == _REQUIRED:
