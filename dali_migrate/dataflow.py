@@ -48,6 +48,7 @@ TENSORCPU = "tensorcpu"  # tl[i]: one sample (TensorCPU/GPU)
 DATANODE = "datanode"  # a graph value inside a pipeline definition
 DATANODES = "datanodes"  # a multi-output op's list of DataNodes
 DALI_ITERATOR = "dali_iterator"  # a framework plugin iterator over pipelines
+TF_OP = "tf_op"  # what TensorFlow's DALIIterator() returns: a callable taking pipeline=, giving the next step
 GENERATOR_FACTORY = "generator_factory"  # a migrated pipeline imported from another module
 STREAM_FACTORY = "stream_factory"  # one its module writes as a ReaderStream (project.ProjectPipeline.streamed)
 # Dynamic mode (the lint's words): "batch", "tensor", "data" (one of the two), "tuple:K", "epoch:K"
@@ -75,6 +76,8 @@ _RUN_METHODS = {"run", "outputs", "share_outputs"}
 METADATA_METHODS = ("epoch_size", "reader_meta")
 METADATA_ATTRIBUTES = ("max_batch_size", "batch_size")
 STREAM_CLASS = "ReaderStream"  # the class the migration writes for them (unroll/stream.py)
+TF_ITERATOR_OP = "nvidia.dali.plugin.tf.DALIIterator"
+TF_OP_CLASS = "TFIterator"  # what the migration makes of it (unroll/frameworks.py)
 # The origin of the pipelines a function or class of the module is given from where the model cannot see (another
 # module, a caller not migrated) and that it uses as pipelines: adapted at run time (unroll/adapted.py).
 ADAPTED_PREFIX = "<pipelines given to "
@@ -87,6 +90,15 @@ _NOT_YET = object()
 _MAX_DEPTH = 4  # nesting of structured kinds (a list of lists of ...): deeper is TOP
 
 Value = tuple  # (kind, origins)
+
+
+def pipeline_argument(call: cst.Call) -> cst.Arg | None:
+    """The ``pipeline=`` argument of a call (else its first positional one): DALIDataset, DALIIterator()'s op."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "pipeline":
+            return arg
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[0] if positional else None
 
 
 def value(kind, origins=_NO_ORIGINS) -> Value:
@@ -2079,6 +2091,9 @@ class DataFlow:
                 return steps
             return (("stream", steps[0][1]), steps[1])
         qualname = self.imports.qualname(func)
+        if isinstance(func, cst.Name) and func.value == TF_OP_CLASS and not call.args and not (
+                qualname or "").startswith("nvidia."):
+            return value(TF_OP)  # an earlier run's TFIterator(): it takes pipelines of either mode
         if qualname is not None and (qualname.startswith("nvidia.") or not isinstance(func, cst.Name)
                                      or func.value not in self.extra_imported):
             return self._library_call(call, qualname)
@@ -2189,6 +2204,8 @@ class DataFlow:
             return value(("ops", qualname[len(OPS) + 1:]), self._graph_origins(call))
         if qualname.startswith(NDD + "."):
             return self._ndd_call(qualname[len(NDD) + 1:], call)
+        if qualname == TF_ITERATOR_OP:
+            return value(TF_OP)
         if qualname in TORCH_ITERATORS or qualname.startswith(PLUGIN_PREFIX) and qualname.endswith("Iterator"):
             return value(DALI_ITERATOR, self._argument_origins(call))
         return UNKNOWN
@@ -2389,5 +2406,5 @@ def _interesting(found) -> bool:
 
 
 __all__ = ["DataFlow", "Scope", "Function", "PIPELINE", "PIPELINE_FACTORY", "OUTPUTS", "TENSORLIST", "TENSORCPU",
-           "DATANODE", "DATANODES", "DALI_ITERATOR", "GENERATOR_FACTORY", "STREAM_FACTORY", "TOP", "DATA_KINDS", "element", "join", "join_kind",
+           "DATANODE", "DATANODES", "DALI_ITERATOR", "TF_OP", "GENERATOR_FACTORY", "STREAM_FACTORY", "TOP", "DATA_KINDS", "element", "join", "join_kind",
            "is_literal", "literal_int", "keyword", "reader_path", "op_path", "is_dali_kind"]

@@ -609,6 +609,8 @@ class _Tagger(cst.CSTVisitor):
             return None  # a PyTorch iterator, or a subclass of one: migrated or marked (iterator_subclass.py)
         if kind in (df.PIPELINE, ("seq", df.PIPELINE)) and any(a is arg for a in flow.wrapper_inputs(call)):
             return None  # another module's wrapper hands it to an iterator deciding at run time (DM241)
+        if kind == df.PIPELINE and flow.kind_of(func) == df.TF_OP and df.pipeline_argument(call) is arg:
+            return None  # TFIterator (DALIIterator() migrated) takes a pipeline of either mode (run time)
         if qualname is not None:
             if qualname.startswith("nvidia.dali."):
                 return None  # DALI's own API: the passes migrate or mark it

@@ -1,7 +1,9 @@
 """The TensorFlow and JAX adapters (transforms/unroll/frameworks.py): what the migration writes, and that
 TFDataset gives what DALI's own DALIDataset gives (the real TF plugin runs here), shape matching included.
-The whole-program checks are the golden programs tf_dataset and jax_iterator."""
+TFIterator gives what the DALIIterator() graph op gives, eagerly and in a graph. The whole-program checks are the
+golden programs tf_dataset, tf_iterator_op and jax_iterator."""
 
+import functools
 import textwrap
 
 import numpy as np
@@ -58,12 +60,35 @@ def test_jax_iterator_becomes_jax_epoch_iterator():
     assert "# dali-migrate:" not in result.migrated
 
 
+def test_dali_iterator_op_becomes_tf_iterator_and_its_pipeline_migrates():
+    result = _migrate("""\
+        import tensorflow as tf
+        from nvidia.dali import fn, pipeline_def
+        import nvidia.dali.plugin.tf as dali_tf
+
+        @pipeline_def(batch_size=4, num_threads=2, device_id=None)
+        def pipe(root):
+            data, label = fn.readers.file(file_root=root)
+            return data, label
+
+        p = pipe("/data")
+        daliop = dali_tf.DALIIterator()
+        with tf.device("/cpu:0"):
+            images, labels = daliop(pipeline=p, shapes=[(4, 3), ()], dtypes=[tf.uint8, tf.int32], device_id=None)
+    """)
+    assert "daliop = TFIterator()" in result.migrated and "class TFIterator:" in result.migrated
+    assert "ndd.readers.File(" in result.migrated and "dali_tf" not in result.migrated
+    assert "# dali-migrate:" not in result.migrated
+    assert "DM228" in {f.rule for f in result.findings}
+    assert migrate_source(result.migrated, "prog.py").migrated == result.migrated
+
+
 @pytest.mark.parametrize("plugin, call, says", [
     ("nvidia.dali.plugin.paddle", "DALIGenericIterator([p], ['data', 'label'], reader_name='Reader')",
      "the paddle plugin needs CUDA"),
     ("nvidia.dali.plugin.mxnet", "DALIGenericIterator([p], [('data', 0), ('label', 1)], reader_name='Reader')",
      "the mxnet plugin needs CUDA"),
-    ("nvidia.dali.plugin.tf", "DALIIterator()", "graph op DALIIterator()"),
+    ("nvidia.dali.plugin.tf", "DALIRawIterator()", "graph op DALIRawIterator()"),
 ])
 def test_plugins_without_adapter_stay_marked_with_the_reason(plugin, call, says):
     module, name = plugin, call.split("(")[0]
@@ -167,3 +192,133 @@ def test_tfdataset_refuses_a_wrong_dtype_as_dalidataset_does(tf_and_data):
     for make, dataset in ((dali_tf.DALIDataset, pipe()), (_helper(), twin())):
         with pytest.raises(Exception, match="type provided for output .?0"):
             next(iter(make(dataset, output_dtypes=tfm.float32, batch_size=3, device_id=None)))
+
+
+# --- TFIterator against DALI's own DALIIterator() op ---------------------------------------------------------
+
+
+@functools.cache
+def _tf_iterator():
+    """The class, made once: it holds the streams it runs to the end of the program, as the op held its
+    pipelines (a stream closed on another thread than its own trips DALI's EvalContext)."""
+    namespace = {}
+    exec(frameworks.TF_OP_SOURCE, namespace)  # the very text the migration writes
+    return namespace["TFIterator"]
+
+
+def _op_twins(root, name):
+    """A pipeline and its dynamic-mode twin (two outputs: data of shape (3,), label of shape (1,)). The reader's
+    name makes the pipeline's definition one of its own: in eager mode the op shares its pipeline between calls
+    over pipelines defined alike (docs/dali-facts.md), across tests too."""
+    import nvidia.dali.experimental.dynamic as ndd
+    from nvidia.dali import fn, pipeline_def
+
+    @pipeline_def(batch_size=3, num_threads=2, device_id=None)
+    def pipe():
+        data, label = fn.readers.file(file_root=root, name=name)
+        return data, label
+
+    def twin():
+        reader = ndd.readers.File(file_root=root, name=name)
+        while True:
+            for data, label in reader.next_epoch(batch_size=3):
+                yield data, label
+
+    return pipe(), twin()
+
+
+OP_ARGS = {"shapes": [(3, 3), ()], "dtypes": ["uint8", "int32"], "device_id": None}
+
+
+def _op_call(tfm, op, pipeline, **changes):
+    kwargs = dict(OP_ARGS, **changes)
+    kwargs["dtypes"] = [tfm.as_dtype(d) for d in kwargs["dtypes"]]
+    return op(pipeline=pipeline, **kwargs)
+
+
+def test_tf_iterator_gives_what_the_op_gives_eagerly(tf_and_data):
+    import nvidia.dali.plugin.tf as dali_tf
+
+    tfm, root = tf_and_data
+    pipe, twin = _op_twins(root, "eager")
+    op, adapter = dali_tf.DALIIterator(), _tf_iterator()()
+    for _ in range(5):  # 6 files, batch 3: the readers wrap
+        want, got = _op_call(tfm, op, pipe), _op_call(tfm, adapter, twin)
+        assert isinstance(got, list) and len(got) == len(want) == 2
+        for a, b in zip(want, got):
+            assert a.shape == b.shape and a.dtype == b.dtype
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_tf_iterator_gives_what_the_op_gives_in_a_graph(tf_and_data):
+    import nvidia.dali.plugin.tf as dali_tf
+
+    tfm, root = tf_and_data
+    pipe, twin = _op_twins(root, "graph")
+    results = []
+    for op, pipeline in ((dali_tf.DALIIterator(), pipe), (_tf_iterator()(), twin)):
+        graph = tfm.Graph()
+        with graph.as_default(), tfm.device("/cpu:0"):
+            data, label = _op_call(tfm, op, pipeline)
+            shapes = (data.shape, label.shape)  # the op's static shapes: (3, 3) and, for (), none
+            total = tfm.reduce_sum(tfm.cast(data, tfm.int32))
+            with tfm.compat.v1.Session() as session:
+                results.append((shapes, [session.run([total, label]) for _ in range(4)]))
+    (want_shapes, want), (got_shapes, got) = results
+    assert got_shapes == want_shapes and want_shapes[1].rank is None
+    for (a_total, a_label), (b_total, b_label) in zip(want, got):
+        assert a_total == b_total
+        np.testing.assert_array_equal(a_label, b_label)
+
+
+def test_tf_iterator_in_a_tf_function_takes_the_next_step_at_each_call(tf_and_data):
+    import nvidia.dali.plugin.tf as dali_tf
+
+    tfm, root = tf_and_data
+    pipe, twin = _op_twins(root, "function")
+    runs = []
+    for op, pipeline in ((dali_tf.DALIIterator(), pipe), (_tf_iterator()(), twin)):
+        @tfm.function
+        def step():
+            with tfm.device("/cpu:0"):
+                data, label = _op_call(tfm, op, pipeline)
+            return tfm.reduce_sum(tfm.cast(data, tfm.int32)) + tfm.reduce_sum(label)
+
+        runs.append([int(step()) for _ in range(4)])
+    assert runs[0] == runs[1] and len(set(runs[0])) > 1
+
+
+@pytest.mark.parametrize("changes, error, says", [
+    ({"shapes": [(3, 3), (3,)]}, "InvalidArgumentError", r"DALI pipeline output shape at 1 \[3, ?1\] != \[3\]"),
+    ({"shapes": [(None, 3), ()]}, "InvalidArgumentError", "is not fully defined"),
+    ({"shapes": []}, "Exception", "shapes and batch_size arguments cannot be empty"),
+])
+def test_tf_iterator_refuses_what_the_op_refuses(tf_and_data, changes, error, says):
+    import nvidia.dali.plugin.tf as dali_tf
+
+    tfm, root = tf_and_data
+    pipe, twin = _op_twins(root, "refused")
+    for op, pipeline in ((dali_tf.DALIIterator(), pipe), (_tf_iterator()(), twin)):
+        with pytest.raises(Exception, match=says) as raised:
+            _op_call(tfm, op, pipeline, **changes)
+        assert type(raised.value).__name__ == error
+
+
+def test_tf_iterator_refuses_a_wrong_dtype_the_op_reinterpreted(tf_and_data):
+    tfm, root = tf_and_data
+    _, twin = _op_twins(root, "dtype")
+    with pytest.raises(TypeError, match="reinterpreted"):
+        _op_call(tfm, _tf_iterator()(), twin, dtypes=["uint8", "int64"])
+
+
+def test_tf_iterator_hands_a_pipeline_mode_pipeline_to_the_op(tf_and_data):
+    import nvidia.dali.plugin.tf as dali_tf
+
+    tfm, root = tf_and_data
+    first, _ = _op_twins(root, "kept")
+    second, _ = _op_twins(root, "kept2")
+    adapter, op = _tf_iterator()(), dali_tf.DALIIterator()
+    for _ in range(3):
+        want, got = _op_call(tfm, op, second), _op_call(tfm, adapter, first)
+        np.testing.assert_array_equal(want[0].numpy(), got[0].numpy())
+    assert id(first) not in _tf_iterator()._streams  # no stream of its own: the op holds the pipeline

@@ -9,8 +9,13 @@ are dropped where exactly one way fits). ``nvidia.dali.plugin.jax.DALIGenericIte
 ``JaxEpochIterator``: the ``EpochIterator`` (same counting, reader metadata, policies) that gives
 ``{name: jax.Array}`` through DLPack, as the JAX plugin does for one pipeline.
 
+``nvidia.dali.plugin.tf.DALIIterator()``, the graph op, becomes ``TFIterator()``: called with the op's
+arguments it gives the pipeline's next step as a list of tf.Tensors, eagerly or as a ``tf.py_function`` node in
+a graph (a tf.function, a TF1 session), with the op's shape and dtype checks (docs/dali-facts.md). It decides at
+run time: a pipeline still in pipeline mode goes to the plugin's own op.
+
 What stays marked (DM215): PaddlePaddle and MXNet iterators (their plugins need CUDA, so no adapter was tested
-here), TensorFlow's graph op ``DALIIterator()``/``DALIRawIterator()``, ``DALIDatasetWithInputs``, JAX's
+here), TensorFlow's raw op ``DALIRawIterator()``, ``DALIDatasetWithInputs``, JAX's
 ``data_iterator``/``peekable_data_iterator`` decorators and ``jax_function``.
 """
 
@@ -18,12 +23,15 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ... import dataflow as df
 from ...names import dotted
 from . import rules
 from .epoch_iterator import policy_member
 from .model import code_of, kwarg
 
 TF_NAME = "TFDataset"
+TF_OP_NAME = df.TF_OP_CLASS
+TF_ITERATOR_OP = df.TF_ITERATOR_OP
 JAX_NAME = "JaxEpochIterator"
 TF_DATASET = "nvidia.dali.plugin.tf.DALIDataset"
 JAX_ITERATOR = "nvidia.dali.plugin.jax.DALIGenericIterator"
@@ -113,6 +121,92 @@ def TFDataset(pipeline, output_dtypes=None, output_shapes=None, fail_on_device_m
     return tf.data.Dataset.from_generator(steps, output_signature=signature)
 '''
 
+TF_OP_SOURCE = '''\
+class TFIterator:
+    """What nvidia.dali.plugin.tf.DALIIterator() gave, over dynamic-mode pipelines (written by dali-migrate).
+
+    Called with the op's arguments, it gives the pipeline's next step as a list of tf.Tensors, one per dtype: at
+    once in eager mode; in a graph (a tf.function, a TF1 session) as a tf.py_function node that takes the next
+    step each time it runs. As the op did, it checks each step against shapes (a shape given must be the step's
+    shape; an empty one is not checked) and sets them as the static shapes in a graph. A step of another dtype
+    is an error (the op reinterpreted the step's bytes as that dtype). Calls over one pipeline object continue
+    its one stream, also from two calls in one graph (the op gave each graph node its own copy of the pipeline,
+    and in eager mode shared one between pipelines defined alike). The tensors are made on the host. A pipeline
+    still in pipeline mode goes to the plugin's own op.
+    """
+
+    _streams = {}  # id(pipeline) -> (pipeline, its steps, the one thread that runs them), for every TFIterator
+
+    def __call__(self, pipeline=None, serialized_pipeline=None, sparse=[], shapes=[], dtypes=[], batch_size=-1,
+                 prefetch_queue_depth=2, exec_dynamic=None, **kwargs):
+        import collections.abc
+        import concurrent.futures
+        import importlib
+
+        import numpy as np
+        import tensorflow as tf
+        import nvidia.dali.experimental.dynamic as ndd
+
+        if serialized_pipeline is not None or any(cls.__name__ == "Pipeline" and cls.__module__ == "nvidia.dali.pipeline"
+                                                  for cls in type(pipeline).__mro__):
+            plugin_op = getattr(importlib.import_module("nvidia.dali.plugin.tf"), "DALIIterator")()  # (by its name:
+            return plugin_op(pipeline=pipeline, serialized_pipeline=serialized_pipeline, sparse=sparse,  # the module
+                             shapes=shapes, dtypes=dtypes, batch_size=batch_size,  # keeps no import of the plugin)
+                             prefetch_queue_depth=prefetch_queue_depth, exec_dynamic=exec_dynamic, **kwargs)
+        if any(sparse):
+            raise NotImplementedError("TFIterator has no sparse outputs; the plugin's op is needed for them")
+        if (not isinstance(shapes, collections.abc.Iterable) or len(shapes) == 0) and batch_size == -1:
+            raise Exception("shapes and batch_size arguments cannot be empty, please provide at leas one shape "
+                            "argument element with the BATCH size or set batch_size")
+        dtypes = [tf.as_dtype(dtype) for dtype in dtypes]
+        shapes = [tf.TensorShape(shape if isinstance(shape, collections.abc.Iterable) else [shape])
+                  for shape in list(shapes)[:len(dtypes)]]
+        shapes += [tf.TensorShape([])] * (len(dtypes) - len(shapes))
+        for shape in shapes:
+            if shape.rank and not shape.is_fully_defined():
+                raise tf.errors.InvalidArgumentError(None, None, f"Shape {shape} is not fully defined")
+
+        key = id(pipeline)
+        if key not in TFIterator._streams:
+            worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="TFIterator")
+            TFIterator._streams[key] = (pipeline, iter(pipeline), worker)
+        _, stream, worker = TFIterator._streams[key]
+
+        def next_step():  # on the stream's own thread: a dynamic-mode generator resumes where it started
+            step = next(stream)
+            step = step if isinstance(step, (tuple, list)) else (step,)
+            if len(step) != len(dtypes):
+                raise tf.errors.InvalidArgumentError(None, None, f"The pipeline gives {len(step)} outputs and "
+                                                     f"{len(dtypes)} dtypes were given")
+            arrays = []
+            with ndd.EvalMode.sync_cpu:
+                for index, (batch, dtype, shape) in enumerate(zip(step, dtypes, shapes)):
+                    array = np.asarray(ndd.as_tensor(batch).cpu())
+                    if array.dtype != dtype.as_numpy_dtype:
+                        raise TypeError(f"The type provided for output {index} ({dtype.name}) is not the type of "
+                                        f"the pipeline's output ({array.dtype}): DALIIterator() reinterpreted "
+                                        f"the output's bytes as {dtype.name}")
+                    if shape.rank and list(array.shape) != shape.as_list():
+                        raise tf.errors.InvalidArgumentError(
+                            None, None, f"DALI pipeline output shape at {index} {list(array.shape)} != "
+                                        f"{shape.as_list()} plugin `shapes` argument")
+                    arrays.append(array)
+            return arrays
+
+        def run_step():
+            try:
+                return worker.submit(next_step).result()
+            except StopIteration:
+                raise tf.errors.OutOfRangeError(None, None, "The pipeline has no more steps") from None
+
+        if tf.executing_eagerly():
+            return [tf.convert_to_tensor(array) for array in run_step()]
+        outputs = tf.py_function(run_step, [], dtypes)
+        for output, shape in zip(outputs, shapes):
+            output.set_shape(shape if shape.rank else None)
+        return outputs
+'''
+
 JAX_SOURCE = '''\
 class JaxEpochIterator(EpochIterator):
     """Epochs of {name: jax.Array} over a dynamic-mode pipeline, as the JAX plugin's DALIGenericIterator gave.
@@ -141,9 +235,6 @@ class JaxEpochIterator(EpochIterator):
 '''
 
 _NOT_HERE = {
-    "nvidia.dali.plugin.tf.DALIIterator": "the TensorFlow graph op DALIIterator() has no dynamic-mode adapter: "
-                                          "build the dataset with TFDataset-style tf.data.Dataset.from_generator over "
-                                          "the migrated pipeline and take its get_next()",
     "nvidia.dali.plugin.tf.DALIRawIterator": "the TensorFlow graph op DALIRawIterator() has no dynamic-mode "
                                              "adapter: feed tf.data.Dataset.from_generator from the migrated "
                                              "pipeline",
@@ -163,12 +254,9 @@ def why_not(qualname: str) -> str:
             f"output through DLPack (ndd.as_tensor(batch))")
 
 
-def _pipeline_arg(call: cst.Call):
-    value = kwarg(call, "pipeline")
-    if value is not None:
-        return value
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    return positional[0].value if positional else None
+def _pipeline_value(call: cst.Call):
+    arg = df.pipeline_argument(call)
+    return arg.value if arg is not None else None
 
 
 def _migrated(unroller, node) -> bool:
@@ -182,7 +270,7 @@ def _migrated(unroller, node) -> bool:
 
 
 def rewrite_tf_dataset(unroller, original: cst.Call, call: cst.Call) -> cst.BaseExpression:
-    pipeline = _pipeline_arg(original)
+    pipeline = _pipeline_value(original)
     if kwarg(original, "input_datasets") is not None:
         unroller.mark(rules.OTHER_FRAMEWORK.id, "DALIDataset with input_datasets has no dynamic-mode adapter: "
                       "feed the migrated pipeline's external data yourself", original)
@@ -198,6 +286,19 @@ def rewrite_tf_dataset(unroller, original: cst.Call, call: cst.Call) -> cst.Base
                     f"tf.data.Dataset.from_generator over the migrated pipeline (same dtypes and shapes; a new "
                     f"iterator continues the stream where DALIDataset restarted the pipeline)", original)
     return call.with_changes(func=cst.Name(TF_NAME))
+
+
+def rewrite_tf_iterator(unroller, original: cst.Call, call: cst.Call) -> cst.BaseExpression:
+    """``dali_tf.DALIIterator()`` -> ``TFIterator()``: it takes a migrated pipeline or a kept one (run time)."""
+    if original.args:
+        unroller.mark(rules.OTHER_FRAMEWORK.id, "DALIIterator() takes no arguments: not migrated", original)
+        return call
+    unroller.need_tf_iterator = True
+    unroller.report(rules.FRAMEWORK_MIGRATED.id, f"DALIIterator() -> {TF_OP_NAME}(), written into this module: the "
+                    f"pipeline's next step as tf.Tensors at each call (eager) or each run of its tf.py_function "
+                    f"node (graph), shapes and dtypes checked as the op checked them; calls over one pipeline object "
+                    f"continue its one stream (the op gave each graph node its own copy)", original)
+    return call.with_changes(func=cst.Name(TF_OP_NAME))
 
 
 def rewrite_jax_iterator(unroller, original: cst.Call, call: cst.Call) -> cst.BaseExpression:

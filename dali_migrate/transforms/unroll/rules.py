@@ -237,7 +237,7 @@ UNSUPPORTED_API = rule(
 OTHER_FRAMEWORK = rule(
     "DM215", "framework-iterator", "warning",
     "A DALI framework plugin the migration has no adapter for (PaddlePaddle and MXNet iterators, TensorFlow's "
-    "DALIIterator()/DALIRawIterator() graph ops and DALIDatasetWithInputs, JAX's data_iterator decorators and "
+    "raw DALIRawIterator() op and DALIDatasetWithInputs, JAX's data_iterator decorators and "
     "jax_function), or a DALIDataset / JAX DALIGenericIterator over a pipeline the tool cannot follow; it is marked.",
     "Dynamic mode converts to other frameworks only through DLPack. The Paddle and MXNet plugins need CUDA "
     "(paddle.device.cuda.current_stream), so no adapter for them could be tested without a GPU.",
@@ -251,14 +251,17 @@ OTHER_FRAMEWORK = rule(
 FRAMEWORK_MIGRATED = rule(
     "DM228", "framework-adapter", "info",
     "TensorFlow's DALIDataset becomes TFDataset (a tf.data.Dataset.from_generator over the migrated pipeline, "
-    "same arguments) and JAX's DALIGenericIterator becomes JaxEpochIterator (EpochIterator's counting, "
-    "{name: jax.Array} through DLPack), written into the module.",
+    "same arguments), its DALIIterator() graph op becomes TFIterator() (the next step as tf.Tensors at each call, "
+    "or at each run of a tf.py_function node in a graph), and JAX's DALIGenericIterator becomes JaxEpochIterator "
+    "(EpochIterator's counting, {name: jax.Array} through DLPack), written into the module.",
     "Dynamic mode has no framework plugins. TFDataset keeps DALIDataset's elements: a tuple per step, the "
     "output_dtypes checked (not cast), the output_shapes matched as the plugin matches them (size-1 dimensions "
     "dropped where exactly one way fits). Two differences: a new iterator over the dataset continues the "
     "pipeline's stream (DALIDataset restarted the pipeline for each iterator; Keras keeps one iterator when "
     "steps_per_epoch is given), and the tensors are made on the host (TensorFlow copies them to the device "
-    "of the ops that use them).",
+    "of the ops that use them). TFIterator checks shapes and dtypes as the op did (a shape given must be the "
+    "step's; a wrong dtype, whose bytes the op reinterpreted, is an error); calls over one pipeline object continue "
+    "its one stream, where the op gave each node of a graph its own copy of the pipeline.",
     before="ds = dali_tf.DALIDataset(pipeline=pipe, batch_size=32, output_dtypes=(tf.float32, tf.int32))",
     after="ds = TFDataset(pipeline=pipe, batch_size=32, output_dtypes=(tf.float32, tf.int32))",
 )

@@ -294,6 +294,7 @@ class Unroller(MigrationTransformer):
         self.need_prefetch = False
         self.need_stream = False
         self.need_tf_dataset = False  # DALIDataset -> TFDataset (frameworks.py)
+        self.need_tf_iterator = False  # DALIIterator() -> TFIterator() (frameworks.py)
         self.need_jax_iterator = False
         self.rng_counter = [0]
         self._reported_once: set[tuple[str, str]] = set()
@@ -1209,6 +1210,8 @@ class Unroller(MigrationTransformer):
             return frameworks.rewrite_tf_dataset(self, original_node, updated_node)
         if qualname in frameworks.JAX_ITERATORS:
             return frameworks.rewrite_jax_iterator(self, original_node, updated_node)
+        if qualname == frameworks.TF_ITERATOR_OP:
+            return frameworks.rewrite_tf_iterator(self, original_node, updated_node)
         for subclass in getattr(self, "iterator_subclasses", {}).values():
             if subclass.problem is None and any(original_node is c for c in subclass.super_inits):
                 from .consumers import rewrite_super_init
@@ -1389,7 +1392,8 @@ class Unroller(MigrationTransformer):
                    (self.need_stream, stream.CLASS_NAME, stream.SOURCE),
                    (self.need_prefetch, prefetch.CLASS_NAME, prefetch.SOURCE),
                    (self.need_jax_iterator, frameworks.JAX_NAME, frameworks.JAX_SOURCE),
-                   (self.need_tf_dataset, frameworks.TF_NAME, frameworks.TF_SOURCE)]
+                   (self.need_tf_dataset, frameworks.TF_NAME, frameworks.TF_SOURCE),
+                   (self.need_tf_iterator, frameworks.TF_OP_NAME, frameworks.TF_OP_SOURCE)]
         needed = [(name, source) for wanted, name, source in helpers if wanted and not _defines(module, name)]
         self.ctx.facts["helpers"] = sorted(name for name, _ in needed)
         shared = self.ctx.facts.get("helper_module")
