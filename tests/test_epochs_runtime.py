@@ -69,3 +69,45 @@ def test_cycle_raise_restarts_after_reset(external_sources):
                 stepped()
         pipe.reset()
         gen.reset()
+
+
+RUN_AHEAD = '''\
+import numpy as np
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+DEPTH = {depth}
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None, {options})
+def pipe(source):
+    values = fn.external_source(source=source, cycle="raise")
+    return values
+
+
+loader = DALIGenericIterator(pipe([[np.zeros(1)] * 2] * 3), ["values"], size=4)
+for epoch in range(2):
+    print([batch[0]["values"].shape for batch in loader])
+    loader.reset()
+'''
+
+
+@pytest.mark.parametrize("options, written", [
+    ("prefetch_queue_depth=1", "restart=steps, prefetch_depth=1)"),
+    ("exec_pipelined=False", "restart=steps, prefetch_depth=1)"),
+    ('prefetch_queue_depth={"cpu_size": 1, "gpu_size": 3}, exec_dynamic=False', "restart=steps, prefetch_depth=3)"),
+    ("prefetch_queue_depth=2", "restart=steps)"),
+    ("prefetch_queue_depth=DEPTH", None),
+])
+def test_streams_know_how_far_an_iterator_ran_them_ahead(options, written):
+    """The EpochIterator runs a stream whose source ends epochs as far past an epoch's end as the plugin had
+    (golden program prefetch_depth_epochs runs these against the plugin); a depth that is not a literal is
+    marked (DM217), not silently taken as 2."""
+    from dali_migrate import migrate_source
+
+    result = migrate_source(RUN_AHEAD.format(depth=1, options=options), "prog.py")
+    if written is None:
+        assert "DM217" in {f.rule for f in result.findings} and "# dali-migrate: DM217" in result.migrated
+        assert "prefetch_queue_depth or exec_pipelined is not a literal" in result.migrated
+    else:
+        assert written in result.migrated and "# dali-migrate:" not in result.migrated

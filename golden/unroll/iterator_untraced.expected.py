@@ -209,13 +209,14 @@ class EpochIterator:
         return next(self._pipelines[index])
 
     def _run_ahead(self):
-        """At an epoch's end by size, the plugin has already run each pipeline prefetch_queue_depth steps (taken
-        as the default, 2) past the last batch it gave, and so met an external source's end where the epoch ends
-        there: reset() then starts the source's next epoch. Steps run ahead come first in the next epoch."""
+        """At an epoch's end by size, the plugin has already run each pipeline prefetch_queue_depth steps
+        (the stream's _prefetch_depth; 1 with exec_pipelined=False) past the last batch it gave, and so met an
+        external source's end where the epoch ends there: reset() then starts the source's next epoch. Steps run
+        ahead come first in the next epoch."""
         for ahead, pipeline in zip(self._ahead, self._pipelines):
             if getattr(pipeline, "_restart", None) is None:
                 continue  # no source that ends epochs: running ahead would change only when steps are computed
-            while len(ahead) < 2:
+            while len(ahead) < getattr(pipeline, "_prefetch_depth", 2):
                 try:
                     ahead.append((True, next(pipeline)))
                 except StopIteration:

@@ -207,13 +207,14 @@ class EpochIterator:
         return next(self._pipelines[index])
 
     def _run_ahead(self):
-        """At an epoch's end by size, the plugin has already run each pipeline prefetch_queue_depth steps (taken
-        as the default, 2) past the last batch it gave, and so met an external source's end where the epoch ends
-        there: reset() then starts the source's next epoch. Steps run ahead come first in the next epoch."""
+        """At an epoch's end by size, the plugin has already run each pipeline prefetch_queue_depth steps
+        (the stream's _prefetch_depth; 1 with exec_pipelined=False) past the last batch it gave, and so met an
+        external source's end where the epoch ends there: reset() then starts the source's next epoch. Steps run
+        ahead come first in the next epoch."""
         for ahead, pipeline in zip(self._ahead, self._pipelines):
             if getattr(pipeline, "_restart", None) is None:
                 continue  # no source that ends epochs: running ahead would change only when steps are computed
-            while len(ahead) < 2:
+            while len(ahead) < getattr(pipeline, "_prefetch_depth", 2):
                 try:
                     ahead.append((True, next(pipeline)))
                 except StopIteration:
@@ -307,15 +308,17 @@ class ReaderStream:
 
     _dali_pipeline = None  # the nvidia.dali Pipeline whose run() gives the steps (adapt)
     _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _prefetch_depth = 2  # its prefetch_queue_depth: the steps a DALI iterator had run it past an epoch's end
     _epoch = 0
     _ended = False
 
-    def __init__(self, steps, readers, batch_size, restart=None, pipeline=None):
+    def __init__(self, steps, readers, batch_size, restart=None, pipeline=None, prefetch_depth=2):
         self._steps = steps
         self._readers = readers
         self.batch_size = batch_size
         self._restart = restart
         self._dali_pipeline = pipeline
+        self._prefetch_depth = prefetch_depth
 
     @property
     def max_batch_size(self):

@@ -22,7 +22,7 @@ from ... import optable
 from ...dataflow import STREAM_CLASS
 from ...project import module_name_of
 from ...names import NDD, dotted, free_name
-from . import checkpoints, conditional, constants, rules, sources as external, stream
+from . import checkpoints, conditional, constants, prefetch, rules, sources as external, stream
 from .graph import (_source_setup, _uses_name, Env, build_graph, closing_returns, device_statement, eager_sources,
                     loop_statements, make_reader, output_elements, seeding_statements, thread_statement)
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
@@ -1371,6 +1371,10 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         new_body = [setup if isinstance(s, cst.FunctionDef) and s.name.value == ITER_SETUP else s for s in new_body]
         at = next(i for i, s in enumerate(new_body) if isinstance(s, cst.FunctionDef) and s.name.value == ITER_SETUP)
         new_body.insert(at + 1, stmt(RESTART).with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
+        ahead = unroller.run_ahead(desc, updated)
+        if ahead != prefetch.DEFAULT_DEPTH:  # how far a DALI iterator had run it past an epoch's end
+            new_body.insert(at + 2, stmt(f"_prefetch_depth = {ahead}  # how far a DALI iterator ran it ahead (ReaderStream)\n").with_changes(
+                leading_lines=[cst.EmptyLine(indent=False)]))
     if init is not None and "__init__" not in methods:
         if new_body and not new_body[0].leading_lines:
             new_body[0] = new_body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])

@@ -162,6 +162,24 @@ def depth(desc: PipelineDesc) -> int | None:
     return None
 
 
+def ahead(desc: PipelineDesc) -> int | None:
+    """How many steps a DALI iterator with size= had run the pipeline past the batch it gave (verified against
+    the plugin, docs/dali-facts.md): its prefetch_queue_depth, the larger side of a cpu/gpu dict, 1 with
+    exec_pipelined=False; None when that is not a literal the migration can read."""
+    pipelined = literal_value(desc.config["exec_pipelined"]) if "exec_pipelined" in desc.config else True
+    if pipelined is False:
+        return 1
+    value = desc.config.get("prefetch_queue_depth")
+    found = DEFAULT_DEPTH if value is None else literal_value(value)
+    if isinstance(value, cst.Dict):  # separated queues: {"cpu_size": c, "gpu_size": g}
+        sizes = {literal_value(e.key): literal_value(e.value) for e in value.elements if isinstance(e, cst.DictElement)}
+        if set(sizes) == {"cpu_size", "gpu_size"} and all(isinstance(v, int) for v in sizes.values()):
+            found = max(sizes.values())
+    if pipelined is not True or not isinstance(found, int) or isinstance(found, bool) or found < 1:
+        return None
+    return found
+
+
 def why_not(desc: PipelineDesc) -> str | None:
     """Why this pipeline's generator is not prefetched, or None when it is."""
     if desc.extra.get("checkpoint") or desc.extra.get("checkpoint_unmigrated"):

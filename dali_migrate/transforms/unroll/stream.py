@@ -59,15 +59,17 @@ class ReaderStream:
 
     _dali_pipeline = None  # the nvidia.dali Pipeline whose run() gives the steps (adapt)
     _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _prefetch_depth = 2  # its prefetch_queue_depth: the steps a DALI iterator had run it past an epoch's end
     _epoch = 0
     _ended = False
 
-    def __init__(self, steps, readers, batch_size, restart=None, pipeline=None):
+    def __init__(self, steps, readers, batch_size, restart=None, pipeline=None, prefetch_depth=2):
         self._steps = steps
         self._readers = readers
         self.batch_size = batch_size
         self._restart = restart
         self._dali_pipeline = pipeline
+        self._prefetch_depth = prefetch_depth
 
     @property
     def max_batch_size(self):
@@ -157,11 +159,13 @@ def _quoted(name: str) -> str:
 
 
 def wrap(definition_body: list, reader_assignments: list, steps_body: list, decorators: list, readers: list,
-         batch_size: str, function_name: str = "steps", epochs: bool = False, conditional=(), sources=()) -> list:
+         batch_size: str, function_name: str = "steps", epochs: bool = False, conditional=(), sources=(),
+         ahead: int = 2) -> list:
     """The statements of a streamed pipeline function: the readers, the steps (a generator function,
     with the decorators the generator would have had), and ``return ReaderStream(...)`` with the readers
     that have a name. ``epochs``: the steps end with their epoch (an external source's StopIteration), so
-    they take the epoch's index and the stream restarts them on reset()."""
+    they take the epoch's index and the stream restarts them on reset(); ``ahead``: the pipeline's
+    prefetch_queue_depth, how far a DALI iterator had run it past an epoch's end (prefetch.ahead)."""
     params = cst.Parameters(params=[cst.Param(cst.Name("epoch_idx"), default=cst.Integer("0"), equal=cst.AssignEqual(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))]) if epochs \
         else cst.Parameters()
@@ -174,6 +178,7 @@ def wrap(definition_body: list, reader_assignments: list, steps_body: list, deco
         # a source helper's stream is a ReaderStream where it has named readers (source_helpers.py)
         + [f'**getattr({var}, "_readers", {{}})' for var in sources])
     restart = f", restart={function_name}" if epochs else ""
+    restart += f", prefetch_depth={ahead}" if epochs and ahead != 2 else ""
     result = stmt(f"return {CLASS_NAME}({function_name}(), {{{named}}}, {batch_size}{restart})\n").with_changes(
         leading_lines=[cst.EmptyLine(indent=False)])
     return [*definition_body, *reader_assignments, steps, result]

@@ -388,7 +388,18 @@ class Unroller(MigrationTransformer):
             outer = [transform(s, conditional.WithMaxBatchSize(names, env.batch_size), layout=False) for s in outer]
         return stream.wrap(outer, readers, inner, decorators, desc.readers, env.batch_size, epochs=epochs,
                            conditional=[(r, desc.extra["reader_conditions"][r.var]) for r in conditional_readers],
-                           sources=sources), []
+                           sources=sources, ahead=self.run_ahead(desc, node) if epochs else 2), []
+
+    def run_ahead(self, desc: PipelineDesc, node) -> int:
+        """How far a DALI iterator with size= had run ``desc`` past an epoch's end (prefetch.ahead), for the
+        EpochIterator to run its stream as far; a depth the migration cannot read is marked and taken as 2."""
+        found = prefetch.ahead(desc)
+        if found is None:
+            self.mark(rules.ITERATOR_DIFFERENCE.id, f"{desc.name}'s prefetch_queue_depth or exec_pipelined is not a "
+                      f"literal: an iterator with size= ran its source that many steps past an epoch's end, which "
+                      f"decides where the next epoch starts; the EpochIterator takes 2", node)
+            return prefetch.DEFAULT_DEPTH
+        return found
 
     def restarts(self, key: str, desc: PipelineDesc) -> bool:
         """``desc`` is written as a ReaderStream whose steps end with the epoch its external source ends and

@@ -22,15 +22,17 @@ class ReaderStream:
 
     _dali_pipeline = None  # the nvidia.dali Pipeline whose run() gives the steps (adapt)
     _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _prefetch_depth = 2  # its prefetch_queue_depth: the steps a DALI iterator had run it past an epoch's end
     _epoch = 0
     _ended = False
 
-    def __init__(self, steps, readers, batch_size, restart=None, pipeline=None):
+    def __init__(self, steps, readers, batch_size, restart=None, pipeline=None, prefetch_depth=2):
         self._steps = steps
         self._readers = readers
         self.batch_size = batch_size
         self._restart = restart
         self._dali_pipeline = pipeline
+        self._prefetch_depth = prefetch_depth
 
     @property
     def max_batch_size(self):
