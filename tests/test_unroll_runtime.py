@@ -677,3 +677,20 @@ def test_readers_a_base_class_creates_are_read_by_its_subclass(tmp_path):
     kept = migrate_source(_BASE_READER_CLASS.replace("{SITE}", 'name="Reader", seed=3'), "m.py")
     assert any(f.rule == "DM212" and "other than name=" in f.message for f in kept.findings if not f.fixed)
     assert "class Base(Pipeline):" in kept.migrated and "ops.readers.Numpy(files=files" in kept.migrated
+
+
+def test_body_bindings_stay_where_they_are_read(image_root, tmp_path):
+    """A walrus in an operator's arguments binds k in the steps: `shift = k + 1` stays there too (it was
+    hoisted before the steps and raised UnboundLocalError); the `with ... as` read and the annotated and
+    augmented offset are computed once before the steps, as pipeline mode computed them once."""
+    original, migrated, text = pair("unroll/body_bindings.py")
+    assert "# dali-migrate" not in text
+    steps_text = text[text.index("for images, labels in reader.next_epoch"):]
+    assert "shift = k + 1" in steps_text and "offset: int = width + 1" not in steps_text
+    notes = tmp_path / "notes.txt"
+    notes.write_text("twelve chars\nmore\n")
+    want = steps_as_arrays(original.collect(str(image_root), str(notes), STEPS))
+    got = steps_as_arrays(migrated.collect(str(image_root), str(notes), STEPS))
+    assert_bitwise_equal(output(want, 0), output(got, 0), "labels")
+    assert_bitwise_equal(output(want, 1), output(got, 1), "images")
+    assert {int(np.asarray(v).ravel()[0]) for v in output(want, 0)} == {2 * label + 3 + 15 for label in (0, 1)}

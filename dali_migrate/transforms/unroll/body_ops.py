@@ -35,58 +35,18 @@ import libcst as cst
 from ... import optable
 from ..walk import transform, walk
 from . import rules
-from .model import NameReads, code_of, kwarg, ndd_attr, ops_path
+from .model import AssignedNames, ChangedNames, NameReads, code_of, kwarg, ndd_attr, ops_path
 
 _DROPPED = ("name", "preserve", "bytes_per_sample_hint")  # ndd rejects them; none changes what an op computes
 
 
-class _Bound(cst.CSTVisitor):
-    """Names a statement binds, in any way."""
-
-    def __init__(self):
-        self.names: set[str] = set()
-
-    def _targets(self, node):
-        walk(node, reads := NameReads())
-        self.names |= reads.names
-
-    def visit_AssignTarget(self, node):
-        self._targets(node.target)
-
-    def visit_AugAssign(self, node):
-        self._targets(node.target)
-
-    def visit_AnnAssign(self, node):
-        self._targets(node.target)
-
-    def visit_For(self, node):
-        self._targets(node.target)
-
-    def visit_CompFor(self, node):
-        self._targets(node.target)
-
-    def visit_AsName(self, node):
-        self._targets(node.name)
-
-    def visit_NamedExpr(self, node):
-        self._targets(node.target)
-
-    def visit_FunctionDef(self, node):
-        self.names.add(node.name.value)
-
-    def visit_ClassDef(self, node):
-        self.names.add(node.name.value)
-
-    def visit_Global(self, node):
-        self.names |= {n.name.value for n in node.names}
-
-    def visit_Nonlocal(self, node):
-        self.names |= {n.name.value for n in node.names}
-
-    def visit_ImportAlias(self, node):
-        bound = node.asname.name if node.asname else node.name
-        if isinstance(bound, cst.Name):
-            self.names.add(bound.value)
+def _bound(statements) -> set[str]:
+    """The names the statements bind in any way, or change in place (``x.a = v``, ``x.append(v)``)."""
+    bound, changed = AssignedNames(), ChangedNames()
+    for statement in statements:
+        walk(statement, bound)
+        walk(statement, changed)
+    return bound.names | changed.names
 
 
 class _Callees(NameReads):
@@ -227,20 +187,15 @@ def inline(statements: list, params, imports, report) -> list:
             del objects[name]
             continue
         if obj.index not in later_bound:
-            bound = _Bound()
-            for statement in statements[obj.index + 1:]:
-                walk(statement, bound)
-            later_bound[obj.index] = bound.names
+            later_bound[obj.index] = _bound(statements[obj.index + 1:])
         reads = NameReads()
         for arg in obj.call.args:
             walk(arg.value, reads)
         ctor_keys = {a.keyword.value for a in obj.call.args}
-        before = _Bound()
-        for statement in statements[:obj.index]:
-            walk(statement, before)
+        before = _bound(statements[:obj.index])
         generators = {"batch_size", "seed", "num_threads", "device_id", "prefetch_queue_depth", "rng"}
-        shadowed = (reads.names & generators) - before.names - set(params)  # the generator's own, once inlined
-        if reads.names & later_bound[obj.index] or shadowed or name in before.names or any(
+        shadowed = (reads.names & generators) - before - set(params)  # the generator's own, once inlined
+        if reads.names & later_bound[obj.index] or shadowed or name in before or any(
                 any(a.star for a in c.args) or (obj.random and kwarg(c, "seed") is not None)
                 or {a.keyword.value for a in c.args if a.keyword is not None} & (ctor_keys - {"seed"})
                 for c in calls[name]):

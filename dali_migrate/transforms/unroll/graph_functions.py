@@ -331,11 +331,9 @@ def _made_once(seed: cst.BaseExpression, env, desc) -> bool:
     walk(seed, reads)
     if reads.calls or _has(seed, (cst.Lambda, cst.NamedExpr, cst.Await, cst.Yield, cst.BaseComp)):
         return False
-    from .body_ops import _Bound
-
     counts: dict[str, int] = {}
     for statement in desc.extra.get("statements", ()):
-        bound = _Bound()
+        bound = AssignedNames()
         walk(statement, bound)
         for name in bound.names & reads.names:
             counts[name] = counts.get(name, 0) + 1

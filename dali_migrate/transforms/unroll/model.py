@@ -250,7 +250,9 @@ def target_names(target) -> list[str]:
 
 
 class AssignedNames(cst.CSTVisitor):
-    """Names assigned by ``=`` targets and ``for`` targets."""
+    """The names a statement binds, in any way: ``=``, ``+=``, an annotated assignment, a ``for`` target, ``:=``,
+    ``with ... as``/``except ... as``, ``import``, ``def``, ``class``, ``global``/``nonlocal``. (A comprehension's
+    own targets bind nothing outside it.)"""
 
     def __init__(self):
         self.names: set[str] = set()
@@ -258,8 +260,39 @@ class AssignedNames(cst.CSTVisitor):
     def visit_AssignTarget(self, node):
         self.names.update(target_names(node.target))
 
+    def visit_AugAssign(self, node):
+        self.names.update(target_names(node.target))
+
+    def visit_AnnAssign(self, node):
+        self.names.update(target_names(node.target))
+
     def visit_For(self, node):
         self.names.update(target_names(node.target))
+
+    def visit_NamedExpr(self, node):
+        self.names.update(target_names(node.target))
+
+    def visit_AsName(self, node):
+        self.names.update(target_names(node.name))
+
+    def visit_FunctionDef(self, node):
+        self.names.add(node.name.value)
+
+    def visit_ClassDef(self, node):
+        self.names.add(node.name.value)
+
+    def visit_Global(self, node):
+        self.names.update(n.name.value for n in node.names)
+
+    def visit_Nonlocal(self, node):
+        self.names.update(n.name.value for n in node.names)
+
+    def visit_ImportAlias(self, node):
+        if node.asname is None:  # `import a.b` binds a
+            name = node.name
+            while isinstance(name, cst.Attribute):
+                name = name.value
+            self.names.update(target_names(name))
 
 
 # Methods of Python's own values that read their object and leave it as it was: a call of any other method
