@@ -165,14 +165,18 @@ def _subset_fix(receiver, index_expr, ndd_name: str):
     return fix
 
 
-def _names(node):
-    out = []
+class _NameNodes(cst.CSTVisitor):  # (module level: a class made per call would keep the tree in a cycle)
+    def __init__(self):
+        self.found = []
 
-    class _V(cst.CSTVisitor):
-        def visit_Name(self, n):
-            out.append(n)
-    node.visit(_V())
-    return out
+    def visit_Name(self, node):
+        self.found.append(node)
+
+
+def _names(node):
+    names = _NameNodes()
+    node.visit(names)
+    return names.found
 
 
 @check
