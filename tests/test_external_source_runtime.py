@@ -405,3 +405,17 @@ def test_cycled_source_under_a_condition_keeps_cycling(image_root, name):
     made = {"source": migrated.cutouts} if name == "masked" else {}
     got = _generator_steps(getattr(migrated, name)(root, masking=True, **made), 6)
     assert _compare(want, got, 2) == [12, 12]
+
+
+def test_sources_nested_in_expressions_run_as_the_pipeline(image_root):
+    """golden/unroll/external_source_nested.py: each nested source is read into a name of its own and migrates;
+    bitwise equal, with the same last step (encoded JPEGs decoded at once; a cycled source times 3; two sources
+    as set_outputs' arguments); the one under a conditional expression stays in pipeline mode, marked."""
+    original, migrated, text = pair("unroll/external_source_nested.py")
+    assert "images = ndd.decoders.image(source_data, output_type=types.GRAY)" in text
+    assert text.count("# dali-migrate:") == 2 and "def chosen(flag):" in text
+    original.FILES[:] = migrated.FILES[:] = _files(image_root)
+    assert _compare(_pipeline_steps(original.decoded(), 8), _generator_steps(migrated.decoded(), 8), 1) == [10]
+    assert _compare(_pipeline_steps(original.scaled(), 6), _generator_steps(migrated.scaled(), 6), 1) == [12]
+    assert _compare(_pipeline_steps(original.block_pipeline(), 6), _generator_steps(migrated.block_pipeline(), 6),
+                    2) == [8, 8]

@@ -416,6 +416,10 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             env.report(rules.PYTHON_FUNCTION.id, f"{rename}: the block bound a Python operator's result to its "
                        f"function's name, which the generator would make local", desc.node)
     desc.extra["closing_comments"] = comment_lines(closing)
+    taken = set(desc.params)
+    for node in [*statements, *outputs]:
+        taken |= _reads_and_binds(node)[0]
+    statements, outputs = sources.hoist_nested(imports, list(statements), list(outputs), taken, env.report)
     desc.extra["statements"] = [*statements, *outputs]  # what a reader's single name is used by
     facts = [_StatementFacts(statement, imports) for statement in statements]
     returns = [found for fact in facts for found in fact.returns.found]
@@ -829,7 +833,8 @@ def _nested_source_reason(statement) -> str:
     if keyword is not None:
         return (f"external_source inside an `{keyword}` block of the pipeline body: dali-migrate migrates an "
                 f"external_source assigned at the body's top level only")
-    return "external_source inside an expression: assign it to a name first"
+    return ("external_source inside an expression that pipeline mode may not have evaluated (a conditional "
+            "expression, and/or, a lambda, a comprehension) or with num_outputs: assign it to a name first")
 
 
 def _external_sources(desc: PipelineDesc, statements, facts: list[_StatementFacts], env: Env,

@@ -44,7 +44,11 @@ epoch's index) and a ``cycle="raise"`` source is rebound (``nonlocal``) to a new
 
 Marked, pipeline left as it is: ``repeat_last=True``, ``cycle="raise"`` next to a reader (pipe.reset()
 restarts the source, not the reader's epoch) or in a Pipeline subclass, ``parallel=True`` over a generator or
-iterable, no ``source`` (fed by feed_input), and an external_source call nested in an expression.
+iterable, no ``source`` (fed by feed_input), and an external_source call nested in an expression that pipeline
+mode may not have evaluated (a conditional expression, ``and``/``or``, a lambda or a comprehension) or inside a
+block. One nested in a plain expression (``fn.decoders.image(fn.external_source(...))``, ``return
+fn.external_source(...) * 3``, ``pipe.set_outputs(fn.external_source(...))``) is first read into a name of its own
+before its statement (``hoist_nested``): pipeline mode made the one source node either way.
 """
 
 from __future__ import annotations
@@ -53,7 +57,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..walk import walk
+from ...names import free_name
+from ..walk import transform, walk
 from . import rules
 from .model import CannotUnroll, code_of, expr, fn_path, kwarg, ops_path, literal_value, stmt
 
@@ -114,6 +119,64 @@ def external_source_statement(statement, imports):
             and is_external_source(imports, small.value):
         return small.targets[0].target, small.value
     return None
+
+
+class _NestedSourceCalls(cst.CSTTransformer):
+    """Replaces each external_source call of one output nested in a plain expression with a fresh name."""
+
+    _CONDITIONAL = (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                    cst.GeneratorExp)
+
+    def __init__(self, imports, taken: set[str]):
+        self.imports, self.taken = imports, taken
+        self.hoisted: list[tuple[str, cst.Call]] = []
+        self._conditional = 0
+
+    def on_visit(self, node):
+        self._conditional += isinstance(node, self._CONDITIONAL)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node, updated_node):
+        self._conditional -= isinstance(original_node, self._CONDITIONAL)
+        if isinstance(original_node, cst.Call) and not self._conditional and is_external_source(
+                self.imports, original_node) and kwarg(original_node, "num_outputs") is None and not any(
+                a.star for a in original_node.args):
+            name = free_name("source_data", self.taken)
+            self.taken.add(name)
+            self.hoisted.append((name, updated_node))
+            return cst.Name(name)
+        return super().on_leave(original_node, updated_node)
+
+
+def hoist_nested(imports, statements: list, outputs: list, taken: set[str], report=None) -> tuple[list, list]:
+    """(statements, outputs) with each external_source call nested in a plain expression of a top-level
+    statement or of an output read first into a name of its own, in a statement just before (``data =
+    fn.external_source(...)``, which the passes migrate). ``taken``: the names the pipeline already uses."""
+    new_statements, hoisted_any = [], False
+
+    def hoisted(node, before):
+        nonlocal hoisted_any
+        found = _NestedSourceCalls(imports, taken)
+        node = transform(node, found, layout=False)
+        for name, call in found.hoisted:
+            hoisted_any = True
+            before.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], call)]))
+            if report is not None:
+                report(rules.EXTERNAL_SOURCE.id, f"external_source inside an expression: read into {name} "
+                       f"before its statement, where the passes migrate it", call)
+        return node
+
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
+                external_source_statement(statement, imports) is None:
+            statement = hoisted(statement, new_statements)
+        new_statements.append(statement)
+    new_outputs = []
+    for output in outputs:
+        new_outputs.append(hoisted(output, new_statements))
+    if not hoisted_any:
+        return statements, outputs
+    return new_statements, new_outputs
 
 
 def _arg(call: cst.Call, name: str):
