@@ -97,17 +97,18 @@ for epoch in range(2):
     ("exec_pipelined=False", "restart=steps, prefetch_depth=1)"),
     ('prefetch_queue_depth={"cpu_size": 1, "gpu_size": 3}, exec_dynamic=False', "restart=steps, prefetch_depth=3)"),
     ("prefetch_queue_depth=2", "restart=steps)"),
-    ("prefetch_queue_depth=DEPTH", None),
+    ("prefetch_queue_depth=DEPTH", "restart=steps, prefetch_depth=ReaderStream.prefetch_depth_of(prefetch_queue_depth=DEPTH))"),
+    ("prefetch_queue_depth=int(DEPTH)", None),
 ])
 def test_streams_know_how_far_an_iterator_ran_them_ahead(options, written):
     """The EpochIterator runs a stream whose source ends epochs as far past an epoch's end as the plugin had
-    (golden program prefetch_depth_epochs runs these against the plugin); a depth that is not a literal is
-    marked (DM217), not silently taken as 2."""
+    (golden program prefetch_depth_epochs runs these against the plugin); a depth given by a name is read at run
+    time; one computed by a call is marked (DM217), not silently taken as 2."""
     from dali_migrate import migrate_source
 
     result = migrate_source(RUN_AHEAD.format(depth=1, options=options), "prog.py")
     if written is None:
         assert "DM217" in {f.rule for f in result.findings} and "# dali-migrate: DM217" in result.migrated
-        assert "prefetch_queue_depth or exec_pipelined is not a literal" in result.migrated
+        assert "prefetch_queue_depth or exec_pipelined cannot be read again" in result.migrated
     else:
         assert written in result.migrated and "# dali-migrate:" not in result.migrated

@@ -38,6 +38,16 @@ class ReaderStream:
         self._dali_pipeline = pipeline
         self._prefetch_depth = prefetch_depth
 
+    @staticmethod
+    def prefetch_depth_of(prefetch_queue_depth=2, exec_pipelined=True):
+        """How far a DALI iterator with size= runs a pipeline of these options past the batch it gives: its
+        queue's depth (the larger one of separate cpu/gpu queues), 1 when not pipelined."""
+        if not exec_pipelined:
+            return 1
+        if isinstance(prefetch_queue_depth, dict):
+            return max(prefetch_queue_depth.values())
+        return prefetch_queue_depth
+
     @property
     def max_batch_size(self):
         return self.batch_size
@@ -130,6 +140,7 @@ class FedPipe(ReaderStream):
         self.num_threads = num_threads
         self.device_id = device_id
         self.seed = None
+        self._prefetch_depth = 3
 
     def steps(self):
         with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
@@ -150,8 +161,6 @@ class FedPipe(ReaderStream):
     def _restart(self, epoch):
         """pipe.reset() after iter_setup() ended an epoch: the next epoch's steps."""
         return self.steps()
-
-    _prefetch_depth = 3  # how far a DALI iterator ran it ahead (ReaderStream)
 
 
 # dali-migrate: DM212 ByNamePipe stays in pipeline mode: self.feed_input("raw", load_batch(self.batch_size)): only `self.feed_input(self.x, data)` statements of iter_setup itself, for a self.x that define_graph got from an external source, are migrated

@@ -36,6 +36,16 @@ class ReaderStream:
         self._dali_pipeline = pipeline
         self._prefetch_depth = prefetch_depth
 
+    @staticmethod
+    def prefetch_depth_of(prefetch_queue_depth=2, exec_pipelined=True):
+        """How far a DALI iterator with size= runs a pipeline of these options past the batch it gives: its
+        queue's depth (the larger one of separate cpu/gpu queues), 1 when not pipelined."""
+        if not exec_pipelined:
+            return 1
+        if isinstance(prefetch_queue_depth, dict):
+            return max(prefetch_queue_depth.values())
+        return prefetch_queue_depth
+
     @property
     def max_batch_size(self):
         return self.batch_size

@@ -1251,6 +1251,10 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
             attributes.append(stmt(f"self.{name} = {code_of(value) if value is not None else 'None'}\n"))
         if desc.extra.get("checkpoint"):
             attributes.append(stmt(f"self.{checkpoints.PARAM} = {desc.extra['checkpoint_param']}\n"))
+        if desc.extra.get("feeds"):  # how far a DALI iterator with size= had run it past an epoch's end
+            ahead = unroller.run_ahead(desc, original)
+            if ahead != str(prefetch.DEFAULT_DEPTH):
+                attributes.append(stmt(f"self._prefetch_depth = {ahead}\n"))
         replacements[desc.extra["super_statement"]] = attributes
     for obj in objects.values():
         if obj.is_source and obj.graph_source is not None:  # the steps call it as fn.external_source did
@@ -1371,10 +1375,6 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
         new_body = [setup if isinstance(s, cst.FunctionDef) and s.name.value == ITER_SETUP else s for s in new_body]
         at = next(i for i, s in enumerate(new_body) if isinstance(s, cst.FunctionDef) and s.name.value == ITER_SETUP)
         new_body.insert(at + 1, stmt(RESTART).with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
-        ahead = unroller.run_ahead(desc, updated)
-        if ahead != prefetch.DEFAULT_DEPTH:  # how far a DALI iterator had run it past an epoch's end
-            new_body.insert(at + 2, stmt(f"_prefetch_depth = {ahead}  # how far a DALI iterator ran it ahead (ReaderStream)\n").with_changes(
-                leading_lines=[cst.EmptyLine(indent=False)]))
     if init is not None and "__init__" not in methods:
         if new_body and not new_body[0].leading_lines:
             new_body[0] = new_body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])

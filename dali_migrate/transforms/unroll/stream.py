@@ -71,6 +71,16 @@ class ReaderStream:
         self._dali_pipeline = pipeline
         self._prefetch_depth = prefetch_depth
 
+    @staticmethod
+    def prefetch_depth_of(prefetch_queue_depth=2, exec_pipelined=True):
+        """How far a DALI iterator with size= runs a pipeline of these options past the batch it gives: its
+        queue's depth (the larger one of separate cpu/gpu queues), 1 when not pipelined."""
+        if not exec_pipelined:
+            return 1
+        if isinstance(prefetch_queue_depth, dict):
+            return max(prefetch_queue_depth.values())
+        return prefetch_queue_depth
+
     @property
     def max_batch_size(self):
         return self.batch_size
@@ -160,12 +170,12 @@ def _quoted(name: str) -> str:
 
 def wrap(definition_body: list, reader_assignments: list, steps_body: list, decorators: list, readers: list,
          batch_size: str, function_name: str = "steps", epochs: bool = False, conditional=(), sources=(),
-         ahead: int = 2) -> list:
+         ahead: str = "2") -> list:
     """The statements of a streamed pipeline function: the readers, the steps (a generator function,
     with the decorators the generator would have had), and ``return ReaderStream(...)`` with the readers
     that have a name. ``epochs``: the steps end with their epoch (an external source's StopIteration), so
-    they take the epoch's index and the stream restarts them on reset(); ``ahead``: the pipeline's
-    prefetch_queue_depth, how far a DALI iterator had run it past an epoch's end (prefetch.ahead)."""
+    they take the epoch's index and the stream restarts them on reset(); ``ahead``: the code of the pipeline's
+    prefetch_queue_depth, how far a DALI iterator had run it past an epoch's end (Unroller.run_ahead)."""
     params = cst.Parameters(params=[cst.Param(cst.Name("epoch_idx"), default=cst.Integer("0"), equal=cst.AssignEqual(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))]) if epochs \
         else cst.Parameters()
@@ -178,7 +188,7 @@ def wrap(definition_body: list, reader_assignments: list, steps_body: list, deco
         # a source helper's stream is a ReaderStream where it has named readers (source_helpers.py)
         + [f'**getattr({var}, "_readers", {{}})' for var in sources])
     restart = f", restart={function_name}" if epochs else ""
-    restart += f", prefetch_depth={ahead}" if epochs and ahead != 2 else ""
+    restart += f", prefetch_depth={ahead}" if epochs and ahead != "2" else ""
     result = stmt(f"return {CLASS_NAME}({function_name}(), {{{named}}}, {batch_size}{restart})\n").with_changes(
         leading_lines=[cst.EmptyLine(indent=False)])
     return [*definition_body, *reader_assignments, steps, result]

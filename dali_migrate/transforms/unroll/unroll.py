@@ -20,9 +20,9 @@ from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, closing_returns, device_statement, eager_sources, epoch_statements,
                     grow_statement, loop_statements, output_elements, rng_statements_after_pre, seeding_statements,
                     takes_device, thread_statement)
-from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, CannotUnroll,
-                    NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value, ops_path, stmt,
-                    with_kwarg, without_kwargs)
+from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, AssignedNames,
+                    CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value,
+                    ops_path, stmt, with_kwarg, without_kwargs)
 
 TORCH_ITERATORS = {
     "nvidia.dali.plugin.pytorch.DALIGenericIterator": None,
@@ -388,18 +388,37 @@ class Unroller(MigrationTransformer):
             outer = [transform(s, conditional.WithMaxBatchSize(names, env.batch_size), layout=False) for s in outer]
         return stream.wrap(outer, readers, inner, decorators, desc.readers, env.batch_size, epochs=epochs,
                            conditional=[(r, desc.extra["reader_conditions"][r.var]) for r in conditional_readers],
-                           sources=sources, ahead=self.run_ahead(desc, node) if epochs else 2), []
+                           sources=sources, ahead=self.run_ahead(desc, node, self._bound_in(desc)) if epochs else "2"), []
 
-    def run_ahead(self, desc: PipelineDesc, node) -> int:
-        """How far a DALI iterator with size= had run ``desc`` past an epoch's end (prefetch.ahead), for the
-        EpochIterator to run its stream as far; a depth the migration cannot read is marked and taken as 2."""
+    @staticmethod
+    def _bound_in(desc: PipelineDesc) -> set[str]:
+        """The names a pipeline function's parameters and body bind: they hide the module's names there."""
+        bound = AssignedNames()
+        for statement in desc.extra.get("statements", ()):
+            walk(statement, bound)
+        return bound.names | set(desc.params)
+
+    def run_ahead(self, desc: PipelineDesc, node, shadowed=frozenset()) -> str:
+        """The code of how far a DALI iterator with size= had run ``desc`` past an epoch's end, for the
+        EpochIterator to run its stream as far: a number (prefetch.ahead), or, for options given by names
+        (``exec_pipelined=pipelined``), ReaderStream.prefetch_depth_of(...) of them at run time. Options that
+        call something, or read a name ``shadowed`` where the code goes, are marked and taken as 2."""
         found = prefetch.ahead(desc)
-        if found is None:
-            self.mark(rules.ITERATOR_DIFFERENCE.id, f"{desc.name}'s prefetch_queue_depth or exec_pipelined is not a "
-                      f"literal: an iterator with size= ran its source that many steps past an epoch's end, which "
-                      f"decides where the next epoch starts; the EpochIterator takes 2", node)
-            return prefetch.DEFAULT_DEPTH
-        return found
+        if found is not None:
+            return str(found)
+        options = {name: desc.config[name] for name in ("prefetch_queue_depth", "exec_pipelined")
+                   if name in desc.config}
+        reads = NameReads()
+        for value in options.values():
+            walk(value, reads)
+        if reads.calls or reads.names & set(shadowed):
+            self.mark(rules.ITERATOR_DIFFERENCE.id, f"{desc.name}'s prefetch_queue_depth or exec_pipelined cannot "
+                      f"be read again where the steps are: an iterator with size= ran its source that many steps "
+                      f"past an epoch's end, which decides where the next epoch starts; the EpochIterator takes 2",
+                      node)
+            return str(prefetch.DEFAULT_DEPTH)
+        arguments = ", ".join(f"{name}={code_of(value)}" for name, value in options.items())
+        return f"{stream.CLASS_NAME}.prefetch_depth_of({arguments})"
 
     def restarts(self, key: str, desc: PipelineDesc) -> bool:
         """``desc`` is written as a ReaderStream whose steps end with the epoch its external source ends and

@@ -12,6 +12,7 @@ from nvidia.dali.pipeline import Pipeline
 from nvidia.dali.plugin.pytorch import DALIGenericIterator
 
 BATCH = 4
+SOURCE_DEPTH = 1
 
 
 class Counting:
@@ -101,7 +102,22 @@ class SeparatedPipe(Pipeline):
         self.feed_input(self.values, next_batch(self))
 
 
-@pipeline_def(batch_size=BATCH, num_threads=2, device_id=None, prefetch_queue_depth=1)
+class ChosenPipe(Pipeline):
+    def __init__(self, source, pipelined):
+        super().__init__(BATCH, 2, None, exec_pipelined=pipelined)
+        self.input = ops.ExternalSource()
+        self.source = source
+        self.iterator = iter(self.source)
+
+    def define_graph(self):
+        self.values = self.input()
+        return self.values + 100
+
+    def iter_setup(self):
+        self.feed_input(self.values, next_batch(self))
+
+
+@pipeline_def(batch_size=BATCH, num_threads=2, device_id=None, prefetch_queue_depth=SOURCE_DEPTH)
 def shallow_source_pipe(source):
     values = fn.external_source(source=source, cycle="raise")
     return values * 3
@@ -127,5 +143,7 @@ if __name__ == "__main__":
         epochs(f"depth 3, {samples}/8", DeepPipe(Counting(samples)), 8)
         epochs(f"unpipelined, {samples}/8", UnpipelinedPipe(Counting(samples)), 8)
         epochs(f"separated 1/3, {samples}/8", SeparatedPipe(Counting(samples)), 8)
+        epochs(f"chosen unpipelined, {samples}/8", ChosenPipe(Counting(samples), False), 8)
+        epochs(f"chosen pipelined, {samples}/8", ChosenPipe(Counting(samples), True), 8)
         epochs(f"source depth 1, {samples}/8", shallow_source_pipe(Counting(samples)), 8)
         epochs(f"source depth 3, {samples}/8", deep_source_pipe(Counting(samples)), 8)
