@@ -147,8 +147,8 @@ class TFIterator:
         import tensorflow as tf
         import nvidia.dali.experimental.dynamic as ndd
 
-        if serialized_pipeline is not None or any(cls.__name__ == "Pipeline" and cls.__module__ == "nvidia.dali.pipeline"
-                                                  for cls in type(pipeline).__mro__):
+        if serialized_pipeline is not None or any(
+                cls.__name__ == "Pipeline" and cls.__module__ == "nvidia.dali.pipeline" for cls in type(pipeline).__mro__):
             plugin_op = getattr(importlib.import_module("nvidia.dali.plugin.tf"), "DALIIterator")()  # (by its name:
             return plugin_op(pipeline=pipeline, serialized_pipeline=serialized_pipeline, sparse=sparse,  # the module
                              shapes=shapes, dtypes=dtypes, batch_size=batch_size,  # keeps no import of the plugin)

@@ -122,7 +122,8 @@ def external_source_statement(statement, imports):
 
 
 class _NestedSourceCalls(cst.CSTTransformer):
-    """Replaces each external_source call of one output nested in a plain expression with a fresh name."""
+    """Replaces each single-output external_source call nested in a plain expression (not under a condition, a
+    lambda or a comprehension) with a fresh name, and lists (name, call) in ``hoisted``."""
 
     _CONDITIONAL = (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                     cst.GeneratorExp)

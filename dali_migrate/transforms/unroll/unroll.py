@@ -386,9 +386,10 @@ class Unroller(MigrationTransformer):
         if conditional_readers:  # created under their conditions among the statements before the loop
             names = {r.var for r in conditional_readers}
             outer = [transform(s, conditional.WithMaxBatchSize(names, env.batch_size), layout=False) for s in outer]
+        ahead = self.run_ahead(desc, node, self._bound_in(desc)) if epochs else "2"
         return stream.wrap(outer, readers, inner, decorators, desc.readers, env.batch_size, epochs=epochs,
                            conditional=[(r, desc.extra["reader_conditions"][r.var]) for r in conditional_readers],
-                           sources=sources, ahead=self.run_ahead(desc, node, self._bound_in(desc)) if epochs else "2"), []
+                           sources=sources, ahead=ahead), []
 
     @staticmethod
     def _bound_in(desc: PipelineDesc) -> set[str]:
