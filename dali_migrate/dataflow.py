@@ -1040,8 +1040,10 @@ from .transforms.walk import walk  # noqa: E402  (the walk module imports nothin
 
 
 # ``forwarded_stars``: the iterators a wrapper may hand its *args/**kwargs to (the EpochIterator: once migrated).
-_FORWARD_TARGETS = ("nvidia.dali.plugin.pytorch.DALIGenericIterator",)
+_FORWARD_TARGETS = ("nvidia.dali.plugin.pytorch.DALIGenericIterator",
+                    "nvidia.dali.plugin.pytorch.DALIClassificationIterator")
 _MIGRATED_ITERATOR = "EpochIterator"  # unroll/epoch_iterator.py CLASS_NAME (not imported: no cycle)
+_MIGRATED_CLASSIFICATION = "classification"  # its classmethod with DALIClassificationIterator's signature
 
 
 class _StarReads(cst.CSTVisitor):
@@ -1079,9 +1081,12 @@ class _StarReads(cst.CSTVisitor):
 
 
 def _forwarding_call(call: cst.Call, imports) -> bool:
-    """``call`` makes DALIGenericIterator (or the EpochIterator) and takes its pipelines from its ``*``/``**``
-    arguments: none comes before them by position, and no ``pipelines=`` is given."""
+    """``call`` makes DALIGenericIterator or DALIClassificationIterator (or the EpochIterator) and takes its pipelines
+    from its ``*``/``**`` arguments: none comes before them by position, and no ``pipelines=`` is given."""
     func, qualname = call.func, imports.qualname(call.func)
+    if isinstance(func, cst.Attribute) and func.attr.value == _MIGRATED_CLASSIFICATION:  # EpochIterator.classification
+        func = func.value
+        qualname = imports.qualname(func)
     # the EpochIterator: written into the module, or imported from the helper module (its name is configurable)
     migrated = isinstance(func, cst.Name) and func.value == _MIGRATED_ITERATOR and (
         qualname is None or not qualname.startswith("nvidia.") and qualname.endswith("." + _MIGRATED_ITERATOR))

@@ -29,6 +29,7 @@ class EpochIterator:
                  dynamic_shape=False, last_batch_padded=False, last_batch_policy="FILL", prepare_first_batch=True,
                  *, batch_size=None, reader_meta=None):
         pipelines = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
+        self._settle_at_exit()
         if fill_last_batch is not None:  # the plugin: given, it decides whatever last_batch_policy says
             last_batch_policy = "FILL" if fill_last_batch else "PARTIAL"
         last_batch_policy = getattr(last_batch_policy, "name", last_batch_policy)  # the plugin's enum, or its name
@@ -96,6 +97,36 @@ class EpochIterator:
                 raise RuntimeError("It seems that there is no data in the pipeline. This may happen if "
                                    "`last_batch_policy` is set to PARTIAL and the requested batch size is greater "
                                    "than the shard size.") from None
+
+    @staticmethod
+    def _settle_at_exit():
+        """At exit, wait for the operations this thread's dynamic mode still runs in its worker: DALI 2.4.0 aborts
+        the process ("terminate called without an active exception", exit 134) when it exits while the worker is
+        inside DALI, as after the last batch of an epoch nobody read (docs/dali-facts.md). One hook in all."""
+        import atexit
+
+        def settle():
+            import nvidia.dali.experimental.dynamic as ndd
+
+            context = ndd.EvalContext.current()
+            context.evaluate_all()
+            worker = getattr(context, "_async_executor", None)  # (DALI 2.4.0's; without it, nothing to wait for)
+            thread = getattr(worker, "_thread", None)
+            if thread is not None and thread.is_alive():
+                worker.shutdown()
+                thread.join()
+
+        if not getattr(atexit, "_ndd_workers_settle", False):  # once, for every helper that asks
+            atexit._ndd_workers_settle = True
+            atexit.register(settle)
+
+    @classmethod
+    def classification(cls, pipelines, size=-1, reader_name=None, auto_reset=False, fill_last_batch=None,
+                       dynamic_shape=False, last_batch_padded=False, last_batch_policy="FILL", prepare_first_batch=True,
+                       **options):
+        """DALIClassificationIterator(...) with its own signature (no output map: it is ["data", "label"])."""
+        return cls(pipelines, ["data", "label"], size, reader_name, auto_reset, fill_last_batch, dynamic_shape,
+                   last_batch_padded, last_batch_policy, prepare_first_batch, **options)
 
     @staticmethod
     def _policies():
@@ -314,12 +345,35 @@ class ReaderStream:
     _ended = False
 
     def __init__(self, steps, readers, batch_size, restart=None, pipeline=None, prefetch_depth=2):
+        self._settle_at_exit()
         self._steps = steps
         self._readers = readers
         self.batch_size = batch_size
         self._restart = restart
         self._dali_pipeline = pipeline
         self._prefetch_depth = prefetch_depth
+
+    @staticmethod
+    def _settle_at_exit():
+        """At exit, wait for the operations this thread's dynamic mode still runs in its worker: DALI 2.4.0 aborts
+        the process ("terminate called without an active exception", exit 134) when it exits while the worker is
+        inside DALI, as after the last batch of an epoch nobody read (docs/dali-facts.md). One hook in all."""
+        import atexit
+
+        def settle():
+            import nvidia.dali.experimental.dynamic as ndd
+
+            context = ndd.EvalContext.current()
+            context.evaluate_all()
+            worker = getattr(context, "_async_executor", None)  # (DALI 2.4.0's; without it, nothing to wait for)
+            thread = getattr(worker, "_thread", None)
+            if thread is not None and thread.is_alive():
+                worker.shutdown()
+                thread.join()
+
+        if not getattr(atexit, "_ndd_workers_settle", False):  # once, for every helper that asks
+            atexit._ndd_workers_settle = True
+            atexit.register(settle)
 
     @staticmethod
     def prefetch_depth_of(prefetch_queue_depth=2, exec_pipelined=True):
@@ -342,6 +396,7 @@ class ReaderStream:
         if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
             import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
 
+            self._settle_at_exit()
             self._steps = type(self).steps(weakref.proxy(self))
         if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
             raise StopIteration

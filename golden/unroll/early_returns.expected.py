@@ -30,12 +30,35 @@ class ReaderStream:
     _ended = False
 
     def __init__(self, steps, readers, batch_size, restart=None, pipeline=None, prefetch_depth=2):
+        self._settle_at_exit()
         self._steps = steps
         self._readers = readers
         self.batch_size = batch_size
         self._restart = restart
         self._dali_pipeline = pipeline
         self._prefetch_depth = prefetch_depth
+
+    @staticmethod
+    def _settle_at_exit():
+        """At exit, wait for the operations this thread's dynamic mode still runs in its worker: DALI 2.4.0 aborts
+        the process ("terminate called without an active exception", exit 134) when it exits while the worker is
+        inside DALI, as after the last batch of an epoch nobody read (docs/dali-facts.md). One hook in all."""
+        import atexit
+
+        def settle():
+            import nvidia.dali.experimental.dynamic as ndd
+
+            context = ndd.EvalContext.current()
+            context.evaluate_all()
+            worker = getattr(context, "_async_executor", None)  # (DALI 2.4.0's; without it, nothing to wait for)
+            thread = getattr(worker, "_thread", None)
+            if thread is not None and thread.is_alive():
+                worker.shutdown()
+                thread.join()
+
+        if not getattr(atexit, "_ndd_workers_settle", False):  # once, for every helper that asks
+            atexit._ndd_workers_settle = True
+            atexit.register(settle)
 
     @staticmethod
     def prefetch_depth_of(prefetch_queue_depth=2, exec_pipelined=True):
@@ -58,6 +81,7 @@ class ReaderStream:
         if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
             import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
 
+            self._settle_at_exit()
             self._steps = type(self).steps(weakref.proxy(self))
         if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
             raise StopIteration

@@ -294,6 +294,7 @@ def decided_at_run_time(unroller, original, call: cst.Call, which: str, fixed_ma
     migrated ones (DM241). DALIClassificationIterator's fixed output map goes in as the second argument; policy
     members become their names."""
     args = list(call.args)
+    func = call.func if subclass is not None else cst.Name(epoch_iterator.CLASS_NAME)
     if fixed_map:
         positional = [i for i, a in enumerate(args) if a.keyword is None]
         names = expr(repr(fixed_map).replace("'", '"'))
@@ -301,6 +302,9 @@ def decided_at_run_time(unroller, original, call: cst.Call, which: str, fixed_ma
             _insert_after(args, positional[0], cst.Arg(names))
         elif not positional and args and kwarg(call, "output_map") is None and not any(a.star == "**" for a in args):
             _insert_after(args, len(args) - 1, _kw("output_map", names))
+        elif subclass is None and not jax and fixed_map == ["data", "label"]:
+            # its pipelines come in *args/**kwargs: the EpochIterator's classmethod with the plugin's own signature
+            func = cst.Attribute(value=func, attr=cst.Name("classification"))
         else:
             mark_left(unroller, original, f"{which}(...)", "its pipelines come in *args, so the tool cannot put "
                       "the output map after them", _ITERATE_BY_HAND)
@@ -321,8 +325,7 @@ def decided_at_run_time(unroller, original, call: cst.Call, which: str, fixed_ma
             if isinstance(value, cst.IfExp):
                 args[i] = arg.with_changes(value=value)
     unroller.need_epoch_iterator = True
-    func = call.func if subclass is not None else cst.Name(epoch_iterator.CLASS_NAME)
-    what = subclass or ("JaxEpochIterator" if jax else epoch_iterator.CLASS_NAME)
+    what = subclass or ("JaxEpochIterator" if jax else code_of(func))
     unroller.report(rules.ITERATOR_KIND_AT_RUN_TIME.id, f"{which} -> {what}: the tool cannot trace its pipelines "
                     f"({code_of(_arg(original, 0, 'pipelines') or original)}), so it decides at run time: over "
                     f"pipeline-mode Pipelines it is the plugin's iterator, over migrated ones (ReaderStream) it counts "
