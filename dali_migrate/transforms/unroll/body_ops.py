@@ -35,18 +35,17 @@ import libcst as cst
 from ... import optable
 from ..walk import transform, walk
 from . import rules
-from .model import AssignedNames, ChangedNames, NameReads, code_of, kwarg, ndd_attr, ops_path
+from .model import AssignedNames, NameReads, code_of, kwarg, ndd_attr, ops_path
 
 _DROPPED = ("name", "preserve", "bytes_per_sample_hint")  # ndd rejects them; none changes what an op computes
 
 
 def _bound(statements) -> set[str]:
-    """The names the statements bind in any way, or change in place (``x.a = v``, ``x.append(v)``)."""
-    bound, changed = AssignedNames(), ChangedNames()
+    """The names the statements bind in any way, or store through (``x.a = v``, ``x[k] = v``)."""
+    bound = AssignedNames()
     for statement in statements:
         walk(statement, bound)
-        walk(statement, changed)
-    return bound.names | changed.names
+    return bound.names | bound.stored
 
 
 class _Callees(NameReads):

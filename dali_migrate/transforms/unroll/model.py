@@ -256,15 +256,21 @@ class AssignedNames(cst.CSTVisitor):
 
     def __init__(self):
         self.names: set[str] = set()
+        self.stored: set[str] = set()  # names stored through, not bound: ``x.a = v``, ``x[k] += v``
+
+    def _target(self, target):
+        self.names.update(target_names(target))
+        if isinstance(target, (cst.Attribute, cst.Subscript)) and _base_name(target) is not None:
+            self.stored.add(_base_name(target))
 
     def visit_AssignTarget(self, node):
-        self.names.update(target_names(node.target))
+        self._target(node.target)
 
     def visit_AugAssign(self, node):
-        self.names.update(target_names(node.target))
+        self._target(node.target)
 
     def visit_AnnAssign(self, node):
-        self.names.update(target_names(node.target))
+        self._target(node.target)
 
     def visit_For(self, node):
         self.names.update(target_names(node.target))
