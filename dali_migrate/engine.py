@@ -814,7 +814,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     needs_whole_file(ctx, {e.callee for e in units.escapes if e.callee} | units.handed_to | set(seeds) | set(foreign))
     kept = Kept(units)
     for escape in units.escapes:
-        kept.keep(escape.origins, Reason(ctx.position(escape.node)[0], VALUE_ESCAPES.id, escape.message))
+        kept.keep(escape.origins, Reason(ctx.position(escape.node)[0], escape.rule, escape.message))
     for statement, rule_id, message in units.existing_markers:
         # A marker still in the file (from an earlier run) keeps its unit as it was until a person removes it.
         origins = units.statement_origins.get(statement, frozenset())
@@ -918,6 +918,8 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
 
 
 UNIT_KEPT_HERE = "DM230"
+
+
 
 
 def _unmarked_text(node: cst.CSTNode) -> str:

@@ -94,6 +94,25 @@ ITERATOR_HANDED_ON = rule(
                "plugin's private attributes, adapt it to the EpochIterator.",
 )
 
+ERROR_EXPECTED = rule(
+    "DM238", "pipeline-error-expected", "warning",
+    "The program expects an error from a pipeline: its construction, build or run sits inside assert_raises, "
+    "pytest.raises, a @raises test or a try/except (here or in a function called there). Pipeline mode raises "
+    "such errors where it constructs, builds or runs the pipeline; a migrated pipeline raises them at its first "
+    "step, when an output is read, or never. The unit stays in pipeline mode.",
+    "Dynamic mode has no build step and evaluates asynchronously: an operator's error surfaces at the first read of "
+    "its output (docs/dali-facts.md), with another message (no 'Error in CPU operator ...' prefix). The one case "
+    "that raises the same error at the same point is left to migrate: StopIteration caught around a step "
+    "(pipe.run(), next(it)), which the migrated generator raises when its source ends, as pipe.run() did.",
+    before="pipe = bad_pipe()\nwith pytest.raises(RuntimeError):\n    pipe.build()",
+    after="pipe = bad_pipe()\nwith pytest.raises(RuntimeError):\n"
+          "    # dali-migrate: DM238 pipe.build() is inside pytest.raises(RuntimeError): ...\n    pipe.build()",
+    fix="manual",
+    suggestion="Keep the check in pipeline mode, or rewrite it for dynamic mode by hand: expect the error where the "
+               "migrated pipeline's output is first read (next(pipe) and a read such as np.asarray), with the "
+               "message dynamic mode gives.",
+)
+
 ITERATOR_NAME_MISSING = rule(
     "DM235", "iterator-attribute-missing-in-both", "info",
     "An attribute of a DALI framework iterator that neither the plugin's iterators nor the migrated one have "
@@ -187,6 +206,38 @@ _CONTAINER_METHODS = {"append", "add", "insert", "pop", "get", "values", "items"
 # Builtins the model sees through, by what they take (containers, tuples of outputs).
 _SEE_THROUGH = {"len", "list", "tuple", "iter", "next", "reversed", "sorted"}
 _NUMPY_COPIES = ("numpy.array", "numpy.asarray")
+# What checks that code raises: context managers, decorators and functions of nose, pytest, unittest, DALI's nose_utils
+# (assert_raises, raises), and contextlib.suppress.
+_RAISE_CHECKS = {"assert_raises", "raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp",
+                 "assert_raises_regex", "suppress"}
+_MESSAGE_KEYWORDS = {"glob", "regex", "match", "expected_regex"}
+# Exceptions no pipeline raises: a try whose handlers catch only these does not observe a pipeline's errors.
+_NOT_PIPELINE_ERRORS = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "ImportError",
+                                  "ModuleNotFoundError"})
+# Pipeline methods that run a step (the migrated code's next(pipe)); every other call on a pipeline, and making one,
+# can raise in pipeline mode where the migrated code raises nothing yet.
+_STEP_METHODS = {"run", "outputs", "share_outputs"}
+
+
+@dataclass(eq=False)
+class _Region:
+    """Code that observes errors: a with-statement over assert_raises/pytest.raises (or suppress), a @raises test, a
+    try with handlers, or the call assert_raises(E, pipe.build) (``node``: the With, FunctionDef, Try or Call)."""
+    node: cst.CSTNode
+    label: str
+    types: frozenset  # the exception names it catches ("" for anything: a bare except, an expression)
+    message: bool  # it reads the message (glob=, match=, `as e`) too
+    follows_calls: bool  # errors of the functions it calls count (a check expects them; a try may only guard)
+
+
+@dataclass(eq=False)
+class _Op:
+    """Something that makes, builds or runs a pipeline (or steps a framework iterator over one)."""
+    node: cst.CSTNode
+    step: bool
+    origins: frozenset
+    stack: tuple  # the statements around it, outermost first
+    regions: tuple  # the expression regions (assert_raises(E, callable)) around it
 
 
 def tracked(found) -> bool:
@@ -231,6 +282,7 @@ class Escape:
     origins: frozenset
     message: str
     callee: str | None = None  # the plain name called with the value, where that is the escape
+    rule: str = VALUE_ESCAPES.id  # the marker's rule (ERROR_EXPECTED for a pipeline inside an error check)
 
 
 @dataclass
@@ -293,7 +345,7 @@ class Units:
         tagger = _Tagger(flow, foreign_helpers, follows)
         walk(module, tagger)
         self.statement_origins: dict[cst.CSTNode, frozenset] = tagger.statement_origins
-        self.escapes: list[Escape] = tagger.escapes
+        self.escapes: list[Escape] = tagger.escapes + tagger.expected_errors()
         self.handed_on: list[Escape] = tagger.handed_on  # framework iterators handed to code not followed
         self.missing: list[Escape] = tagger.missing  # iterator attributes no iterator has, before or after
         self.definitions: dict[str, cst.CSTNode] = tagger.definitions
@@ -460,6 +512,12 @@ class _Tagger(cst.CSTVisitor):
         self._loop_iters: set[cst.CSTNode] = set()
         self._stored: set[cst.Attribute] = set()  # attributes assigned or deleted (``_store``)
         self.function_units = _function_units(flow, foreign)
+        # Pipelines inside code that expects their errors (``expected_errors``).
+        self._regions: list[_Region] = []
+        self._expression_regions: list[_Region] = []
+        self._ops: list[_Op] = []
+        self._calls_made: list[_Op] = []  # calls of the module's functions (``node``: the call, ``origins``: empty)
+        self._callee: dict[cst.Call, cst.CSTNode] = {}
 
     # -- statements and their context --------------------------------------------------------------
     def on_visit(self, node) -> bool:
@@ -469,6 +527,11 @@ class _Tagger(cst.CSTVisitor):
                 if text.startswith(MARKER_PREFIX) and len(text.split(" ", 3)) == 4:
                     _, _, rule_id, message = text.split(" ", 3)
                     self.existing_markers.append((node, rule_id, message))
+            self._error_region(node)
+            if isinstance(node, cst.With) and node in self.flow.with_origin and not self._graph[-1]:
+                # the graph of a `with pipe:` pipeline is made here; the migrated one at its first step
+                self._ops.append(_Op(node, False, frozenset((self.flow.with_origin[node],)),
+                                     self._stack() + (node,), tuple(self._expression_regions)))
             own = self._own_context(node)
             context = self._context[-1] | own
             self._statements.append([node, set(context)])
@@ -551,6 +614,9 @@ class _Tagger(cst.CSTVisitor):
     def visit_For(self, node):
         self._loop_iters.add(node.iter)
         self._check_iteration(node.iter)
+        found = self.flow.value_of(node.iter)
+        if found[0] == df.DALI_ITERATOR:
+            self._pipeline_op(node.iter, True, found[1])
 
     def visit_CompFor(self, node):
         self._loop_iters.add(node.iter)
@@ -567,10 +633,129 @@ class _Tagger(cst.CSTVisitor):
         if kind in (df.TENSORCPU, df.PIPELINE) or (kind == df.TOP and found[1]):
             self._escape(iterable, found, f"iterating {_code(iterable)} ({_describe(kind)})")
 
+    # -- code that expects a pipeline's errors (ERROR_EXPECTED) ---------------------------------------
+    def _stack(self) -> tuple:
+        return tuple(entry[0] for entry in self._statements)
+
+    def _pipeline_op(self, node, step: bool, origins) -> None:
+        if origins and not self._graph[-1]:
+            self._ops.append(_Op(node, step, frozenset(origins), self._stack(), tuple(self._expression_regions)))
+
+    def _lifecycle(self, call: cst.Call, found) -> None:
+        """Record ``call`` where it makes, builds or runs a pipeline, calls a function of the module, or checks that a
+        callable raises (``assert_raises(RuntimeError, pipe.build)``)."""
+        flow, func = self.flow, call.func
+        kind, origins = found
+        owner = flow.value_of(func.value) if isinstance(func, cst.Attribute) else (None, frozenset())
+        if owner[0] == df.PIPELINE:
+            self._pipeline_op(call, func.attr.value in _STEP_METHODS, owner[1])
+        elif owner[0] == df.DALI_ITERATOR:
+            self._pipeline_op(call, True, owner[1])
+        elif kind == df.PIPELINE:
+            self._pipeline_op(call, False, origins)  # made here (a @pipeline_def builds its graph when called)
+        elif kind == df.DALI_ITERATOR:
+            self._pipeline_op(call, True, origins)  # a framework iterator runs its pipelines when made
+        elif isinstance(func, cst.Name) and func.value == "next" and call.args and flow.is_builtin(func):
+            stepped = flow.value_of(call.args[0].value)
+            if stepped[0] == df.DALI_ITERATOR:
+                self._pipeline_op(call, True, stepped[1])
+        reached = flow.call_targets.get(call)
+        if reached is not None and not self._graph[-1]:
+            self._callee[call] = reached[0].node
+            self._calls_made.append(_Op(call, False, frozenset(), self._stack(), tuple(self._expression_regions)))
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if _check_name(func) in _RAISE_CHECKS and len(positional) >= 2 and not self._graph[-1]:
+            region = _Region(call, f"{_code(func)}({_code(positional[0].value)}, ...)",
+                             _exception_names(positional[0].value), _reads_message(call, 2), True)
+            self._regions.append(region)
+            self._expression_regions.append(region)
+            target = positional[1].value
+            owner = flow.value_of(target.value) if isinstance(target, cst.Attribute) else (None, frozenset())
+            if owner[0] == df.PIPELINE:  # assert_raises(RuntimeError, pipe.build)
+                self._pipeline_op(target, target.attr.value in _STEP_METHODS, owner[1])
+
+    def leave_Call(self, node):
+        if self._expression_regions and self._expression_regions[-1].node is node:
+            self._expression_regions.pop()
+
+    def _error_region(self, node) -> None:
+        if self._graph[-1]:
+            return
+        if isinstance(node, cst.With):
+            for item in node.items:
+                call = item.item
+                if isinstance(call, cst.Call) and _check_name(call.func) in _RAISE_CHECKS:
+                    positional = [a for a in call.args if a.keyword is None and not a.star]
+                    if _check_name(call.func) == "suppress":
+                        types = frozenset().union(*(_exception_names(a.value) for a in positional))
+                    else:
+                        types = _exception_names(positional[0].value) if positional else frozenset(("",))
+                    message = item.asname is not None or _reads_message(call, 1)
+                    self._regions.append(_Region(node, _code(call), types, message, True))
+                    return
+        elif isinstance(node, cst.Try) and node.handlers:
+            types = frozenset().union(*(_exception_names(h.type) for h in node.handlers))
+            if not types <= _NOT_PIPELINE_ERRORS:
+                names = " nor ".join(sorted(t or "anything" for t in types))
+                self._regions.append(_Region(node, f"a try whose except catches {names}", types,
+                                             any(h.name is not None for h in node.handlers), False))
+        elif isinstance(node, cst.FunctionDef):
+            for decorator in node.decorators:
+                call = decorator.decorator
+                if isinstance(call, cst.Call) and _check_name(call.func) == "raises":
+                    positional = [a for a in call.args if a.keyword is None and not a.star]
+                    types = _exception_names(positional[0].value) if positional else frozenset(("",))
+                    self._regions.append(_Region(node, f"the test {node.name.value} decorated with @{_code(call)}",
+                                                 types, _reads_message(call, 1), True))
+                    return
+
+    def expected_errors(self) -> list[Escape]:
+        """An escape (ERROR_EXPECTED) for each region that holds a pipeline's construction, build or run: there the
+        program expects the error pipeline mode raises, which the migrated pipeline raises elsewhere or not at all.
+        Not one for steps alone (pipe.run(), next(it)) inside a region that catches StopIteration only: the migrated
+        generator raises it at the same step, when its source ends."""
+        reach: dict[cst.CSTNode, list[_Op]] = {}
+
+        def reached(function, seen) -> list[_Op]:
+            if function in reach:
+                return reach[function]
+            if function in seen:
+                return []
+            seen.add(function)
+            found = [op for op in self._ops if _innermost_def(op.stack) is function]
+            for call in self._calls_made:
+                if _innermost_def(call.stack) is function:
+                    found += reached(self._callee[call.node], seen)
+            reach[function] = found
+            return found
+
+        escapes = []
+        for region in self._regions:
+            inside = [(op.node, op.step, op.origins) for op in self._ops if _within(region, op)]
+            if region.follows_calls:
+                for call in self._calls_made:
+                    if _within(region, call):
+                        ops = reached(self._callee[call.node], set())
+                        if ops:
+                            inside.append((call.node, all(op.step for op in ops),
+                                           frozenset().union(*(op.origins for op in ops))))
+            if not inside:
+                continue
+            if region.types == {"StopIteration"} and not region.message and all(step for _, step, _ in inside):
+                continue
+            node = inside[0][0]
+            what = f"{_code(node)} (which makes, builds or runs a pipeline)" if node in self._callee else _code(node)
+            escapes.append(Escape(node, frozenset().union(*(origins for _, _, origins in inside)),
+                                  f"{what} is inside {region.label}, which expects its error there: a migrated "
+                                  f"pipeline raises it later (its first step or output read) or not at all",
+                                  rule=ERROR_EXPECTED.id))
+        return escapes
+
     # -- uses ---------------------------------------------------------------------------------------
     def visit_Call(self, node):
         found = self.flow.value_of(node)
         self._touch(found[1])
+        self._lifecycle(node, found)
         graph = self.flow.graph_origin.get(node)
         if graph:
             self._touch((graph,))
@@ -800,6 +985,58 @@ def _function_units(flow: df.DataFlow, foreign: dict | None = None) -> dict:
             if reached is not None:
                 work.append((reached[0].node, units[function]))
     return units
+
+
+def _check_name(func) -> str | None:
+    """The name a check is called by: ``assert_raises``, ``pytest.raises`` -> ``raises``, ``self.assertRaises``."""
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return None
+
+
+def _exception_names(expr) -> frozenset:
+    """The names of the exceptions an ``except`` clause or a check catches ("" where it may be anything)."""
+    if expr is None:
+        return frozenset(("",))
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return frozenset().union(*(_exception_names(e.value) for e in expr.elements)) if expr.elements else \
+            frozenset(("",))
+    if isinstance(expr, cst.Name):
+        return frozenset((expr.value,))
+    if isinstance(expr, cst.Attribute):
+        return frozenset((expr.attr.value,))
+    return frozenset(("",))
+
+
+def _reads_message(call: cst.Call, positional_types: int) -> bool:
+    """A check that reads the error's message: a pattern keyword (glob=, regex=, match=), a Regex variant, or a
+    positional argument after the exception types (nose_utils.raises(E, "glob"))."""
+    name = _check_name(call.func) or ""
+    positional = [a for a in call.args if a.keyword is None]
+    return "regex" in name.lower() or any(a.keyword is not None and a.keyword.value in _MESSAGE_KEYWORDS
+                                         for a in call.args) or (name != "suppress" and len(positional) >
+                                                                  positional_types)
+
+
+def _innermost_def(stack: tuple):
+    return next((s for s in reversed(stack) if isinstance(s, cst.FunctionDef)), None)
+
+
+def _within(region: _Region, op: _Op) -> bool:
+    """``op`` runs inside the code ``region`` guards (not in a function or class defined there)."""
+    if any(r is region for r in op.regions):
+        return True
+    index = next((i for i, s in enumerate(op.stack) if s is region.node), None)
+    if index is None:
+        return False
+    rest = op.stack[index + 1:]
+    if any(isinstance(s, (cst.FunctionDef, cst.ClassDef)) for s in rest):
+        return False
+    if isinstance(region.node, cst.Try) and rest and isinstance(region.node.body, cst.IndentedBlock):
+        return any(s is rest[0] for s in region.node.body.body)  # the try's body, not its handlers
+    return True
 
 
 def _list_or_tuple_test(call: cst.Call) -> bool:
