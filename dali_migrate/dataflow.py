@@ -255,13 +255,23 @@ def _index(kind, is_slice: bool, position: int | None = None):
 
 
 def _is_enumerate(expr) -> bool:
-    return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "enumerate"
-            and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star)
+    """``enumerate(x)``, ``enumerate(x, 1)`` or ``enumerate(x, start=1)``: pairs of a count and x's elements."""
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "enumerate"):
+        return False
+    args = expr.args
+    return (1 <= len(args) <= 2 and args[0].keyword is None and not args[0].star
+            and all(not a.star and (a.keyword is None or a.keyword.value == "start") for a in args[1:]))
 
 
 def _is_zip(expr) -> bool:
+    """``zip(a, b, ...)``, also with ``strict=``: tuples of the inputs' elements (``_zip_inputs``)."""
     return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "zip"
-            and expr.args and all(a.keyword is None and not a.star for a in expr.args))
+            and bool(_zip_inputs(expr)) and all(not a.star and (a.keyword is None or a.keyword.value == "strict")
+                                                 for a in expr.args))
+
+
+def _zip_inputs(call: cst.Call) -> list[cst.Arg]:
+    return [a for a in call.args if a.keyword is None]
 
 
 def _items_call(expr) -> bool:
@@ -857,9 +867,9 @@ class _Collector(cst.CSTVisitor):
             self._bind_target(target.elements[0].value, ("value", UNKNOWN), scope)
             self._bind_loop_target(target.elements[1].value, iterable.args[0].value, scope)
         elif _is_zip(iterable) and isinstance(target, (cst.Tuple, cst.List)) \
-                and len(target.elements) == len(iterable.args) \
+                and len(target.elements) == len(_zip_inputs(iterable)) \
                 and not any(isinstance(e, cst.StarredElement) for e in target.elements):
-            for element_node, arg in zip(target.elements, iterable.args):
+            for element_node, arg in zip(target.elements, _zip_inputs(iterable)):
                 self._bind_loop_target(element_node.value, arg.value, scope)
         elif _items_call(iterable) and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
             self._bind_target(target.elements[0].value, ("key_of", iterable.func.value), scope)
