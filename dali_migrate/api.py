@@ -536,6 +536,12 @@ def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs, o
     for _ in range(4):
         new = {q: why for result in results.values() for q, why in result.kept_pipelines.items()
                if q not in project.kept}
+        for result in results.values():  # a module that is not migrated keeps what it is passed
+            if result.error:
+                module = module_name_of(result.path)
+                for q, why in project.kept_for_unmigrated(module, f"in {module}: not migrated ({result.error})").items():
+                    if q not in project.kept:
+                        new.setdefault(q, why)
         helpers, calls = {}, {}
         for result in results.values():
             for helper, pipelines in result.graph_helpers.items():

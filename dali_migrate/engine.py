@@ -850,6 +850,8 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
             continue
         kept.keep({origin}, Reason(line, UNIT_KEPT_HERE, f"{_origin_name(origin)} stays in pipeline mode with "
                                                           f"the rest of its unit, in another module: {why}"))
+    if project is not None and project.kept:
+        _mark_kept_helper_calls(ctx, units, kept, shared, project, here)
     undefined_before: set[str] | None = None
     first = ctx
     for attempt in range(len(units.all_origins()) + 2):
@@ -920,6 +922,22 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
 UNIT_KEPT_HERE = "DM230"
 
 
+def _mark_kept_helper_calls(ctx: MigrationContext, units, kept, shared: dict, project, here: str) -> None:
+    """A value passed to a function or class of another module that keeps its pipeline in pipeline mode: the call here
+    is a reason of the unit (HELPER_KEPT), so the calling file says which helper its pipeline stays for."""
+    from .units import HELPER_KEPT, Reason
+
+    for escape in units.followed:
+        callee = project.resolve(escape.callee or "")
+        module = callee.rpartition(".")[0]
+        for origin in sorted(escape.origins):
+            keeper, why = project.kept.get(shared.get(origin, ""), (None, ""))
+            if keeper is not None and keeper == module and keeper != here:
+                what = escape.message.split(" is passed to ", 1)[0]
+                kept.keep(escape.origins, Reason(ctx.position(escape.node)[0], HELPER_KEPT.id,
+                                                 f"{what} is passed to {callee}(), which keeps it in pipeline mode: "
+                                                 f"{why}"))
+                break
 
 
 def _unmarked_text(node: cst.CSTNode) -> str:

@@ -122,6 +122,18 @@ class Project:
         module = module_name_of(path)
         return any(callee.rpartition(".")[0] == module for callee in (*self.foreign_calls, *self.graph_helpers))
 
+    def kept_for_unmigrated(self, module: str, why: str) -> dict[str, tuple[str, str]]:
+        """What other modules pass to the functions and classes of ``module``, which is not migrated (it does not
+        parse, its migration failed: ``why``): it cannot learn what it gets, so those pipelines stay in pipeline mode
+        (as ``kept``: qualname -> (module, why))."""
+        found: dict[str, tuple[str, str]] = {}
+        for callee, arguments in self.foreign_calls.items():
+            if self.resolve(callee).rpartition(".")[0] == module:
+                for _kind, origins in arguments.values():
+                    for qualname in origins:
+                        found.setdefault(qualname, (module, why))
+        return found
+
     def resolve(self, qualname: str) -> str:
         """The qualname a re-exported name stands for (itself when it is not re-exported)."""
         for _ in range(8):

@@ -113,6 +113,24 @@ ERROR_EXPECTED = rule(
                "message dynamic mode gives.",
 )
 
+HELPER_KEPT = rule(
+    "DM239", "passed-to-kept-helper", "warning",
+    "A pipeline, its outputs or a sample is passed to a function or class of another module of the run, and that "
+    "module keeps it in pipeline mode (its code needs the pipeline-mode value: pipe_out.shape(), ...). The unit stays "
+    "in pipeline mode here too; the marker at the call names the helper and why it keeps the value.",
+    "A unit that spans modules moves whole: a migrated caller would hand a dynamic-mode value to a helper that still "
+    "reads it as a TensorList, and the helper would fail or compute something else, while the caller's file carries no "
+    "marker. The helper's own marker says what it needs; this one says, in the calling file, which call depends on it.",
+    before="# helper.py: def compare(outs, expected): assert outs[0].shape() == ...\n"
+           "from helper import compare\npipe_out = pipe.run()\ncompare(pipe_out, expected)",
+    after="from helper import compare\npipe_out = pipe.run()\n"
+          "# dali-migrate: DM239 pipe_out (a pipeline's outputs) is passed to helper.compare(), which keeps it in "
+          "pipeline mode: ...\ncompare(pipe_out, expected)",
+    fix="manual",
+    suggestion="Migrate the helper's uses of the value by hand (or convert the value before the call: np.asarray, "
+               ".at(i)), remove the markers and run dali-migrate again over both modules.",
+)
+
 ITERATOR_NAME_MISSING = rule(
     "DM235", "iterator-attribute-missing-in-both", "info",
     "An attribute of a DALI framework iterator that neither the plugin's iterators nor the migrated one have "
@@ -814,7 +832,7 @@ class _Tagger(cst.CSTVisitor):
                 self.foreign_calls.append((qualname, key, found))
             problem = f"{what} is passed to {qualname}, which dali-migrate cannot follow"
             if follows and not arg.star:
-                self.followed.append(Escape(arg.value, found[1], problem, None))
+                self.followed.append(Escape(arg.value, found[1], problem, qualname))
                 return None  # that module migrates its uses of it, or keeps it (and so every module does)
             return problem
         if isinstance(func, cst.Name) and flow.is_builtin(func):
