@@ -256,6 +256,7 @@ class _Op:
     origins: frozenset
     stack: tuple  # the statements around it, outermost first
     regions: tuple  # the expression regions (assert_raises(E, callable)) around it
+    made: bool = False  # it makes the pipeline (a @pipeline_def or Pipeline call, a `with pipe:` graph)
 
 
 def tracked(found) -> bool:
@@ -549,7 +550,7 @@ class _Tagger(cst.CSTVisitor):
             if isinstance(node, cst.With) and node in self.flow.with_origin and not self._graph[-1]:
                 # the graph of a `with pipe:` pipeline is made here; the migrated one at its first step
                 self._ops.append(_Op(node, False, frozenset((self.flow.with_origin[node],)),
-                                     self._stack() + (node,), tuple(self._expression_regions)))
+                                     self._stack() + (node,), tuple(self._expression_regions), True))
             own = self._own_context(node)
             context = self._context[-1] | own
             self._statements.append([node, set(context)])
@@ -655,9 +656,9 @@ class _Tagger(cst.CSTVisitor):
     def _stack(self) -> tuple:
         return tuple(entry[0] for entry in self._statements)
 
-    def _pipeline_op(self, node, step: bool, origins) -> None:
+    def _pipeline_op(self, node, step: bool, origins, made: bool = False) -> None:
         if origins and not self._graph[-1]:
-            self._ops.append(_Op(node, step, frozenset(origins), self._stack(), tuple(self._expression_regions)))
+            self._ops.append(_Op(node, step, frozenset(origins), self._stack(), tuple(self._expression_regions), made))
 
     def _lifecycle(self, call: cst.Call, found) -> None:
         """Record ``call`` where it makes, builds or runs a pipeline, calls a function of the module, or checks that a
@@ -670,7 +671,7 @@ class _Tagger(cst.CSTVisitor):
         elif owner[0] == df.DALI_ITERATOR:
             self._pipeline_op(call, True, owner[1])
         elif kind == df.PIPELINE:
-            self._pipeline_op(call, False, origins)  # made here (a @pipeline_def builds its graph when called)
+            self._pipeline_op(call, False, origins, True)  # made here (a @pipeline_def builds its graph when called)
         elif kind == df.DALI_ITERATOR:
             self._pipeline_op(call, True, origins)  # a framework iterator runs its pipelines when made
         elif isinstance(func, cst.Name) and func.value == "next" and call.args and flow.is_builtin(func):
@@ -680,7 +681,8 @@ class _Tagger(cst.CSTVisitor):
         reached = flow.call_targets.get(call)
         if reached is not None and not self._graph[-1]:
             self._callee[call] = reached[0].node
-            self._calls_made.append(_Op(call, False, frozenset(), self._stack(), tuple(self._expression_regions)))
+            given = frozenset().union(*(flow.value_of(a.value)[1] for a in call.args))  # what this call passes
+            self._calls_made.append(_Op(call, False, given, self._stack(), tuple(self._expression_regions)))
         positional = [a for a in call.args if a.keyword is None and not a.star]
         if _check_name(func) in _RAISE_CHECKS and len(positional) >= 2 and not self._graph[-1]:
             region = _Region(call, f"{_code(func)}({_code(positional[0].value)}, ...)",
@@ -753,10 +755,14 @@ class _Tagger(cst.CSTVisitor):
             if region.follows_calls:
                 for call in self._calls_made:
                     if _within(region, call):
+                        # the pipelines this call hands over, or the called code makes (a parameter's other callers'
+                        # pipelines are not run here)
                         ops = reached(self._callee[call.node], set())
+                        mine = call.origins.union(*(op.origins for op in ops if op.made))
+                        ops = [(op.step, op.origins & mine) for op in ops if op.origins & mine]
                         if ops:
-                            inside.append((call.node, all(op.step for op in ops),
-                                           frozenset().union(*(op.origins for op in ops))))
+                            inside.append((call.node, all(step for step, _ in ops),
+                                           frozenset().union(*(origins for _, origins in ops))))
             if not inside:
                 continue
             if region.types == {"StopIteration"} and not region.message and all(step for _, step, _ in inside):
