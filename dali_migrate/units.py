@@ -734,7 +734,15 @@ class _Tagger(cst.CSTVisitor):
         program expects the error pipeline mode raises, which the migrated pipeline raises elsewhere or not at all.
         Not one for steps alone (pipe.run(), next(it)) inside a region that catches StopIteration only: the migrated
         generator raises it at the same step, when its source ends."""
+        if not self._regions:
+            return []
         reach: dict[cst.CSTNode, list[_Op]] = {}
+        ops_in: dict[cst.CSTNode, list[_Op]] = {}  # the ops and calls of each function, by its def
+        calls_in: dict[cst.CSTNode, list[_Op]] = {}
+        for op in self._ops:
+            ops_in.setdefault(_innermost_def(op.stack), []).append(op)
+        for call in self._calls_made:
+            calls_in.setdefault(_innermost_def(call.stack), []).append(call)
 
         def reached(function, seen) -> list[_Op]:
             if function in reach:
@@ -742,10 +750,9 @@ class _Tagger(cst.CSTVisitor):
             if function in seen:
                 return []
             seen.add(function)
-            found = [op for op in self._ops if _innermost_def(op.stack) is function]
-            for call in self._calls_made:
-                if _innermost_def(call.stack) is function:
-                    found += reached(self._callee[call.node], seen)
+            found = list(ops_in.get(function, ()))
+            for call in calls_in.get(function, ()):
+                found += reached(self._callee[call.node], seen)
             reach[function] = found
             return found
 
