@@ -13,6 +13,9 @@ Read from the flow model (``dataflow.py``) over the original module:
   follow (a library call, ``print``, an f-string, ``if tl:``, an attribute with no Batch counterpart,
   iterating a pipeline or one sample, ...) would silently change meaning after migration: its unit stays in
   pipeline mode from the start, with a marker at that place saying why.
+* **Expected errors.** A pipeline made, built or run inside code that observes its errors (a raises check, a function
+  such a check calls, a try body) would raise them elsewhere once migrated, or not at all: an escape too (DM238),
+  except StopIteration caught around steps alone, which the migrated generator raises at the same step.
 
 The engine keeps a unit in pipeline mode when it has an escape, a marker, or a failed post-check: its
 statements are then left untouched by every pass (``kept_statements``), and the engine marks its
@@ -97,7 +100,7 @@ ITERATOR_HANDED_ON = rule(
 ERROR_EXPECTED = rule(
     "DM238", "pipeline-error-expected", "warning",
     "The program expects an error from a pipeline: its construction, build or run sits inside assert_raises, "
-    "pytest.raises, a @raises test or a try/except (here or in a function called there). Pipeline mode raises "
+    "pytest.raises, a @raises test (or a function such a check calls) or the body of a try/except. Pipeline mode raises "
     "such errors where it constructs, builds or runs the pipeline; a migrated pipeline raises them at its first "
     "step, when an output is read, or never. The unit stays in pipeline mode.",
     "Dynamic mode has no build step and evaluates asynchronously: an operator's error surfaces at the first read of "
