@@ -401,3 +401,19 @@ def test_plain_attributes_of_an_imported_pipeline_class(tmp_path, use, marked):
     got = {Path(f.path).name: sorted(m.rule for m in f.manual) for f in run.files}
     assert got["main.py"] == marked, [(m.rule, m.message) for f in run.files for m in f.manual]
     assert ("class FolderPipe(ReaderStream)" in (tmp_path / "pipes.py").read_text()) == (not marked)
+
+
+def test_a_module_that_does_not_migrate_keeps_what_it_is_passed(tmp_path):
+    """A helper module of the run that cannot be migrated (it does not parse) never learns what it gets: the caller's
+    pipeline stays in pipeline mode, marked at the call (DM239) with the helper's reason."""
+    (tmp_path / "helper.py").write_text("def compare(outs, expected):\n    print 'no'\n")
+    (tmp_path / "main.py").write_text(
+        "from nvidia.dali import fn, pipeline_def\nfrom helper import compare\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\ndef noise():\n"
+        "    return fn.random.uniform(shape=(3,))\n\n\n"
+        "pipe = noise()\nout = pipe.run()\ncompare(out, None)\n")
+    run = migrate_paths([tmp_path], jobs=1)
+    main = next(r for r in run.files if r.path.endswith("main.py"))
+    assert "@pipeline_def" in main.migrated and "pipe.run()" in main.migrated
+    assert [f.line for f in main.findings if f.rule == "DM239"] == [12]
+    assert "in helper: not migrated" in main.migrated
