@@ -12,6 +12,10 @@
 2. scan: ``api.migrate_paths`` over the CPython standard library (discovery, .gitignore, read,
    the cheap text check; nothing there uses DALI) vs os.walk + reading the same files.  goal <= 2x
 3. workers: ``api.migrate_paths`` on the DALI files with 1 and with 2 worker processes.
+4. real: ``engine.migrate_source`` per file on real DALI code vs a bare libcst round trip of the same
+   text, measured in the same run: the dev corpus (``--real-corpus``, default ``.corpus`` of the main
+   checkout) and the ``--dali-heavy`` largest files of DALI's ``dali/test/python`` that use ``fn.`` or
+   ``Pipeline`` (``--dali-src``). Prints the median and the worst per-file ratios and files/s.  goal <= 2x
 
 Each timing is the best of ``--rounds`` (the machine is shared: the minimum is the least disturbed).
 The DALI files are generated from a few templates with varied names, ops, arguments and amounts of
@@ -178,20 +182,65 @@ def bench_workers(sources, rounds):
     return {"files": len(sources), "jobs1_s": one, "jobs2_s": two, "speedup": one / two}
 
 
+def real_files(corpus: Path | None, dali_src: Path | None, heavy: int) -> list[Path]:
+    """The corpus's .py files and the ``heavy`` largest DALI test files that build pipelines."""
+    files = sorted(corpus.rglob("*.py")) if corpus and corpus.is_dir() else []
+    tests = dali_src / "dali" / "test" / "python" if dali_src else None
+    if tests and tests.is_dir() and heavy:
+        def uses_pipelines(path):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            return "fn." in text or "Pipeline" in text
+        candidates = sorted((p for p in tests.rglob("*.py") if uses_pipelines(p)),
+                            key=lambda p: (-p.stat().st_size, str(p)))
+        files += candidates[:heavy]
+    return files
+
+
+def bench_real(paths: list[Path], rounds: int) -> dict:
+    """Per file: the best of ``rounds`` for the bare round trip and for ``migrate_source``, interleaved."""
+    rows = []
+    for path in paths:
+        src = path.read_text(encoding="utf-8")
+        bare_s, migrate_s = best([lambda: cst.parse_module(src).code,
+                                  lambda: engine.migrate_source(src, str(path))], rounds)
+        rows.append({"path": str(path), "lines": src.count("\n"), "bare_s": bare_s, "migrate_s": migrate_s,
+                     "ratio": migrate_s / bare_s})
+    ratios = sorted(r["ratio"] for r in rows)
+    total_bare, total_migrate = sum(r["bare_s"] for r in rows), sum(r["migrate_s"] for r in rows)
+    return {"files": len(rows), "median_ratio": ratios[len(ratios) // 2] if ratios else 0.0,
+            "worst_ratio": ratios[-1] if ratios else 0.0, "total_ratio": total_migrate / max(total_bare, 1e-9),
+            "bare_files_per_s": len(rows) / max(total_bare, 1e-9),
+            "migrate_files_per_s": len(rows) / max(total_migrate, 1e-9),
+            "slowest_migrate_s": max((r["migrate_s"] for r in rows), default=0.0),
+            "rows": sorted(rows, key=lambda r: -r["ratio"])}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=240)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--stdlib", default=sysconfig.get_paths()["stdlib"])
     parser.add_argument("--corpus", choices=["scripts", "templates"], default="scripts")
-    parser.add_argument("--only", choices=["migrate", "scan", "workers"], action="append")
+    parser.add_argument("--only", choices=["migrate", "scan", "workers", "real"], action="append")
+    parser.add_argument("--real-corpus", type=Path, default=Path("/work/main/.corpus"))
+    parser.add_argument("--dali-src", type=Path, default=Path("/work/dali-src"))
+    parser.add_argument("--dali-heavy", type=int, default=20, help="how many of DALI's largest test files")
+    parser.add_argument("--worst", type=int, default=8, help="how many of the worst files to print")
     parser.add_argument("--json", help="also write the numbers here")
     args = parser.parse_args(argv)
-    only = set(args.only or ["migrate", "scan", "workers"])
+    only = set(args.only or ["real", "migrate", "scan", "workers"])
     sources = generate_scripts(args.files) if args.corpus == "scripts" else generate(args.files)
     numbers = {"cpu_count": os.cpu_count(), "usable_cores": default_jobs(), "python": sys.version.split()[0],
                "corpus": args.corpus, "rounds": args.rounds}
     print(f"cores: {numbers['usable_cores']} usable ({numbers['cpu_count']} online), Python {numbers['python']}")
+    if "real" in only:
+        r = numbers["real"] = bench_real(real_files(args.real_corpus, args.dali_src, args.dali_heavy), args.rounds)
+        print(f"0. real DALI files, migrate_source vs bare round trip per file: {r['files']} files: "
+              f"median {r['median_ratio']:.2f}x, worst {r['worst_ratio']:.2f}x, all together "
+              f"{r['total_ratio']:.2f}x (goal <= 2x); {r['migrate_files_per_s']:.1f} files/s "
+              f"(round trip {r['bare_files_per_s']:.1f}), slowest file {r['slowest_migrate_s']:.2f}s")
+        for row in r["rows"][:args.worst]:
+            print(f"   {row['ratio']:6.2f}x  {row['migrate_s']:.3f}s  {row['lines']:5d} lines  {row['path']}")
     if "migrate" in only:
         m = numbers["migrate"] = bench_migrate(sources, args.rounds)
         print(f"1. migrate vs bare round trip: {m['files']} DALI files ({args.corpus}, {m['lines']} lines): "

@@ -87,6 +87,8 @@ _TENSOR_MAKERS = {"tensor", "as_tensor", "Tensor"}
 _SAME_KIND_METHODS = {"cpu", "gpu", "evaluate"}
 _NO_ORIGINS: frozenset = frozenset()
 _NOT_YET = object()
+# Where a name's read finds its value (``DataFlow._lookup_plan``).
+_VALUES, _BINDINGS, _OUTSIDE, _UNBOUND = "values", "bindings", "outside", "unbound"
 _MAX_DEPTH = 4  # nesting of structured kinds (a list of lists of ...): deeper is TOP
 
 Value = tuple  # (kind, origins)
@@ -153,6 +155,58 @@ def is_adapted(origin) -> bool:
 def _is_tup(kind) -> bool:
     """("tup", (k1, k2, ...)): a tuple of known length whose elements differ in kind."""
     return isinstance(kind, tuple) and kind[0] == "tup"
+
+
+# Node type -> its case in ``_eval`` (``_common_expression``): ``_eval`` asks it of every expression in every round
+# of the solver, and ``isinstance`` against libcst's node classes (ABCs) is slow. Asked once per type.
+_COMMON_EXPRESSION: dict[type, int] = {}
+
+
+def _common_expression(expr) -> int:
+    """1 a Name, 2 an Attribute, 3 a Call, 0 another expression ``_eval`` follows, 4 one it does not (UNKNOWN)."""
+    if isinstance(expr, cst.Name):
+        return 1
+    if isinstance(expr, cst.Attribute):
+        return 2
+    if isinstance(expr, cst.Call):
+        return 3
+    return 0 if isinstance(expr, _FOLLOWED_EXPRESSIONS) else 4
+
+
+# Every other expression class ``DataFlow._eval`` has a case for (keep the two in step).
+_FOLLOWED_EXPRESSIONS = (cst.Subscript, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.IfExp,
+                         cst.BooleanOperation, cst.NamedExpr, cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ListComp,
+                         cst.SetComp, cst.GeneratorExp, cst.DictComp, cst.Lambda)
+
+
+def _prints_alike(a, b) -> bool:
+    """``str(a) == str(b)`` for two kinds, without printing the libcst nodes they hold: a node's text is its
+    whole subtree pretty-printed, and kinds are compared in the fixpoint's inner loop."""
+    if a is b:
+        return True
+    if isinstance(a, str) or isinstance(b, str):
+        if isinstance(a, str) and isinstance(b, str):
+            return a == b
+        text, other = (a, b) if isinstance(a, str) else (b, a)
+        if isinstance(other, tuple) and not text.startswith("("):
+            return False  # a tuple prints as "(...)"
+        if isinstance(other, cst.CSTNode) and not text.startswith(type(other).__name__ + "("):
+            return False
+        return str(a) == str(b)
+    return _reprs_alike(a, b)
+
+
+def _reprs_alike(a, b) -> bool:
+    """``repr(a) == repr(b)``: nodes by structure (``deep_equals``: every field, as their repr prints every field)."""
+    if a is b:
+        return True
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_reprs_alike(x, y) for x, y in zip(a, b))
+    if isinstance(a, cst.CSTNode) and isinstance(b, cst.CSTNode):
+        return type(a) is type(b) and a.deep_equals(b) and repr(a) == repr(b)
+    if isinstance(a, (tuple, cst.CSTNode)) or isinstance(b, (tuple, cst.CSTNode)):
+        return False  # "(...)", "Name(...)" and the repr of a string, a number or None never meet
+    return repr(a) == repr(b)
 
 
 def _join_all(kinds):
@@ -1238,6 +1292,10 @@ class DataFlow:
             if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and (
                     statement.name.value in self.param_seeds or statement.name.value in self.adapted):
                 self.seeded[statement.name.value] = statement
+        # Answers computed from this model alone (``prefetch.stepped_once``...), kept for every run of the passes
+        # that shares it: the passes run again for each unit kept in pipeline mode (engine._migrate_units).
+        self.derived: dict = {}
+        self._lookup_plans: dict[cst.Name, tuple] = {}
         self._mark_escaping_functions(collector)
         self._solve()
 
@@ -1915,12 +1973,17 @@ class DataFlow:
 
     # -- evaluation ---------------------------------------------------------------------------------
     def _eval(self, expr) -> Value | None:
-        if isinstance(expr, cst.Name):
+        common = _COMMON_EXPRESSION.get(type(expr))
+        if common is None:
+            common = _COMMON_EXPRESSION[type(expr)] = _common_expression(expr)
+        if common == 1:
             return self._lookup(expr)
-        if isinstance(expr, cst.Attribute):
+        if common == 2:
             return self._attribute(expr)
-        if isinstance(expr, cst.Call):
+        if common == 3:
             return self._call(expr)
+        if common == 4:
+            return UNKNOWN  # a literal, an f-string, ...: none of the kinds below
         if isinstance(expr, cst.Subscript):
             return self._subscript(expr)
         if isinstance(expr, cst.BinaryOperation):
@@ -1998,7 +2061,7 @@ class DataFlow:
         for f in found:
             origins = origins | f[1] if f[1] else origins
         kinds = [f[0] for f in found]
-        if len(set(map(str, kinds))) <= 1:
+        if all(_prints_alike(kinds[0], kind) for kind in kinds[1:]):
             return (tuple_of(kinds[0]) if kinds else TOP, origins)
         return (_tup(found), origins)
 
@@ -2017,21 +2080,38 @@ class DataFlow:
     def _lookup(self, name: cst.Name):
         if name.value == "None":
             return None  # says nothing: `x = None` then `x = pipe.run()` is an output (or None)
-        scope = self.name_scope.get(name)
-        owner = scope.lookup_scope(name.value) if scope is not None else None
+        plan = self._lookup_plans.get(name)
+        if plan is None:
+            scope = self.name_scope.get(name)
+            if scope is None:
+                return UNKNOWN  # a name the walk did not see
+            plan = self._lookup_plans[name] = self._lookup_plan(name, scope)
+        where, key = plan
+        if where is _VALUES:
+            return self._values.get(key)
+        if where is _BINDINGS:
+            found = None
+            for binding in key:
+                found = join(found, self._binding_values.get(binding))
+            return found
+        if where is _OUTSIDE:
+            return self._outside.get(key)  # None until solved: an early answer would stick
+        return UNKNOWN
+
+    def _lookup_plan(self, name: cst.Name, scope) -> tuple:
+        """Where a read of ``name`` finds its value: which scope, and which of its bindings. That depends on the
+        module's text alone, so it is worked out once per read, not in every round of the solver."""
+        owner = scope.lookup_scope(name.value)
         if owner is None:
-            return UNKNOWN  # a builtin, an undefined name, or a name the walk did not see
+            return (_UNBOUND, None)  # a builtin or an undefined name
         key = (id(owner), name.value)
         if owner.graph_sources and name not in self.graph_names and self._bound_outside(owner, name.value):
-            return self._outside.get(key)  # None until solved: an early answer would stick
+            return (_OUTSIDE, key)
         if len(owner.bindings[name.value]) > 1 and not owner.graph_sources:
             seen = self._reaching.bindings(name, owner, scope)
             if seen is not None:
-                found = None
-                for index in seen:
-                    found = join(found, self._binding_values.get((id(owner), name.value, index)))
-                return found
-        return self._values.get(key)
+                return (_BINDINGS, tuple((id(owner), name.value, index) for index in seen))
+        return (_VALUES, key)
 
     @staticmethod
     def _bound_outside(scope: Scope, name: str) -> bool:

@@ -805,7 +805,8 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
                         iterator_wrappers=wrappers, adapted=adapted, imported_attributes=attributes)
 
     flow = make_flow()
-    adapted = adapted_params.find(module, flow, make_flow)  # pipelines given from elsewhere, adapted at run time
+    # pipelines given from elsewhere, adapted at run time (the module is the parse of ctx.source, untouched yet)
+    adapted = adapted_params.find(module, flow, make_flow, ctx.source)
     if adapted:
         flow = make_flow(adapted)
     follows = (lambda qualname: project.follows(qualname, here)) if project is not None and project.modules else None

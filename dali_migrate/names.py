@@ -24,11 +24,18 @@ _CANONICAL = {
 }
 
 
+_DOTTED_PART: dict[type, int] = {}  # node type -> 1 a Name, 2 an Attribute, 0 neither (``isinstance`` once per type)
+
+
 def dotted(expr: cst.BaseExpression) -> str | None:
     """``a.b.c`` as a string, or None when the expression is not a plain dotted name."""
-    if isinstance(expr, cst.Name):
+    part = _DOTTED_PART.get(type(expr))
+    if part is None:  # libcst's node classes are ABCs: isinstance against them is slow, and asked of every node
+        part = _DOTTED_PART[type(expr)] = 1 if isinstance(expr, cst.Name) else 2 if isinstance(expr, cst.Attribute) \
+            else 0
+    if part == 1:
         return expr.value
-    if isinstance(expr, cst.Attribute):
+    if part == 2:
         base = dotted(expr.value)
         return None if base is None else f"{base}.{expr.attr.value}"
     return None

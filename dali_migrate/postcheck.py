@@ -21,7 +21,7 @@ import libcst as cst
 from . import dataflow as df
 from .names import ImportTable, import_bindings
 from .transforms.unroll.helpers import is_tool_written_class
-from .transforms.walk import walk
+from .transforms.walk import holds_a_line, leave_hook_call, visit_hook_result, walk
 
 # TensorList/TensorCPU methods that an ndd Batch/Tensor does not have.
 PIPELINE_ONLY_DATA_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "as_reshaped_tensor", "is_dense_tensor",
@@ -115,12 +115,12 @@ class _Check(cst.CSTVisitor):
         self._statements: list[cst.CSTNode] = []
 
     def on_visit(self, node) -> bool:
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and node in self.positioned:
+        if holds_a_line(type(node)) and node in self.positioned:
             self._statements.append(node)
-        return super().on_visit(node)
+        return visit_hook_result(self, node)
 
     def on_leave(self, node) -> None:
-        super().on_leave(node)
+        leave_hook_call(self, node)
         if self._statements and self._statements[-1] is node:
             self._statements.pop()
 

@@ -32,7 +32,7 @@ from . import dataflow as df
 from .findings import MARKER_PREFIX, rule
 from .transforms.tensorlist import DALI_TEST_TO_ARRAY
 from .transforms.unroll.helpers import is_helper_import, is_tool_written_class
-from .transforms.walk import walk
+from .transforms.walk import holds_a_line, leave_hook_call, visit_hook_result, walk
 
 UNIT_KEPT = rule(
     "DM230", "unit-kept", "warning",
@@ -502,7 +502,7 @@ class _Statements(cst.CSTVisitor):
         self.found: set = set()
 
     def on_visit(self, node) -> bool:
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if holds_a_line(type(node)):
             self.found.add(node)
         return True
 
@@ -543,7 +543,7 @@ class _Tagger(cst.CSTVisitor):
 
     # -- statements and their context --------------------------------------------------------------
     def on_visit(self, node) -> bool:
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if holds_a_line(type(node)):
             for line in node.leading_lines:
                 text = line.comment.value if line.comment is not None else ""
                 if text.startswith(MARKER_PREFIX) and len(text.split(" ", 3)) == 4:
@@ -559,11 +559,11 @@ class _Tagger(cst.CSTVisitor):
             self._statements.append([node, set(context)])
             self._context.append(context)
             self._graph.append(self._graph[-1] or bool(own))
-        return super().on_visit(node)
+        return visit_hook_result(self, node)
 
     def on_leave(self, node) -> None:
-        super().on_leave(node)
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        leave_hook_call(self, node)
+        if holds_a_line(type(node)):
             statement, origins = self._statements.pop()
             self._context.pop()
             self._graph.pop()

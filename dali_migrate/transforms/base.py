@@ -210,6 +210,23 @@ def _is_statement(node_type: type) -> bool:
     return found
 
 
+def per_model(ctx, what: str, module: cst.Module, compute):
+    """``compute()``, an analysis of ``module`` and the import table alone whose answer nobody changes, done once for
+    every run of the passes that shares the flow model (``engine._migrate_units`` runs them again, from the same
+    module, for each unit it keeps in pipeline mode): asked again of the same module with the same imports, the
+    first answer is given."""
+    flow = ctx.facts.get("flow")
+    if flow is None:
+        return compute()
+    imports = (tuple(ctx.imports.aliases.items()), frozenset(ctx.imports.plain_imports))
+    known = flow.derived.get(what)
+    if known is not None and known[0] is module and known[1] == imports:
+        return known[2]
+    found = compute()
+    flow.derived[what] = (module, imports, found)
+    return found
+
+
 def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str]) -> set[cst.CSTNode]:
     """Top-level statements that cannot concern a pass which follows DALI through names.
 

@@ -208,7 +208,8 @@ class GuardsPass(Pass):
             return module
         placeholders = {s: _placeholder_targets(s, guard.bound) for s in guard.fallback.body}
         placeholders = {s: found for s, found in placeholders.items() if found}
-        strings = policies_become_strings(module, ctx.imports, frozenset(placeholders), ctx.facts.get("flow"))
+        strings = policies_become_strings(module, ctx.imports, frozenset(placeholders), ctx.facts.get("flow"),
+                                          text=ctx.source)
         references = _ReferencesOutside(set(placeholders), ctx.imports if strings else None)
         module.visit(references)
         if "ndd" not in references.names:

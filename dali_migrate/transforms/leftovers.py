@@ -24,7 +24,7 @@ import libcst as cst
 
 from ..findings import MARKER_PREFIX, rule
 from ..names import dotted
-from .base import MigrationTransformer, Pass
+from .base import MigrationTransformer, Pass, walk
 from .unroll import epoch_iterator, frameworks
 
 PIPELINE_MODE_LEFT = rule(
@@ -144,15 +144,22 @@ class _PluginUses(cst.CSTVisitor):
         return qualname is None
 
 
-def policies_become_strings(module: cst.Module, imports, skipped=frozenset(), flow=None) -> bool:
+def policies_become_strings(module: cst.Module, imports, skipped=frozenset(), flow=None,
+                            text: str | None = None) -> bool:
     """LastBatchPolicy members become strings where nothing else of the plugins is left in the module (its
     iterators were migrated, or it hands them to another module's iterator wrapper, whose EpochIterator reads
     them: DM241): only the migrated iterator reads them then. ``skipped``: statements that do not count (the
-    guards pass asks before it drops placeholders)."""
+    guards pass asks before it drops placeholders); ``text``: the source ``module`` was parsed from."""
+    if text is not None and "LastBatchPolicy" not in text \
+            and not any("LastBatchPolicy" in qualname for qualname in imports.aliases.values()):
+        # A member is LastBatchPolicy.X by its qualified name: an import of it, or the word in the code (no pass
+        # writes it), so a module whose text has neither has none.
+        return False
     uses = _PluginUses(imports, skipped)
-    module.visit(uses)
-    wrapped = flow is not None and any(flow.wrapper_inputs(call) for call, _ in flow.calls)
-    return uses.policies and (uses.migrated_iterators or wrapped) and not uses.others
+    walk(module, uses)  # flags only: the walk's order of children does not matter
+    if not uses.policies or uses.others:
+        return False
+    return uses.migrated_iterators or (flow is not None and any(flow.wrapper_inputs(call) for call, _ in flow.calls))
 
 
 class _Leftovers(MigrationTransformer):
@@ -171,7 +178,8 @@ class _Leftovers(MigrationTransformer):
     _policies_to_strings = False
 
     def visit_Module(self, node):
-        self._policies_to_strings = policies_become_strings(node, self.ctx.imports, flow=self.ctx.facts.get("flow"))
+        self._policies_to_strings = policies_become_strings(node, self.ctx.imports, flow=self.ctx.facts.get("flow"),
+                                                         text=self.ctx.source)
         return True
 
     def leave_Attribute(self, original_node, updated_node):

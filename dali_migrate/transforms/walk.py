@@ -84,6 +84,29 @@ def _walk(node, visitor, keep=None):
 
 
 _HOOKS: dict[tuple[type, type], tuple] = {}
+_LINE_HOLDERS: dict[type, bool] = {}
+
+
+def holds_a_line(node_type: type) -> bool:
+    """``issubclass(node_type, (SimpleStatementLine, BaseCompoundStatement))``, cached by type: visitors ask it
+    of every node, and ``isinstance`` against libcst's abstract classes is slow."""
+    found = _LINE_HOLDERS.get(node_type)
+    if found is None:
+        found = _LINE_HOLDERS[node_type] = issubclass(node_type, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+    return found
+
+
+def visit_hook_result(visitor, node) -> bool:
+    """``cst.CSTVisitor.on_visit(visitor, node)`` through the cached hooks (no name formatted, no getattr)."""
+    hook = (_HOOKS.get((type(visitor), type(node))) or hooks_for(type(visitor), type(node)))[0]
+    return hook is None or hook(visitor, node) is not False
+
+
+def leave_hook_call(visitor, node) -> None:
+    """``cst.CSTVisitor.on_leave(visitor, node)`` through the cached hooks."""
+    hook = (_HOOKS.get((type(visitor), type(node))) or hooks_for(type(visitor), type(node)))[1]
+    if hook is not None:
+        hook(visitor, node)
 
 
 def hooks_for(cls: type, node_type: type) -> tuple:

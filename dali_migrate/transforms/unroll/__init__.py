@@ -44,7 +44,7 @@ import libcst as cst
 from ...elision import ModuleSymbols
 
 from ...names import FN, OPS, NDD
-from ..base import Pass, cold_statements, run_transformer, walk
+from ..base import Pass, cold_statements, per_model, run_transformer, walk
 from . import graph_functions, rules, source_helpers  # noqa: F401  (rules declares the DM2xx rules)
 from .unroll import UNSUPPORTED_METHODS, Discovery, Unroller
 
@@ -85,7 +85,8 @@ class UnrollPass(Pass):
                 module = unroller.finish(module)
             return module
         ctx.imports.aliases.setdefault("ndd", NDD)
-        ctx.facts["reader_functions"], ctx.facts["seeded_functions"] = graph_functions.find(module, ctx.imports)
+        ctx.facts["reader_functions"], ctx.facts["seeded_functions"] = per_model(
+            ctx, "graph_functions", module, lambda: graph_functions.find(module, ctx.imports))
         unroller = Unroller(ctx, discovery)
         unroller.plan_params(module)
         unroller.find_iterator_subclasses(module)

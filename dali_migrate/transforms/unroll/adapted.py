@@ -88,10 +88,13 @@ def origin(name: str, param: str) -> str:
     return f"{df.ADAPTED_PREFIX}{name}({param})>"
 
 
-def find(module: cst.Module, flow, make_flow) -> dict[str, dict[str, df.Value]]:
+def find(module: cst.Module, flow, make_flow, text: str | None = None) -> dict[str, dict[str, df.Value]]:
     """{top-level function or class: {parameter: value}} for the parameters to adapt at run time, with the value each
     holds then (a pipeline, or a list of them, of an origin of its own). ``flow``: the module's model;
-    ``make_flow(adapted)``: the same model with parameters seeded (``DataFlow(adapted=...)``)."""
+    ``make_flow(adapted)``: the same model with parameters seeded (``DataFlow(adapted=...)``); ``text``: the source
+    ``module`` was parsed from (where none of the telling attribute names is a word of it, there is nothing to find)."""
+    if text is not None and not any(word in text for word in _TELLING):
+        return {}
     calls = _Calls(flow)
     walk(module, calls)
     if not calls.found:

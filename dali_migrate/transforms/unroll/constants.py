@@ -51,6 +51,7 @@ import re
 import libcst as cst
 
 from ...names import TYPES, free_name
+from ..walk import walk
 from .model import NameReads, code_of, expr, kwarg
 
 CASTS = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
@@ -343,7 +344,9 @@ class _Uses(cst.CSTVisitor):
 def used_with_batches(imports, scope: cst.CSTNode, target: str, assignment: cst.CSTNode) -> bool:
     """Every read of ``target`` in ``scope`` (besides ``assignment``) meets batch data, and there is one."""
     uses = _Uses(imports, target, assignment)
-    scope.visit(uses)
+    # Read-only: the walk, not libcst's visit (which rebuilds every node of ``scope``, often the module). The marks
+    # go from a node to its descendants only, so the walk's order of a node's children does not matter.
+    walk(scope, uses)
     return uses.count > 0 and uses.good == uses.count
 
 

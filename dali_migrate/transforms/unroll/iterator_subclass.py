@@ -130,6 +130,9 @@ def find(module: cst.Module, imports, streams, untraced=lambda node: False) -> d
     """The module's subclasses of the PyTorch iterators, each with its construction sites and, where it stays
     in pipeline mode, why (``streams(node)``: the migration writes the pipelines ``node`` holds as
     ReaderStreams; ``untraced(node)``: no pipeline of the run reaches ``node`` as far as the tool sees)."""
+    if not any(base == target or base.startswith(target + ".") for target in imports.aliases.values()
+               for base in BASES):
+        return {}  # a base resolves through an import whose target leads to the plugin's iterator: there is none
     finder = _Find(imports)
     walk(module, finder)
     for subclass in finder.found.values():

@@ -261,25 +261,42 @@ class _Uses(cst.CSTVisitor):
         self.calls: list[tuple[cst.Call, object, bool]] = []
 
     def on_visit(self, node) -> bool:
-        if isinstance(node, cst.FunctionDef) and getattr(self.flow.functions.get(node), "pipeline", None):
+        role = _ROLES.get(type(node)) or _role(type(node))
+        if role is _OTHER:
+            return True
+        if role is _DEF and getattr(self.flow.functions.get(node), "pipeline", None):
             return False  # a @pipeline_def's own body defines the graph; it steps nothing
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+        if role is _DEF or role is _LAMBDA:
             self.stack.append([node, 0])
-        elif isinstance(node, _LOOPS):
+        elif role is _LOOP:
             self.stack[-1][1] += 1
-        elif isinstance(node, cst.Call):
+        elif role is _CALL:
             self.calls.append((node, self.stack[-1][0], self.stack[-1][1] > 0))
-        elif isinstance(node, cst.Name) and node.value in self.names:
+        elif role is _NAME and node.value in self.names:
             kind, origins = self.flow.value_of(node)
             if origins and _may_step(kind):
                 self.found.append((origins, self.stack[-1][0], self.stack[-1][1] > 0))
         return True
 
     def on_leave(self, node) -> None:
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and self.stack[-1][0] is node:
+        role = _ROLES.get(type(node)) or _role(type(node))
+        if (role is _DEF or role is _LAMBDA) and self.stack[-1][0] is node:
             self.stack.pop()
-        elif isinstance(node, _LOOPS):
+        elif role is _LOOP:
             self.stack[-1][1] -= 1
+
+
+# What a node is to ``_Uses``, by type (``isinstance`` against libcst's node classes is slow, and asked of every node).
+_DEF, _LAMBDA, _LOOP, _CALL, _NAME, _OTHER = "def", "lambda", "loop", "call", "name", "other"
+_ROLES: dict[type, str] = {}
+
+
+def _role(node_type: type) -> str:
+    role = _DEF if issubclass(node_type, cst.FunctionDef) else _LAMBDA if issubclass(node_type, cst.Lambda) else \
+        _LOOP if issubclass(node_type, _LOOPS) else _CALL if issubclass(node_type, cst.Call) else \
+        _NAME if issubclass(node_type, cst.Name) else _OTHER
+    _ROLES[node_type] = role
+    return role
 
 
 # A class body counts as a loop: its methods may run any number of times, and so may what it holds.

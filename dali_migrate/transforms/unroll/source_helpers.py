@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ...names import NDD, free_name
+from ..base import per_model
 from ..walk import transform, walk
 from . import rules, stream
 from .graph import READER_DROPPED, endless_function, parenthesized
@@ -343,7 +344,7 @@ def _names(function) -> set[str]:
 
 def rewrite_module(module: cst.Module, ctx) -> cst.Module:
     """Every source helper of the module as a stream, except in units that stay in pipeline mode."""
-    helpers = find(module, ctx.imports)
+    helpers = per_model(ctx, "source_helpers", module, lambda: find(module, ctx.imports))
     kept = ctx.kept_statements or frozenset()
     if not helpers:
         return module

@@ -1538,8 +1538,12 @@ class Unroller(MigrationTransformer):
         """``prefetch.stepped_once`` of this module, asked once."""
         if "stepped_once" not in self.ctx.facts:
             flow = self.ctx.facts.get("flow")
-            self.ctx.facts["stepped_once"] = frozenset() if flow is None else \
-                prefetch.stepped_once(flow, flow.module)
+            if flow is None:
+                self.ctx.facts["stepped_once"] = frozenset()
+            else:  # the same for every run of the passes that shares this model (engine._migrate_units)
+                if "stepped_once" not in flow.derived:
+                    flow.derived["stepped_once"] = prefetch.stepped_once(flow, flow.module)
+                self.ctx.facts["stepped_once"] = flow.derived["stepped_once"]
         return self.ctx.facts["stepped_once"]
 
     def _not_prefetched(self, desc: PipelineDesc) -> str | None:
