@@ -15,6 +15,7 @@ hook, so a process that never imports DALI is not touched. Set DALI_SUITE_PATCH_
 """
 
 import importlib.abc
+import inspect
 import os
 import sys
 
@@ -43,6 +44,9 @@ def _patch_pipeline(module):
             kwargs["device_id"] = None
         original_init(self, *args, **kwargs)
 
+    # pipeline_def tells constructor arguments from the function's by inspect.getfullargspec(Pipeline.__init__),
+    # which does not follow __wrapped__ but does read __signature__
+    __init__.__signature__ = inspect.signature(original_init)
     __init__.__wrapped__ = original_init
     __init__.__doc__ = original_init.__doc__
     pipeline_class.__init__ = __init__
@@ -75,6 +79,8 @@ def _patch_device(module):
             return None
         return original_exit(self, exc_type, exc_value, traceback)
 
+    __init__.__signature__ = inspect.signature(original_init)
+    __init__.__wrapped__ = original_init
     device_class.__init__ = __init__
     device_class.__enter__ = __enter__
     device_class.__exit__ = __exit__
