@@ -13,7 +13,7 @@ class DaliSuiteReport(events.Plugin):
     commandLineSwitch = None
 
     def testOutcome(self, event):
-        test_id = event.test.id().split("\n", 1)[0]
+        test_id, _, args = event.test.id().partition("\n")  # a generator case: "module.test:k\nargs, ..."
         if "." in test_id:  # module.test_name:k or module.Class.test -> test_name:k / Class.test
             test_id = test_id.split(".", 1)[1]
         if event.outcome == result.PASS and not event.expected:
@@ -24,4 +24,4 @@ class DaliSuiteReport(events.Plugin):
             outcome = {result.PASS: "passed", result.SKIP: "skipped", result.FAIL: "failed",
                        result.ERROR: "error"}.get(event.outcome, event.outcome)
         detail = "".join(traceback.format_exception(*event.exc_info)) if event.exc_info else (event.reason or "")
-        record(test_id, outcome, detail)
+        record(test_id, outcome, detail, args)

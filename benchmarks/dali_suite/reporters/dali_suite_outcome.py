@@ -26,11 +26,15 @@ def first_error_line(text: str) -> str:
     return (lines[-1].strip() if lines else "")[:300]
 
 
-def record(test_id: str, outcome: str, detail: str = "") -> None:
+def record(test_id: str, outcome: str, detail: str = "", args: str = "") -> None:
+    """``args``: a nose2 generator case's arguments as nose2 names them (the first 79 characters of their
+    reprs), to tell which case ``test:k`` is."""
     path = os.environ.get("DALI_SUITE_RESULTS")
     if not path:
         return
     entry = {"id": test_id, "outcome": outcome}
+    if args:
+        entry["args"] = args
     if outcome in ("failed", "error"):
         entry["error"] = first_error_line(detail)
     with open(path, "a", encoding="utf-8") as out:
