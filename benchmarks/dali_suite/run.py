@@ -185,41 +185,85 @@ def framework_of(source: str) -> str | None:
     return None
 
 
-def local_imports(path: Path, root: Path) -> list[Path]:
+def local_import_names(path: Path, root: Path) -> dict[Path, set[str] | None]:
     """The test tree's modules that ``path`` imports (resolved as the tests resolve them: from
-    ``dali/test/python``, from the file's folder, or relative to its package)."""
+    ``dali/test/python``, from the file's folder, or relative to its package), each with the names the file
+    takes from it (``from m import a, b``), or None where it takes the module itself (``import m``, ``*``)."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (SyntaxError, UnicodeDecodeError):
-        return []
-    found = []
+        return {}
+
+    def resolve(name: str, bases: list[Path]) -> Path | None:
+        for base in bases:
+            stem = base / name.replace(".", "/")
+            for target in (stem.with_suffix(".py"), stem / "__init__.py"):
+                if target.is_file() and target != path:
+                    return target
+        return None
+
+    found: dict[Path, set[str] | None] = {}
+
+    def take(module: Path, names: set[str] | None) -> None:
+        if names is None or (module in found and found[module] is None):
+            found[module] = None
+        else:
+            found[module] = found.get(module, set()) | names
+
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            candidates = [alias.name for alias in node.names]
-            bases = [root, path.parent]
+            for alias in node.names:
+                module = resolve(alias.name, [root, path.parent])
+                if module:
+                    take(module, None)
         elif isinstance(node, ast.ImportFrom):
             base = path.parent
             for _ in range(max(node.level - 1, 0)):
                 base = base.parent
-            module = node.module or ""
-            candidates = [f"{module}.{alias.name}" if module else alias.name for alias in node.names] + [module]
             bases = [base] if node.level else [root, path.parent]
-        else:
-            continue
-        for name in filter(None, candidates):
-            for base in bases:
-                stem = base / name.replace(".", "/")
-                for target in (stem.with_suffix(".py"), stem / "__init__.py"):
-                    if target.is_file() and target != path and target not in found:
-                        found.append(target)
+            prefix = f"{node.module}." if node.module else ""
+            module = resolve(node.module, bases) if node.module else None
+            for alias in node.names:
+                submodule = resolve(prefix + alias.name, bases)
+                if submodule:
+                    take(submodule, None)
+                elif module:
+                    take(module, None if alias.name == "*" else {alias.name})
     return found
 
 
-def markers_of(path: Path) -> list[str]:
+def local_imports(path: Path, root: Path) -> list[Path]:
+    return sorted(local_import_names(path, root))
+
+
+def markers_in(path: Path, names: set[str] | None = None) -> list[str]:
+    """The markers of a module, or only those in the top-level definitions of ``names`` (with the comment
+    lines above each: a marker is written on the lines before the statement it is about)."""
     try:
-        return sorted(set(MARKER.findall(path.read_text(encoding="utf-8"))))
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return []
+    if names is None:
+        return sorted(set(MARKER.findall(text)))
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return sorted(set(MARKER.findall(text)))
+    lines = text.splitlines()
+    found, previous_end = set(), 0
+    for statement in tree.body:
+        defined = set()
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(statement.name)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            defined.update(t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name))
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            defined.update((alias.asname or alias.name).split(".")[0] for alias in statement.names)
+        if defined & names:
+            found.update(MARKER.findall("\n".join(lines[previous_end:statement.end_lineno])))
+        previous_end = statement.end_lineno
+    return sorted(found)
 
 
 # -- running one file ------------------------------------------------------------------------------
@@ -341,7 +385,8 @@ class FileResult:
     runner: str
     changed: bool = True
     markers: list = field(default_factory=list)  # markers in the migrated file
-    helper_markers: dict = field(default_factory=dict)  # imported test-tree module -> its markers
+    # imported test-tree module -> the markers in the definitions the file takes from it (all, for ``import m``)
+    helper_markers: dict = field(default_factory=dict)
     tests_before: int = 0
     passed_before: int = 0
     passed_after: int = 0
@@ -362,9 +407,9 @@ def compare(rel: str, runner: str, before: FileRun, after: FileRun, original: Pa
     result = FileResult(rel, runner)
     path = migrated / rel
     result.changed = (original / rel).read_bytes() != path.read_bytes()
-    result.markers = markers_of(path)
-    for helper in local_imports(path, migrated):
-        found = markers_of(helper)
+    result.markers = markers_in(path)
+    for helper, names in local_import_names(path, migrated).items():
+        found = markers_in(helper, names)
         if found:
             result.helper_markers[str(helper.relative_to(migrated))] = found
     was, now = passed(before), passed(after)
@@ -398,6 +443,7 @@ def tally(results: list[FileResult]) -> dict:
     regressions = sum(len(r.regressions) for r in results)
     silent = [r for r in results if r.regressions and not r.marked]
     unmarked = [r for r in with_pass if not r.marked]
+    in_unmarked_files = [r for r in results if r.regressions and not r.markers]
     return {
         "files": len(results),
         "files_with_a_passing_test_before": len(with_pass),
@@ -410,6 +456,10 @@ def tally(results: list[FileResult]) -> dict:
         "silent_regressions": sum(len(r.regressions) for r in silent),
         "files_with_silent_regressions": len(silent),
         "files_without_marker": len(unmarked),
+        # the same, counting only the file's own markers (a marker in a helper it imports does not count)
+        "regressions_in_files_without_own_marker": sum(len(r.regressions) for r in in_unmarked_files),
+        "files_with_regressions_without_own_marker": len(in_unmarked_files),
+        "files_without_own_marker": sum(1 for r in with_pass if not r.markers),
         "newly_passing": sum(len(r.newly_passing) for r in results),
         "timed_out_before": [r.file for r in results if r.timed_out_before],
         "timed_out_after": [r.file for r in results if r.timed_out_after],
@@ -426,16 +476,22 @@ def markdown(results: list[FileResult], summary: dict, header: str) -> str:
              f"| tests passing after | {summary['passed_after']:,} |",
              f"| **regressions** (passed before, not after) | **{summary['regressions']:,}**, in "
              f"{summary['files_with_regressions']} files |",
-             f"| of them **silent** (no marker in the file nor in the test-tree modules it imports) | "
+             f"| of them **silent** (no marker in the file, nor in the definitions it imports from the test tree) | "
              f"**{summary['silent_regressions']:,}**, in {summary['files_with_silent_regressions']} of the "
              f"{summary['files_without_marker']} files without a marker |",
+             f"| of them in files without a marker of their own (imported helpers may have some) | "
+             f"{summary['regressions_in_files_without_own_marker']:,}, in "
+             f"{summary['files_with_regressions_without_own_marker']} of the {summary['files_without_own_marker']} "
+             f"such files |",
              f"| tests that passed before and still pass | "
              f"{100 * (summary['kept_fraction'] or 0):.2f} % |",
              f"| newly passing (failed before, pass after) | {summary['newly_passing']} |", ""]
     if summary["timed_out_before"] or summary["timed_out_after"]:
         lines += [f"Ran out of time: before {', '.join(summary['timed_out_before']) or 'none'}; after "
                   f"{', '.join(summary['timed_out_after']) or 'none'}.", ""]
-    lines += ["| file | runner | markers (file; imported) | passed before | after | regressions | newly passing "
+    lines += ["Markers: the file's own; those in the definitions it imports from the test tree. **silent**: neither.",
+              "",
+              "| file | runner | markers (file; imported) | passed before | after | regressions | newly passing "
               "| s before/after |", "|---|---|---|---:|---:|---:|---:|---:|"]
     for r in sorted(results, key=lambda r: (-len(r.regressions), r.file)):
         own = ",".join(r.markers) or "–"
@@ -450,8 +506,13 @@ def markdown(results: list[FileResult], summary: dict, header: str) -> str:
 
 def regressions_markdown(results: list[FileResult], summary: dict, header: str) -> str:
     lines = [header, "", f"{summary['regressions']:,} regressions in {summary['files_with_regressions']} files "
-             f"({summary['silent_regressions']} silent, in {summary['files_with_silent_regressions']} files); "
-             f"{summary['passed_before']:,} passed before, {summary['passed_after']:,} after.", ""]
+             f"({summary['silent_regressions']} silent, in {summary['files_with_silent_regressions']} files: no marker "
+             f"in the file nor in the definitions it imports from the test tree; "
+             f"{summary['regressions_in_files_without_own_marker']} in "
+             f"{summary['files_with_regressions_without_own_marker']} files without a marker of their own); "
+             f"{summary['passed_before']:,} passed before, {summary['passed_after']:,} after. Per file: the distinct "
+             f"first error lines after migration (the first exception of the traceback), with counts and one test "
+             f"(nose2 generator case `test:k` = the k-th case it yields; its arguments in the JSON).", ""]
     for r in sorted(results, key=lambda r: (-len(r.regressions), r.file)):
         if not r.regressions:
             continue
@@ -460,8 +521,9 @@ def regressions_markdown(results: list[FileResult], summary: dict, header: str) 
             where.append("file: " + ", ".join(r.markers))
         for helper, found in r.helper_markers.items():
             where.append(f"{helper}: {', '.join(found)}")
+        own = "" if r.markers or not where else " (**none in the file itself**)"
         lines += [f"## {r.file}: {len(r.regressions)} of {r.passed_before} ({r.runner})",
-                  f"markers: {'; '.join(where) if where else '**none (silent)**'}", ""]
+                  f"markers: {'; '.join(where) + own if where else '**none (silent)**'}", ""]
         for error, count in Counter(normalise(g["error"]) or g["outcome"] for g in r.regressions).most_common():
             example = next(g["test"] for g in r.regressions if (normalise(g["error"]) or g["outcome"]) == error)
             lines.append(f"- {count} × `{error}` (e.g. `{example}`)")
@@ -504,7 +566,11 @@ def main(argv=None) -> int:
     parser.add_argument("--json", type=Path, help="write everything here")
     parser.add_argument("--regressions", type=Path, help="write the regressions here (.json and .md beside)")
     parser.add_argument("--readme", action="store_true", help="rewrite the result section of README.md")
+    parser.add_argument("--from-json", type=Path, help="run nothing: report again from a --json of an earlier run "
+                        "(markers read again from --work/migrated when it is there)")
     args = parser.parse_args(argv)
+    if args.from_json:
+        return report_again(args)
     timeout_key = str(args.timeout)
 
     work = args.work.resolve()
@@ -543,8 +609,8 @@ def main(argv=None) -> int:
         print(f"migrating {migrated if files is None else ', '.join(files)} (log: {work / 'migrate.json'}) ...",
               flush=True)
         migrate(migrated, work / "migrate.json", files)
-        migration = (f"a fresh migration by this checkout{' of the smoke files and their helpers' if files else ''}"
-                     f" ({time.monotonic() - started:.0f} s)")
+        migration = (f"a fresh migration by dali-migrate at {git_head()}"
+                     f"{' of the smoke files and their helpers' if files else ''} ({time.monotonic() - started:.0f} s)")
     print(f"original: {original}\nmigrated: {migrated} ({migration})", flush=True)
 
     env_key = environment_key(python_path)
@@ -599,6 +665,8 @@ def main(argv=None) -> int:
 
     # 4-6. both sides, compared
     results = []
+    header = (f"Measured {time.strftime('%Y-%m-%d %H:%M')}; migrated: {migration}; timeout {args.timeout:.0f} s per "
+              f"file; runner, patch and selection: benchmarks/dali_suite at {git_head()}.")
     for number, entry in enumerate(selection, 1):
         rel, runner = entry["file"], entry["runner"]
         before = before_of(rel, runner)
@@ -610,33 +678,54 @@ def main(argv=None) -> int:
               f"{' SILENT' if result.regressions and not result.marked else ''}, {len(result.newly_passing)} new"
               f"{' (after ran out of time)' if after.timed_out else ''}{' — ' + result.note if result.note else ''}",
               flush=True)
+        if number < len(selection):  # the results so far, for whoever reads them while the run goes on
+            write_outputs(args, results, migration, header + f" IN PROGRESS: {number} of {len(selection)} files.",
+                          readme=False, quiet=True)
+    write_outputs(args, results, migration, header)
+    return 0
 
+
+def write_outputs(args, results: list[FileResult], migration: str, header: str, readme: bool = True,
+                  quiet: bool = False) -> None:
     summary = tally(results)
-    header = (f"Measured {time.strftime('%Y-%m-%d %H:%M')} with dali-migrate at {git_head()}; migrated: {migration}; "
-              f"timeout {args.timeout:.0f} s per file.")
     table = markdown(results, summary, header)
-    print("\n" + table)
+    if not quiet:
+        print("\n" + table)
     if args.json:
-        args.json.write_text(json.dumps({"summary": summary, "migration": migration,
+        args.json.write_text(json.dumps({"summary": summary, "migration": migration, "header": header,
                                          "files": [asdict(r) for r in results]}, indent=1))
     if args.regressions:
         out = args.regressions.with_suffix(".json")
         out.write_text(json.dumps({"summary": summary, "migration": migration, "regressions": [
             {"file": r.file, **g, "file_markers": r.markers, "helper_markers": r.helper_markers}
-            for r in results for g in r.regressions]},
-            indent=1))
+            for r in results for g in r.regressions]}, indent=1))
         args.regressions.with_suffix(".md").write_text(regressions_markdown(results, summary, "# Regressions\n\n" +
                                                                             header))
-    if args.readme and not (args.only or args.smoke):
+    if readme and args.readme and not (args.only or args.smoke):
         text = README.read_text()
         begin, end = text.index(RESULTS_BEGIN) + len(RESULTS_BEGIN), text.index(RESULTS_END)
         README.write_text(text[:begin] + "\n" + table + text[end:])
+
+
+def report_again(args) -> int:
+    saved = json.loads(args.from_json.read_text())
+    results = [FileResult(**entry) for entry in saved["files"]]
+    migrated = args.work.resolve() / "migrated" / TESTS
+    if migrated.is_dir():
+        for result in results:
+            path = migrated / result.file
+            result.markers = markers_in(path)
+            result.helper_markers = {str(h.relative_to(migrated)): found
+                                     for h, names in local_import_names(path, migrated).items()
+                                     if (found := markers_in(h, names))}
+    header = saved.get("header") or f"Reported again from {args.from_json}; migrated: {saved['migration']}."
+    write_outputs(args, results, saved["migration"], header)
     return 0
 
 
 def git_head() -> str:
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "dali_migrate"],
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "dali_migrate", "benchmarks"],
                            capture_output=True, text=True).stdout.strip()
     return (head.stdout.strip() or "?") + (" (with uncommitted changes)" if dirty else "")
 
