@@ -602,15 +602,15 @@ def main(argv=None) -> int:
         migrated = copy_tests(source, work / "migrated")
         started = time.monotonic()
         files = None
-        if args.smoke:  # the smoke files and the test tree's modules they import, not the whole tree (minutes)
-            files = [e["file"] for e in load_selection(SMOKE)]
-            files += sorted({str(h.relative_to(migrated)) for rel in files for h in local_imports(migrated / rel,
-                                                                                                   migrated)})
+        if args.smoke or args.only:  # those files and the test tree's modules they import, not the whole tree
+            files = [e["file"] for e in load_selection(SMOKE)] if args.smoke else list(args.only)
+            files += sorted({str(h.relative_to(migrated)) for rel in files
+                             for h in local_imports(migrated / rel, migrated)} - set(files))
         print(f"migrating {migrated if files is None else ', '.join(files)} (log: {work / 'migrate.json'}) ...",
               flush=True)
         migrate(migrated, work / "migrate.json", files)
         migration = (f"a fresh migration by dali-migrate at {git_head()}"
-                     f"{' of the smoke files and their helpers' if files else ''} ({time.monotonic() - started:.0f} s)")
+                     f"{' of ' + ', '.join(files) if files else ''} ({time.monotonic() - started:.0f} s)")
     print(f"original: {original}\nmigrated: {migrated} ({migration})", flush=True)
 
     env_key = environment_key(python_path)
@@ -656,8 +656,10 @@ def main(argv=None) -> int:
             "left_out": left_out}, indent=1) + "\n")
         print(f"selection: {len(selection)} of {len(candidates)} candidates ({len(changed)} changed test files)")
     selection = load_selection(SMOKE if args.smoke else SELECTION)
-    if args.only:
-        selection = [entry for entry in selection if entry["file"] in args.only]
+    if args.only:  # a file outside the selection too, its runner read from it
+        runners = {entry["file"]: entry["runner"] for entry in selection}
+        selection = [{"file": rel, "runner": runners.get(rel) or runner_for((original / rel).read_text(encoding="utf-8"))}
+                     for rel in args.only]
     unchanged_now = [e["file"] for e in selection if e["file"] not in changed]
     if unchanged_now:
         print(f"{len(unchanged_now)} selected files are no longer changed by the tool (compared anyway): "
