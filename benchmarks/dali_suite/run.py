@@ -1,7 +1,7 @@
 """DALI's own Python tests, run before and after dali-migrate, compared per test (issue 32).
 
     python benchmarks/dali_suite/run.py [--dali DIR | --dali-repo GITDIR [--commit C]]
-                                        [--migrated DIR] [--work DIR] [--timeout S]
+                                        [--migrated DIR | --tool CHECKOUT] [--work DIR] [--timeout S]
                                         [--discover] [--only FILE]... [--smoke]
                                         [--json OUT] [--regressions OUT] [--markdown OUT] [--readme]
 
@@ -126,13 +126,15 @@ def copy_tests(source: Path, dest: Path) -> Path:
     return target
 
 
-def migrate(tests: Path, log: Path, files: list[str] | None = None) -> None:
-    """``dali-migrate migrate --write`` over the copy (all of it, or only ``files``: the smoke subset)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+def migrate(tests: Path, log: Path, files: list[str] | None = None, tool: Path = ROOT) -> None:
+    """``dali-migrate migrate --write`` over the copy (all of it, or only ``files``), by the dali_migrate of the
+    checkout ``tool``."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tool), os.environ.get("PYTHONPATH", "")]))
     paths = [str(tests / rel) for rel in files] if files else [str(tests)]
     with open(log, "w") as out:
         subprocess.run(["nice", "-n", "10", sys.executable, "-m", "dali_migrate", "migrate", "--write", "--json",
-                        "-j", "2", *paths], env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
+                        "-j", "2", *paths], env=env, stdout=out, stderr=subprocess.STDOUT, check=False,
+                       cwd=tool)  # python -m puts the working folder first on sys.path, before PYTHONPATH
 
 
 # -- reading the test files ------------------------------------------------------------------------
@@ -555,6 +557,8 @@ def main(argv=None) -> int:
     parser.add_argument("--dali-repo", type=Path, help="a DALI git repository (bare or not), read at --commit")
     parser.add_argument("--commit", default=DEFAULT_COMMIT)
     parser.add_argument("--migrated", type=Path, help="an already migrated copy of the tree (else: migrate now)")
+    parser.add_argument("--tool", type=Path, default=ROOT,
+                        help="the dali-migrate checkout that migrates (default: this one)")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "dali_suite",
                         help="copies, logs and the cache of 'before' results")
     parser.add_argument("--timeout", type=float, default=300, help="seconds per file and side")
@@ -608,8 +612,8 @@ def main(argv=None) -> int:
                              for h in local_imports(migrated / rel, migrated)} - set(files))
         print(f"migrating {migrated if files is None else ', '.join(files)} (log: {work / 'migrate.json'}) ...",
               flush=True)
-        migrate(migrated, work / "migrate.json", files)
-        migration = (f"a fresh migration by dali-migrate at {git_head()}"
+        migrate(migrated, work / "migrate.json", files, args.tool)
+        migration = (f"a fresh migration by dali-migrate at {git_head(args.tool)}"
                      f"{' of ' + ', '.join(files) if files else ''} ({time.monotonic() - started:.0f} s)")
     print(f"original: {original}\nmigrated: {migrated} ({migration})", flush=True)
 
@@ -725,11 +729,12 @@ def report_again(args) -> int:
     return 0
 
 
-def git_head() -> str:
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "dali_migrate", "benchmarks"],
+def git_head(checkout: Path = ROOT) -> str:
+    head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(["git", "-C", str(checkout), "status", "--porcelain", "--", "dali_migrate", "benchmarks"],
                            capture_output=True, text=True).stdout.strip()
-    return (head.stdout.strip() or "?") + (" (with uncommitted changes)" if dirty else "")
+    where = "" if Path(checkout).resolve() == ROOT else f" of {checkout}"
+    return (head.stdout.strip() or "?") + where + (" (with uncommitted changes)" if dirty else "")
 
 
 if __name__ == "__main__":
