@@ -48,6 +48,7 @@ TENSORCPU = "tensorcpu"  # tl[i]: one sample (TensorCPU/GPU)
 DATANODE = "datanode"  # a graph value inside a pipeline definition
 DATANODES = "datanodes"  # a multi-output op's list of DataNodes
 DALI_ITERATOR = "dali_iterator"  # a framework plugin iterator over pipelines
+OPERATOR = "operator"  # a pipeline-mode operator named as a value (`fn.flip`, `math.sqrt` not called there)
 TF_OP = "tf_op"  # what TensorFlow's DALIIterator() returns: a callable taking pipeline=, giving the next step
 GENERATOR_FACTORY = "generator_factory"  # a migrated pipeline imported from another module
 STREAM_FACTORY = "stream_factory"  # one its module writes as a ReaderStream (project.ProjectPipeline.streamed)
@@ -143,6 +144,26 @@ def _empty_dict(expr) -> bool:
 
 def _code_text(node) -> str:
     return cst.Module([]).code_for_node(node)
+
+
+# Operator sites: each place outside the pipelines' definitions that names a pipeline-mode operator (``fn.flip`` as
+# a value, ``fn.batch_permutation()`` called where no ``with pipe:`` or ``@pipeline_def`` body holds it) is an origin
+# of its own. Whatever pipeline its value reaches (called in a graph, given to ``pipe.set_outputs``) meets it in one
+# unit, so the place stays as it was wherever that unit stays in pipeline mode ("kept means kept").
+SITE_PREFIX = "<operator "
+
+
+def is_site(origin) -> bool:
+    return isinstance(origin, str) and origin.startswith(SITE_PREFIX)
+
+
+def operator_path(qualname: str | None) -> bool:
+    """``qualname`` names one pipeline-mode operator (an fn op, a ``nvidia.dali.math`` function), not a module."""
+    if qualname is None:
+        return False
+    if qualname.startswith(FN + "."):
+        return optable.resolve_fn(qualname[len(FN) + 1:])[2] is not None
+    return qualname.startswith(MATH + ".") and qualname[len(MATH) + 1:] in optable.math_names()
 
 
 def is_adapted(origin) -> bool:
@@ -491,6 +512,9 @@ class _Collector(cst.CSTVisitor):
         self.attributes: list[cst.Attribute] = []
         self.super_calls: dict[cst.Call, cst.ClassDef] = {}  # `super().m(...)` in a method -> its class
         self.listify_assigns: set[cst.Assign] = set()  # `x = [x]` under `if not isinstance(x, list):`
+        self.operator_sites: dict[cst.CSTNode, str] = {}  # operator named outside a definition -> its site origin
+        self.function_sites: dict[cst.CSTNode, frozenset] = {}  # def or lambda -> the operator sites in its body
+        self._site_sets: list[set] = []  # the sites of the defs and lambdas being walked, innermost last
 
     # -- scopes -------------------------------------------------------------------------------
     def _bind(self, scope: Scope, name: str, source) -> None:
@@ -506,6 +530,23 @@ class _Collector(cst.CSTVisitor):
             self.binding_chain[(id(scope), name, index)] = tuple(self.statements[scope.statement_depth:])
         else:
             self.unordered.add((id(scope), name))
+
+    def _site(self, node, qualname: str) -> None:
+        """``node`` names a pipeline-mode operator outside the pipelines' definitions: an origin of its own."""
+        short = qualname.replace("nvidia.dali.", "", 1)
+        origin = f"{SITE_PREFIX}{short} {len(self.operator_sites) + 1}>"
+        self.operator_sites[node] = origin
+        if self._site_sets:
+            self._site_sets[-1].add(origin)
+
+    def _walk_body(self, node, body) -> None:
+        """Walk a def's or lambda's body, noting the operator sites in it (nested ones too)."""
+        self._site_sets.append(set())
+        walk(body, self)
+        sites = self._site_sets.pop()
+        self.function_sites[node] = frozenset(sites)
+        if self._site_sets:
+            self._site_sets[-1].update(sites)
 
     def _push(self, scope: Scope) -> Scope:
         scope.statement_depth = len(self.statements)
@@ -611,11 +652,11 @@ class _Collector(cst.CSTVisitor):
             self._bind(outer, name, ("value", value(("function", node), frozenset((origin,)))))
             self.defined_in[node] = outer
         elif outer.kind == "class":
-            self._bind(outer, name, ("value", value(("function", node))))
+            self._bind(outer, name, ("def", node))
             self.defined_in[node] = outer
         else:
             self.defined_in[node] = self._binding_scope(name)
-            self._bind(self.defined_in[node], name, ("value", value(("function", node))))
+            self._bind(self.defined_in[node], name, ("def", node))
         for decorator in node.decorators:
             walk(decorator, self)
         self._visit_param_defaults(node.params)
@@ -636,7 +677,7 @@ class _Collector(cst.CSTVisitor):
             self.graph_stack.append(function.pipeline)
         outside_graph = outer.kind == "class" and name == "iter_setup"  # plain Python run before each step
         graph_stack, self.graph_stack = self.graph_stack, ([] if outside_graph else self.graph_stack)
-        walk(node.body, self)
+        self._walk_body(node, node.body)
         self.graph_stack = graph_stack
         if graph:
             self.graph_stack.pop()
@@ -652,7 +693,7 @@ class _Collector(cst.CSTVisitor):
         function.returns.append(node.body)
         self.functions[node] = function
         self._bind_params(node.params, function)
-        walk(node.body, self)
+        self._walk_body(node, node.body)
         self._pop()
         return False
 
@@ -734,6 +775,8 @@ class _Collector(cst.CSTVisitor):
             self.super_calls[node] = method.class_node
         if self.graph_stack:
             self.graph_origin[node] = self.graph_stack[-1]
+        elif operator_path(qualname):
+            self._site(node, qualname)  # graph code outside a definition: `pipe.set_outputs(...)` may take it
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("append", "add", "insert") and node.args \
                 and not any(a.star for a in node.args):
@@ -751,6 +794,10 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Yield(self, node):
         function = self._function()
+        case = _test_case(function, node)
+        if case is not None:  # nose's test generator: `yield check, a, b` is the call check(a, b)
+            self.calls.append((case, self.scope))
+            self.callees.add(case.func)
         if function is not None:
             if isinstance(node.value, cst.From):
                 function.yields.append(("from", node.value.item))
@@ -801,6 +848,10 @@ class _Collector(cst.CSTVisitor):
 
     # -- bindings -----------------------------------------------------------------------------
     def visit_Name(self, node):
+        if node not in self.not_references and node not in self.callees:
+            qualname = self.imports.qualname(node)
+            if operator_path(qualname) and self.scope.lookup_scope(node.value) is self.stack[0]:
+                self._site(node, qualname)  # `from nvidia.dali.fn import flip`, then `flip` as a value
         if node not in self.not_references:
             self.name_scope[node] = self.scope
             if self.statements:
@@ -811,6 +862,10 @@ class _Collector(cst.CSTVisitor):
     def visit_Attribute(self, node):
         self.not_references.add(node.attr)
         self.attributes.append(node)
+        if node not in self.callees:
+            qualname = self.imports.qualname(node)
+            if operator_path(qualname):
+                self._site(node, qualname)  # `fn.flip` as a value: a table's entry, an argument, a default
 
     def visit_Arg(self, node):
         if node.keyword is not None:
@@ -965,6 +1020,22 @@ class _Collector(cst.CSTVisitor):
             if scope.kind in ("class", "module"):
                 return None
         return None
+
+
+def _test_case(function, node: cst.Yield) -> cst.Call | None:
+    """``yield check, a, b`` in a test generator (a function named ``test...``): nose and nose2 call each yielded
+    tuple's first element with the rest, ``check(a, b)``. That call, made of the yield's own expressions (it is not
+    in the module's tree), lets the model follow what the test hands to ``check``: its parameters get ``a`` and
+    ``b``, not unknown values from a caller it cannot see."""
+    if function is None or not function.name.startswith("test") or not isinstance(node.value, cst.Tuple):
+        return None
+    elements = node.value.elements
+    if not elements or not isinstance(elements[0].value, (cst.Name, cst.Attribute)) \
+            or isinstance(elements[0], cst.StarredElement):
+        return None
+    return cst.Call(func=elements[0].value,
+                    args=[cst.Arg(value=e.value, star="*" if isinstance(e, cst.StarredElement) else "")
+                          for e in elements[1:]])
 
 
 def _super_call(node: cst.Call) -> bool:
@@ -1187,6 +1258,8 @@ class DataFlow:
         self.classes = collector.classes
         self.pipeline_calls = collector.pipeline_calls
         self.graph_origin = collector.graph_origin
+        self.operator_sites = collector.operator_sites
+        self.function_sites = collector.function_sites
         self.with_origin = collector.with_origin
         self.calls = collector.calls
         self._super_calls = collector.super_calls
@@ -1228,6 +1301,9 @@ class DataFlow:
             if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and (
                     statement.name.value in self.param_seeds or statement.name.value in self.adapted):
                 self.seeded[statement.name.value] = statement
+        self._pipeline_functions = {f.pipeline: f for f in self.functions.values()
+                                    if f.pipeline and isinstance(f.node, cst.FunctionDef) and f.pipeline in
+                                    collector.pipeline_defs}
         self._mark_escaping_functions(collector)
         self._solve()
 
@@ -1323,6 +1399,9 @@ class DataFlow:
         for call, _scope in self.calls:
             reached = self._reached(call)
             if reached is None:
+                defined = self._pipeline_definition(call)
+                if defined is not None:  # `unary_pipe(root, op)`: the @pipeline_def's body gets what is passed
+                    self._pass_arguments(call, defined, params)
                 continue
             function = reached[0]
             targets[call] = reached
@@ -1338,6 +1417,16 @@ class DataFlow:
         changed = params != self._params
         self._params = params
         return changed
+
+    def _pipeline_definition(self, call: cst.Call) -> Function | None:
+        """The @pipeline_def function of this module a call builds a pipeline with (not a call target: the call
+        gives a pipeline, not what the function returns), so its parameters hold what the call passes (an operator
+        the graph calls, say)."""
+        found = self._eval(call.func)
+        if found is None or found[0] != PIPELINE_FACTORY or len(found[1]) != 1:
+            return None
+        function = self._pipeline_functions.get(next(iter(found[1])))
+        return function if function is not None and not function.escapes else None
 
     def _seed_parameters(self, params: dict) -> None:
         for name, target in self.seeded.items():
@@ -1443,6 +1532,8 @@ class DataFlow:
         tag = source[0]
         if tag == "value":
             return source[1]
+        if tag == "def":  # a def of the module: its value carries the operators its body names (graph code)
+            return value(("function", source[1]), self.function_sites.get(source[1], _NO_ORIGINS))
         if tag == "expr":
             return self._eval(source[1])
         if tag == "elem":
@@ -1905,6 +1996,9 @@ class DataFlow:
 
     # -- evaluation ---------------------------------------------------------------------------------
     def _eval(self, expr) -> Value | None:
+        site = self.operator_sites.get(expr)
+        if site is not None and not isinstance(expr, cst.Call):
+            return value(OPERATOR, frozenset((site,)))
         if isinstance(expr, cst.Name):
             return self._lookup(expr)
         if isinstance(expr, cst.Attribute):
@@ -1974,7 +2068,7 @@ class DataFlow:
             return None if found is None else (("map", found[0]) if found[0] not in (None, TOP) else found[0],
                                                found[1])
         if isinstance(expr, cst.Lambda):
-            return value(("function", expr))
+            return value(("function", expr), self.function_sites.get(expr, _NO_ORIGINS))
         return UNKNOWN
 
     def _tuple(self, elements):
@@ -2110,6 +2204,12 @@ class DataFlow:
         if callee is None:
             return None
         kind, origins = callee
+        if kind == OPERATOR or kind == TOP and origins and all(is_site(o) for o in origins):
+            # an operator given as a value (a parameter, a table's entry) called: a graph value of whatever
+            # pipeline calls it, which meets the operator's sites (TOP: maybe one, beside plain callables)
+            if kind == TOP and call not in self.graph_origin:
+                return UNKNOWN  # outside a graph, a table's plain callable (np.sqrt beside math.sqrt) as well
+            return (DATANODE, origins | self._graph_origins(call) | self._argument_origins(call))
         if kind == PIPELINE_FACTORY:
             return value(PIPELINE, origins)
         if kind == "reader":  # calling a reader reads one sample: a Tensor (a tuple of them for several outputs)
@@ -2324,7 +2424,8 @@ class DataFlow:
         return origins
 
     def _graph_origins(self, call: cst.Call) -> frozenset:
-        origin = self.graph_origin.get(call)
+        """The pipeline whose definition holds the call, or the call's own operator site outside every one."""
+        origin = self.graph_origin.get(call) or self.operator_sites.get(call)
         return frozenset((origin,)) if origin else _NO_ORIGINS
 
     def _subscript(self, node: cst.Subscript):

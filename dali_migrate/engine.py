@@ -813,11 +813,11 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     # Values handed to a definition elision left out, or another module's seeds for one: read it all.
     needs_whole_file(ctx, {e.callee for e in units.escapes if e.callee} | units.handed_to | set(seeds) | set(foreign))
     kept = Kept(units)
-    for escape in units.escapes:
+    for escape in [*units.escapes, *units.operator_escapes]:
         kept.keep(escape.origins, Reason(ctx.position(escape.node)[0], VALUE_ESCAPES.id, escape.message))
     for statement, rule_id, message in units.existing_markers:
         # A marker still in the file (from an earlier run) keeps its unit as it was until a person removes it.
-        origins = units.statement_origins.get(statement, frozenset())
+        origins = units.pipelines(units.statement_origins.get(statement, frozenset()))
         if origins:
             kept.keep(origins, Reason(ctx.position(statement)[0], rule_id, message))
     shared = _project_pipelines(ctx, units, flow)  # origin here -> project qualname (defined here or imported)
@@ -865,7 +865,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
         for finding in ctx.findings:
             if finding.fixed or not finding.line:
                 continue
-            origins = units.origins_at(finding.line)
+            origins = units.pipelines(units.origins_at(finding.line))
             if origins - before:  # every marker of a unit found in this run is one of its reasons
                 grew |= kept.keep(origins, Reason(finding.line, finding.rule, finding.message, dict(finding.extra)))
         # Checked whenever ndd code was written, a pipeline unrolled or not (a rename alone can hand a
@@ -880,9 +880,10 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
                                              known_undefined=undefined_before, positioned=ctx.positions,
                                              imported_generators=imported):
                 line = ctx.position(violation.statement)[0] if violation.statement is not None else 0
-                origins = (violation.origins or units.origins_at(line)) - kept.origins
-                if not origins and not (violation.origins or units.origins_at(line)) & kept.origins:
-                    origins = units.all_origins() - kept.origins  # nothing to pin it on: keep them all
+                at = units.pipelines(violation.origins or units.origins_at(line))
+                origins = at - kept.origins
+                if not origins and not at & kept.origins:
+                    origins = units.pipelines(units.all_origins()) - kept.origins  # nothing to pin it on: all
                     if not origins:  # nor any unit left: keep the top-level statement where it failed
                         adopted = units.adopt(line)
                         if adopted is None:
@@ -1098,6 +1099,7 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
     """Markers on the kept units: each pipeline's definition says that it stays in pipeline mode and why,
     and each place that decided it carries its own marker. Kept statements are the original nodes (no pass
     touched them), found again by identity."""
+    from .dataflow import is_site
     from .findings import marker_text
     from .units import UNIT_KEPT
 
@@ -1112,7 +1114,7 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
 
     for origins, reasons in kept.groups():
         definitions = {where[o]: o for o in origins if where.get(o) is not None}
-        names = sorted(_origin_name(o) for o in origins)
+        names = sorted(_origin_name(o) for o in origins if not is_site(o))  # (an operator's site is no pipeline)
         elsewhere = [r for r in sorted(reasons, key=lambda r: r.line) if r.rule != UNIT_KEPT.id
                      and units.statement_at(r.line) not in definitions]
         summary = "; ".join(f"line {r.line}: {r.message}" for r in elsewhere[:3])

@@ -193,7 +193,7 @@ def tracked(found) -> bool:
     """Values whose meaning changes with the migration: pipeline-mode objects and outputs, containers of
     them, and unknown values that carry some (``TOP`` with origins)."""
     kind, origins = found
-    return _tracked_kind(kind, bool(origins))
+    return _tracked_kind(kind, any(not df.is_site(o) for o in origins))
 
 
 def _tracked_kind(kind, carries: bool) -> bool:
@@ -294,6 +294,8 @@ class Units:
         walk(module, tagger)
         self.statement_origins: dict[cst.CSTNode, frozenset] = tagger.statement_origins
         self.escapes: list[Escape] = tagger.escapes
+        # operators named as values that reach code the model does not follow: left as they were (kept), marked
+        self.operator_escapes: list[Escape] = tagger.operator_escapes
         self.handed_on: list[Escape] = tagger.handed_on  # framework iterators handed to code not followed
         self.missing: list[Escape] = tagger.missing  # iterator attributes no iterator has, before or after
         self.definitions: dict[str, cst.CSTNode] = tagger.definitions
@@ -340,6 +342,8 @@ class Units:
 
     def _union(self, origins) -> None:
         items = list(origins)
+        for origin in items:  # each one is known, a root too (an operator's site is no definition)
+            self._parent.setdefault(origin, origin)
         root = self._find(items[0])
         for other in items[1:]:
             other_root = self._find(other)
@@ -351,6 +355,14 @@ class Units:
         roots = {self._find(o) for o in origins}
         every = set(self.definitions) | set(self._parent) | set(origins)
         return frozenset(o for o in every if self._find(o) in roots)
+
+    @staticmethod
+    def pipelines(origins) -> frozenset:
+        """``origins`` less the operator sites: what a marker or a failed check on a line keeps. Graph code outside
+        every pipeline (``scale = fn.random.uniform()`` before ``with pipe:``) is migrated and marked by the passes
+        as it stands, as before sites existed; it stays as it was where its unit is kept for the pipeline's own
+        reasons, or where the operator is handed to code the model cannot see (``operator_escapes``)."""
+        return frozenset(o for o in origins if not df.is_site(o))
 
     def all_origins(self) -> frozenset:
         return frozenset(self.definitions) | frozenset(self._parent)
@@ -451,6 +463,7 @@ class _Tagger(cst.CSTVisitor):
         self.foreign_calls: list[tuple[str, object, tuple]] = []  # (imported callee, argument key, value)
         self.untraced: list[tuple[cst.CSTNode, str]] = []  # pipeline-only calls on values the model cannot trace
         self.handed_to: set[str] = set()  # plain names called with a value that has origins, or from graph code
+        self.operator_escapes: list[Escape] = []  # operators handed to code not followed (``_operator_handed``)
         self._tool_imports: set[str] = set()  # qualnames of the run-time helpers an earlier run imported
         self._tool_written = 0  # inside a class dali-migrate wrote (EpochIterator, ReaderStream, ...)
         self._statements: list[list] = []  # [statement, origins set]
@@ -577,6 +590,8 @@ class _Tagger(cst.CSTVisitor):
         arguments = [(a, self.flow.value_of(a.value)) for a in node.args]
         if isinstance(node.func, cst.Name) and (self._graph[-1] or any(v[1] for _, v in arguments)):
             self.handed_to.add(node.func.value)  # graph code's calls too: the callee may build part of the pipeline
+        for arg, found_arg in arguments:
+            self._operator_handed(node, arg, found_arg)
         moving = [(a, v) for a, v in arguments if tracked(v)]
         if not moving:
             return
@@ -589,6 +604,40 @@ class _Tagger(cst.CSTVisitor):
                 self.handed_on.append(Escape(arg.value, found_arg[1], problem, callee))
             elif problem:
                 self._escape(arg.value, found_arg, problem, callee)
+
+    def _operator_handed(self, call: cst.Call, arg: cst.Arg, found) -> None:
+        """An operator named as a value (``fn.flip``, a lambda or def that calls operators, a table of them) handed to
+        code the model does not follow (a function of another module, a decorator's arguments, a library): whatever
+        pipeline calls it there is not visible here, and it may stay in pipeline mode. The operator is left as it was
+        (its sites are kept, and marked), and meets every unit that also calls it here."""
+        sites = frozenset(o for o in found[1] if df.is_site(o))
+        kind = found[0]
+        if not sites or kind in (df.DATANODE, df.DATANODES) or isinstance(kind, tuple) and kind[0] in (
+                "seq", "gen") and kind[1] in (df.DATANODE, df.DATANODES):
+            return  # graph values (a DataNode given to pipe.set_outputs, to an fn op): not an operator
+        func = call.func
+        qualname = self.flow.imports.qualname(func)
+        if qualname is not None and qualname.startswith("nvidia.dali."):
+            return  # DALI's own API (fn.python_function(function=...)): migrated or marked with the call
+        reached = self.flow.call_targets.get(call)
+        if reached is not None and not reached[0].escapes and not arg.star:
+            return  # a function or class of this module: the model follows the operator there
+        if self.flow.kind_of(func) == df.PIPELINE_FACTORY and self.flow.pipeline_functions(
+                self.flow.origins_of(func)) and not arg.star:
+            return  # a @pipeline_def of this module: its graph's calls of the parameter meet the operator
+        if isinstance(func, cst.Name) and self.flow.is_builtin(func) and func.value in _SEE_THROUGH | {"enumerate",
+                                                                                                     "zip"}:
+            return  # list(ops), zip(ops, names): the model sees what comes out
+        if isinstance(func, cst.Attribute):
+            owner = self.flow.value_of(func.value)
+            if isinstance(owner[0], tuple) and owner[0][0] in ("seq", "map") or owner[0] in (df.PIPELINE,) or \
+                    func.attr.value in ("append", "extend", "insert", "add", "update", "setdefault"):
+                return  # stored into a container the model follows, or handed to a pipeline
+        target = _code(func)
+        where = self._statements[-1][0] if self._statements else arg.value  # (a call over several lines: its first)
+        self.operator_escapes.append(Escape(where, sites, (
+            f"{_code(arg.value)} (a pipeline-mode operator) is passed to {target}, which dali-migrate cannot follow: "
+            f"the pipeline that calls it there may stay in pipeline mode, so it stays as it is")))
 
     def visit_Module(self, node):
         for statement in node.body:  # `from dali_dynamic_compat import EpochIterator, ...  # written by dali-migrate`
@@ -675,6 +724,9 @@ class _Tagger(cst.CSTVisitor):
 
     def visit_Attribute(self, node):
         if self.flow.imports.qualname(node) is not None:
+            site = self.flow.operator_sites.get(node)
+            if site is not None:
+                self._touch((site,))  # `fn.flip` as a value: the statement is where that operator is named
             return False  # a dotted module path
         found = self.flow.value_of(node.value)
         kind, attr = found[0], node.attr.value
@@ -760,7 +812,7 @@ class _Tagger(cst.CSTVisitor):
                                                  f"into a string: its text changes in dynamic mode")
 
     def _escape(self, node, found, message: str, callee: str | None = None) -> None:
-        origins = found[1]
+        origins = frozenset(o for o in found[1] if not df.is_site(o))  # an operator's site is no pipeline value
         if not origins or self._graph[-1]:
             return
         self.escapes.append(Escape(node, origins, message, callee))
