@@ -1425,8 +1425,18 @@ class DataFlow:
         found = self._eval(call.func)
         if found is None or found[0] != PIPELINE_FACTORY or len(found[1]) != 1:
             return None
-        function = self._pipeline_functions.get(next(iter(found[1])))
+        origin = next(iter(found[1]))
+        function = self._pipeline_functions.get(origin)
+        if function is None:  # a Pipeline subclass of this module: its __init__ gets the arguments
+            cls = next((node for node, info in self.classes.items() if info[0] == origin and info[3]), None)
+            init = self._method_of(cls, "__init__") if cls is not None else None
+            function = self.functions.get(init) if init is not None else None
         return function if function is not None and not function.escapes else None
+
+    def builds_pipeline_here(self, call: cst.Call) -> bool:
+        """``call`` makes a pipeline with a @pipeline_def or Pipeline subclass of this module, whose parameters the
+        model fills with the call's arguments (``_pipeline_definition``)."""
+        return self._pipeline_definition(call) is not None
 
     def _seed_parameters(self, params: dict) -> None:
         for name, target in self.seeded.items():

@@ -622,9 +622,8 @@ class _Tagger(cst.CSTVisitor):
         reached = self.flow.call_targets.get(call)
         if reached is not None and not reached[0].escapes and not arg.star:
             return  # a function or class of this module: the model follows the operator there
-        if self.flow.kind_of(func) == df.PIPELINE_FACTORY and self.flow.pipeline_functions(
-                self.flow.origins_of(func)) and not arg.star:
-            return  # a @pipeline_def of this module: its graph's calls of the parameter meet the operator
+        if self.flow.builds_pipeline_here(call) and not arg.star:
+            return  # a @pipeline_def or Pipeline subclass of this module: its graph's calls meet the operator
         if isinstance(func, cst.Name) and self.flow.is_builtin(func) and func.value in _SEE_THROUGH | {"enumerate",
                                                                                                      "zip"}:
             return  # list(ops), zip(ops, names): the model sees what comes out
