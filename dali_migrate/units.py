@@ -612,9 +612,11 @@ class _Tagger(cst.CSTVisitor):
         (its sites are kept, and marked), and meets every unit that also calls it here."""
         sites = frozenset(o for o in found[1] if df.is_site(o))
         kind = found[0]
-        if not sites or kind in (df.DATANODE, df.DATANODES) or isinstance(kind, tuple) and kind[0] in (
-                "seq", "gen") and kind[1] in (df.DATANODE, df.DATANODES):
-            return  # graph values (a DataNode given to pipe.set_outputs, to an fn op): not an operator
+        while isinstance(kind, tuple) and kind[0] in ("seq", "gen", "map"):
+            kind = kind[1]  # a list or dict of operators
+        if not sites or not (kind == df.OPERATOR or isinstance(kind, tuple) and kind[0] == "function"):
+            return  # graph values (a DataNode for pipe.set_outputs), or what may as well be plain (TOP: a name
+            # bound to a table of operators and to its keys): not known to be an operator
         func = call.func
         qualname = self.flow.imports.qualname(func)
         if qualname is not None and qualname.startswith("nvidia.dali."):
