@@ -154,7 +154,19 @@ SITE_PREFIX = "<operator "
 
 
 def is_site(origin) -> bool:
-    return isinstance(origin, str) and origin.startswith(SITE_PREFIX)
+    """An operator's site: of this module (``<operator fn.flip 1>``) or, passed here by another module of the run,
+    by its qualname there (``tests.test_flip.<operator fn.flip 1>``)."""
+    return isinstance(origin, str) and SITE_PREFIX in origin
+
+
+def site_module(origin: str) -> str:
+    """The module whose operator site a qualname names (``tests.test_flip`` above); "" for a site of this module."""
+    return origin.partition("." + SITE_PREFIX)[0] if not origin.startswith(SITE_PREFIX) else ""
+
+
+def site_operator(origin: str) -> str:
+    """``fn.flip`` for the site ``<operator fn.flip 1>`` (or its qualname)."""
+    return origin[origin.index(SITE_PREFIX) + len(SITE_PREFIX):].rsplit(" ", 1)[0]
 
 
 def operator_path(qualname: str | None) -> bool:

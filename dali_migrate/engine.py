@@ -768,6 +768,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     from . import postcheck
     from .dataflow import DataFlow
     from .transforms.unroll import adapted as adapted_params
+    from .dataflow import is_site
     from .units import CHECK_FAILED, VALUE_ESCAPES, Kept, Reason, Units
 
     original = module
@@ -821,6 +822,8 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
         if origins:
             kept.keep(origins, Reason(ctx.position(statement)[0], rule_id, message))
     shared = _project_pipelines(ctx, units, flow)  # origin here -> project qualname (defined here or imported)
+    if project is not None:  # this module's operator sites, which it may hand to another module's functions
+        shared.update({site: f"{here}.{site}" for site in flow.operator_sites.values()})
     shared.update({origin: origin for pipelines in foreign.values() for origin in pipelines})
     shared.update({origin: origin for arguments in seeds.values() for _, origins in arguments.values()
                    for origin in origins})
@@ -837,19 +840,24 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     foreign_where = {origin: node for node, origins in units.helpers.items() for origin in origins
                      if origin in shared and origin not in units.definitions}
     foreign_where.update({origin: flow.seeded[name] for name, arguments in seeds.items() if name in flow.seeded
-                          for _, origins in arguments.values() for origin in origins})
+                          for _, origins in arguments.values() for origin in origins
+                          if not is_site(origin)})  # (another module's operator: marked with the pipeline here)
     kept_here = {}  # pipelines this module keeps by its own reasons: the passes find (and mark) them again
+    kept_sites = {}  # this module's operators that another module's kept pipeline calls -> where they are named
     for origin, qualname in shared.items():
         if project is None or qualname not in project.kept:
             continue
         keeper, why = project.kept[qualname]
-        statement = units.definitions.get(origin) or foreign_where.get(origin) or _import_of(module, origin)
+        statement = units.definitions.get(origin) or foreign_where.get(origin) or _import_of(module, origin) \
+            or _site_statement(units, origin)
         line = ctx.position(statement)[0] if statement is not None else 1
         if keeper == here:
             kept_here[origin] = Reason(line, UNIT_KEPT_HERE, f"{_origin_name(origin)} {why}")
             continue
         kept.keep({origin}, Reason(line, UNIT_KEPT_HERE, f"{_origin_name(origin)} stays in pipeline mode with "
                                                           f"the rest of its unit, in another module: {why}"))
+        if is_site(origin) and statement is not None:
+            kept_sites[origin] = statement  # an operator given to that module's pipeline: marked where it is named
     undefined_before: set[str] | None = None
     first = ctx
     for attempt in range(len(units.all_origins()) + 2):
@@ -903,7 +911,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     if kept.origins:
         # A pipeline imported from another module is marked where it is imported.
         definitions = {**{o: _import_of(original, o) for o in shared if o not in units.definitions},
-                       **foreign_where, **units.definitions}
+                       **foreign_where, **kept_sites, **units.definitions}
         module = _annotate_kept(module, ctx, units, kept, definitions, flow.with_origin)
     ctx.facts["graph_helpers"] = _graph_helpers(flow, ctx, shared) if project is not None else {}
     ctx.facts["foreign_calls"] = _foreign_calls(units, ctx, shared) if project is not None else {}
@@ -1178,8 +1186,21 @@ class _AttachMarkers(cst.CSTTransformer):
 
 
 def _origin_name(origin: str) -> str:
-    """``pipe`` for a @pipeline_def or class, ``pipe`` for a ``with pipe:`` pipeline (``scope:pipe``)."""
-    return origin.rpartition(":")[2]
+    """``pipe`` for a @pipeline_def or class, ``pipe`` for a ``with pipe:`` pipeline (``scope:pipe``), ``fn.flip`` for
+    an operator's site."""
+    from .dataflow import is_site, site_operator
+
+    return site_operator(origin) if is_site(origin) else origin.rpartition(":")[2]
+
+
+def _site_statement(units, origin: str):
+    """The innermost statement that names the operator of site ``origin`` (its marker goes there)."""
+    from .dataflow import is_site
+
+    if not is_site(origin):
+        return None
+    found = [s for s, origins in units.statement_origins.items() if origin in origins]
+    return next((s for s in found if isinstance(s, cst.SimpleStatementLine)), found[0] if found else None)
 
 
 def _first_difference(a: str, b: str) -> int:

@@ -634,6 +634,12 @@ class _Tagger(cst.CSTVisitor):
             if isinstance(owner[0], tuple) and owner[0][0] in ("seq", "map") or owner[0] in (df.PIPELINE,) or \
                     func.attr.value in ("append", "extend", "insert", "add", "update", "setdefault"):
                 return  # stored into a container the model follows, or handed to a pipeline
+        if qualname is not None and self._follows(qualname) and not arg.star:
+            # another module of the run: it learns which parameter gets the operator (project.foreign_calls), and
+            # keeps it where its pipeline stays in pipeline mode (then this module keeps it: api.migrate_paths)
+            key = arg.keyword.value if arg.keyword is not None else [a for a in call.args if a.keyword is None].index(arg)
+            self.foreign_calls.append((qualname, key, (df.OPERATOR, sites)))
+            return
         target = _code(func)
         where = self._statements[-1][0] if self._statements else arg.value  # (a call over several lines: its first)
         self.operator_escapes.append(Escape(where, sites, (
