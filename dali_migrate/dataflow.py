@@ -17,6 +17,11 @@ attributes of the module's classes (``self.x`` and ``obj.x``), container stores 
 module pass (positional, keyword, defaults), its calls give what it returns or, for a generator,
 a generator of what it yields. Methods are reached through ``self`` and through instances.
 
+An operator named outside the pipelines' definitions (``fn.flip`` as a value, a def or lambda that calls
+operators, ``fn.batch_permutation()`` outside ``with pipe:``) carries an origin of its own, its *site*: whatever
+pipeline its value reaches meets it (``OPERATOR``, ``is_site``). nose's test generators (``yield check, a, b``) and
+calls of a ``@pipeline_def`` or ``Pipeline`` subclass of the module pass their arguments on like calls do.
+
 Origins make migration units possible: two pipelines whose values meet in one variable, one
 container or one helper are one unit, and a value with origins that reaches a place the model
 cannot follow (``TOP`` with origins) is an escape (``dali_migrate.units``).

@@ -888,7 +888,8 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
                                              known_undefined=undefined_before, positioned=ctx.positions,
                                              imported_generators=imported):
                 line = ctx.position(violation.statement)[0] if violation.statement is not None else 0
-                at = units.pipelines(violation.origins or units.origins_at(line))
+                # (the check reads the migrated module: its operator sites are not this model's, only pipelines)
+                at = units.pipelines(violation.origins) or units.pipelines(units.origins_at(line))
                 origins = at - kept.origins
                 if not origins and not at & kept.origins:
                     origins = units.pipelines(units.all_origins()) - kept.origins  # nothing to pin it on: all

@@ -9,6 +9,12 @@ Read from the flow model (``dataflow.py``) over the original module:
   touches, and with the pipeline whose definition it is part of (a ``@pipeline_def`` body, a
   ``Pipeline`` subclass, a ``with pipe:`` block, a graph helper called from one). A marker a pass
   leaves on a line, or a failed post-check there, is the problem of the units of that line.
+* **Operators as values.** An operator named outside the pipelines' definitions (``fn.flip`` passed as
+  ``fn_operator=``, a table of lambdas over ``nvidia.dali.math``, ``fn.batch_permutation()`` built before
+  ``pipe.set_outputs``) is an origin of its own (``dataflow.SITE_PREFIX``): it joins the unit of every pipeline
+  its value reaches, so it stays as it was wherever that unit stays in pipeline mode; one handed to code the model
+  cannot follow stays as it was, marked (``operator_escapes``), or, given to another module of the run, is followed
+  there as pipelines are.
 * **Escapes.** A pipeline-mode value that reaches a place no pass can rewrite and the model cannot
   follow (a library call, ``print``, an f-string, ``if tl:``, an attribute with no Batch counterpart,
   iterating a pipeline or one sample, ...) would silently change meaning after migration: its unit stays in
