@@ -2254,8 +2254,9 @@ class DataFlow:
                 if function is None:
                     return UNKNOWN
                 result = self._returns.get(function.node)
-                if result is not None and origins:
-                    result = (result[0], result[1] | origins)
+                carried = frozenset(o for o in origins if not is_site(o))  # (the operators it names are its
+                if result is not None and carried:  # value's, not its result's: those come with what it returns)
+                    result = (result[0], result[1] | carried)
                 return result
             if head == "class":
                 return value(("instance", kind[1]), origins)
