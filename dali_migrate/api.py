@@ -571,8 +571,13 @@ def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs, o
                     continue
                 modules[callee.rpartition(".")[0]] = slot
                 again.add(slot)
+        from .dataflow import is_site, site_module
+
+        for q in new:  # an operator another module was given keeps its unit there: the module that named it keeps it
+            if is_site(q) and site_module(q) in modules:
+                again.add(modules[site_module(q)])
         words = {q: {q.rpartition(".")[2]} | {a.rpartition(".")[2] for a, t in project.reexports.items() if t == q}
-                 for q in new}
+                 for q in new if not is_site(q)}
         for slot, result in results.items():
             text = sources[slot][1]
             mentioned = {q for q, names in words.items() if any(re.search(rf"\b{re.escape(n)}\b", text) for n in names)}

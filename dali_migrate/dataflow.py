@@ -17,6 +17,11 @@ attributes of the module's classes (``self.x`` and ``obj.x``), container stores 
 module pass (positional, keyword, defaults), its calls give what it returns or, for a generator,
 a generator of what it yields. Methods are reached through ``self`` and through instances.
 
+An operator named outside the pipelines' definitions (``fn.flip`` as a value, a def or lambda that calls
+operators, ``fn.batch_permutation()`` outside ``with pipe:``) carries an origin of its own, its *site*: whatever
+pipeline its value reaches meets it (``OPERATOR``, ``is_site``). nose's test generators (``yield check, a, b``) and
+calls of a ``@pipeline_def`` or ``Pipeline`` subclass of the module pass their arguments on like calls do.
+
 Origins make migration units possible: two pipelines whose values meet in one variable, one
 container or one helper are one unit, and a value with origins that reaches a place the model
 cannot follow (``TOP`` with origins) is an escape (``dali_migrate.units``).
@@ -48,6 +53,7 @@ TENSORCPU = "tensorcpu"  # tl[i]: one sample (TensorCPU/GPU)
 DATANODE = "datanode"  # a graph value inside a pipeline definition
 DATANODES = "datanodes"  # a multi-output op's list of DataNodes
 DALI_ITERATOR = "dali_iterator"  # a framework plugin iterator over pipelines
+OPERATOR = "operator"  # a pipeline-mode operator named as a value (`fn.flip`, `math.sqrt` not called there)
 TF_OP = "tf_op"  # what TensorFlow's DALIIterator() returns: a callable taking pipeline=, giving the next step
 GENERATOR_FACTORY = "generator_factory"  # a migrated pipeline imported from another module
 STREAM_FACTORY = "stream_factory"  # one its module writes as a ReaderStream (project.ProjectPipeline.streamed)
@@ -145,6 +151,38 @@ def _empty_dict(expr) -> bool:
 
 def _code_text(node) -> str:
     return cst.Module([]).code_for_node(node)
+
+
+# Operator sites: each place outside the pipelines' definitions that names a pipeline-mode operator (``fn.flip`` as
+# a value, ``fn.batch_permutation()`` called where no ``with pipe:`` or ``@pipeline_def`` body holds it) is an origin
+# of its own. Whatever pipeline its value reaches (called in a graph, given to ``pipe.set_outputs``) meets it in one
+# unit, so the place stays as it was wherever that unit stays in pipeline mode ("kept means kept").
+SITE_PREFIX = "<operator "
+
+
+def is_site(origin) -> bool:
+    """An operator's site: of this module (``<operator fn.flip 1>``) or, passed here by another module of the run,
+    by its qualname there (``tests.test_flip.<operator fn.flip 1>``)."""
+    return isinstance(origin, str) and SITE_PREFIX in origin
+
+
+def site_module(origin: str) -> str:
+    """The module whose operator site a qualname names (``tests.test_flip`` above); "" for a site of this module."""
+    return origin.partition("." + SITE_PREFIX)[0] if not origin.startswith(SITE_PREFIX) else ""
+
+
+def site_operator(origin: str) -> str:
+    """``fn.flip`` for the site ``<operator fn.flip 1>`` (or its qualname)."""
+    return origin[origin.index(SITE_PREFIX) + len(SITE_PREFIX):].rsplit(" ", 1)[0]
+
+
+def operator_path(qualname: str | None) -> bool:
+    """``qualname`` names one pipeline-mode operator (an fn op, a ``nvidia.dali.math`` function), not a module."""
+    if qualname is None:
+        return False
+    if qualname.startswith(FN + "."):
+        return optable.resolve_fn(qualname[len(FN) + 1:])[2] is not None
+    return qualname.startswith(MATH + ".") and qualname[len(MATH) + 1:] in optable.math_names()
 
 
 def is_adapted(origin) -> bool:
@@ -555,6 +593,9 @@ class _Collector(cst.CSTVisitor):
         self.attributes: list[cst.Attribute] = []
         self.super_calls: dict[cst.Call, cst.ClassDef] = {}  # `super().m(...)` in a method -> its class
         self.listify_assigns: set[cst.Assign] = set()  # `x = [x]` under `if not isinstance(x, list):`
+        self.operator_sites: dict[cst.CSTNode, str] = {}  # operator named outside a definition -> its site origin
+        self.function_sites: dict[cst.CSTNode, frozenset] = {}  # def or lambda -> the operator sites in its body
+        self._site_sets: list[set] = []  # the sites of the defs and lambdas being walked, innermost last
 
     # -- scopes -------------------------------------------------------------------------------
     def _bind(self, scope: Scope, name: str, source) -> None:
@@ -570,6 +611,23 @@ class _Collector(cst.CSTVisitor):
             self.binding_chain[(id(scope), name, index)] = tuple(self.statements[scope.statement_depth:])
         else:
             self.unordered.add((id(scope), name))
+
+    def _site(self, node, qualname: str) -> None:
+        """``node`` names a pipeline-mode operator outside the pipelines' definitions: an origin of its own."""
+        short = qualname.replace("nvidia.dali.", "", 1)
+        origin = f"{SITE_PREFIX}{short} {len(self.operator_sites) + 1}>"
+        self.operator_sites[node] = origin
+        if self._site_sets:
+            self._site_sets[-1].add(origin)
+
+    def _walk_body(self, node, body) -> None:
+        """Walk a def's or lambda's body, noting the operator sites in it (nested ones too)."""
+        self._site_sets.append(set())
+        walk(body, self)
+        sites = self._site_sets.pop()
+        self.function_sites[node] = frozenset(sites)
+        if self._site_sets:
+            self._site_sets[-1].update(sites)
 
     def _push(self, scope: Scope) -> Scope:
         scope.statement_depth = len(self.statements)
@@ -675,11 +733,11 @@ class _Collector(cst.CSTVisitor):
             self._bind(outer, name, ("value", value(("function", node), frozenset((origin,)))))
             self.defined_in[node] = outer
         elif outer.kind == "class":
-            self._bind(outer, name, ("value", value(("function", node))))
+            self._bind(outer, name, ("def", node))
             self.defined_in[node] = outer
         else:
             self.defined_in[node] = self._binding_scope(name)
-            self._bind(self.defined_in[node], name, ("value", value(("function", node))))
+            self._bind(self.defined_in[node], name, ("def", node))
         for decorator in node.decorators:
             walk(decorator, self)
         self._visit_param_defaults(node.params)
@@ -700,7 +758,7 @@ class _Collector(cst.CSTVisitor):
             self.graph_stack.append(function.pipeline)
         outside_graph = outer.kind == "class" and name == "iter_setup"  # plain Python run before each step
         graph_stack, self.graph_stack = self.graph_stack, ([] if outside_graph else self.graph_stack)
-        walk(node.body, self)
+        self._walk_body(node, node.body)
         self.graph_stack = graph_stack
         if graph:
             self.graph_stack.pop()
@@ -716,7 +774,7 @@ class _Collector(cst.CSTVisitor):
         function.returns.append(node.body)
         self.functions[node] = function
         self._bind_params(node.params, function)
-        walk(node.body, self)
+        self._walk_body(node, node.body)
         self._pop()
         return False
 
@@ -798,6 +856,8 @@ class _Collector(cst.CSTVisitor):
             self.super_calls[node] = method.class_node
         if self.graph_stack:
             self.graph_origin[node] = self.graph_stack[-1]
+        elif operator_path(qualname):
+            self._site(node, qualname)  # graph code outside a definition: `pipe.set_outputs(...)` may take it
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("append", "add", "insert") and node.args \
                 and not any(a.star for a in node.args):
@@ -815,6 +875,10 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Yield(self, node):
         function = self._function()
+        case = _test_case(function, node)
+        if case is not None:  # nose's test generator: `yield check, a, b` is the call check(a, b)
+            self.calls.append((case, self.scope))
+            self.callees.add(case.func)
         if function is not None:
             if isinstance(node.value, cst.From):
                 function.yields.append(("from", node.value.item))
@@ -865,6 +929,10 @@ class _Collector(cst.CSTVisitor):
 
     # -- bindings -----------------------------------------------------------------------------
     def visit_Name(self, node):
+        if node not in self.not_references and node not in self.callees:
+            qualname = self.imports.qualname(node)
+            if operator_path(qualname) and self.scope.lookup_scope(node.value) is self.stack[0]:
+                self._site(node, qualname)  # `from nvidia.dali.fn import flip`, then `flip` as a value
         if node not in self.not_references:
             self.name_scope[node] = self.scope
             if self.statements:
@@ -875,6 +943,10 @@ class _Collector(cst.CSTVisitor):
     def visit_Attribute(self, node):
         self.not_references.add(node.attr)
         self.attributes.append(node)
+        if node not in self.callees:
+            qualname = self.imports.qualname(node)
+            if operator_path(qualname):
+                self._site(node, qualname)  # `fn.flip` as a value: a table's entry, an argument, a default
 
     def visit_Arg(self, node):
         if node.keyword is not None:
@@ -1029,6 +1101,22 @@ class _Collector(cst.CSTVisitor):
             if scope.kind in ("class", "module"):
                 return None
         return None
+
+
+def _test_case(function, node: cst.Yield) -> cst.Call | None:
+    """``yield check, a, b`` in a test generator (a function named ``test...``): nose and nose2 call each yielded
+    tuple's first element with the rest, ``check(a, b)``. That call, made of the yield's own expressions (it is not
+    in the module's tree), lets the model follow what the test hands to ``check``: its parameters get ``a`` and
+    ``b``, not unknown values from a caller it cannot see."""
+    if function is None or not function.name.startswith("test") or not isinstance(node.value, cst.Tuple):
+        return None
+    elements = node.value.elements
+    if not elements or not isinstance(elements[0].value, (cst.Name, cst.Attribute)) \
+            or isinstance(elements[0], cst.StarredElement):
+        return None
+    return cst.Call(func=elements[0].value,
+                    args=[cst.Arg(value=e.value, star="*" if isinstance(e, cst.StarredElement) else "")
+                          for e in elements[1:]])
 
 
 def _super_call(node: cst.Call) -> bool:
@@ -1251,6 +1339,8 @@ class DataFlow:
         self.classes = collector.classes
         self.pipeline_calls = collector.pipeline_calls
         self.graph_origin = collector.graph_origin
+        self.operator_sites = collector.operator_sites
+        self.function_sites = collector.function_sites
         self.with_origin = collector.with_origin
         self.calls = collector.calls
         self._super_calls = collector.super_calls
@@ -1296,6 +1386,9 @@ class DataFlow:
         # that shares it: the passes run again for each unit kept in pipeline mode (engine._migrate_units).
         self.derived: dict = {}
         self._lookup_plans: dict[cst.Name, tuple] = {}
+        self._pipeline_functions = {f.pipeline: f for f in self.functions.values()
+                                    if f.pipeline and isinstance(f.node, cst.FunctionDef) and f.pipeline in
+                                    collector.pipeline_defs}
         self._mark_escaping_functions(collector)
         self._solve()
 
@@ -1391,6 +1484,9 @@ class DataFlow:
         for call, _scope in self.calls:
             reached = self._reached(call)
             if reached is None:
+                defined = self._pipeline_definition(call)
+                if defined is not None:  # `unary_pipe(root, op)`: the @pipeline_def's body gets what is passed
+                    self._pass_arguments(call, defined, params)
                 continue
             function = reached[0]
             targets[call] = reached
@@ -1406,6 +1502,26 @@ class DataFlow:
         changed = params != self._params
         self._params = params
         return changed
+
+    def _pipeline_definition(self, call: cst.Call) -> Function | None:
+        """The @pipeline_def function of this module a call builds a pipeline with (not a call target: the call
+        gives a pipeline, not what the function returns), so its parameters hold what the call passes (an operator
+        the graph calls, say)."""
+        found = self._eval(call.func)
+        if found is None or found[0] != PIPELINE_FACTORY or len(found[1]) != 1:
+            return None
+        origin = next(iter(found[1]))
+        function = self._pipeline_functions.get(origin)
+        if function is None:  # a Pipeline subclass of this module: its __init__ gets the arguments
+            cls = next((node for node, info in self.classes.items() if info[0] == origin and info[3]), None)
+            init = self._method_of(cls, "__init__") if cls is not None else None
+            function = self.functions.get(init) if init is not None else None
+        return function if function is not None and not function.escapes else None
+
+    def builds_pipeline_here(self, call: cst.Call) -> bool:
+        """``call`` makes a pipeline with a @pipeline_def or Pipeline subclass of this module, whose parameters the
+        model fills with the call's arguments (``_pipeline_definition``)."""
+        return self._pipeline_definition(call) is not None
 
     def _seed_parameters(self, params: dict) -> None:
         for name, target in self.seeded.items():
@@ -1511,6 +1627,8 @@ class DataFlow:
         tag = source[0]
         if tag == "value":
             return source[1]
+        if tag == "def":  # a def of the module: its value carries the operators its body names (graph code)
+            return value(("function", source[1]), self.function_sites.get(source[1], _NO_ORIGINS))
         if tag == "expr":
             return self._eval(source[1])
         if tag == "elem":
@@ -1976,6 +2094,9 @@ class DataFlow:
         common = _COMMON_EXPRESSION.get(type(expr))
         if common is None:
             common = _COMMON_EXPRESSION[type(expr)] = _common_expression(expr)
+        site = self.operator_sites.get(expr)
+        if site is not None and common != 3:  # (3: a call)
+            return value(OPERATOR, frozenset((site,)))
         if common == 1:
             return self._lookup(expr)
         if common == 2:
@@ -2047,7 +2168,7 @@ class DataFlow:
             return None if found is None else (("map", found[0]) if found[0] not in (None, TOP) else found[0],
                                                found[1])
         if isinstance(expr, cst.Lambda):
-            return value(("function", expr))
+            return value(("function", expr), self.function_sites.get(expr, _NO_ORIGINS))
         return UNKNOWN
 
     def _tuple(self, elements):
@@ -2200,6 +2321,12 @@ class DataFlow:
         if callee is None:
             return None
         kind, origins = callee
+        if kind == OPERATOR or kind == TOP and origins and all(is_site(o) for o in origins):
+            # an operator given as a value (a parameter, a table's entry) called: a graph value of whatever
+            # pipeline calls it, which meets the operator's sites (TOP: maybe one, beside plain callables)
+            if kind == TOP and call not in self.graph_origin:
+                return UNKNOWN  # outside a graph, a table's plain callable (np.sqrt beside math.sqrt) as well
+            return (DATANODE, origins | self._graph_origins(call) | self._argument_origins(call))
         if kind == PIPELINE_FACTORY:
             return value(PIPELINE, origins)
         if kind == "reader":  # calling a reader reads one sample: a Tensor (a tuple of them for several outputs)
@@ -2217,8 +2344,9 @@ class DataFlow:
                 if function is None:
                     return UNKNOWN
                 result = self._returns.get(function.node)
-                if result is not None and origins:
-                    result = (result[0], result[1] | origins)
+                carried = frozenset(o for o in origins if not is_site(o))  # (the operators it names are its
+                if result is not None and carried:  # value's, not its result's: those come with what it returns)
+                    result = (result[0], result[1] | carried)
                 return result
             if head == "class":
                 return value(("instance", kind[1]), origins)
@@ -2414,7 +2542,8 @@ class DataFlow:
         return origins
 
     def _graph_origins(self, call: cst.Call) -> frozenset:
-        origin = self.graph_origin.get(call)
+        """The pipeline whose definition holds the call, or the call's own operator site outside every one."""
+        origin = self.graph_origin.get(call) or self.operator_sites.get(call)
         return frozenset((origin,)) if origin else _NO_ORIGINS
 
     def _subscript(self, node: cst.Subscript):

@@ -768,6 +768,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     from . import postcheck
     from .dataflow import DataFlow
     from .transforms.unroll import adapted as adapted_params
+    from .dataflow import is_site
     from .units import CHECK_FAILED, VALUE_ESCAPES, Kept, Reason, Units
 
     original = module
@@ -814,14 +815,16 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     # Values handed to a definition elision left out, or another module's seeds for one: read it all.
     needs_whole_file(ctx, {e.callee for e in units.escapes if e.callee} | units.handed_to | set(seeds) | set(foreign))
     kept = Kept(units)
-    for escape in units.escapes:
+    for escape in [*units.escapes, *units.operator_escapes]:
         kept.keep(escape.origins, Reason(ctx.position(escape.node)[0], escape.rule, escape.message))
     for statement, rule_id, message in units.existing_markers:
         # A marker still in the file (from an earlier run) keeps its unit as it was until a person removes it.
-        origins = units.statement_origins.get(statement, frozenset())
+        origins = units.pipelines(units.statement_origins.get(statement, frozenset()))
         if origins:
             kept.keep(origins, Reason(ctx.position(statement)[0], rule_id, message))
     shared = _project_pipelines(ctx, units, flow)  # origin here -> project qualname (defined here or imported)
+    if project is not None:  # this module's operator sites, which it may hand to another module's functions
+        shared.update({site: f"{here}.{site}" for site in flow.operator_sites.values()})
     shared.update({origin: origin for pipelines in foreign.values() for origin in pipelines})
     shared.update({origin: origin for arguments in seeds.values() for _, origins in arguments.values()
                    for origin in origins})
@@ -838,19 +841,24 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     foreign_where = {origin: node for node, origins in units.helpers.items() for origin in origins
                      if origin in shared and origin not in units.definitions}
     foreign_where.update({origin: flow.seeded[name] for name, arguments in seeds.items() if name in flow.seeded
-                          for _, origins in arguments.values() for origin in origins})
+                          for _, origins in arguments.values() for origin in origins
+                          if not is_site(origin)})  # (another module's operator: marked with the pipeline here)
     kept_here = {}  # pipelines this module keeps by its own reasons: the passes find (and mark) them again
+    kept_sites = {}  # this module's operators that another module's kept pipeline calls -> where they are named
     for origin, qualname in shared.items():
         if project is None or qualname not in project.kept:
             continue
         keeper, why = project.kept[qualname]
-        statement = units.definitions.get(origin) or foreign_where.get(origin) or _import_of(module, origin)
+        statement = units.definitions.get(origin) or foreign_where.get(origin) or _import_of(module, origin) \
+            or _site_statement(units, origin)
         line = ctx.position(statement)[0] if statement is not None else 1
         if keeper == here:
             kept_here[origin] = Reason(line, UNIT_KEPT_HERE, f"{_origin_name(origin)} {why}")
             continue
         kept.keep({origin}, Reason(line, UNIT_KEPT_HERE, f"{_origin_name(origin)} stays in pipeline mode with "
                                                           f"the rest of its unit, in another module: {why}"))
+        if is_site(origin) and statement is not None:
+            kept_sites[origin] = statement  # an operator given to that module's pipeline: marked where it is named
     if project is not None and project.kept:
         _mark_kept_helper_calls(ctx, units, kept, shared, project, here)
     undefined_before: set[str] | None = None
@@ -868,7 +876,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
         for finding in ctx.findings:
             if finding.fixed or not finding.line:
                 continue
-            origins = units.origins_at(finding.line)
+            origins = units.pipelines(units.origins_at(finding.line))
             if origins - before:  # every marker of a unit found in this run is one of its reasons
                 grew |= kept.keep(origins, Reason(finding.line, finding.rule, finding.message, dict(finding.extra)))
         # Checked whenever ndd code was written, a pipeline unrolled or not (a rename alone can hand a
@@ -883,9 +891,11 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
                                              known_undefined=undefined_before, positioned=ctx.positions,
                                              imported_generators=imported):
                 line = ctx.position(violation.statement)[0] if violation.statement is not None else 0
-                origins = (violation.origins or units.origins_at(line)) - kept.origins
-                if not origins and not (violation.origins or units.origins_at(line)) & kept.origins:
-                    origins = units.all_origins() - kept.origins  # nothing to pin it on: keep them all
+                # (the check reads the migrated module: its operator sites are not this model's, only pipelines)
+                at = units.pipelines(violation.origins) or units.pipelines(units.origins_at(line))
+                origins = at - kept.origins
+                if not origins and not at & kept.origins:
+                    origins = units.pipelines(units.all_origins()) - kept.origins  # nothing to pin it on: all
                     if not origins:  # nor any unit left: keep the top-level statement where it failed
                         adopted = units.adopt(line)
                         if adopted is None:
@@ -905,7 +915,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     if kept.origins:
         # A pipeline imported from another module is marked where it is imported.
         definitions = {**{o: _import_of(original, o) for o in shared if o not in units.definitions},
-                       **foreign_where, **units.definitions}
+                       **foreign_where, **kept_sites, **units.definitions}
         module = _annotate_kept(module, ctx, units, kept, definitions, flow.with_origin)
     ctx.facts["graph_helpers"] = _graph_helpers(flow, ctx, shared) if project is not None else {}
     ctx.facts["foreign_calls"] = _foreign_calls(units, ctx, shared) if project is not None else {}
@@ -1119,6 +1129,7 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
     """Markers on the kept units: each pipeline's definition says that it stays in pipeline mode and why,
     and each place that decided it carries its own marker. Kept statements are the original nodes (no pass
     touched them), found again by identity."""
+    from .dataflow import is_site
     from .findings import marker_text
     from .units import UNIT_KEPT
 
@@ -1133,7 +1144,7 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
 
     for origins, reasons in kept.groups():
         definitions = {where[o]: o for o in origins if where.get(o) is not None}
-        names = sorted(_origin_name(o) for o in origins)
+        names = sorted(_origin_name(o) for o in origins if not is_site(o))  # (an operator's site is no pipeline)
         elsewhere = [r for r in sorted(reasons, key=lambda r: r.line) if r.rule != UNIT_KEPT.id
                      and units.statement_at(r.line) not in definitions]
         summary = "; ".join(f"line {r.line}: {r.message}" for r in elsewhere[:3])
@@ -1197,8 +1208,21 @@ class _AttachMarkers(cst.CSTTransformer):
 
 
 def _origin_name(origin: str) -> str:
-    """``pipe`` for a @pipeline_def or class, ``pipe`` for a ``with pipe:`` pipeline (``scope:pipe``)."""
-    return origin.rpartition(":")[2]
+    """``pipe`` for a @pipeline_def or class, ``pipe`` for a ``with pipe:`` pipeline (``scope:pipe``), ``fn.flip`` for
+    an operator's site."""
+    from .dataflow import is_site, site_operator
+
+    return site_operator(origin) if is_site(origin) else origin.rpartition(":")[2]
+
+
+def _site_statement(units, origin: str):
+    """The innermost statement that names the operator of site ``origin`` (its marker goes there)."""
+    from .dataflow import is_site
+
+    if not is_site(origin):
+        return None
+    found = [s for s, origins in units.statement_origins.items() if origin in origins]
+    return next((s for s in found if isinstance(s, cst.SimpleStatementLine)), found[0] if found else None)
 
 
 def _first_difference(a: str, b: str) -> int:

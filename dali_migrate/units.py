@@ -9,6 +9,12 @@ Read from the flow model (``dataflow.py``) over the original module:
   touches, and with the pipeline whose definition it is part of (a ``@pipeline_def`` body, a
   ``Pipeline`` subclass, a ``with pipe:`` block, a graph helper called from one). A marker a pass
   leaves on a line, or a failed post-check there, is the problem of the units of that line.
+* **Operators as values.** An operator named outside the pipelines' definitions (``fn.flip`` passed as
+  ``fn_operator=``, a table of lambdas over ``nvidia.dali.math``, ``fn.batch_permutation()`` built before
+  ``pipe.set_outputs``) is an origin of its own (``dataflow.SITE_PREFIX``): it joins the unit of every pipeline
+  its value reaches, so it stays as it was wherever that unit stays in pipeline mode; one handed to code the model
+  cannot follow stays as it was, marked (``operator_escapes``), or, given to another module of the run, is followed
+  there as pipelines are.
 * **Escapes.** A pipeline-mode value that reaches a place no pass can rewrite and the model cannot
   follow (a library call, ``print``, an f-string, ``if tl:``, an attribute with no Batch counterpart,
   iterating a pipeline or one sample, ...) would silently change meaning after migration: its unit stays in
@@ -266,7 +272,7 @@ def tracked(found) -> bool:
     """Values whose meaning changes with the migration: pipeline-mode objects and outputs, containers of
     them, and unknown values that carry some (``TOP`` with origins)."""
     kind, origins = found
-    return _tracked_kind(kind, bool(origins))
+    return _tracked_kind(kind, any(not df.is_site(o) for o in origins))
 
 
 def _tracked_kind(kind, carries: bool) -> bool:
@@ -368,6 +374,8 @@ class Units:
         walk(module, tagger)
         self.statement_origins: dict[cst.CSTNode, frozenset] = tagger.statement_origins
         self.escapes: list[Escape] = tagger.escapes + tagger.expected_errors()
+        # operators named as values that reach code the model does not follow: left as they were (kept), marked
+        self.operator_escapes: list[Escape] = tagger.operator_escapes
         self.handed_on: list[Escape] = tagger.handed_on  # framework iterators handed to code not followed
         self.missing: list[Escape] = tagger.missing  # iterator attributes no iterator has, before or after
         self.definitions: dict[str, cst.CSTNode] = tagger.definitions
@@ -414,6 +422,8 @@ class Units:
 
     def _union(self, origins) -> None:
         items = list(origins)
+        for origin in items:  # each one is known, a root too (an operator's site is no definition)
+            self._parent.setdefault(origin, origin)
         root = self._find(items[0])
         for other in items[1:]:
             other_root = self._find(other)
@@ -425,6 +435,14 @@ class Units:
         roots = {self._find(o) for o in origins}
         every = set(self.definitions) | set(self._parent) | set(origins)
         return frozenset(o for o in every if self._find(o) in roots)
+
+    @staticmethod
+    def pipelines(origins) -> frozenset:
+        """``origins`` less the operator sites: what a marker or a failed check on a line keeps. Graph code outside
+        every pipeline (``scale = fn.random.uniform()`` before ``with pipe:``) is migrated and marked by the passes
+        as it stands, as before sites existed; it stays as it was where its unit is kept for the pipeline's own
+        reasons, or where the operator is handed to code the model cannot see (``operator_escapes``)."""
+        return frozenset(o for o in origins if not df.is_site(o))
 
     def all_origins(self) -> frozenset:
         return frozenset(self.definitions) | frozenset(self._parent)
@@ -525,6 +543,7 @@ class _Tagger(cst.CSTVisitor):
         self.foreign_calls: list[tuple[str, object, tuple]] = []  # (imported callee, argument key, value)
         self.untraced: list[tuple[cst.CSTNode, str]] = []  # pipeline-only calls on values the model cannot trace
         self.handed_to: set[str] = set()  # plain names called with a value that has origins, or from graph code
+        self.operator_escapes: list[Escape] = []  # operators handed to code not followed (``_operator_handed``)
         self._tool_imports: set[str] = set()  # qualnames of the run-time helpers an earlier run imported
         self._tool_written = 0  # inside a class dali-migrate wrote (EpochIterator, ReaderStream, ...)
         self._statements: list[list] = []  # [statement, origins set]
@@ -796,6 +815,8 @@ class _Tagger(cst.CSTVisitor):
         arguments = [(a, self.flow.value_of(a.value)) for a in node.args]
         if isinstance(node.func, cst.Name) and (self._graph[-1] or any(v[1] for _, v in arguments)):
             self.handed_to.add(node.func.value)  # graph code's calls too: the callee may build part of the pipeline
+        for arg, found_arg in arguments:
+            self._operator_handed(node, arg, found_arg)
         moving = [(a, v) for a, v in arguments if tracked(v)]
         if not moving:
             return
@@ -808,6 +829,47 @@ class _Tagger(cst.CSTVisitor):
                 self.handed_on.append(Escape(arg.value, found_arg[1], problem, callee))
             elif problem:
                 self._escape(arg.value, found_arg, problem, callee)
+
+    def _operator_handed(self, call: cst.Call, arg: cst.Arg, found) -> None:
+        """An operator named as a value (``fn.flip``, a lambda or def that calls operators, a table of them) handed to
+        code the model does not follow (a function of another module, a decorator's arguments, a library): whatever
+        pipeline calls it there is not visible here, and it may stay in pipeline mode. The operator is left as it was
+        (its sites are kept, and marked), and meets every unit that also calls it here."""
+        sites = frozenset(o for o in found[1] if df.is_site(o))
+        kind = found[0]
+        while isinstance(kind, tuple) and kind[0] in ("seq", "gen", "map"):
+            kind = kind[1]  # a list or dict of operators
+        if not sites or not (kind == df.OPERATOR or isinstance(kind, tuple) and kind[0] == "function"):
+            return  # graph values (a DataNode for pipe.set_outputs), or what may as well be plain (TOP: a name
+            # bound to a table of operators and to its keys): not known to be an operator
+        func = call.func
+        qualname = self.flow.imports.qualname(func)
+        if qualname is not None and qualname.startswith("nvidia.dali."):
+            return  # DALI's own API (fn.python_function(function=...)): migrated or marked with the call
+        reached = self.flow.call_targets.get(call)
+        if reached is not None and not reached[0].escapes and not arg.star:
+            return  # a function or class of this module: the model follows the operator there
+        if self.flow.builds_pipeline_here(call) and not arg.star:
+            return  # a @pipeline_def or Pipeline subclass of this module: its graph's calls meet the operator
+        if isinstance(func, cst.Name) and self.flow.is_builtin(func) and func.value in _SEE_THROUGH | {"enumerate",
+                                                                                                     "zip"}:
+            return  # list(ops), zip(ops, names): the model sees what comes out
+        if isinstance(func, cst.Attribute):
+            owner = self.flow.value_of(func.value)
+            if isinstance(owner[0], tuple) and owner[0][0] in ("seq", "map") or owner[0] in (df.PIPELINE,) or \
+                    func.attr.value in ("append", "extend", "insert", "add", "update", "setdefault"):
+                return  # stored into a container the model follows, or handed to a pipeline
+        if qualname is not None and self._follows(qualname) and not arg.star:
+            # another module of the run: it learns which parameter gets the operator (project.foreign_calls), and
+            # keeps it where its pipeline stays in pipeline mode (then this module keeps it: api.migrate_paths)
+            key = arg.keyword.value if arg.keyword is not None else [a for a in call.args if a.keyword is None].index(arg)
+            self.foreign_calls.append((qualname, key, (df.OPERATOR, sites)))
+            return
+        target = _code(func)
+        where = self._statements[-1][0] if self._statements else arg.value  # (a call over several lines: its first)
+        self.operator_escapes.append(Escape(where, sites, (
+            f"{_code(arg.value)} (a pipeline-mode operator) is passed to {target}, which dali-migrate cannot follow: "
+            f"the pipeline that calls it there may stay in pipeline mode, so it stays as it is")))
 
     def visit_Module(self, node):
         for statement in node.body:  # `from dali_dynamic_compat import EpochIterator, ...  # written by dali-migrate`
@@ -894,6 +956,9 @@ class _Tagger(cst.CSTVisitor):
 
     def visit_Attribute(self, node):
         if self.flow.imports.qualname(node) is not None:
+            site = self.flow.operator_sites.get(node)
+            if site is not None:
+                self._touch((site,))  # `fn.flip` as a value: the statement is where that operator is named
             return False  # a dotted module path
         found = self.flow.value_of(node.value)
         kind, attr = found[0], node.attr.value
@@ -979,7 +1044,7 @@ class _Tagger(cst.CSTVisitor):
                                                  f"into a string: its text changes in dynamic mode")
 
     def _escape(self, node, found, message: str, callee: str | None = None) -> None:
-        origins = found[1]
+        origins = frozenset(o for o in found[1] if not df.is_site(o))  # an operator's site is no pipeline value
         if not origins or self._graph[-1]:
             return
         self.escapes.append(Escape(node, origins, message, callee))

@@ -188,7 +188,32 @@ CASES = {
         def other():
             images = augment(fn.random.uniform())
             return images
-        """, "images", "datanode ['other']"),
+        """, "images", "datanode ['<operator fn.flip 1>', 'other']"),  # the helper's op: one unit with `other`
+    "an operator named as a value": ("""
+        flip = fn.flip
+        flip""", "flip", "operator ['<operator fn.flip 1>']"),
+    "a table of lambdas over math, called in a pipeline through its parameter": ("""
+        import nvidia.dali.math as dmath
+        TABLE = [(lambda x: dmath.sqrt(x), "sqrt"), (lambda x: dmath.exp(x), "exp")]
+        @pipeline_def(batch_size=2)
+        def unary(op):
+            out = op(fn.random.uniform())
+            return out
+        for op, name in TABLE:
+            unary(op)
+        """, "out", "datanode ['<operator math.exp 2>', '<operator math.sqrt 1>', 'unary']"),
+    "an op built outside `with pipe:` for set_outputs": ("""
+        pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
+        perm = fn.batch_permutation()
+        pipe.set_outputs(perm)
+        perm""", "perm", "datanode ['<operator fn.batch_permutation 1>']"),
+    "nose's test generator passes its tuple to the check": ("""
+        def check(op):
+            op
+        def test_ops():
+            for op in [fn.flip, fn.rotate]:
+                yield check, op
+        """, "op", "operator ['<operator fn.flip 1>', '<operator fn.rotate 2>']"),
     "zip": (PIPE + """
         pipes = [pipe('a')]
         for p, name in zip(pipes, ['a']):

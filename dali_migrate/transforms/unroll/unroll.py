@@ -1457,6 +1457,8 @@ class Unroller(MigrationTransformer):
             if blanks < 2:
                 body[index + 1] = after.with_changes(
                     leading_lines=[cst.EmptyLine()] * (2 - blanks) + list(after.leading_lines))
+                if after in self.ctx.kept_statements:  # only blank lines added: still the kept unit's, untouched
+                    self.ctx.kept_statements.add(body[index + 1])
         return module.with_changes(body=body)
 
     # -- what the generators take: only the parameters their bodies or callers use --------------------

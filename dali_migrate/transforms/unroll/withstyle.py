@@ -213,8 +213,8 @@ def _mark_unadopted(unroller, out):
     from .model import fn_path, op_entry
 
     for n, statement in enumerate(out):
-        if _outside_random(unroller, statement) is not None \
-                and statement.body[0].value in unroller.unmarked_randoms:
+        if _outside_random(unroller, statement) is not None and statement not in unroller.ctx.kept_statements \
+                and statement.body[0].value in unroller.unmarked_randoms:  # (a kept unit's statement: as it was)
             current = op_entry(fn_path(unroller.ctx.imports, statement.body[0].value.func))[0]
             out[n] = _marked(unroller, statement, rules.RANDOM_OUTSIDE.id, f"ndd.{current} {rules.NO_BATCH_SIZE}")
     return out
