@@ -10,11 +10,12 @@ import libcst as cst
 
 from ...findings import marker_text
 from ..base import has_marker
+from ..walk import walk
 from . import checkpoints, rules
 from .graph import (_uses_name, build_graph, closing_branches, device_statement, eager_sources, epoch_statements,
                     grow_statement, loop_statements, rng_statements_after_pre, seeding_statements, takes_device,
                     thread_statement)
-from .model import CORE, PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
+from .model import CORE, PIPELINE_CLS, AssignedNames, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
 from .unroll import _add_core_params, _pipeline_call_config, filled_pipeline
 
 
@@ -250,6 +251,17 @@ def _bound_now(unroller, call, with_statement, name) -> list[str]:
             and n != name.split(".")[0] and n not in assigned]
 
 
+def _bound_around(function: cst.FunctionDef, name: str) -> set[str]:
+    """The names ``function`` binds outside its ``with name:`` blocks (its parameters too): what such a block reads
+    from around it (``graph._steps_start_from_outside``)."""
+    bound = AssignedNames()
+    walk(function.body, bound, keep=lambda node: not _with_of(node, name))
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return bound.names | {param.name.value for param in every}
+
+
 def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseStatement | None]:
     """The pipeline options the generator written for a ``with pipe:`` block takes (only the generated binding
     calls it, with no options), and the statement that grows the thread pool to a literal num_threads:
@@ -286,6 +298,8 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     if graph is None:
         raise CannotUnroll(f"`with {name}:` does not end with {name}.set_outputs(...)", with_statement)
     desc = PipelineDesc(name=name, style="with", node=with_statement, config=config)
+    if not module_level and unroller._functions:
+        desc.extra["outside_names"] = _bound_around(unroller._functions[-1], name)
     env = unroller._env()
     if graph[1] is None:
         unroller.report(rules.UNROLL.id, f"`with {name}:` ends with `if {code_of(statements[-1].test)}:` and "
