@@ -694,3 +694,23 @@ def test_body_bindings_stay_where_they_are_read(image_root, tmp_path):
     assert_bitwise_equal(output(want, 0), output(got, 0), "labels")
     assert_bitwise_equal(output(want, 1), output(got, 1), "images")
     assert {int(np.asarray(v).ravel()[0]) for v in output(want, 0)} == {2 * label + 3 + 15 for label in (0, 1)}
+
+
+def _firsts(steps, output=0) -> list[float]:
+    """The first value of the first sample of one output, step by step."""
+    return [float(step[output][0].reshape(-1)[0]) for step in steps_as_arrays(steps)]
+
+
+def test_rebound_parameter_draws_again_every_step():
+    """A parameter (and a name around a `with pipe:` block) that the body reads and binds again to a random value:
+    pipeline mode drew a new value at each run(); each step of the generator must too (it once reused step 1's)."""
+    original, migrated, text = pair("unroll/rebound_parameter.py")
+    assert "factor_step = factor" in text and "angle_step = angle" in text
+    for module in (original, migrated):
+        drawn = module.collect(None, 4)
+        for output in (0, 2):
+            # 4 steps of a uniform draw all equal: probability 0 for floats
+            assert len(set(_firsts(drawn, output))) == 4, (module.__name__, output, _firsts(drawn, output))
+        assert _firsts(module.collect(3.0, 4), 0) == [3.0] * 4  # given: the same value every step
+        assert len(set(_firsts(module.rotation(True, steps=4)))) == 4, module.__name__
+        assert _firsts(module.rotation(False, steps=4)) == [10.0] * 4

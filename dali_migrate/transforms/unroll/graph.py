@@ -548,6 +548,158 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             loop_bound.update(binds)
     desc.outputs = [_with_constants_made_once(o, fixer, True, step_names, loop_bound) for o in outputs]
     _made_once(desc, fixer)
+    _steps_start_from_outside(desc, env)
+
+
+def _steps_start_from_outside(desc: PipelineDesc, env: Env) -> None:
+    """A name bound outside the steps (a pipeline function's parameter, a name around a ``with pipe:`` block) that
+    the steps read and then bind again (``if factor is None: factor = fn.random.uniform(...)``): pipeline mode ran
+    that code once, so every pipe.run() computed from the outside value; a generator's steps would start from what
+    the last step left (a parameter: step 1's random batch forever; a name around a ``with`` block: a local of the
+    generator, unbound). Each step starts from the outside value under a name of its own, which the steps bind
+    instead (``factor_step = factor``). Names bound once before the steps are not these: ``_changed_by_steps``
+    moves such a binding into the steps. ``desc.extra["outside_names"]``: the names the function around a ``with``
+    block binds outside it (none at module level)."""
+    outside = set(desc.params) if desc.style == "def" else desc.extra.get("outside_names", set()) \
+        if desc.style == "with" else set()
+    if not outside:
+        return
+    in_pre, in_steps = AssignedNames(), AssignedNames()
+    for statement in desc.pre:
+        walk(statement, in_pre)
+    for statement in desc.loop:
+        walk(statement, in_steps)
+    given = {n for spec in desc.readers for n in target_names(spec.target)}  # what each step starts with
+    if desc.extra.get("source_loop") is not None:
+        given.update(target_names(desc.extra["source_loop"].target))
+    read_first = _read_before_bound(desc.loop, desc.outputs, in_steps.names - in_pre.names - given)
+    if not read_first:
+        return
+    restarted = sorted(read_first & outside)
+    if not restarted:
+        return
+    nested = _NestedScopes(set(restarted))
+    for node in [*desc.loop, *map(cst.Expr, desc.outputs)]:
+        walk(node, nested)
+    if nested.found:
+        raise CannotUnroll(f"{nested.found[0]} is read and bound again by the steps, which also bind it in a nested "
+                           f"function or comprehension: each step cannot start from its value under a name of its "
+                           f"own", desc.node)
+    taken = set(re.findall(r"[A-Za-z_]\w*", env.ctx.source)) | set(desc.params) | {env.batch_size, env.seed}
+    for statement in [*desc.pre, *desc.loop, *map(cst.Expr, desc.outputs)]:
+        taken |= _reads_and_binds(statement)[0]
+    renames = {}
+    for name in restarted:
+        renames[name] = free_name(f"{name}_step", taken)
+        taken.add(renames[name])
+    renamer = _Renamer(renames)
+    positions = env.ctx.positions
+    loop = []
+    for statement in desc.loop:
+        new = transform(statement, renamer, layout=False)
+        if statement in positions:
+            positions.setdefault(new, positions[statement])
+        loop.append(new)
+    desc.outputs = [transform(output, renamer, layout=False) for output in desc.outputs]
+    starts = [stmt(f"{renames[name]} = {name}  # each step starts from {name}, as each pipe.run() did\n")
+              for name in restarted]
+    desc.loop = [*starts, *loop]
+    desc.extra["source_slots"] = [(start + len(starts), end + len(starts), spec)
+                                  for start, end, spec in desc.extra.get("source_slots", [])]
+    for name in restarted:
+        env.report(rules.UNROLL.id, f"{name} is bound again by the steps after they read it: each step starts "
+                   f"from {renames[name]} = {name}, as each pipe.run() computed from its value", desc.node)
+
+
+def _read_before_bound(statements, outputs, names: set[str]) -> set[str]:
+    """Those of ``names`` that a step may read before it binds them: on some path through the step, read before a
+    statement bound them for certain (``name = ...``, or an ``if`` whose every branch does)."""
+    found: set[str] = set()
+    bound = _scan_reads(statements, set(), names, found)
+    for output in outputs:
+        reads = NameReads()
+        walk(cst.Expr(output), reads)
+        found |= (reads.names & names) - bound
+    return found
+
+
+def _scan_reads(statements, bound: set[str], names: set[str], found: set[str]) -> set[str]:
+    """``_read_before_bound`` over a block that starts with ``bound`` bound: adds to ``found``, returns what is bound
+    for certain after the block."""
+    bound = set(bound)
+    for statement in statements:
+        if isinstance(statement, cst.If):
+            reads = NameReads()
+            walk(cst.Expr(statement.test), reads)
+            found |= (reads.names & names) - bound
+            in_body = _scan_reads(statement.body.body, bound, names, found)
+            orelse = statement.orelse
+            in_else = bound if orelse is None else _scan_reads(
+                [orelse] if isinstance(orelse, cst.If) else orelse.body.body, bound, names, found)
+            bound = in_body & in_else
+            continue
+        changes = ChangedNames()
+        walk(statement, changes)
+        found |= (changes.loaded & names) - bound
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    bound.update(n for target in small.targets for n in target_names(target.target))
+                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                    bound.update(target_names(small.target))
+    return bound
+
+
+class _NestedScopes(cst.CSTVisitor):
+    """Which of ``names`` a nested function, lambda, class or comprehension of the steps binds as its own (a
+    parameter, a comprehension's target, an assignment in a nested ``def``), or ``global``/``nonlocal`` declares:
+    there the new name would change what the code means. (Where a nested scope only reads one, it reads the
+    steps' variable, which the new name holds.)"""
+
+    def __init__(self, names: set[str]):
+        self.names = names
+        self.found: list[str] = []
+
+    def _own(self, found):
+        self.found += sorted(set(found) & self.names)
+
+    def visit_FunctionDef(self, node):
+        bound = AssignedNames()
+        walk(node.body, bound)
+        self._own(bound.names)
+
+    visit_ClassDef = visit_FunctionDef
+
+    def visit_Param(self, node):
+        self._own([node.name.value])
+
+    def visit_CompFor(self, node):
+        self._own(target_names(node.target))
+
+    def visit_Global(self, node):
+        self._own(n.name.value for n in node.names)
+
+    visit_Nonlocal = visit_Global
+
+
+class _Renamer(cst.CSTTransformer):
+    """Each reference to a name of ``renames`` (not an attribute's or a keyword's name) under its new name."""
+
+    def __init__(self, renames: dict[str, str]):
+        self.renames = renames
+        self._skip: set[int] = set()
+
+    def visit_Attribute(self, node):
+        self._skip.add(id(node.attr))
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+
+    def leave_Name(self, original_node, updated_node):
+        if id(original_node) in self._skip or original_node.value not in self.renames:
+            return updated_node
+        return updated_node.with_changes(value=self.renames[original_node.value])
 
 
 def _made_once(desc: PipelineDesc, fixer) -> None:

@@ -10,11 +10,12 @@ import libcst as cst
 
 from ...findings import marker_text
 from ..base import has_marker
+from ..walk import walk
 from . import checkpoints, rules
 from .graph import (_uses_name, build_graph, closing_branches, device_statement, eager_sources, epoch_statements,
                     grow_statement, loop_statements, rng_statements_after_pre, seeding_statements, takes_device,
                     thread_statement)
-from .model import CORE, PIPELINE_CLS, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
+from .model import CORE, PIPELINE_CLS, AssignedNames, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
 from .unroll import _add_core_params, _pipeline_call_config, filled_pipeline
 
 
@@ -111,7 +112,7 @@ def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
         if not module_level:
             out, i, j = _adopt_outside_nodes(unroller, out, i, j)
         try:
-            replacement = _unroll_one(unroller, name, call, out[j], module_level, in_loop)
+            replacement = _unroll_one(unroller, name, call, out[j], module_level, in_loop, body)
         except CannotUnroll as e:
             out, i, j = as_written  # the block stays in pipeline mode: as it was written
             rule_id = e.rule or (rules.CONDITIONALS.id if e.reason.startswith("enable_conditionals")
@@ -250,6 +251,28 @@ def _bound_now(unroller, call, with_statement, name) -> list[str]:
             and n != name.split(".")[0] and n not in assigned]
 
 
+def _bound_around(body, name: str, function: cst.FunctionDef | None = None) -> set[str]:
+    """The names a function (or the module) binds in ``body`` outside its ``with name:`` blocks, its parameters
+    too: what such a block reads from around it (``graph._steps_start_from_outside``). A nested function or class
+    binds its own name there, not what its body binds."""
+    bound, defined = AssignedNames(), set()
+
+    def keep(node):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            defined.add(node.name.value)
+            return False
+        return not _with_of(node, name)
+
+    for statement in body:
+        walk(statement, bound, keep=keep)
+    if function is not None:
+        params = function.params
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        defined |= {param.name.value for param in every}
+    return bound.names | defined
+
+
 def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseStatement | None]:
     """The pipeline options the generator written for a ``with pipe:`` block takes (only the generated binding
     calls it, with no options), and the statement that grows the thread pool to a literal num_threads:
@@ -278,7 +301,7 @@ def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseSta
     return tuple(o for o in CORE if o in core), grow
 
 
-def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=False):
+def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=False, around=()):
     config = _pipeline_call_config(call)
     unroller._check_config(name, config, with_statement)
     statements = list(with_statement.body.body)
@@ -286,6 +309,10 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     if graph is None:
         raise CannotUnroll(f"`with {name}:` does not end with {name}.set_outputs(...)", with_statement)
     desc = PipelineDesc(name=name, style="with", node=with_statement, config=config)
+    if module_level:
+        desc.extra["outside_names"] = _bound_around(around, name)
+    elif unroller._functions:
+        desc.extra["outside_names"] = _bound_around(unroller._functions[-1].body.body, name, unroller._functions[-1])
     env = unroller._env()
     if graph[1] is None:
         unroller.report(rules.UNROLL.id, f"`with {name}:` ends with `if {code_of(statements[-1].test)}:` and "
