@@ -4,21 +4,24 @@ Before::
 
     images = ndd.decoders.image(jpegs, device="mixed", name="decode")
     images = ndd.cast(images, dtype=np.float32, preserve=True)
-    angle = ndd.random.uniform(range=(-10, 10), seed=42)
+    images = ndd.squeeze(images, axes=axes)
 
 After::
 
     images = ndd.decoders.image(jpegs, device="gpu")
     images = ndd.cast(images, dtype=types.FLOAT)
-    # dali-migrate: DM112 ...
-    angle = ndd.random.uniform(range=(-10, 10), seed=42)
+    # dali-migrate: DM117 axes=axes on ndd.squeeze: ...
+    images = ndd.squeeze(images, axes=axes)
 
 Facts (checked on DALI 2.4.0, docs/dali-facts.md): ndd ops reject ``device="mixed"`` (ValueError;
 ``"gpu"`` selects the same mixed backend); non-reader ops reject ``name=``, ``preserve=`` and
 ``bytes_per_sample_hint=``, readers reject the last two and keep ``name=`` (TypeError); random ops
-reject ``seed=`` (TypeError); a numpy type as ``dtype`` raises TypeError in both modes while
-``types.FLOAT`` works in both. Which arguments an op drops and which take a data type come from
-the op table generated from DALI; numpy type names map through DALI's own ``to_numpy_type``.
+reject ``seed=`` (TypeError: the rename pass leaves such calls in pipeline mode, DM112); a numpy type as
+``dtype`` raises TypeError in both modes while ``types.FLOAT`` works in both; an argument that may be a tensor and
+whose value the call site does not show to be constant becomes a per-sample argument input in ndd, which some
+operators read differently (measured per operator and spelling by ``tools/probe_arguments.py``: DM117). Which
+arguments an op drops and which take a data type come from the op table generated from DALI; numpy type names map
+through DALI's own ``to_numpy_type``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import libcst as cst
 from .. import optable
 from ..engine import code_for_node, parse_expression
 from ..findings import rule
+from ..dataflow import DATANODE, DATANODES, TENSORCPU, TENSORLIST
 from ..names import NDD, TYPES
 from .base import MigrationTransformer, Pass, names_in
 from .imports import numpy_name, request_import, request_numpy
@@ -52,14 +56,19 @@ DROPPED_ARG = rule(
 )
 PER_OP_SEED = rule(
     "DM112", "per-op-seed", "warning",
-    "seed= is still on a dynamic-mode random operator; it raises TypeError there. Marked.",
-    "ndd random ops take rng= instead; the unroll pass hoists per-op seeds into RNGs created once "
-    "where it can. A literal rng=ndd.random.RNG(seed=S) in the call would repeat the same numbers on "
-    "every call. Random values differ from pipeline mode for the same seed anyway.",
-    before="angle = ndd.random.uniform(range=(-10, 10), seed=42)",
-    after="# dali-migrate: DM112 ...\nangle = ndd.random.uniform(range=(-10, 10), seed=42)",
+    "A random operator with seed= that no pipeline step the migration writes holds (a helper no rewrite gives an "
+    "rng parameter, a test function's DataNode made before `with pipe:`) stays in pipeline mode: the function that "
+    "calls it is left as it was, marked, and so are the pipelines it reaches.",
+    "ndd random ops take rng= and raise TypeError on seed=; the unroll turns a per-op seed into an "
+    "ndd.random.RNG(seed=S) made once per operator beside the loop of steps (DM205), which is the closest shape "
+    "(values differ from pipeline mode, ndd-facts 2.4). Outside those steps nothing can make that RNG once: one "
+    "made in a helper would restart at each call, and a renamed call would raise TypeError (docs/dali-facts.md).",
+    before="def angles():\n    return fn.random.uniform(range=(-10, 10), seed=42)",
+    after="# dali-migrate: DM112 angles stays as it was (pipeline mode) for its fn.random.uniform(seed=...) ...\n"
+          "def angles():\n    return fn.random.uniform(range=(-10, 10), seed=42)",
     fix="manual",
-    suggestion="Create `rng = ndd.random.RNG(seed=42)` once, outside the loop, and pass rng=rng.",
+    suggestion="Let the pipeline that calls it create `rng = ndd.random.RNG(seed=42)` once, beside its loop of steps, "
+               "and pass rng=rng down; or keep this code in pipeline mode.",
 )
 NUMPY_DTYPE = rule(
     "DM113", "numpy-dtype", "info",
@@ -71,6 +80,23 @@ NUMPY_DTYPE = rule(
 )
 
 _DEVICE_ARG = "device"
+
+ARGUMENT_INPUT = rule(
+    "DM117", "argument-input-differs", "warning",
+    "An operator argument given a value its call site does not show to be constant (a variable, a parameter, an "
+    "expression), where dynamic mode handles such a value differently from pipeline mode: marked (the pipeline "
+    "stays in pipeline mode).",
+    "Pipeline mode gives an operator every Python value as a plain argument. Dynamic mode (DALI 2.4.0) does that "
+    "only where the call site shows the value is constant (a literal, a DALI enum); any other value of an argument "
+    "that may be a tensor becomes a per-sample argument input, and some operators read those differently or not "
+    "at all: ndd.squeeze(x, axes=axes) fails with 'Missing argument axes or axis_names'. Which arguments, and for "
+    "which spellings of a value (a scalar, a list of one, a longer list), is measured on the installed DALI by "
+    "tools/probe_arguments.py (data/argument_inputs.json; docs/dali-facts.md).",
+    before="def squeezed(shapes, axes):\n    ...\n    return fn.squeeze(data, axes=axes)",
+    after="# dali-migrate: DM117 axes=axes on ndd.squeeze: ...\nreturn fn.squeeze(data, axes=axes)",
+    fix="manual",
+    suggestion="Write the value as a literal at the call (axes=[1]), or keep this pipeline in pipeline mode.",
+)
 
 MIXED_VARIABLE = rule(
     "DM115", "mixed-in-variable", "warning",
@@ -214,6 +240,7 @@ class _Arguments(MigrationTransformer):
             return updated_node
         dropped = set(entry.get("dropped_args", ()))
         type_args = set(entry.get("type_args", ()))
+        differ = optable.argument_inputs_differ(ndd_path)
         new_args, removed_last, changed = [], None, False
         for index, (original_arg, arg) in enumerate(zip(original_node.args, updated_node.args)):
             keyword = arg.keyword.value if arg.keyword is not None else None
@@ -259,12 +286,58 @@ class _Arguments(MigrationTransformer):
                 if value is not None:
                     arg = arg.with_changes(value=value)
                     changed = True
+            elif keyword in differ and (why := self._argument_input_differs(original_arg.value, differ[keyword])):
+                shown = code_for_node(original_arg.value)
+                self.mark(ARGUMENT_INPUT.id, f"{keyword}={shown} on ndd.{ndd_path}: dynamic "
+                          f"mode passes a value its call site does not show to be constant as a per-sample argument "
+                          f"input, and {why}; pipeline mode took it as a plain argument", original_arg)
             new_args.append(arg)
         if not changed:
             return updated_node
         if removed_last is not None and new_args:
             new_args[-1] = new_args[-1].with_changes(comma=removed_last.comma)
         return updated_node.with_changes(args=new_args)
+
+    def _graph_value(self, value) -> bool:
+        """``value`` reads a graph value (a DataNode, or a Batch the migration made of one): ``m``, ``shape[0:1]``."""
+        flow = self.ctx.facts.get("flow")
+        if flow is None:
+            return False
+        names = NameNodes()
+        walk(value, names)
+        data = {DATANODE, DATANODES, TENSORLIST, TENSORCPU, "batch", "tensor", "data"}
+        for name in [value, *names.found]:
+            try:
+                if flow.kind_of(name) in data:
+                    return True
+            except Exception:  # a node the flow model never saw (written by an earlier pass)
+                continue
+        return False
+
+    def _argument_input_differs(self, value, measured: tuple) -> str | None:
+        """What goes wrong when ``value`` (not shown constant at the call) reaches an argument that dynamic mode
+        handles differently for some spellings (``differs``: spelling -> what happened): the first such spelling of
+        the value's own kind (a scalar, a list of one, a longer list; a name bound once to a literal is that literal,
+        anything else is spelled as the argument's type: a list for a vector, else a scalar), else None."""
+        if _constant_at_call(value, self.ctx.imports):
+            return None
+        if self._graph_value(value):
+            return None  # a DataNode (a Batch once migrated): an argument input in both modes
+        differs, same, dali_type = measured
+        shown = value
+        if isinstance(value, cst.Name):
+            flow = self.ctx.facts.get("flow")
+            bound = flow.single_value(value) if flow is not None else None
+            shown = bound if bound is not None and is_literal_value(bound) else value
+        kind = _spelling_kind(shown) if shown is not value or is_literal_value(value) else None
+        if kind is None:  # a value the text does not show: spelled as the argument's type is (a vector: a list,
+            # of one element where no longer one was measured)
+            measured_kinds = {_spelling_kind_of_repr(s) for s in [*same, *differs]}
+            kind = "scalar" if not dali_type.endswith("_VEC") else "list" if "list" in measured_kinds else "list1"
+        for spelling, what in differs.items():
+            if _spelling_kind_of_repr(spelling) == kind:
+                return f"with a value like {spelling} it does not run alike ({what})"
+        return None
 
     def _dali_type(self, value, ndd_path, keyword):
         if isinstance(value, (cst.List, cst.Tuple)):
@@ -288,6 +361,59 @@ class _Arguments(MigrationTransformer):
                     f"{self._types_name}.{dali_name} on ndd.{ndd_path}", value)
         return cst.Attribute(value=cst.Name(self._types_name), attr=cst.Name(dali_name)).with_changes(
             lpar=value.lpar, rpar=value.rpar)
+
+
+class NameNodes(cst.CSTVisitor):
+    """The Name nodes of an expression."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[cst.Name] = []
+
+    def visit_Name(self, node):
+        self.found.append(node)
+
+
+def is_literal_value(expr) -> bool:
+    """A number, a string, True/False/None, a DALI-free unary minus, or a list/tuple of them."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        return is_literal_value(expr.expression)
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return all(isinstance(e, cst.Element) and is_literal_value(e.value) for e in expr.elements)
+    return False
+
+
+def _constant_at_call(expr, imports) -> bool:
+    """What DALI 2.4.0's dynamic mode proves constant at a call site without running it (``_source_analysis``):
+    literals, arithmetic of them, lists and tuples of them, and attributes of DALI modules (types.INTERP_NN)."""
+    if is_literal_value(expr):
+        return True
+    if isinstance(expr, cst.BinaryOperation):
+        return _constant_at_call(expr.left, imports) and _constant_at_call(expr.right, imports)
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return all(isinstance(e, cst.Element) and _constant_at_call(e.value, imports) for e in expr.elements)
+    if isinstance(expr, cst.Attribute):
+        return (imports.qualname(expr) or "").startswith("nvidia.dali.")
+    return False
+
+
+def _spelling_kind(expr) -> str | None:
+    """'scalar', 'list1' or 'list' (two or more elements) for a literal value."""
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return "list1" if len(expr.elements) == 1 else "list"
+    return "scalar" if is_literal_value(expr) else None
+
+
+def _spelling_kind_of_repr(text: str) -> str:
+    """The same for a probe's spelling (the repr of a value): '[0.5]' is 'list1', '[4, 4]' 'list', '0.5' 'scalar'."""
+    if text.startswith(("[", "(")):
+        return "list1" if text.count(",") == 0 or text.rstrip("])").rstrip().endswith(",") and text.count(",") == 1 \
+            else "list"
+    return "scalar"
 
 
 def _numbers(value):
