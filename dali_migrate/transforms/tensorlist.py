@@ -245,6 +245,15 @@ class _TensorList(MigrationTransformer):
     def _kind(self, node) -> str:
         return self.flow.kind_of(node)
 
+    def _of_no_pipeline(self, value) -> bool:
+        """A graph value in a statement that belongs to no pipeline (not in one's definition, not in a graph helper
+        one calls, touching no pipeline's values: units.py)."""
+        units = self.ctx.facts.get("units")
+        statement = self.current_statement()
+        if units is None or statement is None or self.flow.origins_of(value):
+            return False
+        return not units.statement_origins.get(statement)
+
     def _or_empty(self, original, value: cst.BaseExpression) -> cst.BaseExpression:
         """``(x.layout or "")``: TensorList.layout() is "" where Batch.layout is None."""
         # inside an f-string quoted with " (before Python 3.12) the empty string must use the other quote
@@ -648,7 +657,7 @@ class _TensorList(MigrationTransformer):
         kind = self._kind(original_node.value)
         if kind == df.DATANODE and _string_key(original_node):
             return updated_node  # a reader's named outputs (tfrecord features): a dict in both modes
-        if kind == df.DATANODE and not self.flow.origins_of(original_node.value):
+        if kind == df.DATANODE and self._of_no_pipeline(original_node.value):
             # a graph value of no pipeline (types.Constant in a test function, nodes made before `with pipe:`):
             # nothing migrates it, so its subscript stays pipeline mode's
             return updated_node
