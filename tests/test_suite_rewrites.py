@@ -10,7 +10,7 @@ import pytest
 
 from dali_migrate import migrate_source, optable
 
-from runtime import load
+from runtime import GOLDEN as ROOT_GOLDEN, load
 
 ndd = pytest.importorskip("nvidia.dali.experimental.dynamic")
 
@@ -68,7 +68,7 @@ def test_the_probe_finds_squeeze_axes_on_the_installed_dali():
 
 def test_an_argument_dynamic_mode_reads_differently_keeps_its_pipeline_and_runs_the_same(tmp_path):
     migrated = _migrate(SQUEEZE)
-    assert "# dali-migrate: DM117 axes=axes on ndd.squeeze" in migrated
+    assert "# dali-migrate: DM117 squeezed stays in pipeline mode: axes=axes on ndd.squeeze" in migrated
     assert "return fn.squeeze(data, axes=axes)" in migrated  # the pipeline given a parameter stays as it was
     assert "ndd.squeeze(data, axes=[0, 2])" in migrated  # a literal is a plain argument in both modes
     for module in (_load_file(tmp_path, SQUEEZE, "squeeze_original"), _load_file(tmp_path, migrated, "squeeze_migrated")):
@@ -184,3 +184,21 @@ def test_an_ellipsis_subscript_is_marked():
               "    data = fn.random.uniform(range=(0, 1), shape=[2, 3])\n    return data[..., 0]\n")
     migrated = _migrate(source)
     assert "# dali-migrate: DM129" in migrated and "return data[..., 0]" in migrated
+
+
+def test_starred_set_outputs_give_one_output_per_element(tmp_path):
+    source = (ROOT_GOLDEN / "unroll" / "set_outputs_starred.py").read_text()
+    migrated = _migrate(source)
+    assert "yield tuple((T1, *inputs, *params))" in migrated
+    for module in (_load_file(tmp_path, source, "starred_original"), _load_file(tmp_path, migrated, "starred_migrated")):
+        for has_input, use_center, count in ((True, True, 4), (False, True, 3), (False, False, 2)):
+            pipe = module.make(has_input, use_center)
+            if hasattr(pipe, "build"):
+                pipe.build()
+                step = pipe.run()
+                shapes = [tuple(o.as_tensor().shape()) for o in step]
+            else:
+                step = next(pipe)
+                shapes = [tuple(np.array(ndd.as_tensor(o)).shape) for o in step]
+            assert len(step) == count
+            assert shapes[0] == (2, 2, 3)

@@ -28,10 +28,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .. import optable
+from .. import argument_inputs, optable
 from ..engine import code_for_node, parse_expression
 from ..findings import rule
-from ..dataflow import DATANODE, DATANODES, TENSORCPU, TENSORLIST
 from ..names import NDD, TYPES
 from .base import MigrationTransformer, Pass, names_in
 from .imports import numpy_name, request_import, request_numpy
@@ -286,7 +285,8 @@ class _Arguments(MigrationTransformer):
                 if value is not None:
                     arg = arg.with_changes(value=value)
                     changed = True
-            elif keyword in differ and (why := self._argument_input_differs(original_arg.value, differ[keyword])):
+            elif keyword in differ and (why := argument_inputs.problem(original_arg.value, differ[keyword],
+                                                                       self.ctx.facts.get("flow"), self.ctx.imports)):
                 shown = code_for_node(original_arg.value)
                 self.mark(ARGUMENT_INPUT.id, f"{keyword}={shown} on ndd.{ndd_path}: dynamic "
                           f"mode passes a value its call site does not show to be constant as a per-sample argument "
@@ -297,47 +297,6 @@ class _Arguments(MigrationTransformer):
         if removed_last is not None and new_args:
             new_args[-1] = new_args[-1].with_changes(comma=removed_last.comma)
         return updated_node.with_changes(args=new_args)
-
-    def _graph_value(self, value) -> bool:
-        """``value`` reads a graph value (a DataNode, or a Batch the migration made of one): ``m``, ``shape[0:1]``."""
-        flow = self.ctx.facts.get("flow")
-        if flow is None:
-            return False
-        names = NameNodes()
-        walk(value, names)
-        data = {DATANODE, DATANODES, TENSORLIST, TENSORCPU, "batch", "tensor", "data"}
-        for name in [value, *names.found]:
-            try:
-                if flow.kind_of(name) in data:
-                    return True
-            except Exception:  # a node the flow model never saw (written by an earlier pass)
-                continue
-        return False
-
-    def _argument_input_differs(self, value, measured: tuple) -> str | None:
-        """What goes wrong when ``value`` (not shown constant at the call) reaches an argument that dynamic mode
-        handles differently for some spellings (``differs``: spelling -> what happened): the first such spelling of
-        the value's own kind (a scalar, a list of one, a longer list; a name bound once to a literal is that literal,
-        anything else is spelled as the argument's type: a list for a vector, else a scalar), else None."""
-        if _constant_at_call(value, self.ctx.imports):
-            return None
-        if self._graph_value(value):
-            return None  # a DataNode (a Batch once migrated): an argument input in both modes
-        differs, same, dali_type = measured
-        shown = value
-        if isinstance(value, cst.Name):
-            flow = self.ctx.facts.get("flow")
-            bound = flow.single_value(value) if flow is not None else None
-            shown = bound if bound is not None and is_literal_value(bound) else value
-        kind = _spelling_kind(shown) if shown is not value or is_literal_value(value) else None
-        if kind is None:  # a value the text does not show: spelled as the argument's type is (a vector: a list,
-            # of one element where no longer one was measured)
-            measured_kinds = {_spelling_kind_of_repr(s) for s in [*same, *differs]}
-            kind = "scalar" if not dali_type.endswith("_VEC") else "list" if "list" in measured_kinds else "list1"
-        for spelling, what in differs.items():
-            if _spelling_kind_of_repr(spelling) == kind:
-                return f"with a value like {spelling} it does not run alike ({what})"
-        return None
 
     def _dali_type(self, value, ndd_path, keyword):
         if isinstance(value, (cst.List, cst.Tuple)):
@@ -361,59 +320,6 @@ class _Arguments(MigrationTransformer):
                     f"{self._types_name}.{dali_name} on ndd.{ndd_path}", value)
         return cst.Attribute(value=cst.Name(self._types_name), attr=cst.Name(dali_name)).with_changes(
             lpar=value.lpar, rpar=value.rpar)
-
-
-class NameNodes(cst.CSTVisitor):
-    """The Name nodes of an expression."""
-
-    def __init__(self):
-        super().__init__()
-        self.found: list[cst.Name] = []
-
-    def visit_Name(self, node):
-        self.found.append(node)
-
-
-def is_literal_value(expr) -> bool:
-    """A number, a string, True/False/None, a DALI-free unary minus, or a list/tuple of them."""
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
-        return is_literal_value(expr.expression)
-    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
-        return True
-    if isinstance(expr, cst.Name):
-        return expr.value in ("True", "False", "None")
-    if isinstance(expr, (cst.List, cst.Tuple)):
-        return all(isinstance(e, cst.Element) and is_literal_value(e.value) for e in expr.elements)
-    return False
-
-
-def _constant_at_call(expr, imports) -> bool:
-    """What DALI 2.4.0's dynamic mode proves constant at a call site without running it (``_source_analysis``):
-    literals, arithmetic of them, lists and tuples of them, and attributes of DALI modules (types.INTERP_NN)."""
-    if is_literal_value(expr):
-        return True
-    if isinstance(expr, cst.BinaryOperation):
-        return _constant_at_call(expr.left, imports) and _constant_at_call(expr.right, imports)
-    if isinstance(expr, (cst.List, cst.Tuple)):
-        return all(isinstance(e, cst.Element) and _constant_at_call(e.value, imports) for e in expr.elements)
-    if isinstance(expr, cst.Attribute):
-        return (imports.qualname(expr) or "").startswith("nvidia.dali.")
-    return False
-
-
-def _spelling_kind(expr) -> str | None:
-    """'scalar', 'list1' or 'list' (two or more elements) for a literal value."""
-    if isinstance(expr, (cst.List, cst.Tuple)):
-        return "list1" if len(expr.elements) == 1 else "list"
-    return "scalar" if is_literal_value(expr) else None
-
-
-def _spelling_kind_of_repr(text: str) -> str:
-    """The same for a probe's spelling (the repr of a value): '[0.5]' is 'list1', '[4, 4]' 'list', '0.5' 'scalar'."""
-    if text.startswith(("[", "(")):
-        return "list1" if text.count(",") == 0 or text.rstrip("])").rstrip().endswith(",") and text.count(",") == 1 \
-            else "list"
-    return "scalar"
 
 
 def _numbers(value):

@@ -8,11 +8,10 @@ from nvidia.dali import pipeline_def
 import nvidia.dali.experimental.dynamic as ndd
 
 
-# dali-migrate: DM230 squeezed stays in pipeline mode with everything that uses it: line 12: axes=axes on ndd.squeeze: dynamic mode passes a value its call site does not show to be constant as a per-sample argument input, and with a value like [0] it does not run alike (RuntimeError: Assert on "has_axes + has_axis_names == 1" failed: Missing argument ``axes`` or ``axis_names``. (input: float32 (1, 4, 1))); pipeline mode took it as a plain argument
+# dali-migrate: DM117 squeezed stays in pipeline mode: axes=axes on ndd.squeeze: dynamic mode passes a value its call site does not show to be constant as a per-sample argument input, and with a value like [0] it does not run alike (RuntimeError: Assert on "has_axes + has_axis_names == 1" failed: Missing argument ``axes`` or ``axis_names``. (input: float32 (1, 4, 1))); pipeline mode took it as a plain argument
 @pipeline_def(batch_size=2, num_threads=1, device_id=None)
 def squeezed(source, axes):
     data = fn.external_source(source=source)
-    # dali-migrate: DM117 axes=axes on ndd.squeeze: dynamic mode passes a value its call site does not show to be constant as a per-sample argument input, and with a value like [0] it does not run alike (RuntimeError: Assert on "has_axes + has_axis_names == 1" failed: Missing argument ``axes`` or ``axis_names``. (input: float32 (1, 4, 1))); pipeline mode took it as a plain argument
     return fn.squeeze(data, axes=axes)
 
 

@@ -13,6 +13,7 @@ import re
 import libcst as cst
 
 from ..walk import transform, walk, walk_many
+from ... import argument_inputs, optable
 from ... import dataflow as df
 from ...names import FN, NDD, OPS, free_name
 from ..imports import numpy_name, request_import, request_numpy
@@ -62,6 +63,30 @@ def _entry_for(kind: str, path: str):
     return ndd_entry(path)
 
 
+def _argument_inputs_alike(call: cst.Call, env: Env) -> None:
+    """An fn operator in a step whose argument dynamic mode would read differently (a value the call site does not
+    show to be constant, of a spelling measured to differ: argument_inputs.py) keeps the pipeline in pipeline mode."""
+    path = fn_path(env.ctx.imports, call.func)
+    if path is None:
+        return
+    ndd_path = optable.resolve_fn(path)[0]
+    differ = optable.argument_inputs_differ(ndd_path) if ndd_path else {}
+    for arg in call.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword not in differ:
+            continue
+        if ndd_path == "normalize" and keyword in ("mean", "stddev") or ndd_path == "warp_affine" and \
+                keyword == "matrix":
+            continue  # the arguments pass rewrites these where it can (DM114, DM116) and marks the rest
+        why = argument_inputs.problem(arg.value, differ[keyword], env.ctx.facts.get("flow"), env.ctx.imports)
+        if why:
+            error = CannotUnroll(f"{keyword}={code_of(arg.value)} on ndd.{ndd_path}: dynamic mode passes a value its "
+                                 f"call site does not show to be constant as a per-sample argument input, and {why}; "
+                                 f"pipeline mode took it as a plain argument", arg)
+            error.rule = rules.ARGUMENT_INPUT_RULE
+            raise error
+
+
 class _RandomFixer(constants.Rewriter):
     """batch_size= on input-less ops, seed= -> rng=, and constants (``constants.py``), inside one pipeline step."""
 
@@ -77,6 +102,7 @@ class _RandomFixer(constants.Rewriter):
             return found or updated_node
         if python_functions.kind_of(self.env.ctx.imports, original_node) is not None:
             return self._python_function(original_node, updated_node)
+        _argument_inputs_alike(original_node, self.env)
         updated_node = graph_functions.seeded_call(original_node, updated_node, self.env, self.desc)
         return fix_random_call(original_node, updated_node, self.env, self.desc)
 
