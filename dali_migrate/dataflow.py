@@ -428,13 +428,16 @@ def _ndd_functions() -> frozenset[str]:
     return _FUNCTIONS
 
 
-def _num_outputs_kwarg(call: cst.Call):
-    """external_source, python_function, ... return a list when num_outputs > 1 whatever the schema says."""
+def _num_outputs_kwarg(call: cst.Call, qualname: str = ""):
+    """external_source, python_function, ... return a list when num_outputs > 1 whatever the schema says;
+    external_source returns one with ``num_outputs=1`` too (a list of one DataNode, DALI 2.4.0)."""
     arg = keyword(call, "num_outputs")
     if arg is None:
         return None
     if isinstance(arg.value, cst.Integer):
         count = int(arg.value.evaluated_value)
+        if count == 1 and qualname == f"{FN}.external_source":
+            return ("seq", DATANODE)
         return DATANODE if count == 1 else DATANODES if count > 1 else TOP
     return TOP
 
@@ -2412,14 +2415,16 @@ class DataFlow:
             key = self.pipeline_calls.get(call)
             return value(PIPELINE, frozenset((key,)) if key else _NO_ORIGINS)
         if qualname.startswith(FN + "."):
-            kind = _num_outputs_kwarg(call) or _fn_outputs(qualname)
+            kind = _num_outputs_kwarg(call, qualname) or _fn_outputs(qualname)
             if kind == TOP and not _several_outputs(qualname, call):
                 kind = DATANODE  # an op whose extra outputs come only with an argument not given here
             listed = self.list_input(call)
             if listed is _NOT_YET:
                 return None
-            if listed is not None:
-                kind = ("seq", kind)  # pipeline mode applies the op to each DataNode of a list input
+            if listed is not None and self.list_length(listed.value) != 1:
+                # pipeline mode applies the op to each DataNode of a list input; a list of one gives what one
+                # call gives (ops/__init__.py: one input set is unwrapped)
+                kind = ("seq", kind)
             return (kind, self._graph_origins(call) | self._argument_origins(call))
         if qualname.startswith(MATH + ".") or qualname == f"{TYPES}.Constant":
             return (DATANODE, self._graph_origins(call) | self._argument_origins(call))
@@ -2433,6 +2438,25 @@ class DataFlow:
             return value(DALI_ITERATOR, self._argument_origins(call))
         return UNKNOWN
 
+    def list_length(self, expr, depth: int = 0) -> int | None:
+        """How many DataNodes a list given to an fn op holds, where the text shows it: a list literal, an
+        ``fn.external_source(..., num_outputs=k)`` (a list even for k == 1), an op of k outputs, or a name bound
+        once to one of them; else None."""
+        if isinstance(expr, cst.List) and not any(isinstance(e, cst.StarredElement) for e in expr.elements):
+            return len(expr.elements)
+        if isinstance(expr, cst.Name) and depth < 8:
+            bound = self.single_value(expr)
+            return self.list_length(bound, depth + 1) if bound is not None else None
+        if isinstance(expr, cst.Call):
+            qualname = self.imports.qualname(expr.func) or ""
+            arg = keyword(expr, "num_outputs")
+            if qualname == f"{FN}.external_source" and arg is not None and isinstance(arg.value, cst.Integer):
+                return int(arg.value.evaluated_value)
+            if qualname.startswith(FN + ".") and arg is None and _fn_outputs(qualname) == DATANODES:
+                _, _, entry = optable.resolve_fn(qualname[len(FN) + 1:])
+                return entry.get("outputs") if entry else None
+        return None
+
     def list_input(self, call: cst.Call):
         """The positional argument of an fn op call that is a list (or tuple) of DataNodes, when it is the
         only one: pipeline mode then applies the op to each of them and returns a list."""
@@ -2445,7 +2469,7 @@ class DataFlow:
                 return _NOT_YET  # not known yet in this round of the fixpoint: decide nothing
             kind = value_[0] if value_ is not None else None
             listed = isinstance(kind, tuple) and kind[0] == "seq" and kind[1] in (DATANODE, DATANODES) or \
-                kind == "tuple:" + DATANODE
+                kind in ("tuple:" + DATANODE, DATANODES)
             if listed:
                 if found is not None:
                     return None

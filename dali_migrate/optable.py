@@ -78,3 +78,23 @@ def ndd_entry(ndd_path: str) -> dict | None:
 def dali_type_for_numpy(name: str) -> str | None:
     """``"float32"`` -> ``"FLOAT"``: the ``nvidia.dali.types`` member for a numpy scalar type name."""
     return table().get("numpy_types", {}).get(name)
+
+
+ARGUMENT_INPUTS_PATH = Path(__file__).resolve().parent / "data" / "argument_inputs.json"
+
+
+@lru_cache(maxsize=1)
+def _argument_inputs() -> dict:
+    if not ARGUMENT_INPUTS_PATH.exists():
+        return {}
+    return json.loads(ARGUMENT_INPUTS_PATH.read_text()).get("ops", {})
+
+
+def argument_inputs_differ(ndd_path: str) -> dict:
+    """``{argument: ({spelling: what happened}, [spellings run alike], the argument's DALI type name)}`` for the
+    arguments of ``ndd.<ndd_path>`` that dynamic mode handles differently when the call site does not show their
+    value is constant (a per-sample argument input instead of a scalar argument): the spellings (reprs of values)
+    pipeline mode ran and dynamic mode did or did not run alike (tools/probe_arguments.py)."""
+    measured = _argument_inputs().get(ndd_path, {})
+    return {arg: (found["differs"], found.get("same", []), found.get("type", "")) for arg, found in measured.items()
+            if found.get("verdict") == "differs"}

@@ -4,28 +4,31 @@ Before::
 
     images = ndd.decoders.image(jpegs, device="mixed", name="decode")
     images = ndd.cast(images, dtype=np.float32, preserve=True)
-    angle = ndd.random.uniform(range=(-10, 10), seed=42)
+    images = ndd.squeeze(images, axes=axes)
 
 After::
 
     images = ndd.decoders.image(jpegs, device="gpu")
     images = ndd.cast(images, dtype=types.FLOAT)
-    # dali-migrate: DM112 ...
-    angle = ndd.random.uniform(range=(-10, 10), seed=42)
+    # dali-migrate: DM117 axes=axes on ndd.squeeze: ...
+    images = ndd.squeeze(images, axes=axes)
 
 Facts (checked on DALI 2.4.0, docs/dali-facts.md): ndd ops reject ``device="mixed"`` (ValueError;
 ``"gpu"`` selects the same mixed backend); non-reader ops reject ``name=``, ``preserve=`` and
 ``bytes_per_sample_hint=``, readers reject the last two and keep ``name=`` (TypeError); random ops
-reject ``seed=`` (TypeError); a numpy type as ``dtype`` raises TypeError in both modes while
-``types.FLOAT`` works in both. Which arguments an op drops and which take a data type come from
-the op table generated from DALI; numpy type names map through DALI's own ``to_numpy_type``.
+reject ``seed=`` (TypeError: the rename pass leaves such calls in pipeline mode, DM112); a numpy type as
+``dtype`` raises TypeError in both modes while ``types.FLOAT`` works in both; an argument that may be a tensor and
+whose value the call site does not show to be constant becomes a per-sample argument input in ndd, which some
+operators read differently (measured per operator and spelling by ``tools/probe_arguments.py``: DM117). Which
+arguments an op drops and which take a data type come from the op table generated from DALI; numpy type names map
+through DALI's own ``to_numpy_type``.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from .. import optable
+from .. import argument_inputs, optable
 from ..engine import code_for_node, parse_expression
 from ..findings import rule
 from ..names import NDD, TYPES
@@ -52,14 +55,19 @@ DROPPED_ARG = rule(
 )
 PER_OP_SEED = rule(
     "DM112", "per-op-seed", "warning",
-    "seed= is still on a dynamic-mode random operator; it raises TypeError there. Marked.",
-    "ndd random ops take rng= instead; the unroll pass hoists per-op seeds into RNGs created once "
-    "where it can. A literal rng=ndd.random.RNG(seed=S) in the call would repeat the same numbers on "
-    "every call. Random values differ from pipeline mode for the same seed anyway.",
-    before="angle = ndd.random.uniform(range=(-10, 10), seed=42)",
-    after="# dali-migrate: DM112 ...\nangle = ndd.random.uniform(range=(-10, 10), seed=42)",
+    "A random operator with seed= that no pipeline step the migration writes holds (a helper no rewrite gives an "
+    "rng parameter, a test function's DataNode made before `with pipe:`) stays in pipeline mode: the function that "
+    "calls it is left as it was, marked, and so are the pipelines it reaches.",
+    "ndd random ops take rng= and raise TypeError on seed=; the unroll turns a per-op seed into an "
+    "ndd.random.RNG(seed=S) made once per operator beside the loop of steps (DM205), which is the closest shape "
+    "(values differ from pipeline mode, ndd-facts 2.4). Outside those steps nothing can make that RNG once: one "
+    "made in a helper would restart at each call, and a renamed call would raise TypeError (docs/dali-facts.md).",
+    before="def angles():\n    return fn.random.uniform(range=(-10, 10), seed=42)",
+    after="# dali-migrate: DM112 angles stays as it was (pipeline mode) for its fn.random.uniform(seed=...) ...\n"
+          "def angles():\n    return fn.random.uniform(range=(-10, 10), seed=42)",
     fix="manual",
-    suggestion="Create `rng = ndd.random.RNG(seed=42)` once, outside the loop, and pass rng=rng.",
+    suggestion="Let the pipeline that calls it create `rng = ndd.random.RNG(seed=42)` once, beside its loop of steps, "
+               "and pass rng=rng down; or keep this code in pipeline mode.",
 )
 NUMPY_DTYPE = rule(
     "DM113", "numpy-dtype", "info",
@@ -71,6 +79,23 @@ NUMPY_DTYPE = rule(
 )
 
 _DEVICE_ARG = "device"
+
+ARGUMENT_INPUT = rule(
+    "DM117", "argument-input-differs", "warning",
+    "An operator argument given a value its call site does not show to be constant (a variable, a parameter, an "
+    "expression), where dynamic mode handles such a value differently from pipeline mode: marked (the pipeline "
+    "stays in pipeline mode).",
+    "Pipeline mode gives an operator every Python value as a plain argument. Dynamic mode (DALI 2.4.0) does that "
+    "only where the call site shows the value is constant (a literal, a DALI enum); any other value of an argument "
+    "that may be a tensor becomes a per-sample argument input, and some operators read those differently or not "
+    "at all: ndd.squeeze(x, axes=axes) fails with 'Missing argument axes or axis_names'. Which arguments, and for "
+    "which spellings of a value (a scalar, a list of one, a longer list), is measured on the installed DALI by "
+    "tools/probe_arguments.py (data/argument_inputs.json; docs/dali-facts.md).",
+    before="def squeezed(shapes, axes):\n    ...\n    return fn.squeeze(data, axes=axes)",
+    after="# dali-migrate: DM117 axes=axes on ndd.squeeze: ...\nreturn fn.squeeze(data, axes=axes)",
+    fix="manual",
+    suggestion="Write the value as a literal at the call (axes=[1]), or keep this pipeline in pipeline mode.",
+)
 
 MIXED_VARIABLE = rule(
     "DM115", "mixed-in-variable", "warning",
@@ -214,6 +239,7 @@ class _Arguments(MigrationTransformer):
             return updated_node
         dropped = set(entry.get("dropped_args", ()))
         type_args = set(entry.get("type_args", ()))
+        differ = optable.argument_inputs_differ(ndd_path)
         new_args, removed_last, changed = [], None, False
         for index, (original_arg, arg) in enumerate(zip(original_node.args, updated_node.args)):
             keyword = arg.keyword.value if arg.keyword is not None else None
@@ -259,6 +285,12 @@ class _Arguments(MigrationTransformer):
                 if value is not None:
                     arg = arg.with_changes(value=value)
                     changed = True
+            elif keyword in differ and (why := argument_inputs.problem(original_arg.value, differ[keyword],
+                                                                       self.ctx.facts.get("flow"), self.ctx.imports)):
+                shown = code_for_node(original_arg.value)
+                self.mark(ARGUMENT_INPUT.id, f"{keyword}={shown} on ndd.{ndd_path}: dynamic "
+                          f"mode passes a value its call site does not show to be constant as a per-sample argument "
+                          f"input, and {why}; pipeline mode took it as a plain argument", original_arg)
             new_args.append(arg)
         if not changed:
             return updated_node

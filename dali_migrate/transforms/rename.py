@@ -27,8 +27,10 @@ from .. import optable
 from ..engine import code_for_node
 from ..findings import rule
 from ..names import FN, MATH, NDD, TYPES
+from .arguments import PER_OP_SEED
 from .base import MigrationTransformer, Pass, has_marker
 from .imports import request_import
+from .unroll.model import seeded, seeded_calls
 from .unroll.rules import CONSTANT, RANDOM_BATCH_SIZE, RANDOM_OUTSIDE
 
 FN_TO_NDD = rule(
@@ -107,6 +109,7 @@ class _Rename(MigrationTransformer):
         self._classes: list[cst.ClassDef] = []
         self._constants: dict[cst.Call, cst.BaseExpression] = {}  # fn.constant calls in graph helpers -> batches
         self._not_loads: set[cst.Name] = set()  # names that are not references (attr, keyword, def...)
+        self._seed_kept: set[cst.FunctionDef] = set()  # functions left as they were (kept, or seeded calls)
 
     def relevant_names(self):
         # Only references that resolve into fn, math or types are renamed or marked: the aliases that can
@@ -130,15 +133,26 @@ class _Rename(MigrationTransformer):
     def visit_FunctionDef(self, node):
         self._not_loads.add(node.name)
         self._functions.append(node)
-        if node.name.value in self._keep:
+        if node.name.value in self._keep or (not self._skip_depth and self._has_seeded_call(node)):
+            self._seed_kept.add(node)
             self._skip_depth += 1
         return True
 
     def leave_FunctionDef(self, original_node, updated_node):
         self._functions.pop()
-        if original_node.name.value in self._keep:
+        if original_node in self._seed_kept:
             self._skip_depth -= 1
         return updated_node
+
+    def _has_seeded_call(self, function: cst.FunctionDef) -> bool:
+        """A function that calls a random operator with ``seed=`` (one no pipeline step the migration writes
+        holds: the unroll turned those into ``rng=``) stays as it was: ndd takes no seed= (TypeError), and an RNG
+        made in the function would restart at each call; renaming its other operators would leave it half in
+        each mode. Its seeded calls are marked (DM112), which keeps the units that use it in pipeline mode."""
+        found = seeded_calls(function.body, self.ctx.imports, self.ctx.kept_statements or frozenset())
+        if found:  # one marker, above the def: the whole function is left as it was
+            self._mark_seeded(found, function)
+        return bool(found)
 
     def visit_ClassDef(self, node):
         self._classes.append(node)
@@ -259,6 +273,11 @@ class _Rename(MigrationTransformer):
                       f"ndd.{ndd_path} is a stateful reader: create it once and iterate "
                       f"reader.next_epoch(batch_size=...); calling it does not return batches"
                       + self._template_method_reason(), original_node)
+        if original_node in self._calls and seeded(self._calls[original_node], entry):
+            # outside functions (a module's statement): the call stays a pipeline-mode operator, marked, rather than
+            # renamed into code that cannot run (TypeError on seed=)
+            self._mark_seeded([self._calls[original_node]])
+            return updated_node
         if entry.get("random") and entry.get("input_less") and self._is_called(original_node):
             self._random_without_batch_size(original_node, ndd_path)
         if replaced_by:
@@ -267,6 +286,18 @@ class _Rename(MigrationTransformer):
             self.report(FN_TO_NDD.id, f"fn.{path} -> ndd.{ndd_path}", original_node)
         self._note_ndd()
         return ndd_expr(ndd_path)
+
+    def _mark_seeded(self, calls: list, function: cst.FunctionDef | None = None) -> None:
+        """DM112 for seeded random-op calls left in pipeline mode: alone (a module's statement), or a function's."""
+        paths = sorted({self.ctx.imports.qualname(c.func)[len(FN) + 1:] for c in calls})
+        shown = ", ".join(f"fn.{p}(seed=...)" for p in paths)
+        ndd_paths = ", ".join(f"ndd.{optable.resolve_fn(p)[0]}" for p in paths)
+        where = (f"{function.name.value} stays as it was (pipeline mode) for its {shown}: pipeline mode ran it once, "
+                 f"when a pipeline defined its graph, and an RNG made in it would restart at each call; its caller "
+                 f"makes the RNG. ") if function is not None else f"{shown} stays in pipeline mode: "
+        self.mark(PER_OP_SEED.id, f"{where}{ndd_paths} takes no seed= (TypeError) and no pipeline step the migration "
+                  f"writes holds this call; dynamic mode's counterpart is rng=ndd.random.RNG(seed=...) made once per "
+                  f"operator, beside the loop of steps (values differ from pipeline mode's)", calls[0])
 
     def _template_method_reason(self) -> str:
         """Why a reader in a method of a class derived from an imported one cannot move here: the pipeline that

@@ -53,6 +53,7 @@ from ..engine import code_for_node
 from ..findings import rule
 from ..names import FN, MATH, NDD, OPS, free_name
 from .. import dataflow as df
+from .. import optable
 from .base import MigrationTransformer, Pass, names_in
 from .imports import numpy_name, request_numpy
 from .leftovers import PIPELINE_MODE_LEFT
@@ -104,6 +105,19 @@ DATANODE_SUBSCRIPT = rule(
     "__getitem__ and uses .slice[...] for that (verified equal).",
     before="xy = fn.random.uniform(range=(0, 1), shape=2)\nx = xy[0]",
     after="xy = fn.random.uniform(range=(0, 1), shape=2)\nx = xy.slice[0]",
+)
+DATANODE_SUBSCRIPT_DIFFERS = rule(
+    "DM129", "datanode-subscript-differs", "warning",
+    "Indexing a graph value with an Ellipsis (x[..., 0]) is marked: pipeline mode raises where dynamic mode slices.",
+    "DALI 2.4.0's DataNode.__getitem__ raises NotImplementedError (Ellipsis in indexing is not implemented) when the "
+    "graph is defined; ndd's batch.slice[..., 0] gives the slice. Every other index (ints, negative ints, ranges, "
+    "steps, negative steps, out-of-range bounds, None, DataNode indices) gives the same in both modes (verified, "
+    "docs/dali-facts.md).",
+    before="last = data[..., -1]",
+    after="# dali-migrate: DM129 x[..., i]: pipeline mode raises NotImplementedError ...\nlast = data[..., -1]",
+    fix="manual",
+    suggestion="Spell the leading dimensions out (data[:, :, -1]) where the rank is known; then run dali-migrate "
+               "again.",
 )
 DATANODE_SHAPE = rule(
     "DM125", "datanode-shape", "warning",
@@ -230,6 +244,15 @@ class _TensorList(MigrationTransformer):
 
     def _kind(self, node) -> str:
         return self.flow.kind_of(node)
+
+    def _of_no_pipeline(self, value) -> bool:
+        """A graph value in a statement that belongs to no pipeline (not in one's definition, not in a graph helper
+        one calls, touching no pipeline's values: units.py)."""
+        units = self.ctx.facts.get("units")
+        statement = self.current_statement()
+        if units is None or statement is None or self.flow.origins_of(value):
+            return False
+        return not units.statement_origins.get(statement)
 
     def _or_empty(self, original, value: cst.BaseExpression) -> cst.BaseExpression:
         """``(x.layout or "")``: TensorList.layout() is "" where Batch.layout is None."""
@@ -509,7 +532,9 @@ class _TensorList(MigrationTransformer):
 
     def _list_input(self, original, updated):
         """``fn.op([a, b], ...)`` -> ``[fn.op(x, ...) for x in [a, b]]``: pipeline mode maps an op over a list
-        of DataNodes, dynamic-mode ops take one Batch (TypeError on a list)."""
+        of DataNodes, dynamic-mode ops take one Batch (TypeError on a list). A list of one (``[a]``, an
+        ``external_source(..., num_outputs=1)``) gives what one call gives: ``fn.op(a)``, ``fn.op(xs[0])``. An op
+        of several outputs over several DataNodes gives a list per output (``ops._repack_output_sets``)."""
         qualname = self.ctx.imports.qualname(original.func)
         if qualname is None or not qualname.startswith(FN + "."):
             return None
@@ -517,14 +542,32 @@ class _TensorList(MigrationTransformer):
         if arg is None or not isinstance(arg, cst.Arg):
             return None
         index = original.args.index(arg)
-        item = free_name("view", self._names_in_use)
         args = list(updated.args)
         listed = args[index].value
+        name = qualname.replace('nvidia.dali.', '')
+        if self.flow.list_length(arg.value) == 1:
+            only = listed.elements[0].value if isinstance(listed, cst.List) else cst.Subscript(
+                value=listed, slice=[cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+            args[index] = args[index].with_changes(value=only)
+            self.report(LIST_INPUT.id, f"{name} over a list of one DataNode -> the call on that one: pipeline mode "
+                        f"gives what one call gives, dynamic-mode operators take one Batch", original)
+            return updated.with_changes(args=args)
+        item = free_name("view", self._names_in_use)
         args[index] = args[index].with_changes(value=cst.Name(item))
-        self.report(LIST_INPUT.id, f"{qualname.replace('nvidia.dali.', '')} over a list of DataNodes -> one call per "
+        each = cst.ListComp(elt=updated.with_changes(args=args), for_in=cst.CompFor(target=cst.Name(item), iter=listed))
+        _, _, entry = optable.resolve_fn(qualname[len(FN) + 1:])
+        outputs = entry.get("outputs") if entry else None
+        if isinstance(outputs, int) and outputs > 1:
+            group = free_name("outputs", self._names_in_use | {item})
+            self.report(LIST_INPUT.id, f"{name} (several outputs) over a list of DataNodes -> one call per element, "
+                        f"regrouped into one list per output as pipeline mode does", original)
+            return cst.ListComp(
+                elt=_call(cst.Name("list"), cst.Name(group)),
+                for_in=cst.CompFor(target=cst.Name(group), iter=cst.Call(
+                    func=cst.Name("zip"), args=[cst.Arg(each, star="*")])))
+        self.report(LIST_INPUT.id, f"{name} over a list of DataNodes -> one call per "
                     f"element: dynamic-mode operators take one Batch", original)
-        return cst.ListComp(elt=updated.with_changes(args=args),
-                            for_in=cst.CompFor(target=cst.Name(item), iter=listed))
+        return each
 
     def _method_call(self, original, updated):
         func = original.func
@@ -614,6 +657,14 @@ class _TensorList(MigrationTransformer):
         kind = self._kind(original_node.value)
         if kind == df.DATANODE and _string_key(original_node):
             return updated_node  # a reader's named outputs (tfrecord features): a dict in both modes
+        if kind == df.DATANODE and self._of_no_pipeline(original_node.value):
+            # a graph value of no pipeline (types.Constant in a test function, nodes made before `with pipe:`):
+            # nothing migrates it, so its subscript stays pipeline mode's
+            return updated_node
+        if kind == df.DATANODE and _has_ellipsis(original_node):
+            self.mark(DATANODE_SUBSCRIPT_DIFFERS.id, "x[..., i]: pipeline mode raises NotImplementedError (Ellipsis in "
+                      "indexing is not implemented) where dynamic mode's x.slice[..., i] slices", original_node)
+            return updated_node
         if kind == df.DATANODE:
             self.report(DATANODE_SUBSCRIPT.id, "DataNode subscript x[...] -> per-sample x.slice[...]",
                         original_node)
@@ -629,6 +680,10 @@ class _TensorList(MigrationTransformer):
                       "slicing a pipeline output: Batch.select(slice) returns the whole batch in DALI 2.4.0; "
                       "use ndd.as_batch([batch.select(i) for i in range(a, b)])", original_node)
         return updated_node
+
+
+def _has_ellipsis(node: cst.Subscript) -> bool:
+    return any(isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Ellipsis) for e in node.slice)
 
 
 class _PointerCopies(cst.CSTVisitor):

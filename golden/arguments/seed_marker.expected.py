@@ -1,12 +1,10 @@
 """seed= left on an ndd random op (not hoisted by unrolling) raises TypeError there: marked."""
 
-import nvidia.dali.experimental.dynamic as ndd
+import nvidia.dali.fn as fn
 
 
+# dali-migrate: DM112 angles stays as it was (pipeline mode) for its fn.random.uniform(seed=...): pipeline mode ran it once, when a pipeline defined its graph, and an RNG made in it would restart at each call; its caller makes the RNG. ndd.random.uniform takes no seed= (TypeError) and no pipeline step the migration writes holds this call; dynamic mode's counterpart is rng=ndd.random.RNG(seed=...) made once per operator, beside the loop of steps (values differ from pipeline mode's)
 def angles():
-    # dali-migrate: DM216 ndd.random.uniform has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=
-    # dali-migrate: DM112 seed= on ndd.random.uniform raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
-    angle = ndd.random.uniform(range=(-10.0, 10.0), seed=42)
-    # dali-migrate: DM216 ndd.random.coin_flip has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=
-    flip = ndd.random.coin_flip(probability=0.5)
+    angle = fn.random.uniform(range=(-10.0, 10.0), seed=42)
+    flip = fn.random.coin_flip(probability=0.5)
     return angle, flip

@@ -14,9 +14,9 @@ def reader(root):
     return jpegs, labels
 
 
-# dali-migrate: DM230 flip builds part of flipped, which stays in pipeline mode with everything that uses it: line 16: seed= on ndd.random.coin_flip raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+# dali-migrate: DM230 flip builds part of flipped, which stays in pipeline mode with everything that uses it: line 16: flip stays as it was (pipeline mode) for its fn.random.coin_flip(seed=...): pipeline mode ran it once, when a pipeline defined its graph, and an RNG made in it would restart at each call; its caller makes the RNG. ndd.random.coin_flip takes no seed= (TypeError) and no pipeline step the migration writes holds this call; dynamic mode's counterpart is rng=ndd.random.RNG(seed=...) made once per operator, beside the loop of steps (values differ from pipeline mode's)
 def flip(images):
-    # dali-migrate: DM112 seed= on ndd.random.coin_flip raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+    # dali-migrate: DM112 flip stays as it was (pipeline mode) for its fn.random.coin_flip(seed=...): pipeline mode ran it once, when a pipeline defined its graph, and an RNG made in it would restart at each call; its caller makes the RNG. ndd.random.coin_flip takes no seed= (TypeError) and no pipeline step the migration writes holds this call; dynamic mode's counterpart is rng=ndd.random.RNG(seed=...) made once per operator, beside the loop of steps (values differ from pipeline mode's)
     return fn.flip(images, horizontal=fn.random.coin_flip(seed=SEED))
 
 
@@ -27,7 +27,7 @@ def computed_root(parent):
     return jpegs, labels
 
 
-# dali-migrate: DM230 flipped stays in pipeline mode with everything that uses it: line 16: seed= on ndd.random.coin_flip raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+# dali-migrate: DM230 flipped stays in pipeline mode with everything that uses it: line 16: flip stays as it was (pipeline mode) for its fn.random.coin_flip(seed=...): pipeline mode ran it once, when a pipeline defined its graph, and an RNG made in it would restart at each call; its caller makes the RNG. ndd.random.coin_flip takes no seed= (TypeError) and no pipeline step the migration writes holds this call; dynamic mode's counterpart is rng=ndd.random.RNG(seed=...) made once per operator, beside the loop of steps (values differ from pipeline mode's)
 @pipeline_def(batch_size=2, num_threads=1, device_id=None)
 def flipped():
     jpegs, labels = fn.readers.file(file_root="images")

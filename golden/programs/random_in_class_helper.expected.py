@@ -181,7 +181,7 @@ class TrainPipe(ReaderStream):
             for (img,) in self.input.next_epoch(batch_size=self.batch_size):
                 img = self.brightness(img)
                 outputs = noise(img)
-                yield tuple(outputs) if isinstance(outputs, tuple) else (outputs,)
+                yield tuple(outputs) if isinstance(outputs, (tuple, list)) else (outputs,)
 
 
 pipe = TrainPipe(4, "arr")

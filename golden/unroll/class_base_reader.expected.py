@@ -306,7 +306,7 @@ class Val(Base):
             while True:
                 for (data,) in self.own.next_epoch(batch_size=self.batch_size):
                     outputs = self.finish(data)
-                    yield tuple(outputs) if isinstance(outputs, tuple) else (outputs,)
+                    yield tuple(outputs) if isinstance(outputs, (tuple, list)) else (outputs,)
 
 
 # dali-migrate: DM212 FileBase stays in pipeline mode: self.input(name="Reader"): a reader object called in load(), not in define_graph (a reader is read only by a statement of define_graph's own)

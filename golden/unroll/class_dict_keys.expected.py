@@ -283,7 +283,7 @@ class FilePipe(Base):
             while True:
                 for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
                     outputs = self.finish(jpegs, labels)
-                    yield tuple(outputs) if isinstance(outputs, tuple) else (outputs,)
+                    yield tuple(outputs) if isinstance(outputs, (tuple, list)) else (outputs,)
 
 
 data = {FilePipe: [["/data/train"], ["/data/val"]]}

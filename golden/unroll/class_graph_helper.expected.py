@@ -287,7 +287,7 @@ class FilePipeline(CommonPipeline):
             while True:
                 for jpegs, labels in self.reader.next_epoch(batch_size=self.batch_size):
                     outputs = self.base_step(jpegs, labels)
-                    yield tuple(outputs) if isinstance(outputs, tuple) else (outputs,)
+                    yield tuple(outputs) if isinstance(outputs, (tuple, list)) else (outputs,)
 
 
 class ShiftedPipeline(CommonPipeline):
@@ -307,7 +307,7 @@ class ShiftedPipeline(CommonPipeline):
             while True:
                 for jpegs, labels in self.reader.next_epoch(batch_size=self.batch_size):
                     outputs = CommonPipeline.base_step(self, jpegs, labels)
-                    yield tuple(outputs) if isinstance(outputs, tuple) else (outputs,)
+                    yield tuple(outputs) if isinstance(outputs, (tuple, list)) else (outputs,)
 
 
 pipe = ShiftedPipeline("/data", 4, 2, 0)

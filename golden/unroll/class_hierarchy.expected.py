@@ -283,7 +283,7 @@ class Files(Base):
             while True:
                 for jpegs, labels in self.input.next_epoch(batch_size=self.batch_size):
                     outputs = self.finish(jpegs, labels)
-                    yield tuple(outputs) if isinstance(outputs, tuple) else (outputs,)
+                    yield tuple(outputs) if isinstance(outputs, (tuple, list)) else (outputs,)
 
 
 class Shuffled(Base):
@@ -301,7 +301,7 @@ class Shuffled(Base):
             while True:
                 for jpegs, labels in self.reader.next_epoch(batch_size=self.batch_size):
                     outputs = self.finish(jpegs, labels)
-                    yield tuple(outputs) if isinstance(outputs, tuple) else (outputs,)
+                    yield tuple(outputs) if isinstance(outputs, (tuple, list)) else (outputs,)
 
 
 def first_steps(root):

@@ -146,7 +146,7 @@ def from_helper_named(root, *, batch_size=2):
     while True:
         for jpegs, labels in reader.next_epoch(batch_size=batch_size):
             outs = helper_outputs(jpegs, labels)
-            yield tuple(outs) if isinstance(outs, tuple) else (outs,)
+            yield tuple(outs)
 
 
 @Prefetch(depth=2)

@@ -4,22 +4,21 @@ with a seed the pipeline body binds twice (which value an RNG made once would ta
 
 import nvidia.dali.fn as fn
 from nvidia.dali import pipeline_def
-import nvidia.dali.experimental.dynamic as ndd
 
 
+# dali-migrate: DM112 random_flip stays as it was (pipeline mode) for its fn.random.coin_flip(seed=...): pipeline mode ran it once, when a pipeline defined its graph, and an RNG made in it would restart at each call; its caller makes the RNG. ndd.random.coin_flip takes no seed= (TypeError) and no pipeline step the migration writes holds this call; dynamic mode's counterpart is rng=ndd.random.RNG(seed=...) made once per operator, beside the loop of steps (values differ from pipeline mode's)
 def random_flip(images, probability, seed):
-    # dali-migrate: DM112 seed= on ndd.random.coin_flip raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
-    flip = ndd.random.coin_flip(probability=1 - probability, seed=seed, batch_size=images.batch_size)
-    return ndd.flip(images, horizontal=flip)
+    flip = fn.random.coin_flip(probability=1 - probability, seed=seed)
+    return fn.flip(images, horizontal=flip)
 
 
-# dali-migrate: DM230 shaded builds part of twice_bound, which stays in pipeline mode with everything that uses it: line 15: seed= on ndd.random.uniform raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+# dali-migrate: DM230 shaded builds part of twice_bound, which stays in pipeline mode with everything that uses it: line 15: shaded stays as it was (pipeline mode) for its fn.random.uniform(seed=...): pipeline mode ran it once, when a pipeline defined its graph, and an RNG made in it would restart at each call; its caller makes the RNG. ndd.random.uniform takes no seed= (TypeError) and no pipeline step the migration writes holds this call; dynamic mode's counterpart is rng=ndd.random.RNG(seed=...) made once per operator, beside the loop of steps (values differ from pipeline mode's)
 def shaded(images, seed):
-    # dali-migrate: DM112 seed= on ndd.random.uniform raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+    # dali-migrate: DM112 shaded stays as it was (pipeline mode) for its fn.random.uniform(seed=...): pipeline mode ran it once, when a pipeline defined its graph, and an RNG made in it would restart at each call; its caller makes the RNG. ndd.random.uniform takes no seed= (TypeError) and no pipeline step the migration writes holds this call; dynamic mode's counterpart is rng=ndd.random.RNG(seed=...) made once per operator, beside the loop of steps (values differ from pipeline mode's)
     return images * fn.random.uniform(range=(0.5, 1.0), seed=seed)
 
 
-# dali-migrate: DM230 twice_bound stays in pipeline mode with everything that uses it: line 15: seed= on ndd.random.uniform raises TypeError, and an ndd.random.RNG(seed=...) made in this function would restart at each call (a pipeline ran a helper once, when it defined its graph; migrated, it runs every step): let its caller create rng = ndd.random.RNG(seed=...) once and pass rng=rng
+# dali-migrate: DM230 twice_bound stays in pipeline mode with everything that uses it: line 15: shaded stays as it was (pipeline mode) for its fn.random.uniform(seed=...): pipeline mode ran it once, when a pipeline defined its graph, and an RNG made in it would restart at each call; its caller makes the RNG. ndd.random.uniform takes no seed= (TypeError) and no pipeline step the migration writes holds this call; dynamic mode's counterpart is rng=ndd.random.RNG(seed=...) made once per operator, beside the loop of steps (values differ from pipeline mode's)
 @pipeline_def
 def twice_bound(files):
     seed = 3

@@ -13,6 +13,8 @@ import re
 import libcst as cst
 
 from ..walk import transform, walk, walk_many
+from ... import argument_inputs, optable
+from ... import dataflow as df
 from ...names import FN, NDD, OPS, free_name
 from ..imports import numpy_name, request_import, request_numpy
 from . import checkpoints, conditional, constants, graph_functions, python_functions, rules, sources
@@ -61,6 +63,30 @@ def _entry_for(kind: str, path: str):
     return ndd_entry(path)
 
 
+def _argument_inputs_alike(call: cst.Call, env: Env) -> None:
+    """An fn operator in a step whose argument dynamic mode would read differently (a value the call site does not
+    show to be constant, of a spelling measured to differ: argument_inputs.py) keeps the pipeline in pipeline mode."""
+    path = fn_path(env.ctx.imports, call.func)
+    if path is None:
+        return
+    ndd_path = optable.resolve_fn(path)[0]
+    differ = optable.argument_inputs_differ(ndd_path) if ndd_path else {}
+    for arg in call.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword not in differ:
+            continue
+        if ndd_path == "normalize" and keyword in ("mean", "stddev") or ndd_path == "warp_affine" and \
+                keyword == "matrix":
+            continue  # the arguments pass rewrites these where it can (DM114, DM116) and marks the rest
+        why = argument_inputs.problem(arg.value, differ[keyword], env.ctx.facts.get("flow"), env.ctx.imports)
+        if why:
+            error = CannotUnroll(f"{keyword}={code_of(arg.value)} on ndd.{ndd_path}: dynamic mode passes a value its "
+                                 f"call site does not show to be constant as a per-sample argument input, and {why}; "
+                                 f"pipeline mode took it as a plain argument", arg)
+            error.rule = rules.ARGUMENT_INPUT_RULE
+            raise error
+
+
 class _RandomFixer(constants.Rewriter):
     """batch_size= on input-less ops, seed= -> rng=, and constants (``constants.py``), inside one pipeline step."""
 
@@ -76,6 +102,7 @@ class _RandomFixer(constants.Rewriter):
             return found or updated_node
         if python_functions.kind_of(self.env.ctx.imports, original_node) is not None:
             return self._python_function(original_node, updated_node)
+        _argument_inputs_alike(original_node, self.env)
         updated_node = graph_functions.seeded_call(original_node, updated_node, self.env, self.desc)
         return fix_random_call(original_node, updated_node, self.env, self.desc)
 
@@ -410,6 +437,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
     yields_in_steps = outputs is None  # the last statement yields in each branch (closing_branches)
     desc.extra["yields_in_steps"] = yields_in_steps
     outputs = [] if outputs is None else outputs
+    desc.extra["returned_kinds"] = returned_kinds(outputs, env.ctx.facts.get("flow"), desc.style == "class")
     if desc.style == "with":
         statements, outputs, renamed = python_functions.unshadow(imports, list(statements), list(outputs))
         for rename in renamed:
@@ -1051,14 +1079,40 @@ def _is_sequence(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("tuple", "list")
 
 
-def _single_output_kind(expr: cst.BaseExpression, statements, single_names=frozenset()) -> str:
+def returned_kinds(outputs, flow, lists: bool) -> dict[str, str]:
+    """For a pipeline that returns one name: {name: 'sequence' | 'single' | 'unknown'} as the flow model sees the
+    value it holds (a tuple of DataNodes, or for a Pipeline subclass's define_graph a list too, is several outputs;
+    a list is an error in a pipeline function: VERIFIED, docs/dali-facts.md); a value the model does not know is
+    decided when it runs. Empty where the model is not there or the outputs are not one name."""
+    if flow is None or len(outputs) != 1 or not isinstance(outputs[0], cst.Name):
+        return {}
+    try:
+        kind = flow.value_of(outputs[0])[0]
+    except Exception:  # a node the flow model never saw (built by an earlier step)
+        return {}
+    several = kind in ("tuple:" + df.DATANODE, "tuple:" + df.TOP) or isinstance(kind, tuple) and kind[0] == "tup"
+    listed = kind == df.DATANODES or isinstance(kind, tuple) and kind[0] == "seq"
+    if several or listed and lists:
+        found = "sequence"
+    elif kind == df.DATANODE:
+        found = "single"
+    else:
+        found = "unknown"
+    return {outputs[0].value: found}
+
+
+def _single_output_kind(expr: cst.BaseExpression, statements, single_names=frozenset(), known=None,
+                        seen=frozenset()) -> str:
     """'sequence', 'single' or 'unknown' for a pipeline's one returned expression. pipe.run() gives one
-    output per element when the pipeline returns a tuple or list, one output otherwise."""
+    output per element when the pipeline returns a tuple or list, one output otherwise (``known``: what the flow
+    model says a returned name holds, ``returned_kinds``)."""
+    if known and isinstance(expr, cst.Name) and known.get(expr.value) == "sequence":
+        return "sequence"  # the flow model knows it holds several DataNodes
     if _is_sequence(expr):
         return "sequence"
     if isinstance(expr, cst.IfExp):
-        kinds = {_single_output_kind(expr.body, statements, single_names),
-                 _single_output_kind(expr.orelse, statements, single_names)}
+        kinds = {_single_output_kind(expr.body, statements, single_names, None, seen),
+                 _single_output_kind(expr.orelse, statements, single_names, None, seen)}
         return kinds.pop() if len(kinds) == 1 else "unknown"
     if isinstance(expr, cst.Name):
         if expr.value in single_names:
@@ -1075,15 +1129,12 @@ def _single_output_kind(expr: cst.BaseExpression, statements, single_names=froze
                         values.append(small.value)
                     elif isinstance(t.target, (cst.Tuple, cst.List)) and expr.value in target_names(t.target):
                         return "single"  # one element of an unpacked multi-output op
-        if not values:
-            return "unknown"  # a parameter or a name bound elsewhere
-        if any(isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and not _is_sequence(v) for v in values):
-            return "unknown"  # what a helper function returned: it may be several DataNodes
-        if all(_is_sequence(v) for v in values):
-            return "sequence"
-        if any(_is_sequence(v) for v in values):
-            return "unknown"
-        return "single"
+        if not values or expr.value in seen:
+            return "unknown"  # a parameter or a name bound elsewhere (or in terms of itself)
+        # each value as if it were returned (a conditional expression of tuples, `(x,) + tuple(ys)`, a helper's
+        # result): one kind for all of them, or decided when it runs
+        kinds = {_single_output_kind(v, statements, single_names, None, seen | {expr.value}) for v in values}
+        return kinds.pop() if len(kinds) == 1 else "unknown"
     if isinstance(expr, cst.Call) and (isinstance(expr.func, cst.Name) or _method_call(expr)):
         return "unknown"  # a helper function or method: it may return several DataNodes
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
@@ -1327,20 +1378,24 @@ def _closing_if(node: cst.If, before, closing_outputs, imports, closings: dict) 
     return True
 
 
-def _yield_statements(outputs, statements=(), single_names=frozenset()) -> list[cst.BaseStatement]:
+def _yield_statements(outputs, statements=(), single_names=frozenset(), known=None,
+                      lists=False) -> list[cst.BaseStatement]:
+    """The step's yield of ``outputs``; for one output whose kind is known only at run time, decided there as
+    pipeline mode decided it (a tuple is several outputs; for a Pipeline subclass, ``lists``, a list too)."""
     if len(outputs) == 1:
-        kind = _single_output_kind(outputs[0], statements, single_names)
+        kind = _single_output_kind(outputs[0], statements, single_names, known)
         if kind == "sequence":
             value: cst.BaseExpression = outputs[0] if (isinstance(outputs[0], cst.Call) and outputs[0].func.value
                                                        == "tuple") else cst.Call(cst.Name("tuple"),
                                                                                  [cst.Arg(outputs[0])])
         elif kind == "unknown":
             # Decided when it runs, as pipeline mode did: a returned tuple is several outputs.
+            several = "(tuple, list)" if lists else "tuple"
             if isinstance(outputs[0], cst.Name):
                 out = outputs[0].value
-                return [stmt(f"yield tuple({out}) if isinstance({out}, tuple) else ({out},)\n")]
+                return [stmt(f"yield tuple({out}) if isinstance({out}, {several}) else ({out},)\n")]
             return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("outputs"))], outputs[0])]),
-                    stmt("yield tuple(outputs) if isinstance(outputs, tuple) else (outputs,)\n")]
+                    stmt(f"yield tuple(outputs) if isinstance(outputs, {several}) else (outputs,)\n")]
         else:
             value = cst.Tuple([cst.Element(outputs[0])])
     else:
@@ -1460,8 +1515,8 @@ def loop_statements(desc: PipelineDesc, env: Env) -> list[cst.BaseStatement]:
         # them (`outs = fn.readers.file(...)`) is a list of outputs, decided when it runs.
         if isinstance(spec.target, (cst.Tuple, cst.List)):
             reader_names |= set(target_names(spec.target))
-    yields = [] if desc.extra.get("yields_in_steps") else _yield_statements(desc.outputs, [*desc.pre, *desc.loop],
-                                                                             reader_names)
+    yields = [] if desc.extra.get("yields_in_steps") else _yield_statements(
+        desc.outputs, [*desc.pre, *desc.loop], reader_names, desc.extra.get("returned_kinds"), desc.style == "class")
     closing = desc.extra.get("closing_comments")
     if closing and yields:
         yields[0] = yields[0].with_changes(leading_lines=[*closing, *yields[0].leading_lines])
@@ -1498,7 +1553,8 @@ def epoch_statements(desc: PipelineDesc, env: Env) -> tuple[list, list]:
     loop = list(desc.loop)
     for start, end, spec in reversed(desc.extra["source_slots"]):
         loop[start:end] = sources.pull_statements(spec, env.batch_size, epochs=True)
-    yields = [] if desc.extra.get("yields_in_steps") else _yield_statements(desc.outputs, [*desc.pre, *loop])
+    yields = [] if desc.extra.get("yields_in_steps") else _yield_statements(
+        desc.outputs, [*desc.pre, *loop], known=desc.extra.get("returned_kinds"), lists=desc.style == "class")
     closing = desc.extra.get("closing_comments")
     if closing and yields:
         yields[0] = yields[0].with_changes(leading_lines=[*closing, *yields[0].leading_lines])

@@ -300,7 +300,8 @@ def seeded_call(original: cst.Call, call: cst.Call, env, desc) -> cst.Call:
     from .body_ops import _Repeated
 
     repeated = _Repeated({call.func.value})
-    walk(env.current, repeated)
+    if env.current is not None:  # (None: the call is in the pipeline's returned outputs, in no loop)
+        walk(env.current, repeated)
     if any(found is original for found in repeated.calls):
         return call  # called at each pass of a loop: an operator (a stream) per pass, not one per call site
     seeds = [function.seed_at(seed, call) for seed in function.seeds]
@@ -367,10 +368,10 @@ def finish(module: cst.Module, ctx) -> cst.Module:
     """Remove reader functions no call is left of; give seeded functions their rng parameters when every
     reference to them is a call that passes them."""
     inlined = ctx.facts.get("inlined_reader_functions") or set()
-    seeded = {name: f for name, f in (ctx.facts.get("seeded_functions") or {}).items()
-              if name in (ctx.facts.get("seeded_calls") or set())}
+    candidates = ctx.facts.get("seeded_functions") or {}
+    seeded = {name: f for name, f in candidates.items() if name in (ctx.facts.get("seeded_calls") or set())}
     if not inlined and not seeded:
-        return module
+        return _kept_as_they_were(module, candidates)
     uses = _Uses(set(inlined) | set(seeded))
     walk(module, uses)
     references = uses.references
@@ -379,7 +380,7 @@ def finish(module: cst.Module, ctx) -> cst.Module:
                  if all(call is not None and all(kwarg(call, p) is not None for p in f.params)
                         for call in references.get(name, []))}
     if not removed and not rewritten:
-        return module
+        return _kept_as_they_were(module, {n: f for n, f in candidates.items() if n not in rewritten})
     body, comments = [], []
     for statement in module.body:
         if isinstance(statement, cst.FunctionDef) and statement.name.value in removed:
@@ -389,6 +390,8 @@ def finish(module: cst.Module, ctx) -> cst.Module:
             continue
         if isinstance(statement, cst.FunctionDef) and statement.name.value in rewritten:
             statement = _with_rng_params(statement, rewritten[statement.name.value], ctx)
+        elif isinstance(statement, cst.FunctionDef) and statement.name.value in candidates:
+            statement = candidates[statement.name.value].node  # not given rng parameters: as it was (rename.py)
         if comments:  # the removed def's comments stay where they were (in a notebook, in its cell: the cells
             # are split back by lines, and these come before the next cell's first line)
             statement = statement.with_changes(leading_lines=[*comments, *statement.leading_lines])
@@ -396,6 +399,17 @@ def finish(module: cst.Module, ctx) -> cst.Module:
         body.append(statement)
     return module.with_changes(body=body)
 
+
+
+def _kept_as_they_were(module: cst.Module, kept: dict) -> cst.Module:
+    """The module with each seeded function that gets no rng parameters as it was before the unroll (which may have
+    given its random ops ``batch_size=``): the rename pass leaves a function with seeded random ops as it was, marked
+    (DM112), so that the pipelines that call it keep running it in pipeline mode."""
+    if not kept:
+        return module
+    body = [kept[s.name.value].node if isinstance(s, cst.FunctionDef) and s.name.value in kept else s
+            for s in module.body]
+    return module.with_changes(body=body)
 
 
 def _report(ctx, node, message):

@@ -203,6 +203,39 @@ def ndd_entry(ndd_path: str) -> tuple[str | None, dict | None]:
     return None, None
 
 
+def seeded(call: cst.Call, entry: dict | None) -> bool:
+    """A call of a random operator with ``seed=``, which its ndd function does not take (it takes rng=)."""
+    return bool(entry) and "seed" in entry.get("dropped_args", ()) and any(
+        a.keyword is not None and a.keyword.value == "seed" for a in call.args)
+
+
+class SeededCalls(cst.CSTVisitor):
+    """The calls of fn random operators with ``seed=`` in a tree."""
+
+    def __init__(self, imports):
+        super().__init__()
+        self.imports = imports
+        self.found: list[cst.Call] = []
+
+    def visit_Call(self, node):
+        path = fn_path(self.imports, node.func)
+        if path is not None and seeded(node, optable.resolve_fn(path)[2]):
+            self.found.append(node)
+
+
+def seeded_calls(node: cst.CSTNode, imports, skipped=frozenset()) -> list[cst.Call]:
+    """The seeded random-op calls in ``node``, outside the statements ``skipped`` (those of kept units)."""
+    from ..walk import walk
+
+    finder = SeededCalls(imports)
+    walk(node, finder, keep=(lambda n: n not in skipped) if skipped else None)
+    return finder.found
+
+
+def has_seeded_call(node: cst.CSTNode, imports) -> bool:
+    return bool(seeded_calls(node, imports))
+
+
 def is_reader_path(path: str) -> bool:
     _, entry = op_entry(path)
     return bool(entry) and entry.get("kind") == "reader"

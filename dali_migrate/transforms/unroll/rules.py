@@ -447,3 +447,5 @@ GRAPH_HELPER_RENAMED = rule(
           "class Files(Base):\n    def steps(self):\n        ...\n"
           "            yield self.base_step(ndd.decoders.image(jpegs)), labels",
 )
+
+ARGUMENT_INPUT_RULE = "DM117"  # transforms/arguments.py ARGUMENT_INPUT: an argument dynamic mode reads differently

@@ -21,8 +21,8 @@ from .graph import (Env, _uses_name, build_graph, closing_returns, device_statem
                     grow_statement, loop_statements, output_elements, rng_statements_after_pre, seeding_statements,
                     takes_device, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, AssignedNames,
-                    CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg, literal_value,
-                    ops_path, stmt, with_kwarg, without_kwargs)
+                    CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, has_seeded_call, kwarg,
+                    literal_value, ops_path, stmt, with_kwarg, without_kwargs)
 
 TORCH_ITERATORS = {
     "nvidia.dali.plugin.pytorch.DALIGenericIterator": None,
@@ -302,6 +302,7 @@ class Unroller(MigrationTransformer):
         self._classes: list[str] = []  # the classes around the node being rewritten, innermost last
         self._functions: list[cst.FunctionDef] = []
         self._adopted_randoms: set[cst.Call] = set()  # random ops that move into a `with pipe:` (withstyle)
+        self._seed_functions: dict = {}  # FunctionDef -> left as it was for its seeded random ops (_left_for_seeds)
         self.unmarked_randoms: set[cst.Call] = set()  # ... as rewritten, left unmarked for that move
         # Unroll definitions first (the transformer sees calls before or after the defs).
         self._prepare()
@@ -472,6 +473,16 @@ class Unroller(MigrationTransformer):
             self._pipeline_depth -= 1
         return updated_node
 
+    def _left_for_seeds(self, function: cst.FunctionDef) -> bool:
+        """A function with seeded random ops that no rewrite gives rng parameters (graph_functions.find lists the
+        candidates; finish gives them theirs or puts them back as they were): the rename pass leaves it as it was."""
+        found = self._seed_functions.get(function)
+        if found is None:
+            candidate = (self.ctx.facts.get("seeded_functions") or {}).get(function.name.value)
+            found = self._seed_functions[function] = not (candidate is not None and candidate.node is function) \
+                and has_seeded_call(function, self.ctx.imports)
+        return found
+
     def _random_outside(self, call: cst.Call, updated: cst.Call) -> cst.Call:
         """An fn random op outside any pipeline (in a helper the pipeline calls). Without batch_size it
         would return one value for the whole batch: in a graph helper that gets the pipeline's data, the
@@ -483,6 +494,8 @@ class Unroller(MigrationTransformer):
         if call in self._adopted_randoms:
             self.unmarked_randoms.add(updated)
             return updated
+        if self._functions and self._left_for_seeds(self._functions[-1]):
+            return updated  # the rename pass leaves it as it was, marked (DM112)
         from .model import op_entry
         current, entry = op_entry(path)
         if not entry or not entry.get("random"):

@@ -66,6 +66,9 @@ def _set_outputs(statement, name):
             and statement.body[0].value.func.attr.value == "set_outputs":
         call = statement.body[0].value
         if code_of(call.func.value) == name:
+            if any(a.star for a in call.args):  # set_outputs(T1, *inputs, *params): as many outputs as they hold
+                return [cst.Tuple([cst.StarredElement(a.value) if a.star == "*" else cst.Element(a.value)
+                                   for a in call.args])]
             return [a.value for a in call.args]
     return None
 
