@@ -118,7 +118,8 @@ def pipe_steps(*, batch_size=4, seed=2):
         data = ndd.random.uniform(range=(0, 1), shape=[2], batch_size=batch_size)
         if RANDOM_ANGLE:
             angle_step = ndd.random.uniform(range=(-30, 30), batch_size=batch_size)
-        yield (data * 0 + angle_step,)
+        outputs = data * 0 + angle_step
+        yield tuple(outputs) if isinstance(outputs, tuple) else (outputs,)
 
 
 pipe = pipe_steps()

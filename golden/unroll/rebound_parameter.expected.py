@@ -132,7 +132,8 @@ def rotation(random_angle, angle=10.0, steps=3):
             data = ndd.random.uniform(range=(0, 1), shape=[2], batch_size=batch_size)
             if random_angle:
                 angle_step = ndd.random.uniform(range=(-30, 30), batch_size=batch_size)
-            yield (data * 0 + angle_step,)
+            outputs = data * 0 + angle_step
+            yield tuple(outputs) if isinstance(outputs, tuple) else (outputs,)
     pipe = pipe_steps()
     return [next(pipe) for _ in range(steps)]
 
