@@ -103,6 +103,26 @@ def _migrate_text(source: str, name: str, suffix: str, project=None, helper_modu
 # scan of a tree without DALI spends as long in this check as in reading the files.
 _says_dali = re.compile(b"dali").search
 
+# The words of a text (identifiers, keywords, numbers), for indexes that answer "does this file say the word w" for
+# many words at once: w (a run of word characters) is in the set exactly where ``\bw\b`` matches (str patterns and
+# the str set: Unicode word characters; bytes: ASCII ones). One pass per file, whatever the number of words asked.
+_WORDS = re.compile(r"\w+").findall
+_BYTE_WORDS = re.compile(rb"\w+").findall
+
+
+def _packages_reexporting(reexports: dict[str, str]) -> dict[str, set[str]]:
+    """``{module: packages}``: the packages whose ``__init__.py`` re-exports a name of ``module`` or of a module
+    under it (``pkg.alias`` -> ``pkg.sub.mod.name`` counts for ``pkg.sub.mod`` and ``pkg.sub``, and ``pkg``)."""
+    found: dict[str, set[str]] = {}
+    for alias, target in reexports.items():
+        package = alias.rpartition(".")[0]
+        at = target.find(".")
+        while at >= 0:  # every prefix that ends before a dot: target.startswith(prefix + ".")
+            found.setdefault(target[:at], set()).add(package)
+            at = target.find(".", at + 1)
+    return found
+
+
 def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[str, str]],
                          quiet: list[str], reexports: dict | None = None) -> tuple[list[tuple[str, str]], dict | None]:
     """The ``(name, text)`` candidates for the pre-scan whose module another file of the run mentions,
@@ -113,28 +133,28 @@ def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[st
     ``from . import decorated``, ``import loaders.decorated``): where no other file says the module's
     last name, nobody can import its pipelines, and its own migration needs no pre-scan; a quiet file
     that says none of them cannot import a pipeline either. ``texts``: ``(name, text)`` of the files
-    read; ``quiet``: files not kept in memory (read again here)."""
+    read; ``quiet``: files not kept in memory (read again here). Each file's words are found once (an
+    index), not searched for each module's name: the cost grows with the files, not files times modules."""
     if not candidates:
         return candidates, {}
     # A module is imported by its own name or, through a package's re-exports, by the package's name.
+    packages = _packages_reexporting(reexports or {})
     words = {}
     for name, _ in candidates:
         module = module_name_of(name)
-        via = {a.rpartition(".")[0] for a, target in (reexports or {}).items() if target.startswith(module + ".")}
-        words[name] = (module.rpartition(".")[2], *(p.rpartition(".")[2] for p in via if p))
+        words[name] = (module.rpartition(".")[2], *(p.rpartition(".")[2] for p in packages.get(module, ()) if p))
     if not all(word.isascii() and word.isidentifier() for names in words.values() for word in names):
-        return candidates, None  # a name the byte pattern below cannot spell: scan them all
-    alternatives = "|".join(sorted({re.escape(w) for names in words.values() for w in names}, key=len, reverse=True))
-    pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+        return candidates, None  # a name the byte index below cannot spell: scan them all
+    wanted = {word for names in words.values() for word in names}
     mentioned: dict[str, set[str]] = {}  # module word -> files that say it
 
     def note(name, found):
-        for word in set(found):
+        for word in found:
             mentioned.setdefault(word, set()).add(name)
 
     for name, text in texts:
-        note(name, pattern.findall(text))
-    byte_pattern = re.compile(pattern.pattern.encode())
+        note(name, wanted.intersection(_WORDS(text)))
+    wanted_bytes = {word.encode() for word in wanted}
     quiet_reads: dict[str, bytes | OSError] = {}
     for name in quiet:
         try:
@@ -142,20 +162,22 @@ def _imported_candidates(candidates: list[tuple[str, str]], texts: list[tuple[st
         except OSError as e:
             quiet_reads[name] = e  # reported if a pipeline turns out to be importable
             continue
-        found = byte_pattern.findall(data)
+        found = wanted_bytes.intersection(_BYTE_WORDS(data))
         if found:
             quiet_reads[name] = data
-            note(name, (m.decode() for m in found))
+            note(name, (word.decode() for word in found))
     return [(name, text) for name, text in candidates
             if any(mentioned.get(word, set()) - {name} for word in words[name])], quiet_reads
 
 
 def _scan_task(task: tuple) -> tuple[dict, dict, set, dict]:
     """One file's part of the project pre-scan, in a worker process: (pipelines, kept, source helpers, iterator
-    wrappers) it defines."""
-    name, source, *classes = task  # classes: the run's Pipeline classes (a hierarchy across modules)
+    wrappers) it defines. The run's Pipeline classes (a hierarchy across modules) are ``parallel.shared()``."""
+    from .parallel import shared
+
+    name, source = task
     found = Project()
-    found.pipeline_classes = classes[0] if classes else {}
+    found.pipeline_classes = shared() or {}
     try:
         scan_source(source, name, found)
     except Exception:  # noqa: BLE001 - the file's own migration reports what is wrong with it
@@ -163,21 +185,27 @@ def _scan_task(task: tuple) -> tuple[dict, dict, set, dict]:
     return found.pipelines, found.kept, found.source_helpers, found.iterator_wrappers
 
 
+_CLASS_BASES = re.compile(rb"class\s+\w+\s*\(([^)]*)").findall
+
+
 def _pipeline_classes(sources: dict, slots: list, quiet: list, reexports: dict) -> dict:
     """The run's Pipeline classes where a hierarchy spans modules (``project.scan_classes``). A file that never says
     "dali" but names one of the run's Pipeline classes in a class statement may hold a subclass of it: it is read
     (it leaves ``quiet`` for ``sources``), so that its subclass migrates with the base, or keeps it."""
     classes = scan_classes(list(sources.values()), reexports)
-    words = sorted({r.name.encode() for r in classes.values() if "<" not in r.name}, key=len, reverse=True)
-    names = [re.compile(rb"class\s+\w+\s*\([^)]*\b(?:" + b"|".join(map(re.escape, words)) + rb")\b")] if words else []
+    words = {r.name.encode() for r in classes.values() if "<" not in r.name}
+    if all(word.isascii() for word in words):  # the words between a class statement's parentheses, against the set
+        says_one = lambda data: any(words.intersection(_BYTE_WORDS(bases)) for bases in _CLASS_BASES(data))  # noqa: E731
+    else:  # (a name the ASCII word index cannot spell)
+        says_one = re.compile(rb"class\s+\w+\s*\([^)]*\b(?:" + b"|".join(map(re.escape, words)) + rb")\b").search
     grew = False
-    for slot in list(quiet) if names else ():
+    for slot in list(quiet) if words else ():
         name = slots[slot].path
         if not name.endswith(".py"):
             continue
         try:
             data = read_bytes(name)
-            if any(pattern.search(data) for pattern in names):
+            if says_one(data):
                 sources[slot] = (name, decode_source(data))
                 slots[slot] = None
                 quiet.remove(slot)
@@ -190,8 +218,12 @@ def _pipeline_classes(sources: dict, slots: list, quiet: list, reexports: dict) 
 
 
 def _migrate_task(task: tuple) -> tuple[MigrationResult, bool]:
-    """One file, in a worker process: migrate its text and, when asked, write it. (result, written)"""
-    path, source, write, project, *helper = task  # helper: the helper module to import from, or None
+    """One file, in a worker process: migrate its text and, when asked, write it. (result, written)
+    The project, when the run has one, is ``parallel.shared()`` (sent to each worker once)."""
+    from .parallel import shared
+
+    path, source, write, *helper = task  # helper: the helper module to import from, or None
+    project = shared()
     try:
         result = _migrate_text(source, path, Path(path).suffix, project, helper[0] if helper else None)
     except Exception as e:  # noqa: BLE001 - one file must never end the run (the engine catches its own)
@@ -279,9 +311,9 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
         scanned = {name for name, _ in to_scan}
         to_scan += [(name, text) for name, text in sources.values() if name not in scanned and name.endswith(".py")
                     and module_name_of(name) in hierarchy_modules]
-    to_scan = [(name, text, project.pipeline_classes) for name, text in to_scan]
     for pipelines, kept, source_helpers, wrappers in run_ordered(_scan_task, to_scan,
-                                                                 jobs=jobs if len(to_scan) >= 8 else 1):
+                                                                 jobs=jobs if len(to_scan) >= 8 else 1,
+                                                                 shared=project.pipeline_classes):
         project.pipelines.update(pipelines)
         project.kept.update(kept)
         project.source_helpers.update(source_helpers)
@@ -313,13 +345,14 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     # With pipelines shared between modules, a unit can span files: the files are migrated without writing
     # until no module keeps in pipeline mode a pipeline that another one migrated, then written.
     shared = len(task_slots) > 1 or bool(task_slots) and len(slots) > 1
-    tasks = [(*sources[slot], write and not shared, project if shared or project else None,
-              helpers.importable(sources[slot][0])) for slot in task_slots]
+    helpers.expect_sharing = shared
+    tasks = [(*sources[slot], write and not shared, helpers.importable(sources[slot][0])) for slot in task_slots]
     # The bar counts every file, as the summary does; those settled without a worker are done already.
     bar = Progress(len(slots), enabled=Progress.wanted(progress) and len(tasks) >= 20)
     bar.advance(len(slots) - len(tasks))
     try:
-        done = run_ordered(_migrate_task, tasks, jobs=jobs, progress=bar)
+        done = run_ordered(_migrate_task, tasks, jobs=jobs, progress=bar,
+                           shared=project if shared or project else None)
     finally:
         bar.close()
     results = {slot: result for slot, (result, _) in zip(task_slots, done)}
@@ -400,6 +433,10 @@ class _Helpers:
         self.base = base  # where relative file names start (None: the current folder)
         self.text = helpers.module_text()
         self._roots: dict = {}  # import root -> "ours" | "older" | "missing" | "other" | "no-package"
+        # Where there is no helper module yet, the modules of a run of several import from the one the run will
+        # create: most roots have two or more modules that need helpers, and the one that turns out alone is
+        # migrated again with them inline (``share``), rather than every other migrated twice.
+        self.expect_sharing = False
         self.errors: dict = {}  # import root -> MigrationResult with the error
 
     def _root(self, name: str):
@@ -437,8 +474,10 @@ class _Helpers:
 
     def importable(self, name: str) -> str | None:
         """The helper module a file imports its helpers from when one is already there (written by an earlier
-        run); None: write them inline (for now: ``share`` may decide otherwise)."""
-        return self.module if self.state(self._root(name)) in ("ours", "older") else None
+        run) or, in a run of several modules (``expect_sharing``), where the run may create one; None: write them
+        inline (for now: ``share`` decides in the end)."""
+        state = self.state(self._root(name))
+        return self.module if state in ("ours", "older") or self.expect_sharing and state == "missing" else None
 
     def display(self, root, like: str) -> str:
         """The helper module's path, shown the way ``like`` (a file of the run) is shown."""
@@ -453,28 +492,33 @@ class _Helpers:
     def share(self, results: dict, sources: dict, project, jobs) -> None:
         """Where two or more modules under one import root got a helper inline, migrate them again importing
         it from the helper module (``files`` then creates it); where a file of that name with other content is
-        in the way, they keep it inline and the run reports the error."""
+        in the way, they keep it inline and the run reports the error. A module alone under its root that
+        imported its helpers from the module the run would create (``expect_sharing``) is migrated again with
+        them inline: the file stays self-contained, and no helper module is created for it."""
         from .parallel import run_ordered
 
         from .transforms.unroll.helpers import importers
 
-        groups: dict = {}
-        for slot, result in results.items():  # the modules that got a helper inline
-            if result.helpers and not result.error and not importers(result.migrated, self.module):
-                groups.setdefault(self._root(result.path), []).append(slot)
-        again = []
-        for root, slots in groups.items():
+        groups: dict = {}  # import root -> the modules that need helpers: (written inline, imported)
+        for slot, result in results.items():
+            if result.helpers and not result.error:
+                imported = bool(importers(result.migrated, self.module))
+                groups.setdefault(self._root(result.path), ([], []))[imported].append(slot)
+        again, alone = [], []
+        for root, (inline, imported) in groups.items():
             state = self.state(root)
             if state in ("ours", "older"):  # written by an earlier run: import from it
-                again += slots
-            elif len(slots) < 2:
-                continue  # one module: the helper stays inline, the file stays self-contained
+                again += inline
+            elif len(inline) + len(imported) < 2:
+                if state == "missing":
+                    alone += imported  # one module: the helper stays inline, the file stays self-contained
             elif state == "missing":
-                again += slots
-            else:
-                self._error(root, [results[s].path for s in slots], state)
-        tasks = [(*sources[slot], False, project, self.module) for slot in again]
-        for slot, (result, _) in zip(again, run_ordered(_migrate_task, tasks, jobs=jobs)):
+                again += inline
+            elif inline:
+                self._error(root, [results[s].path for s in inline], state)
+        tasks = [(*sources[slot], False, self.module) for slot in again] + \
+            [(*sources[slot], False, None) for slot in alone]
+        for slot, (result, _) in zip(again + alone, run_ordered(_migrate_task, tasks, jobs=jobs, shared=project)):
             results[slot] = result
 
     def _error(self, root, users: list[str], state: str) -> None:
@@ -527,8 +571,13 @@ def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs, o
     """Migrate again the files that share a pipeline some module keeps in pipeline mode, until every
     module agrees (a unit that spans modules moves whole); a module of the run that imports no DALI but
     gets pipelines passed (``others``: slot -> path) joins in when it does. A few rounds at most: each one
-    only adds to what the modules know."""
-    from .dataflow import join_kind
+    only adds to what the modules know.
+
+    A module migrates again only when what it read of the project changed: a pipeline it shares (imports, defines,
+    builds or is given: ``MigrationResult.kept_reads``) is newly kept by another module, or other modules build
+    with or pass pipelines to its own functions (``graph_helpers``, ``foreign_calls``). Each round costs the
+    modules it concerns, not the repository (a scan of every file for every kept name made runs quadratic)."""
+    from .dataflow import is_site, join_kind, site_module
     from .parallel import run_ordered
 
     modules = {module_name_of(name): slot for slot, (name, _) in sources.items()}
@@ -571,23 +620,17 @@ def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs, o
                     continue
                 modules[callee.rpartition(".")[0]] = slot
                 again.add(slot)
-        from .dataflow import is_site, site_module
-
         for q in new:  # an operator another module was given keeps its unit there: the module that named it keeps it
             if is_site(q) and site_module(q) in modules:
                 again.add(modules[site_module(q)])
-        words = {q: {q.rpartition(".")[2]} | {a.rpartition(".")[2] for a, t in project.reexports.items() if t == q}
-                 for q in new if not is_site(q)}
         for slot, result in results.items():
-            text = sources[slot][1]
-            mentioned = {q for q, names in words.items() if any(re.search(rf"\b{re.escape(n)}\b", text) for n in names)}
-            if mentioned - set(result.kept_pipelines):  # it shares one that it migrated: do it again
-                again.add(slot)
+            if any(q in new and q not in result.kept_pipelines for q in result.kept_reads):
+                again.add(slot)  # it shares one that it migrated: do it again
         again = sorted(again)
-        tasks = [(*sources[slot], False, project,
+        tasks = [(*sources[slot], False,
                   runtime_helpers.importable(sources[slot][0]) if runtime_helpers is not None else None)
                  for slot in again]
-        for slot, (result, _) in zip(again, run_ordered(_migrate_task, tasks, jobs=jobs)):
+        for slot, (result, _) in zip(again, run_ordered(_migrate_task, tasks, jobs=jobs, shared=project)):
             results[slot] = result
 
 

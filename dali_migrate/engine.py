@@ -176,6 +176,10 @@ class MigrationResult:
     helpers: list[str] = field(default_factory=list)
     # A file the run creates (the project's helper module): there was none before.
     created: bool = False
+    # The project pipelines (qualnames) whose Project.kept entry this migration read: the ones it shares (imports,
+    # defines, builds with its graph helpers, is given) and its class hierarchy's. When another module comes to keep
+    # one of them, this module migrates again (api._agree_on_kept_units); no other kept pipeline changes its text.
+    kept_reads: frozenset = frozenset()
 
     @property
     def changed(self) -> bool:
@@ -713,6 +717,7 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
     result.kept_pipelines = ctx.facts.get("kept_pipelines", {})
     result.graph_helpers = ctx.facts.get("graph_helpers", {})
     result.foreign_calls = ctx.facts.get("foreign_calls", {})
+    result.kept_reads = frozenset(ctx.facts.get("kept_reads", ()))
     result.helpers = list(ctx.facts.get("helpers", []))
     return result
 
@@ -861,10 +866,12 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
             kept_sites[origin] = statement  # an operator given to that module's pipeline: marked where it is named
     if project is not None and project.kept:
         _mark_kept_helper_calls(ctx, units, kept, shared, project, here)
+    kept_reads = set(shared.values())  # (with what the passes read of a class hierarchy's, each attempt)
     undefined_before: set[str] | None = None
     first = ctx
     for attempt in range(len(units.all_origins()) + 2):
         if attempt:
+            kept_reads |= ctx.facts.get("kept_reads", set())
             ctx = _fresh_context(first, start_aliases)
         ctx.facts["flow"] = flow
         ctx.facts["units"] = units
@@ -917,6 +924,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
         definitions = {**{o: _import_of(original, o) for o in shared if o not in units.definitions},
                        **foreign_where, **kept_sites, **units.definitions}
         module = _annotate_kept(module, ctx, units, kept, definitions, flow.with_origin)
+    ctx.facts["kept_reads"] = kept_reads | ctx.facts.get("kept_reads", set())
     ctx.facts["graph_helpers"] = _graph_helpers(flow, ctx, shared) if project is not None else {}
     ctx.facts["foreign_calls"] = _foreign_calls(units, ctx, shared) if project is not None else {}
     ctx.facts["kept_pipelines"] = {

@@ -78,17 +78,39 @@ def _context():
     return multiprocessing.get_context()
 
 
-def run_ordered(func, items: list, jobs: int | None = None, progress: Progress | None = None) -> list:
-    """``[func(item) for item in items]``, over ``jobs`` processes when that pays off."""
+_shared = None  # what every task of the current run_ordered call reads (``shared()``)
+
+
+def _share(value) -> None:
+    global _shared
+    _shared = value
+
+
+def shared():
+    """The ``shared`` value of the run_ordered call this task belongs to (in a worker: sent there once, when the
+    worker started, not with each task; a project of thousands of modules pickled per task cost more than the
+    tasks)."""
+    return _shared
+
+
+def run_ordered(func, items: list, jobs: int | None = None, progress: Progress | None = None, shared=None) -> list:
+    """``[func(item) for item in items]``, over ``jobs`` processes when that pays off. ``shared``: a value every
+    task reads through ``parallel.shared()``."""
     jobs = default_jobs() if jobs is None else max(1, int(jobs))
     results = []
     if jobs == 1 or len(items) < 2:
-        for item in items:
-            results.append(func(item))
-            if progress:
-                progress.advance()
+        before = _shared
+        _share(shared)
+        try:
+            for item in items:
+                results.append(func(item))
+                if progress:
+                    progress.advance()
+        finally:
+            _share(before)
         return results
-    with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=_context()) as pool:
+    with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=_context(), initializer=_share,
+                             initargs=(shared,)) as pool:
         for result in pool.map(func, items, chunksize=1):
             results.append(result)
             if progress:

@@ -391,9 +391,16 @@ def scan_project(paths) -> Project:
     project.pipeline_classes = across_modules(scan_classes(list(texts.items())))
     for name, text in texts.items():
         scan_source(text, name, project)
+    modules = {name: module_name_of(name) for name in texts}
+    words = {name: set(re.findall(r"\w+", text)) for name, text in texts.items()}  # each file's, once
     for module in {p.module for p in project.pipelines.values()}:
-        word = re.compile(rf"(?<!\w){re.escape(module.rpartition('.')[2])}(?!\w)")
-        if any(module_name_of(name) != module and word.search(text) for name, text in texts.items()):
+        last = module.rpartition(".")[2]
+        if re.fullmatch(r"\w+", last):
+            says = lambda name: last in words[name]  # noqa: E731
+        else:  # (a module name no word spells: its text is searched)
+            pattern = re.compile(rf"(?<!\w){re.escape(last)}(?!\w)")
+            says = lambda name: pattern.search(texts[name])  # noqa: E731
+        if any(modules[name] != module and says(name) for name in texts):
             project.imported_modules.add(module)
     return project
 

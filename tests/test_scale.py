@@ -326,3 +326,134 @@ def test_a_migrated_tree_is_freed_when_the_migration_ends():
         gc.set_debug(0)
         gc.garbage.clear()
     assert kept == []
+
+
+# -- project runs grow with the project, not with its square (issue 33) ---------------------------------------
+
+KEPT_HERE = '''from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def create_pipeline(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    return labels
+
+
+def export(root, path):
+    pipe = create_pipeline(root)
+    pipe.build()
+    with open(path, "wb") as f:
+        f.write(pipe.serialize())
+'''
+USES_IT = '''from pkg.pipes import create_pipeline
+
+pipe = create_pipeline("/data")
+pipe.build()
+(labels,) = pipe.run()
+'''
+# Its own pipeline of the same name: it says "pipe" and "create_pipeline", and imports nothing of pkg.pipes.
+SAME_NAMES = '''from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def create_pipeline(root):
+    jpegs, labels = fn.readers.file(file_root=root, seed={k})
+    return labels
+
+
+pipe = create_pipeline("/data")
+pipe.build()
+(labels,) = pipe.run()
+'''
+
+
+# Stepped in a loop: its migration loads ahead (the Prefetch helper class).
+NEEDS_HELPERS = '''from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def {name}(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    return labels
+
+
+def steps(root, count):
+    pipe = {name}(root)
+    pipe.build()
+    found = []
+    for _ in range(count):
+        (labels,) = pipe.run()
+        found.append(len(labels))
+    return found
+'''
+
+
+def _count_migrations(monkeypatch) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    migrate_text = api._migrate_text
+
+    def counted(source, name, *args, **kwargs):
+        counts[Path(name).name] = counts.get(Path(name).name, 0) + 1
+        return migrate_text(source, name, *args, **kwargs)
+
+    monkeypatch.setattr(api, "_migrate_text", counted)
+    return counts
+
+
+def test_a_kept_pipeline_migrates_again_only_the_modules_that_share_it(tmp_path, monkeypatch):
+    """pkg/pipes.py keeps create_pipeline (serialize()): user.py, which imports it, migrated it at first and must
+    keep it too, so it is migrated again; the modules that only say the same words (their own create_pipeline,
+    their own pipe) are migrated once (a scan for the kept name migrated them all again, every round)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "pipes.py").write_text(KEPT_HERE)
+    (tmp_path / "user.py").write_text(USES_IT)
+    for k in range(4):
+        (tmp_path / f"other_{k}.py").write_text(SAME_NAMES.format(k=k))
+    counts = _count_migrations(monkeypatch)
+    run = migrate_paths_jobs1(tmp_path)
+    assert not run.errors
+    assert counts["user.py"] == 2 and counts["pipes.py"] == 1, counts
+    assert all(counts[f"other_{k}.py"] == 1 for k in range(4)), counts
+    by_name = {Path(f.path).name: f for f in run.files}
+    assert [m.rule for m in by_name["user.py"].manual] == ["DM230"]  # kept with the rest of its unit
+    assert "another module" in by_name["user.py"].migrated
+    assert all(by_name[f"other_{k}.py"].status == "migrated" for k in range(4))
+
+
+def migrate_paths_jobs1(folder: Path):
+    return api.migrate_paths([str(folder)], jobs=1)
+
+
+def test_modules_that_need_helpers_import_them_at_once_and_one_alone_keeps_them_inline(tmp_path, monkeypatch):
+    """Under one import root, modules that need the run-time helpers import them from the helper module the run
+    creates, each migrated once; the only one under another root writes them inline (migrated again for that)."""
+    for folder, names in (("shared", ("a", "b", "c")), ("alone", ("d",))):
+        (tmp_path / folder).mkdir()
+        for name in names:
+            (tmp_path / folder / f"{name}.py").write_text(NEEDS_HELPERS.format(name=name))
+    counts = _count_migrations(monkeypatch)
+    run = migrate_paths_jobs1(tmp_path)
+    assert not run.errors
+    assert counts == {"a.py": 1, "b.py": 1, "c.py": 1, "d.py": 2}
+    by_name = {Path(f.path).name: f for f in run.files}
+    for name in ("a.py", "b.py", "c.py"):
+        assert "from dali_dynamic_compat import" in by_name[name].migrated and "class " not in by_name[name].migrated
+    assert "class Prefetch" in by_name["d.py"].migrated and "dali_dynamic_compat" not in by_name["d.py"].migrated
+    assert [Path(f.path).parent.name for f in run.files if f.created] == ["shared"]
+
+
+def test_word_indexes_answer_as_the_word_patterns_did():
+    """The pre-scan's index of each file's words finds what a search for ``(?<!\\w)name(?!\\w)`` found."""
+    texts = [("a.py", "from pkg.pipes import p  # pipes_x\n"), ("b.py", "import pipes2\nx = é_pipes + pipesé\n"),
+             ("c.py", "pipes.run()\n")]
+    for word in ("pipes", "pipes2", "pkg", "p", "x", "é_pipes"):
+        pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
+        assert [n for n, t in texts if pattern.search(t)] == [n for n, t in texts if word in set(api._WORDS(t))]
+        data = [(n, t.encode()) for n, t in texts]
+        if word.isascii():
+            pattern = re.compile(pattern.pattern.encode())
+            assert [n for n, d in data if pattern.search(d)] == \
+                [n for n, d in data if word.encode() in set(api._BYTE_WORDS(d))]
+    assert api._packages_reexporting({"pkg.alias": "pkg.sub.mod.name", "top": "other.f"}) == {
+        "pkg": {"pkg"}, "pkg.sub": {"pkg"}, "pkg.sub.mod": {"pkg"}, "other": {""}}

@@ -80,9 +80,7 @@ class UnrollPass(Pass):
         adapts = bool(flow is not None and flow.adapted)  # pipelines given from elsewhere only (adapted.py)
         if not discovery.anything() and not adapts:
             if ctx.facts.get("source_streams"):  # its source helpers return ReaderStreams: the class goes with them
-                unroller = Unroller(ctx, discovery)
-                unroller.need_stream = True
-                module = unroller.finish(module)
+                module = Unroller(ctx, discovery).finish(module)
             return module
         ctx.imports.aliases.setdefault("ndd", NDD)
         ctx.facts["reader_functions"], ctx.facts["seeded_functions"] = per_model(

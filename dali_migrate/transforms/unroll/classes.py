@@ -462,6 +462,7 @@ def _kept_elsewhere(unroller, node: cst.ClassDef, chain, subclasses) -> None:
     here = module_name_of(unroller.ctx.path)
     for cls in [node, *chain, *subclasses]:
         qualname = records[cls].qualname if cls in records else f"{here}.{cls.name.value}"
+        unroller.ctx.facts.setdefault("kept_reads", set()).add(qualname)  # (this module migrates again if it changes)
         kept = project.kept.get(qualname)
         if kept is not None and kept[0] != here:  # (kept by another module of the run: its uses there stay)
             raise CannotUnroll(f"its class hierarchy spans modules, and {qualname} {kept[1]}", node)

@@ -1433,7 +1433,8 @@ class Unroller(MigrationTransformer):
         module = self._grow_threads_once(module)
         helpers = [(self.need_epoch_iterator or self.need_jax_iterator, epoch_iterator.CLASS_NAME,
                     epoch_iterator.SOURCE),
-                   (self.need_stream, stream.CLASS_NAME, stream.SOURCE),
+                   # (source helpers that return ReaderStreams need the class too, whatever the pipelines need)
+                   (self.need_stream or self.ctx.facts.get("source_streams"), stream.CLASS_NAME, stream.SOURCE),
                    (self.need_prefetch, prefetch.CLASS_NAME, prefetch.SOURCE),
                    (self.need_jax_iterator, frameworks.JAX_NAME, frameworks.JAX_SOURCE),
                    (self.need_tf_dataset, frameworks.TF_NAME, frameworks.TF_SOURCE),
