@@ -802,6 +802,7 @@ class _Tagger(cst.CSTVisitor):
                                   f"{what} is inside {region.label}, which expects its error there: a migrated "
                                   f"pipeline raises it later (its first step or output read) or not at all",
                                   rule=ERROR_EXPECTED.id))
+        del reached  # a recursive closure holds itself (and this visitor, and the tree) in a reference cycle
         return escapes
 
     # -- uses ---------------------------------------------------------------------------------------

@@ -80,11 +80,11 @@ def _argument_inputs_alike(call: cst.Call, env: Env) -> None:
             continue  # the arguments pass rewrites these where it can (DM114, DM116) and marks the rest
         why = argument_inputs.problem(arg.value, differ[keyword], env.ctx.facts.get("flow"), env.ctx.imports)
         if why:
-            error = CannotUnroll(f"{keyword}={code_of(arg.value)} on ndd.{ndd_path}: dynamic mode passes a value its "
-                                 f"call site does not show to be constant as a per-sample argument input, and {why}; "
-                                 f"pipeline mode took it as a plain argument", arg)
-            error.rule = rules.ARGUMENT_INPUT_RULE
-            raise error
+            # (raised as made: an exception held in a local of the frame it leaves keeps that frame, and the tree,
+            # in a reference cycle)
+            raise CannotUnroll(f"{keyword}={code_of(arg.value)} on ndd.{ndd_path}: dynamic mode passes a value its "
+                               f"call site does not show to be constant as a per-sample argument input, and {why}; "
+                               f"pipeline mode took it as a plain argument", arg, rule=rules.ARGUMENT_INPUT_RULE)
 
 
 class _RandomFixer(constants.Rewriter):

@@ -30,10 +30,12 @@ PIPELINE_CLS = "nvidia.dali.Pipeline"
 class CannotUnroll(Exception):
     rule: str | None = None  # the marker's rule; None: DM212 (DM213 for conditionals)
 
-    def __init__(self, reason: str, node: cst.CSTNode | None = None):
+    def __init__(self, reason: str, node: cst.CSTNode | None = None, rule: str | None = None):
         super().__init__(reason)
         self.reason = reason
         self.node = node
+        if rule is not None:
+            self.rule = rule
 
 
 @dataclass
