@@ -17,6 +17,14 @@ from .dataflow import DATANODE, DATANODES, TENSORCPU, TENSORLIST
 from .transforms.walk import walk
 
 _DATA = {DATANODE, DATANODES, TENSORLIST, TENSORCPU, "batch", "tensor", "data"}
+# Arguments the arguments pass rewrites where it can and marks otherwise (DM114 normalize's scalars, DM116
+# warp_affine's flat matrix): its own rewrite (np.asarray(...).reshape(2, 3)) is no constant either, so a second run
+# must not mark what the first wrote.
+_REWRITTEN_ELSEWHERE = {("normalize", "mean"), ("normalize", "stddev"), ("warp_affine", "matrix")}
+
+
+def rewritten_elsewhere(ndd_path: str, keyword: str) -> bool:
+    return (ndd_path, keyword) in _REWRITTEN_ELSEWHERE
 
 
 def problem(value, measured: tuple, flow, imports) -> str | None:

@@ -285,8 +285,9 @@ class _Arguments(MigrationTransformer):
                 if value is not None:
                     arg = arg.with_changes(value=value)
                     changed = True
-            elif keyword in differ and (why := argument_inputs.problem(original_arg.value, differ[keyword],
-                                                                       self.ctx.facts.get("flow"), self.ctx.imports)):
+            elif keyword in differ and not argument_inputs.rewritten_elsewhere(ndd_path, keyword) and (
+                    why := argument_inputs.problem(original_arg.value, differ[keyword], self.ctx.facts.get("flow"),
+                                                   self.ctx.imports)):
                 shown = code_for_node(original_arg.value)
                 self.mark(ARGUMENT_INPUT.id, f"{keyword}={shown} on ndd.{ndd_path}: dynamic "
                           f"mode passes a value its call site does not show to be constant as a per-sample argument "

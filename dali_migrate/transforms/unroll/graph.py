@@ -75,8 +75,7 @@ def _argument_inputs_alike(call: cst.Call, env: Env) -> None:
         keyword = arg.keyword.value if arg.keyword is not None else None
         if keyword not in differ:
             continue
-        if ndd_path == "normalize" and keyword in ("mean", "stddev") or ndd_path == "warp_affine" and \
-                keyword == "matrix":
+        if argument_inputs.rewritten_elsewhere(ndd_path, keyword):
             continue  # the arguments pass rewrites these where it can (DM114, DM116) and marks the rest
         why = argument_inputs.problem(arg.value, differ[keyword], env.ctx.facts.get("flow"), env.ctx.imports)
         if why:
