@@ -436,13 +436,15 @@ class Units:
         every = set(self.definitions) | set(self._parent) | set(origins)
         return frozenset(o for o in every if self._find(o) in roots)
 
-    @staticmethod
-    def pipelines(origins) -> frozenset:
-        """``origins`` less the operator sites: what a marker or a failed check on a line keeps. Graph code outside
-        every pipeline (``scale = fn.random.uniform()`` before ``with pipe:``) is migrated and marked by the passes
-        as it stands, as before sites existed; it stays as it was where its unit is kept for the pipeline's own
-        reasons, or where the operator is handed to code the model cannot see (``operator_escapes``)."""
-        return frozenset(o for o in origins if not df.is_site(o))
+    def pipelines(self, origins) -> frozenset:
+        """What a marker or a failed check on a line keeps: the pipelines among ``origins``, an operator site standing
+        for the pipelines of its unit. Graph code outside every pipeline's unit (``scale = fn.random.uniform()``
+        that no pipeline reads) is migrated and marked by the passes as it stands, as before sites existed; graph
+        code a pipeline reads (``out = fn.op(data, seed=1)`` before ``pipe.set_outputs(out)``, marked) keeps that
+        pipeline, and so stays as it was with it."""
+        sites = [o for o in origins if df.is_site(o)]
+        found = frozenset(o for o in origins if not df.is_site(o))
+        return found | frozenset(o for o in self.unit(sites) if not df.is_site(o)) if sites else found
 
     def all_origins(self) -> frozenset:
         return frozenset(self.definitions) | frozenset(self._parent)

@@ -1,4 +1,6 @@
+import nvidia.dali.fn as fn
 import nvidia.dali.types as types
+from nvidia.dali.pipeline import Pipeline
 import nvidia.dali.experimental.dynamic as ndd
 
 
@@ -126,29 +128,27 @@ def augmented(root, batch_size):
 def also_read_outside(root, batch_size):
     # `scale` is read after the pipeline too: it stays where it is (and is marked).
     # dali-migrate: DM216 ndd.random.uniform has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=
-    scale = ndd.random.uniform(range=(0.5, 1.5))
-    @Prefetch(depth=2)
-    def pipe_steps(*, batch_size=batch_size):
-        reader = ndd.readers.File(file_root=root)
-        while True:
-            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-                images = ndd.decoders.image(jpegs)
-                yield images * scale, labels
-    pipe = pipe_steps()
+    scale = fn.random.uniform(range=(0.5, 1.5))
+    # dali-migrate: DM230 pipe stays in pipeline mode with everything that uses it: line 24: ndd.random.uniform has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=
+    pipe = Pipeline(batch_size=batch_size, num_threads=1, device_id=None)
+    # dali-migrate: DM230 the graph of pipe, which stays in pipeline mode with everything that uses it: line 24: ndd.random.uniform has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=
+    with pipe:
+        jpegs, labels = fn.readers.file(file_root=root)
+        images = fn.decoders.image(jpegs)
+        pipe.set_outputs(images * scale, labels)
     return pipe, scale
 
 
 def argument_rebound(root, batch_size, low):
     # `low` changes between the random op and the pipeline: moving the op would read the new value.
     # dali-migrate: DM216 ndd.random.uniform has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=
-    shift = ndd.random.uniform(range=(low, 2.0))
+    shift = fn.random.uniform(range=(low, 2.0))
     low = 1.0
-    @Prefetch(depth=2)
-    def pipe_steps(*, batch_size=batch_size):
-        reader = ndd.readers.File(file_root=root)
-        while True:
-            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
-                images = ndd.decoders.image(jpegs)
-                yield images + shift, labels
-    pipe = pipe_steps()
+    # dali-migrate: DM230 pipe stays in pipeline mode with everything that uses it: line 35: ndd.random.uniform has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=
+    pipe = Pipeline(batch_size=batch_size, num_threads=1, device_id=None)
+    # dali-migrate: DM230 the graph of pipe, which stays in pipeline mode with everything that uses it: line 35: ndd.random.uniform has no batch_size here: it returns one value for the whole batch, not one per sample; pass the batch size in and call it with batch_size=
+    with pipe:
+        jpegs, labels = fn.readers.file(file_root=root)
+        images = fn.decoders.image(jpegs)
+        pipe.set_outputs(images + shift, labels)
     return pipe
