@@ -78,7 +78,7 @@ TORCH_ITERATORS = ("nvidia.dali.plugin.pytorch.DALIGenericIterator",
                    "nvidia.dali.plugin.pytorch.DALIClassificationIterator",
                    "nvidia.dali.plugin.pytorch.DALIRaggedIterator")
 PLUGIN_PREFIX = "nvidia.dali.plugin."
-_RUN_METHODS = {"run", "outputs", "share_outputs"}
+RUN_METHODS = {"run", "outputs", "share_outputs"}  # pipeline methods that run a step
 METADATA_METHODS = ("epoch_size", "reader_meta")
 METADATA_ATTRIBUTES = ("max_batch_size", "batch_size")
 STREAM_CLASS = "ReaderStream"  # the class the migration writes for them (unroll/stream.py)
@@ -2365,7 +2365,7 @@ class DataFlow:
         kind, origins = owner
         method = func.attr.value
         if kind == PIPELINE:
-            if method in _RUN_METHODS:
+            if method in RUN_METHODS:
                 return value(OUTPUTS, origins)
             return UNKNOWN
         if kind == TENSORLIST:

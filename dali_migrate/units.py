@@ -241,9 +241,8 @@ _MESSAGE_KEYWORDS = {"glob", "regex", "match", "expected_regex"}
 # Exceptions no pipeline raises: a try whose handlers catch only these does not observe a pipeline's errors.
 _NOT_PIPELINE_ERRORS = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "ImportError",
                                   "ModuleNotFoundError"})
-# Pipeline methods that run a step (the migrated code's next(pipe)); every other call on a pipeline, and making one,
-# can raise in pipeline mode where the migrated code raises nothing yet.
-_STEP_METHODS = {"run", "outputs", "share_outputs"}
+# A pipeline method that runs a step (dataflow.RUN_METHODS) is the migrated code's next(pipe); every other call on a
+# pipeline, and making one, can raise in pipeline mode where the migrated code raises nothing yet.
 
 
 @dataclass(eq=False)
@@ -691,7 +690,7 @@ class _Tagger(cst.CSTVisitor):
         kind, origins = found
         owner = flow.value_of(func.value) if isinstance(func, cst.Attribute) else (None, frozenset())
         if owner[0] == df.PIPELINE:
-            self._pipeline_op(call, func.attr.value in _STEP_METHODS, owner[1])
+            self._pipeline_op(call, func.attr.value in df.RUN_METHODS, owner[1])
         elif owner[0] == df.DALI_ITERATOR:
             self._pipeline_op(call, True, owner[1])
         elif kind == df.PIPELINE:
@@ -716,7 +715,7 @@ class _Tagger(cst.CSTVisitor):
             target = positional[1].value
             owner = flow.value_of(target.value) if isinstance(target, cst.Attribute) else (None, frozenset())
             if owner[0] == df.PIPELINE:  # assert_raises(RuntimeError, pipe.build)
-                self._pipeline_op(target, target.attr.value in _STEP_METHODS, owner[1])
+                self._pipeline_op(target, target.attr.value in df.RUN_METHODS, owner[1])
 
     def leave_Call(self, node):
         if self._expression_regions and self._expression_regions[-1].node is node:
