@@ -27,8 +27,24 @@ def rewritten_elsewhere(ndd_path: str, keyword: str) -> bool:
     return (ndd_path, keyword) in _REWRITTEN_ELSEWHERE
 
 
+def reason(keyword: str, value, shown: str, ndd_path: str, measured: tuple, flow, imports) -> str | None:
+    """Why ``ndd.<ndd_path>(..., keyword=value)`` would not run as pipeline mode ran it (``measured``: its entry in
+    ``optable.argument_inputs_differ``; ``shown``: the value's code), or None."""
+    differs, _, _, at_any_batch_size = measured
+    if not at_any_batch_size:  # the operator itself fails, whatever the value: literals too (docs/dali-facts.md)
+        what = next(iter(differs.values())).split(" (input:")[0]
+        return (f"{keyword}={shown} on ndd.{ndd_path}: dynamic mode creates the operator for the batch size rounded "
+                f"up to a power of two, and with this argument it fails at any other batch size, whatever the value "
+                f"({what}); pipeline mode ran it")
+    why = problem(value, measured, flow, imports)
+    if why is None:
+        return None
+    return (f"{keyword}={shown} on ndd.{ndd_path}: dynamic mode passes a value its call site does not show to be "
+            f"constant as a per-sample argument input, and {why}; pipeline mode took it as a plain argument")
+
+
 def problem(value, measured: tuple, flow, imports) -> str | None:
-    """What goes wrong when ``value`` reaches an argument measured as ``(differs, same, DALI type)``
+    """What goes wrong when ``value`` reaches an argument measured as ``(differs, same, DALI type, _)``
     (``optable.argument_inputs_differ``): the first spelling that differs of the value's own kind (a scalar, a list
     of one, a longer list; a name bound once to a literal is that literal; anything else is spelled as the
     argument's type: a scalar, or for a vector a longer list where one was measured, else a list of one); None when
@@ -36,7 +52,7 @@ def problem(value, measured: tuple, flow, imports) -> str | None:
     alike."""
     if constant_at_call(value, imports) or graph_value(value, flow):
         return None
-    differs, same, dali_type = measured
+    differs, same, dali_type, _ = measured
     shown = value
     if isinstance(value, cst.Name) and flow is not None:
         bound = flow.single_value(value)

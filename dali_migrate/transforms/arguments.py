@@ -90,7 +90,10 @@ ARGUMENT_INPUT = rule(
     "that may be a tensor becomes a per-sample argument input, and some operators read those differently or not "
     "at all: ndd.squeeze(x, axes=axes) fails with 'Missing argument axes or axis_names'. Which arguments, and for "
     "which spellings of a value (a scalar, a list of one, a longer list), is measured on the installed DALI by "
-    "tools/probe_arguments.py (data/argument_inputs.json; docs/dali-facts.md).",
+    "tools/probe_arguments.py (data/argument_inputs.json; docs/dali-facts.md). The same probe at a batch size "
+    "that is not a power of two finds arguments an operator fails on whatever the value, literals included "
+    "(ndd.random_bbox_crop's input_shape and crop_shape: dynamic mode creates the operator for the batch size "
+    "rounded up to a power of two): those are marked too.",
     before="def squeezed(shapes, axes):\n    ...\n    return fn.squeeze(data, axes=axes)",
     after="# dali-migrate: DM117 axes=axes on ndd.squeeze: ...\nreturn fn.squeeze(data, axes=axes)",
     fix="manual",
@@ -286,12 +289,10 @@ class _Arguments(MigrationTransformer):
                     arg = arg.with_changes(value=value)
                     changed = True
             elif keyword in differ and not argument_inputs.rewritten_elsewhere(ndd_path, keyword) and (
-                    why := argument_inputs.problem(original_arg.value, differ[keyword], self.ctx.facts.get("flow"),
-                                                   self.ctx.imports)):
-                shown = code_for_node(original_arg.value)
-                self.mark(ARGUMENT_INPUT.id, f"{keyword}={shown} on ndd.{ndd_path}: dynamic "
-                          f"mode passes a value its call site does not show to be constant as a per-sample argument "
-                          f"input, and {why}; pipeline mode took it as a plain argument", original_arg)
+                    why := argument_inputs.reason(keyword, original_arg.value, code_for_node(original_arg.value),
+                                                  ndd_path, differ[keyword], self.ctx.facts.get("flow"),
+                                                  self.ctx.imports)):
+                self.mark(ARGUMENT_INPUT.id, why, original_arg)
             new_args.append(arg)
         if not changed:
             return updated_node

@@ -23,8 +23,9 @@ from ...dataflow import STREAM_CLASS
 from ...project import module_name_of
 from ...names import NDD, dotted, free_name
 from . import checkpoints, conditional, constants, prefetch, rules, sources as external, stream
-from .graph import (_source_setup, _uses_name, Env, build_graph, closing_returns, device_statement, eager_sources,
-                    loop_statements, make_reader, output_elements, seeding_statements, thread_statement)
+from .graph import (_source_setup, _uses_name, Env, argument_inputs_alike, build_graph, closing_returns,
+                    device_statement, eager_sources, loop_statements, make_reader, output_elements, seeding_statements,
+                    thread_statement)
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
                     stmt, with_kwarg, without_kwargs, ndd_attr, literal_value)
 
@@ -636,6 +637,9 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     # a random ops object, called by a helper method too: the pipeline seed applies to it
     desc.has_random = hierarchy and any(obj.random for obj in callable_objects.values())
     for obj in callable_objects.values():
+        for path, call in [(obj.fn_path, obj.call), *((p, sub) for _, p, _, sub in obj.entry.get("compose", ()))]:
+            if path not in (COMPOSE_PATH, "external_source") and not obj.is_reader:
+                argument_inputs_alike(call, env, path)  # an argument dynamic mode reads differently (DM117)
         if unroller.d.rng_mode and obj.fn_path == COMPOSE_PATH and any(
                 entry.get("random") and kwarg(sub, "seed") is None for *_, entry, sub in obj.entry["compose"]):
             raise CannotUnroll(f"self.{obj.attr} chains a random operator without a seed of its own, and the program "

@@ -63,10 +63,11 @@ def _entry_for(kind: str, path: str):
     return ndd_entry(path)
 
 
-def _argument_inputs_alike(call: cst.Call, env: Env) -> None:
-    """An fn operator in a step whose argument dynamic mode would read differently (a value the call site does not
-    show to be constant, of a spelling measured to differ: argument_inputs.py) keeps the pipeline in pipeline mode."""
-    path = fn_path(env.ctx.imports, call.func)
+def argument_inputs_alike(call: cst.Call, env: Env, path: str | None = None) -> None:
+    """An fn operator in a step (or the ops object ``call`` makes, of fn ``path``) whose argument dynamic mode would
+    read differently (a value the call site does not show to be constant, of a spelling measured to differ; or one
+    the operator fails on at some batch sizes: argument_inputs.py) keeps the pipeline in pipeline mode."""
+    path = path or fn_path(env.ctx.imports, call.func)
     if path is None:
         return
     ndd_path = optable.resolve_fn(path)[0]
@@ -77,13 +78,12 @@ def _argument_inputs_alike(call: cst.Call, env: Env) -> None:
             continue
         if argument_inputs.rewritten_elsewhere(ndd_path, keyword):
             continue  # the arguments pass rewrites these where it can (DM114, DM116) and marks the rest
-        why = argument_inputs.problem(arg.value, differ[keyword], env.ctx.facts.get("flow"), env.ctx.imports)
+        why = argument_inputs.reason(keyword, arg.value, code_of(arg.value), ndd_path, differ[keyword],
+                                     env.ctx.facts.get("flow"), env.ctx.imports)
         if why:
             # (raised as made: an exception held in a local of the frame it leaves keeps that frame, and the tree,
             # in a reference cycle)
-            raise CannotUnroll(f"{keyword}={code_of(arg.value)} on ndd.{ndd_path}: dynamic mode passes a value its "
-                               f"call site does not show to be constant as a per-sample argument input, and {why}; "
-                               f"pipeline mode took it as a plain argument", arg, rule=rules.ARGUMENT_INPUT_RULE)
+            raise CannotUnroll(why, arg, rule=rules.ARGUMENT_INPUT_RULE)
 
 
 class _RandomFixer(constants.Rewriter):
@@ -101,7 +101,7 @@ class _RandomFixer(constants.Rewriter):
             return found or updated_node
         if python_functions.kind_of(self.env.ctx.imports, original_node) is not None:
             return self._python_function(original_node, updated_node)
-        _argument_inputs_alike(original_node, self.env)
+        argument_inputs_alike(original_node, self.env)
         updated_node = graph_functions.seeded_call(original_node, updated_node, self.env, self.desc)
         return fix_random_call(original_node, updated_node, self.env, self.desc)
 
