@@ -574,6 +574,7 @@ class _Collector(cst.CSTVisitor):
         self.class_attr_methods: dict = {}  # (class node, attr) -> {the names of the methods that assign it}
         self.attr_stores: list = []  # (owner expression, attr, source): `obj.x = v` outside the class
         self.calls: list[tuple[cst.Call, Scope]] = []  # every call, for the parameters of the callees
+        self.helper_cases: list[tuple[cst.Call, Scope]] = []  # `yield check, a` in generators not named test*
         self.callees: set[cst.CSTNode] = set()  # expressions in callee position
         self.pipeline_calls: dict[cst.Call, str] = {}  # Pipeline(...) call -> its origin key
         self.graph_origin: dict[cst.CSTNode, str] = {}  # call inside a pipeline definition -> that pipeline
@@ -743,6 +744,12 @@ class _Collector(cst.CSTVisitor):
             self._bind(self.defined_in[node], name, ("def", node))
         for decorator in node.decorators:
             walk(decorator, self)
+        if outer.kind != "class":
+            callee = cst.Name(name)  # (a name of its own, read in the enclosing scope like a call's)
+            for case in _parametrized_cases(node, callee, self.imports):  # the test runner calls it with each case
+                self.name_scope[callee] = outer
+                self.calls.append((case, outer))
+                self.callees.add(case.func)
         self._visit_param_defaults(node.params)
         if node.returns is not None:
             walk(node.returns, self)
@@ -882,6 +889,11 @@ class _Collector(cst.CSTVisitor):
         if case is not None:  # nose's test generator: `yield check, a, b` is the call check(a, b)
             self.calls.append((case, self.scope))
             self.callees.add(case.func)
+        elif function is not None and (case := _test_case(function, node, any_name=True)) is not None \
+                and isinstance(case.func, cst.Name):
+            # a helper generator a test delegates to (`yield from cases(...)`, maybe from another module): its
+            # `yield check, a, b` is a case too where check is a function of this module (known at the end)
+            self.helper_cases.append((case, self.scope))
         if function is not None:
             if isinstance(node.value, cst.From):
                 function.yields.append(("from", node.value.item))
@@ -1106,12 +1118,12 @@ class _Collector(cst.CSTVisitor):
         return None
 
 
-def _test_case(function, node: cst.Yield) -> cst.Call | None:
+def _test_case(function, node: cst.Yield, any_name: bool = False) -> cst.Call | None:
     """``yield check, a, b`` in a test generator (a function named ``test...``): nose and nose2 call each yielded
     tuple's first element with the rest, ``check(a, b)``. That call, made of the yield's own expressions (it is not
     in the module's tree), lets the model follow what the test hands to ``check``: its parameters get ``a`` and
     ``b``, not unknown values from a caller it cannot see."""
-    if function is None or not function.name.startswith("test") or not isinstance(node.value, cst.Tuple):
+    if function is None or not (any_name or function.name.startswith("test")) or not isinstance(node.value, cst.Tuple):
         return None
     elements = node.value.elements
     if not elements or not isinstance(elements[0].value, (cst.Name, cst.Attribute)) \
@@ -1120,6 +1132,57 @@ def _test_case(function, node: cst.Yield) -> cst.Call | None:
     return cst.Call(func=elements[0].value,
                     args=[cst.Arg(value=e.value, star="*" if isinstance(e, cst.StarredElement) else "")
                           for e in elements[1:]])
+
+
+# Decorators whose arguments a test runner passes to the function they decorate: each case a call.
+_CASE_DECORATORS = {"nose2.tools.params": "cases", "nose2.tools.such.params": "cases",
+                    "nose2.tools.cartesian_params": "product", "parameterized.expand": "list",
+                    "parameterized.parameterized.expand": "list", "pytest.mark.parametrize": "named"}
+
+
+def parametrizes(call: cst.Call, imports) -> bool:
+    """``call`` is a decorator whose arguments a test runner passes to the function it decorates (followed)."""
+    return (imports.qualname(call.func) or "") in _CASE_DECORATORS
+
+
+def _parametrized_cases(node: cst.FunctionDef, name: cst.Name, imports) -> list[cst.Call]:
+    """The calls a test runner makes of a function decorated with its cases (nose2's ``@params((a, b), (c, d))`` and
+    ``@cartesian_params([a, c], [b, d])``, ``@parameterized.expand([...])``, ``@pytest.mark.parametrize("x, y",
+    [...])``): ``f(a, b)`` and ``f(c, d)``, made of the decorator's own expressions like ``_test_case``'s, so that its
+    parameters get the cases' values (an operator named in a table of cases reaches the pipelines they run)."""
+    found = []
+    params = [p.name.value for p in node.params.params]
+    for decorator in node.decorators:
+        call = decorator.decorator
+        if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+            continue
+        qualname = imports.qualname(call.func) or ""
+        how = _CASE_DECORATORS.get(qualname)
+        if how is None:
+            continue
+        values = [a.value for a in call.args if a.keyword is None]
+
+        def elements(expr):
+            return [e.value for e in expr.elements] if isinstance(expr, (cst.List, cst.Tuple)) else None
+
+        if how == "cases" or how == "list":
+            cases = values if how == "cases" else elements(values[0]) if values else None
+            for case in cases or ():
+                listed = elements(case) if isinstance(case, cst.Tuple) else None
+                found.append(cst.Call(func=name, args=[cst.Arg(value=v) for v in (listed or [case])]))
+        elif how == "product":
+            for position, options in enumerate(values):
+                if position < len(params):
+                    found.extend(cst.Call(func=name, args=[cst.Arg(value=v, keyword=cst.Name(params[position]))])
+                                 for v in elements(options) or ())
+        elif len(values) == 2 and isinstance(values[0], cst.SimpleString):
+            names = [n.strip() for n in values[0].evaluated_value.split(",") if n.strip()]
+            for case in elements(values[1]) or ():
+                listed = elements(case) if len(names) > 1 else [case]
+                if listed and len(listed) == len(names):
+                    found.append(cst.Call(func=name, args=[cst.Arg(value=v, keyword=cst.Name(n))
+                                                           for n, v in zip(names, listed)]))
+    return found
 
 
 def _super_call(node: cst.Call) -> bool:
@@ -1334,6 +1397,11 @@ class DataFlow:
         self.iterator_wrappers = iterator_wrappers or {}
         collector = _Collector(imports, extra_pipelines, imported_generators)
         walk(module, collector)  # read-only: no rebuild
+        defined = {f.name for f in collector.functions.values()}
+        for case, scope in collector.helper_cases:
+            if case.func.value in defined:
+                collector.calls.append((case, scope))
+                collector.callees.add(case.func)
         self.module_scope = collector.scopes[0]
         self.scopes = collector.scopes
         self.scope_by_node = collector.scope_by_node
@@ -1552,9 +1620,12 @@ class DataFlow:
         given: set[str] = set()
         index = 0
         starred = False
+        unpacked = _NO_ORIGINS  # what `*args` / `**kwargs` carry: any parameter they fill may get it
         for arg in call.args:
             if arg.star:
                 starred = True
+                found = self._eval(arg.value)
+                unpacked = unpacked | found[1] if found is not None else unpacked
                 continue
             if arg.keyword is None:
                 name = positional[index][0] if index < len(positional) else None
@@ -1570,7 +1641,7 @@ class DataFlow:
                 continue
             key = (function.node, name)
             if starred:
-                params[key] = join(params.get(key), UNKNOWN)
+                params[key] = join(params.get(key), (TOP, unpacked))
             elif default is not None:
                 params[key] = join(params.get(key), self._eval(default))
 
@@ -2178,7 +2249,8 @@ class DataFlow:
         """A tuple literal: "tuple:K" when its elements agree, ("tup", kinds) when they differ."""
         if any(isinstance(item, cst.StarredElement) for item in elements):
             return self._sequence(elements, tuple_of)
-        found = [self._eval(item.value) for item in elements]
+        # (an empty dict literal is nothing until something is stored into it; in a tuple nothing can be: plain)
+        found = [UNKNOWN if _empty_dict_literal(item.value) else self._eval(item.value) for item in elements]
         if any(f is None for f in found):
             return None
         origins = _NO_ORIGINS
@@ -2625,7 +2697,11 @@ def _transparent_decorator(decorator: cst.Decorator, imports: ImportTable) -> bo
         expr = expr.func
     name = imports.qualname(expr) or dotted(expr) or ""
     return name in _TRANSPARENT_DECORATORS or name.rsplit(".", 1)[-1] in ("no_grad", "inference_mode", "wraps") \
-        or _is_pipeline_def(decorator, imports)
+        or _is_pipeline_def(decorator, imports) or name in _CASE_DECORATORS  # (its calls: _parametrized_cases)
+
+
+def _empty_dict_literal(expr) -> bool:
+    return isinstance(expr, cst.Dict) and not expr.elements
 
 
 def _tup(found) -> tuple:

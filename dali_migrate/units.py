@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from . import dataflow as df
+from . import dataflow as df, optable
 from .findings import MARKER_PREFIX, rule
 from .transforms.tensorlist import DALI_TEST_TO_ARRAY
 from .transforms.unroll.helpers import is_helper_import, is_tool_written_class
@@ -819,6 +819,8 @@ class _Tagger(cst.CSTVisitor):
             self.handed_to.add(node.func.value)  # graph code's calls too: the callee may build part of the pipeline
         for arg, found_arg in arguments:
             self._operator_handed(node, arg, found_arg)
+        if not graph:
+            self._operator_without_batch(node)
         moving = [(a, v) for a, v in arguments if tracked(v)]
         if not moving:
             return
@@ -832,16 +834,37 @@ class _Tagger(cst.CSTVisitor):
             elif problem:
                 self._escape(arg.value, found_arg, problem, callee)
 
+    def _operator_without_batch(self, call: cst.Call) -> None:
+        """``op(shape=...)`` outside any pipeline's graph, where ``op`` holds an operator that takes no input
+        (``fn.zeros`` from a table of cases): inside the pipeline that uses its value it made one sample per sample
+        of the batch; in dynamic mode it makes one Tensor, and nothing here says which batch size to pass. Its
+        operators stay as they are, with every unit that meets them."""
+        if any(a.keyword is None for a in call.args) or any(a.keyword and a.keyword.value == "batch_size"
+                                                              for a in call.args):
+            return
+        if isinstance(call.func, cst.Attribute) and self.flow.imports.qualname(call.func):
+            return  # fn.zeros(...) written out: the passes give it batch_size= or mark it (DM216)
+        found = self.flow.value_of(call.func)
+        sites = frozenset(o for o in found[1] if df.is_site(o))
+        if not sites or not (found[0] == df.OPERATOR or found[0] == df.TOP and all(df.is_site(o) for o in found[1])):
+            return
+        input_less = sorted({df.site_operator(o) for o in sites
+                             if (optable.fn_entry(df.site_operator(o).removeprefix("fn.")) or {}).get("input_less")})
+        if not input_less:
+            return
+        where = self._statements[-1][0] if self._statements else call
+        self.operator_escapes.append(Escape(where, sites, (
+            f"{_code(call.func)}(...) calls {', '.join(input_less)} outside a pipeline with no input: in the pipeline "
+            f"that used its value it gave a batch, in dynamic mode it gives one Tensor unless told the batch size, "
+            f"which this call does not know, so it stays as it is")))
+
     def _operator_handed(self, call: cst.Call, arg: cst.Arg, found) -> None:
         """An operator named as a value (``fn.flip``, a lambda or def that calls operators, a table of them) handed to
         code the model does not follow (a function of another module, a decorator's arguments, a library): whatever
         pipeline calls it there is not visible here, and it may stay in pipeline mode. The operator is left as it was
         (its sites are kept, and marked), and meets every unit that also calls it here."""
         sites = frozenset(o for o in found[1] if df.is_site(o))
-        kind = found[0]
-        while isinstance(kind, tuple) and kind[0] in ("seq", "gen", "map"):
-            kind = kind[1]  # a list or dict of operators
-        if not sites or not (kind == df.OPERATOR or isinstance(kind, tuple) and kind[0] == "function"):
+        if not sites or not _holds_operator(found[0]):
             return  # graph values (a DataNode for pipe.set_outputs), or what may as well be plain (TOP: a name
             # bound to a table of operators and to its keys): not known to be an operator
         func = call.func
@@ -851,6 +874,8 @@ class _Tagger(cst.CSTVisitor):
         reached = self.flow.call_targets.get(call)
         if reached is not None and not reached[0].escapes and not arg.star:
             return  # a function or class of this module: the model follows the operator there
+        if df.parametrizes(call, self.flow.imports) and not arg.star:
+            return  # @params((fn.flip, 3), ...): the model follows the cases into the test's parameters
         if self.flow.builds_pipeline_here(call) and not arg.star:
             return  # a @pipeline_def or Pipeline subclass of this module: its graph's calls meet the operator
         if isinstance(func, cst.Name) and self.flow.is_builtin(func) and func.value in _SEE_THROUGH | {"enumerate",
@@ -865,7 +890,7 @@ class _Tagger(cst.CSTVisitor):
             # another module of the run: it learns which parameter gets the operator (project.foreign_calls), and
             # keeps it where its pipeline stays in pipeline mode (then this module keeps it: api.migrate_paths)
             key = arg.keyword.value if arg.keyword is not None else [a for a in call.args if a.keyword is None].index(arg)
-            self.foreign_calls.append((qualname, key, (df.OPERATOR, sites)))
+            self.foreign_calls.append((qualname, key, (_portable_operators(found[0]), sites)))
             return
         target = _code(func)
         where = self._statements[-1][0] if self._statements else arg.value  # (a call over several lines: its first)
@@ -1161,3 +1186,29 @@ def _code(node) -> str:
 
 
 __all__ = ["Units", "Kept", "Escape", "Reason", "tracked", "ITERATOR_HANDED_ON", "ITERATOR_NAME_MISSING"]
+
+
+def _holds_operator(kind) -> bool:
+    """An operator, a def or lambda that calls operators, or a list, dict or tuple holding one (a table of cases)."""
+    if isinstance(kind, str):
+        return kind == df.OPERATOR or kind == f"tuple:{df.OPERATOR}"
+    if not isinstance(kind, tuple):
+        return False
+    if kind[0] == "function":
+        return True
+    if kind[0] in ("seq", "gen", "map"):
+        return _holds_operator(kind[1])
+    return kind[0] == "tup" and any(_holds_operator(k) for k in kind[1])
+
+
+def _portable_operators(kind):
+    """``kind`` as another module can read it: a def or lambda that calls operators is an operator there."""
+    if not isinstance(kind, tuple):
+        return kind
+    if kind[0] == "function":
+        return df.OPERATOR
+    if kind[0] in ("seq", "gen", "map"):
+        return (kind[0], _portable_operators(kind[1]))
+    if kind[0] == "tup":
+        return ("tup", tuple(_portable_operators(k) for k in kind[1]))
+    return df.TOP
