@@ -30,17 +30,15 @@ def rewritten_elsewhere(ndd_path: str, keyword: str) -> bool:
 def reason(keyword: str, value, shown: str, ndd_path: str, measured: tuple, flow, imports) -> str | None:
     """Why ``ndd.<ndd_path>(..., keyword=value)`` would not run as pipeline mode ran it (``measured``: its entry in
     ``optable.argument_inputs_differ``; ``shown``: the value's code), or None."""
-    differs, _, _, at_any_batch_size = measured
-    if not at_any_batch_size:  # the operator itself fails, whatever the value: literals too (docs/dali-facts.md)
-        what = next(iter(differs.values())).split(" (input:")[0]
-        return (f"{keyword}={shown} on ndd.{ndd_path}: dynamic mode creates the operator for the batch size rounded "
-                f"up to a power of two, and with this argument it fails at any other batch size, whatever the value "
-                f"({what}); pipeline mode ran it")
     why = problem(value, measured, flow, imports)
     if why is None:
         return None
+    at_some_batch_sizes = "" if measured[3] else (
+        " at a batch size that is not a power of two (dynamic mode makes the operator for the batch size rounded up "
+        "to one)")
     return (f"{keyword}={shown} on ndd.{ndd_path}: dynamic mode passes a value its call site does not show to be "
-            f"constant as a per-sample argument input, and {why}; pipeline mode took it as a plain argument")
+            f"constant as a per-sample argument input, and {why}{at_some_batch_sizes}; pipeline mode took it as a "
+            f"plain argument")
 
 
 def problem(value, measured: tuple, flow, imports) -> str | None:

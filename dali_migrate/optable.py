@@ -93,9 +93,9 @@ def _argument_inputs() -> dict:
 def argument_inputs_differ(ndd_path: str) -> dict:
     """``{argument: ({spelling: what happened}, [spellings run alike], the argument's DALI type name, at any batch
     size)}`` for the arguments of ``ndd.<ndd_path>`` that dynamic mode handles differently when the call site does not
-    show their value is constant (a per-sample argument input instead of a scalar argument), or that fail at batch
-    sizes that are not a power of two whatever the value (the last item False): the spellings (reprs of values)
-    pipeline mode ran and dynamic mode did or did not run alike (tools/probe_arguments.py)."""
+    show their value is constant (a per-sample argument input instead of a scalar argument), at any batch size or
+    only at those that are not a power of two (the last item False): the spellings (reprs of values) pipeline mode
+    ran and dynamic mode did or did not run alike (tools/probe_arguments.py)."""
     measured = _argument_inputs().get(ndd_path, {})
     return {arg: (found["differs"], found.get("same", []), found.get("type", ""), "batch_sizes" not in found)
             for arg, found in measured.items() if found.get("verdict") == "differs"}

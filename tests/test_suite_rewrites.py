@@ -4,6 +4,7 @@ seeded random operators outside every pipeline step, operators over lists of one
 values that belong to no pipeline."""
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -64,6 +65,42 @@ def test_the_probe_finds_squeeze_axes_on_the_installed_dali():
     assert found["verdict"] == "differs" and "axes" in json.dumps(found["differs"])
     committed = optable.argument_inputs_differ("squeeze")
     assert "axes" in committed, "data/argument_inputs.json no longer says so: regenerate it"
+
+
+def test_the_probe_at_batch_size_three_finds_random_bbox_crops_input_shape():
+    """An argument input the operator rejects at a batch size that is not a power of two (a literal at the call is a
+    plain argument and runs); the probe at batch size 3 finds it and the merged table marks it so."""
+    import subprocess
+
+    import nvidia.dali.experimental.dynamic as ndd
+
+    from dali_migrate.tools.probe_arguments import merge_batch_sizes
+
+    def boxes(n):
+        return ndd.as_batch([np.array([[0.1, 0.1, 0.5, 0.5]] * (i + 1), dtype=np.float32) for i in range(n)])
+
+    def crop(n, shape):
+        return ndd.random_bbox_crop(boxes(n), input_shape=shape, crop_shape=[100, 50], bbox_layout="xyXY",
+                                    thresholds=[0.0])
+
+    def literal_crop(n):
+        return ndd.random_bbox_crop(boxes(n), input_shape=[400, 300], crop_shape=[100, 50], bbox_layout="xyXY",
+                                    thresholds=[0.0])
+
+    assert [o.batch_size for o in crop(4, [400, 300])] == [4, 4, 4]
+    assert [o.batch_size for o in literal_crop(3)] == [3, 3, 3]
+    with pytest.raises(RuntimeError, match="Unexpected number of samples in argument `input_shape`: 3, expected: 4"):
+        crop(3, [400, 300])[0].evaluate()
+    done = subprocess.run([sys.executable, "-m", "dali_migrate.tools.probe_arguments", "--stdout", "--batch=3",
+                           "random_bbox_crop"], capture_output=True, text=True, timeout=300)
+    at_three = json.loads(done.stdout)
+    found = at_three["ops"]["random_bbox_crop"]["input_shape"]
+    assert found["verdict"] == "differs" and "expected: 4" in json.dumps(found["differs"])
+    at_two = {"ops": {"random_bbox_crop": {"*": {"verdict": "not exercised"}}}}
+    merged = merge_batch_sizes(at_two, at_three)["ops"]["random_bbox_crop"]["input_shape"]
+    assert merged["batch_sizes"] == "not a power of two"
+    committed = optable.argument_inputs_differ("random_bbox_crop")
+    assert "input_shape" in committed and committed["input_shape"][3] is False, "regenerate data/argument_inputs.json"
 
 
 def test_an_argument_dynamic_mode_reads_differently_keeps_its_pipeline_and_runs_the_same(tmp_path):

@@ -19,10 +19,10 @@ Each pair is ``same``, ``differs`` (with the first spelling that differs and wha
 (no input or value pipeline mode accepted was found: nothing is claimed).
 
 Two batch sizes, 2 and 3: dynamic mode creates an operator for ``max_batch_size`` rounded up to a power of two
-(``_op_builder._next_pow2``), and an operator that reads an argument for that many samples fails only where the
-batch size is not a power of two (``random_bbox_crop``'s ``input_shape``: "Unexpected number of samples in argument
-`input_shape`: 3, expected: 4"). Such a difference is recorded with ``"batch_sizes": "not a power of two"``: it does
-not depend on how the value is spelled, a literal fails too (docs/dali-facts.md).
+(``_op_builder._next_pow2``), and an operator that expects an argument input of that many samples fails only where
+the batch size is not a power of two (``random_bbox_crop``'s ``input_shape``: "Unexpected number of samples in
+argument `input_shape`: 3, expected: 4"). Such a difference is recorded with ``"batch_sizes": "not a power of two"``
+(docs/dali-facts.md).
 """
 
 from __future__ import annotations

@@ -91,9 +91,8 @@ ARGUMENT_INPUT = rule(
     "at all: ndd.squeeze(x, axes=axes) fails with 'Missing argument axes or axis_names'. Which arguments, and for "
     "which spellings of a value (a scalar, a list of one, a longer list), is measured on the installed DALI by "
     "tools/probe_arguments.py (data/argument_inputs.json; docs/dali-facts.md). The same probe at a batch size "
-    "that is not a power of two finds arguments an operator fails on whatever the value, literals included "
-    "(ndd.random_bbox_crop's input_shape and crop_shape: dynamic mode creates the operator for the batch size "
-    "rounded up to a power of two): those are marked too.",
+    "that is not a power of two finds argument inputs an operator rejects only there (ndd.random_bbox_crop's "
+    "input_shape: dynamic mode creates the operator for the batch size rounded up to a power of two).",
     before="def squeezed(shapes, axes):\n    ...\n    return fn.squeeze(data, axes=axes)",
     after="# dali-migrate: DM117 axes=axes on ndd.squeeze: ...\nreturn fn.squeeze(data, axes=axes)",
     fix="manual",

@@ -1,5 +1,6 @@
-"""random_bbox_crop with input_shape/crop_shape: dynamic mode (DALI 2.4.0) fails at batch sizes that are not a
-power of two, whatever the value (the probe at batch size 3 finds it): the pipeline stays, marked DM117."""
+"""random_bbox_crop's input_shape given a value its call site does not show to be constant: dynamic mode (DALI 2.4.0)
+passes it as an argument input, which the operator rejects at batch sizes that are not a power of two (the probe at
+batch size 3 finds it): that pipeline stays, marked DM117. Written as a literal, it is a plain argument: migrated."""
 import numpy as np
 from nvidia.dali import fn, pipeline_def
 
@@ -10,7 +11,15 @@ def boxes_source():
 
 
 @pipeline_def(batch_size=3, num_threads=1, device_id=None)
-def fixed_crops():
+def fixed_crops(image_shape):
+    boxes = fn.external_source(source=boxes_source)
+    anchor, shape, out_boxes = fn.random_bbox_crop(boxes, input_shape=image_shape, crop_shape=[100, 50],
+                                                   bbox_layout="xyXY", thresholds=[0.0])
+    return anchor, shape, out_boxes
+
+
+@pipeline_def(batch_size=3, num_threads=1, device_id=None)
+def literal_crops():
     boxes = fn.external_source(source=boxes_source)
     anchor, shape, out_boxes = fn.random_bbox_crop(boxes, input_shape=[400, 300], crop_shape=[100, 50],
                                                    bbox_layout="xyXY", thresholds=[0.0])
@@ -25,9 +34,12 @@ def free_crops():
     return anchor, shape, out_boxes
 
 
-pipe = fixed_crops()
+pipe = fixed_crops([400, 300])
 pipe.build()
 print(pipe.run()[1].at(0))
+literal = literal_crops()
+literal.build()
+print(literal.run()[1].at(0))
 other = free_crops()
 other.build()
 print(other.run()[1].at(0).shape)
