@@ -33,12 +33,14 @@ def reason(keyword: str, value, shown: str, ndd_path: str, measured: tuple, flow
     why = problem(value, measured, flow, imports)
     if why is None:
         return None
-    at_some_batch_sizes = "" if measured[3] else (
-        " at a batch size that is not a power of two (dynamic mode makes the operator for the batch size rounded up "
-        "to one)")
+    if not measured[3]:
+        return (f"{keyword}={shown} on ndd.{ndd_path}: dynamic mode passes a value its call site does not show to be "
+                f"constant as a per-sample argument input and makes the operator for the batch size rounded up to a "
+                f"power of two, and at other batch sizes it rejects "
+                f"{why.replace('with a value like ', 'a value like ', 1).replace(' it does not run alike', '', 1)}; "
+                f"pipeline mode ran it")
     return (f"{keyword}={shown} on ndd.{ndd_path}: dynamic mode passes a value its call site does not show to be "
-            f"constant as a per-sample argument input, and {why}{at_some_batch_sizes}; pipeline mode took it as a "
-            f"plain argument")
+            f"constant as a per-sample argument input, and {why}; pipeline mode took it as a plain argument")
 
 
 def problem(value, measured: tuple, flow, imports) -> str | None:
@@ -46,11 +48,12 @@ def problem(value, measured: tuple, flow, imports) -> str | None:
     (``optable.argument_inputs_differ``): the first spelling that differs of the value's own kind (a scalar, a list
     of one, a longer list; a name bound once to a literal is that literal; anything else is spelled as the
     argument's type: a scalar, or for a vector a longer list where one was measured, else a list of one); None when
-    the value is constant at the call, a graph value (an argument input in both modes), or of a kind that runs
-    alike."""
-    if constant_at_call(value, imports) or graph_value(value, flow):
-        return None
-    differs, same, dali_type, _ = measured
+    the value is constant at the call, a graph value (an argument input in both modes) where the difference holds at
+    any batch size, or of a kind that runs alike."""
+    differs, same, dali_type, at_any_batch_size = measured
+    if constant_at_call(value, imports) or at_any_batch_size and graph_value(value, flow):
+        return None  # (a graph value is an argument input in both modes; one the operator rejects at some batch
+        # sizes only fails in dynamic mode, which makes the operator for a larger one)
     shown = value
     if isinstance(value, cst.Name) and flow is not None:
         bound = flow.single_value(value)

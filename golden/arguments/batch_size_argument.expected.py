@@ -2,7 +2,7 @@
 passes it as an argument input, which the operator rejects at batch sizes that are not a power of two (the probe at
 batch size 3 finds it): that pipeline stays, marked DM117. Written as a literal, it is a plain argument: migrated."""
 import numpy as np
-from nvidia.dali import fn, pipeline_def
+from nvidia.dali import fn, pipeline_def, types
 import nvidia.dali.experimental.dynamic as ndd
 
 
@@ -11,9 +11,21 @@ def boxes_source():
         yield [np.array([[0.1, 0.1, 0.5, 0.5]], dtype=np.float32)] * 3
 
 
-# dali-migrate: DM117 fixed_crops stays in pipeline mode: input_shape=image_shape on ndd.random_bbox_crop: dynamic mode passes a value its call site does not show to be constant as a per-sample argument input, and with a value like [0, 1] it does not run alike (RuntimeError: Assert on "arg_view.num_samples() == batch_size" failed: Unexpected number of samples in argument `input_shape`: 3, expected: 4 (input: float32 2-D)) at a batch size that is not a power of two (dynamic mode makes the operator for the batch size rounded up to one); pipeline mode took it as a plain argument
+# dali-migrate: DM117 fixed_crops stays in pipeline mode: input_shape=image_shape on ndd.random_bbox_crop: dynamic mode passes a value its call site does not show to be constant as a per-sample argument input and makes the operator for the batch size rounded up to a power of two, and at other batch sizes it rejects a value like [0, 1] (RuntimeError: Assert on "arg_view.num_samples() == batch_size" failed: Unexpected number of samples in argument `input_shape`: 3, expected: 4 (input: float32 2-D)); pipeline mode ran it
 @pipeline_def(batch_size=3, num_threads=1, device_id=None)
 def fixed_crops(image_shape):
+    boxes = fn.external_source(source=boxes_source)
+    anchor, shape, out_boxes = fn.random_bbox_crop(boxes, input_shape=image_shape, crop_shape=[100, 50],
+                                                   bbox_layout="xyXY", thresholds=[0.0])
+    return anchor, shape, out_boxes
+
+
+# dali-migrate: DM117 drawn_crops stays in pipeline mode: input_shape=image_shape on ndd.random_bbox_crop: dynamic mode passes a value its call site does not show to be constant as a per-sample argument input and makes the operator for the batch size rounded up to a power of two, and at other batch sizes it rejects a value like [0, 1] (RuntimeError: Assert on "arg_view.num_samples() == batch_size" failed: Unexpected number of samples in argument `input_shape`: 3, expected: 4 (input: float32 2-D)); pipeline mode ran it
+@pipeline_def(batch_size=3, num_threads=1, device_id=None, seed=5)
+def drawn_crops():
+    # a graph value: an argument input in both modes, which the operator rejects only where dynamic mode made it for
+    # a batch of 4
+    image_shape = fn.random.uniform(range=(400, 600), shape=(2,), dtype=types.INT32)
     boxes = fn.external_source(source=boxes_source)
     anchor, shape, out_boxes = fn.random_bbox_crop(boxes, input_shape=image_shape, crop_shape=[100, 50],
                                                    bbox_layout="xyXY", thresholds=[0.0])
@@ -39,6 +51,9 @@ def free_crops(*, batch_size=3):
 pipe = fixed_crops([400, 300])
 pipe.build()
 print(pipe.run()[1].at(0))
+drawn = drawn_crops()
+drawn.build()
+print(drawn.run()[1].at(0))
 literal = literal_crops()
 print(np.array(next(literal)[1].select(0)))
 other = free_crops()
