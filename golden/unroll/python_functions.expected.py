@@ -71,3 +71,15 @@ def pipe_steps(*, batch_size=2):
 
 pipe = pipe_steps()
 (flipped,) = next(pipe)
+
+
+def squares(batch):
+    return [sample * sample for sample in batch]
+
+
+# dali-migrate: DM230 constant_input stays in pipeline mode with everything that uses it: line 75: fn.python_function has no dynamic-mode counterpart: it is not migrated because its input np.array([[1, 2], [3, 4]]) is a constant, which pipeline mode gave the function as a batch of copies (one per sample); the migrated call would hand it the array itself
+@pipeline_def(batch_size=3, num_threads=1, device_id=None, exec_async=False, exec_pipelined=False)
+def constant_input():
+    # a constant input: pipeline mode hands the function a batch of 3 copies of the array (kept, marked)
+    # dali-migrate: DM103 fn.python_function has no dynamic-mode counterpart: it is not migrated because its input np.array([[1, 2], [3, 4]]) is a constant, which pipeline mode gave the function as a batch of copies (one per sample); the migrated call would hand it the array itself
+    return fn.python_function(np.array([[1, 2], [3, 4]]), function=squares, batch_processing=True)

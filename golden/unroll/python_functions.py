@@ -63,3 +63,13 @@ with pipe:
     pipe.set_outputs(flip)
 pipe.build()
 (flipped,) = pipe.run()
+
+
+def squares(batch):
+    return [sample * sample for sample in batch]
+
+
+@pipeline_def(batch_size=3, num_threads=1, device_id=None, exec_async=False, exec_pipelined=False)
+def constant_input():
+    # a constant input: pipeline mode hands the function a batch of 3 copies of the array (kept, marked)
+    return fn.python_function(np.array([[1, 2], [3, 4]]), function=squares, batch_processing=True)

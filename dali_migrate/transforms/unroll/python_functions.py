@@ -75,8 +75,13 @@ def unsupported_reason(imports, call: cst.Call) -> str | None:
     unknown = [a.keyword.value for a in call.args if a.keyword is not None and a.keyword.value not in _KNOWN]
     if unknown:
         return f"it has arguments the migration does not know ({', '.join(unknown)})"
-    if not [a for a in call.args if a.keyword is None]:
+    inputs = [a.value for a in call.args if a.keyword is None]
+    if not inputs:
         return "it has no inputs (a source of data, not a function of it: loop over the data in Python instead)"
+    constant = next((i for i in inputs if _constant_input(imports, i)), None)
+    if constant is not None:
+        return (f"its input {code_of(constant)} is a constant, which pipeline mode gave the function as a batch of "
+                f"copies (one per sample); the migrated call would hand it the array itself")
     device = kwarg(call, "device")
     if device is not None and literal_value(device) != "cpu":
         return ("it runs on the GPU (device=" + code_of(device) + "): the function gets cupy arrays or CUDA "
@@ -97,6 +102,14 @@ def unsupported_reason(imports, call: cst.Call) -> str | None:
         return ("the DLPack capsules it takes and returns are made and read with torch.utils.dlpack (ndd.as_batch "
                 "does not read capsules), and this module does not import torch")
     return None
+
+
+def _constant_input(imports, value) -> bool:
+    """A literal or a numpy array made in place (``np.array([[1, 2]])``): no graph value, a constant node in pipeline
+    mode."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.List, cst.Tuple)):
+        return True
+    return isinstance(value, cst.Call) and (imports.qualname(value.func) or "").startswith("numpy.")
 
 
 def _layouts(call: cst.Call) -> list[str | None] | None:
