@@ -16,10 +16,13 @@ After::
     images = ndd.resize(images, interp_type=types.INTERP_LINEAR)
 
 Only imports of DALI's pipeline-mode modules are ever removed, and only when no name they bind is
-referenced any more. This pass runs last.
+referenced any more, where the original referenced it (an import the original marks as kept for its effect, with
+``noqa`` or a leading underscore, stays). This pass runs last.
 """
 
 from __future__ import annotations
+
+import re
 
 import libcst as cst
 
@@ -106,7 +109,18 @@ class _PruneImports(MigrationTransformer):
         return {"import"}
 
     def _keep_alias(self, local: str, qualified: str) -> bool:
-        return local in self.used or not (_removable(qualified) or self._emptied_module(qualified))
+        return local in self.used or self._unused_before(local) or not (
+            _removable(qualified) or self._emptied_module(qualified))
+
+    def _unused_before(self, local: str) -> bool:
+        """An import the original kept for what importing does, not for the name (``import nvidia.dali.ops.transforms
+        as _unused_import  # noqa: F401``): a name it never used again, said so by a ``noqa`` on its line or a
+        leading underscore. The migration did not make it unused, so it stays."""
+        pattern = rf"(?<![\w.]){re.escape(local)}(?!\w)"
+        if len(re.findall(pattern, self.ctx.source)) > 1:
+            return False
+        return local.startswith("_") or any("noqa" in line for line in self.ctx.source.splitlines()
+                                            if "import" in line and re.search(pattern, line))
 
     def _emptied_module(self, qualified: str) -> bool:
         """A module whose last uses other passes removed (``ctypes`` once the pointer copies are gone)."""
