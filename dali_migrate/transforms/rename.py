@@ -26,7 +26,7 @@ import libcst as cst
 from .. import optable
 from ..engine import code_for_node
 from ..findings import rule
-from ..names import FN, MATH, NDD, TYPES
+from ..names import FN, MATH, NDD, TYPES, dotted
 from .arguments import PER_OP_SEED
 from .base import MigrationTransformer, Pass, has_marker
 from .imports import request_import
@@ -47,6 +47,21 @@ DEPRECATED_OP = rule(
     before="images = fn.image_decoder(jpegs)\nflip = fn.coin_flip()",
     after="images = ndd.decoders.image(jpegs)\nflip = ndd.random.coin_flip()",
 )
+DEPRECATION_EXPECTED = rule(
+    "DM118", "deprecation-expected", "warning",
+    "A deprecated operator called where the program checks for its DeprecationWarning (inside assert_warns, "
+    "assertWarns, pytest.warns or pytest.deprecated_call) is left as it is and marked.",
+    "The operator that superseded it gives no warning, so the check would fail: the program observes the "
+    "deprecation itself.",
+    before="with assert_warns(DeprecationWarning):\n    fn.transform_translation(offset=(0, 0))",
+    after="with assert_warns(DeprecationWarning):\n    # dali-migrate: DM118 fn.transform_translation is deprecated "
+          "...\n    fn.transform_translation(offset=(0, 0))",
+    fix="manual",
+    suggestion="Drop the check of the deprecation with the deprecated name, or keep this call in pipeline mode.",
+)
+# The checks that expect a warning from the code they hold (their last dotted name).
+_WARNING_CHECKS = ("assert_warns", "assertWarns", "assert_warns_regex", "assertWarnsRegex", "warns",
+                   "deprecated_call")
 NO_COUNTERPART = rule(
     "DM103", "no-ndd-counterpart", "warning",
     "An operator has no dynamic-mode counterpart; it is left as it is and marked.",
@@ -110,6 +125,8 @@ class _Rename(MigrationTransformer):
         self._constants: dict[cst.Call, cst.BaseExpression] = {}  # fn.constant calls in graph helpers -> batches
         self._not_loads: set[cst.Name] = set()  # names that are not references (attr, keyword, def...)
         self._seed_kept: set[cst.FunctionDef] = set()  # functions left as they were (kept, or seeded calls)
+        self._warning_checks = 0  # depth of `with assert_warns(...)` blocks around the node
+        self._warning_withs: set[cst.With] = set()
 
     def relevant_names(self):
         # Only references that resolve into fn, math or types are renamed or marked: the aliases that can
@@ -129,6 +146,18 @@ class _Rename(MigrationTransformer):
 
     def visit_Param(self, node):
         self._not_loads.add(node.name)
+
+    def visit_With(self, node):
+        if any(isinstance(item.item, cst.Call) and (dotted(item.item.func) or "").rsplit(".", 1)[-1] in _WARNING_CHECKS
+               for item in node.items):
+            self._warning_checks += 1
+            self._warning_withs.add(node)
+        return True
+
+    def leave_With(self, original_node, updated_node):
+        if original_node in self._warning_withs:
+            self._warning_checks -= 1
+        return updated_node
 
     def visit_FunctionDef(self, node):
         self._not_loads.add(node.name)
@@ -277,6 +306,10 @@ class _Rename(MigrationTransformer):
             # outside functions (a module's statement): the call stays a pipeline-mode operator, marked, rather than
             # renamed into code that cannot run (TypeError on seed=)
             self._mark_seeded([self._calls[original_node]])
+            return updated_node
+        if replaced_by and self._warning_checks:
+            self.mark(DEPRECATION_EXPECTED.id, f"fn.{path} is deprecated and this code checks for its warning; "
+                      f"ndd.{ndd_path}, which superseded it, gives none: it stays as it is", original_node)
             return updated_node
         if entry.get("random") and entry.get("input_less") and self._is_called(original_node):
             self._random_without_batch_size(original_node, ndd_path)
