@@ -600,6 +600,8 @@ class _Collector(cst.CSTVisitor):
         self.operator_sites: dict[cst.CSTNode, str] = {}  # operator named outside a definition -> its site origin
         self.function_sites: dict[cst.CSTNode, frozenset] = {}  # def or lambda -> the operator sites in its body
         self._site_sets: list[set] = []  # the sites of the defs and lambdas being walked, innermost last
+        self._called_names: list[set] = []  # the names they call, likewise
+        self.site_calls: dict[cst.CSTNode, set] = {}  # def or lambda -> the names it calls
 
     # -- scopes -------------------------------------------------------------------------------
     def _bind(self, scope: Scope, name: str, source) -> None:
@@ -625,13 +627,38 @@ class _Collector(cst.CSTVisitor):
             self._site_sets[-1].add(origin)
 
     def _walk_body(self, node, body) -> None:
-        """Walk a def's or lambda's body, noting the operator sites in it (nested ones too)."""
+        """Walk a def's or lambda's body, noting the operator sites in it (nested ones too) and the names it calls
+        (``site_calls``: a lambda calling a local def that calls operators holds them too, ``with_called_sites``)."""
         self._site_sets.append(set())
+        self._called_names.append(set())
         walk(body, self)
         sites = self._site_sets.pop()
+        called = self._called_names.pop()
         self.function_sites[node] = frozenset(sites)
+        if called:
+            self.site_calls[node] = called
         if self._site_sets:
             self._site_sets[-1].update(sites)
+            self._called_names[-1].update(called)
+
+    def with_called_sites(self) -> None:
+        """Each def's or lambda's sites joined with those of the module's defs it calls by name, transitively (a
+        name may be several defs: all of them)."""
+        by_name: dict[str, list] = {}
+        for node in self.function_sites:
+            if isinstance(node, cst.FunctionDef):
+                by_name.setdefault(node.name.value, []).append(node)
+        changed = True
+        while changed:
+            changed = False
+            for node, names in self.site_calls.items():
+                found = self.function_sites[node]
+                for name in names:
+                    for callee in by_name.get(name, ()):
+                        found = found | self.function_sites[callee]
+                if found != self.function_sites[node]:
+                    self.function_sites[node] = found
+                    changed = True
 
     def _push(self, scope: Scope) -> Scope:
         scope.statement_depth = len(self.statements)
@@ -861,6 +888,8 @@ class _Collector(cst.CSTVisitor):
             self.calls_dali = True
         self.calls.append((node, self.scope))
         self.callees.add(node.func)
+        if self._called_names and isinstance(node.func, cst.Name):
+            self._called_names[-1].add(node.func.value)
         method = self._method() if _super_call(node) else None
         if method is not None:
             self.super_calls[node] = method.class_node
@@ -1397,6 +1426,7 @@ class DataFlow:
         self.iterator_wrappers = iterator_wrappers or {}
         collector = _Collector(imports, extra_pipelines, imported_generators)
         walk(module, collector)  # read-only: no rebuild
+        collector.with_called_sites()
         defined = {f.name for f in collector.functions.values()}
         for case, scope in collector.helper_cases:
             if case.func.value in defined:

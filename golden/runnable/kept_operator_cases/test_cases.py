@@ -6,7 +6,8 @@ import os
 import numpy as np
 import nvidia.dali.fn as fn
 from nose2.tools import params
-from nvidia.dali import pipeline_def
+from nvidia.dali import pipeline_def, types
+from nvidia.dali.backend import TensorListCPU
 
 from case_suite import suite
 
@@ -49,3 +50,32 @@ def test_reduced(op, kwargs):
 def test_suite():
     cases = [(fn.reductions.min, {}, 1), (fn.reductions.mean, {}, 2)]
     yield from suite(os.environ["CASES_DATA"], cases)
+
+
+def run_kept(make_output):
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def kept_pipe():
+        data = types.Constant(np.arange(6, dtype=np.float32).reshape(2, 3), device="cpu")
+        return make_output(data)
+
+    pipe = kept_pipe()
+    pipe.build()
+    (out,) = pipe.run()
+    assert isinstance(out, TensorListCPU)  # pipeline mode's own type: this pipeline stays
+    print("kept:", [np.round(float(np.array(out.at(i))), 3) for i in range(len(out))])
+
+
+def test_helper_itself():
+    def scaled_sum(data):
+        return fn.reductions.sum(data) * 3.0
+
+    run_kept(scaled_sum)
+
+
+@params(0.5, 2.0)
+def test_lambda_over_helper(factor):
+    def scaled_sum(data, factor=1.0):
+        return fn.reductions.sum(data) * factor
+
+    # the lambda names no operator; the def it calls does, and stays with the kept pipeline
+    run_kept(lambda data: scaled_sum(data, factor=factor))
