@@ -771,6 +771,7 @@ class Unroller(MigrationTransformer):
         if not branched and (not statements or not _is_return(statements[-1])):
             raise CannotUnroll("the pipeline function does not end with `return <outputs>`", node)
         params = [p.name.value for p in node.params.params]
+        _no_hidden_names(node, params, config)
         statements, current_options = current.substitute(statements, params, self.ctx.imports)
         statements = body_ops.inline(statements, params, self.ctx.imports, self.report)
         desc = PipelineDesc(name=node.name.value, style="def", node=node, config=config)
@@ -1800,6 +1801,22 @@ def _is_docstring(statement) -> bool:
 def _is_return(statement) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
         isinstance(statement.body[0], cst.Return)
+
+
+def _no_hidden_names(node: cst.FunctionDef, params: list[str], config: dict) -> None:
+    """The generator takes the pipeline's options as parameters (batch_size=, num_threads=, device_id=, seed=): a
+    body that reads one of those names from around it (``shuffle_after_epoch_seed=seed``, ``seed`` a parameter of the
+    enclosing function) would read the option instead. Unless the option's value is that very name
+    (``@pipeline_def(batch_size=batch_size)``), the pipeline stays."""
+    reads, bound = NameReads(), AssignedNames()
+    walk(node.body, reads)
+    walk(node.body, bound)
+    for name in sorted(reads.names & set(CORE) - set(params) - bound.names):
+        given = config.get(name)
+        if isinstance(given, cst.Name) and given.value == name:
+            continue
+        raise CannotUnroll(f"its body reads {name} from the code around it, which the migrated generator's {name}= "
+                           f"parameter (the pipeline option) would hide", node)
 
 
 def _add_core_params(params: cst.Parameters, config, existing, core=CORE) -> cst.Parameters:
