@@ -859,7 +859,8 @@ class _Tagger(cst.CSTVisitor):
             f"which this call does not know, so it stays as it is")))
 
     def _operator_handed(self, call: cst.Call, arg: cst.Arg, found) -> None:
-        """An operator named as a value (``fn.flip``, a lambda or def that calls operators, a table of them) handed to
+        """An operator named as a value (``fn.flip``, a lambda or def that calls operators, a table of them, an ops object
+        made outside the pipelines' definitions) handed to
         code the model does not follow (a function of another module, a decorator's arguments, a library): whatever
         pipeline calls it there is not visible here, and it may stay in pipeline mode. The operator is left as it was
         (its sites are kept, and marked), and meets every unit that also calls it here."""
@@ -1189,12 +1190,13 @@ __all__ = ["Units", "Kept", "Escape", "Reason", "tracked", "ITERATOR_HANDED_ON",
 
 
 def _holds_operator(kind) -> bool:
-    """An operator, a def or lambda that calls operators, or a list, dict or tuple holding one (a table of cases)."""
+    """An operator, a def or lambda that calls operators, an ops object, or a list, dict or tuple holding one (a table of
+    cases)."""
     if isinstance(kind, str):
         return kind == df.OPERATOR or kind == f"tuple:{df.OPERATOR}"
     if not isinstance(kind, tuple):
         return False
-    if kind[0] == "function":
+    if kind[0] in ("function", "ops"):  # (an ops object made outside the pipelines' definitions, too)
         return True
     if kind[0] in ("seq", "gen", "map"):
         return _holds_operator(kind[1])
