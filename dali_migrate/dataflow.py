@@ -1461,6 +1461,7 @@ class DataFlow:
         self._forwarded_cache: dict = {}  # def node -> forwarded_stars(def)
         self._forwarding_calls: set | None = None  # the iterator calls those defs hand their *args/**kwargs to
         self.module_scope_functions = {s for s in module.body if isinstance(s, cst.FunctionDef)}
+        self.module_scope_classes = {s for s in module.body if isinstance(s, cst.ClassDef)}
         # What other modules of the project pass to this module's top-level functions and classes:
         # {name: {position or keyword: value}} (``engine``: a call in another module).
         self.param_seeds = param_seeds or {}
@@ -1824,6 +1825,28 @@ class DataFlow:
             return False
         chain = self._binding_chain.get((id(owner), name.value, 0))
         return chain is not None and not any(isinstance(s, (cst.For, cst.While)) for s in chain)
+
+    def imported_makers(self, expr) -> set[str]:
+        """The qualnames of the imported callables whose call made the object ``expr`` reads (``augment`` of
+        ``augment = Augment(0.5)``, ``self.aug`` of ``self.aug = transforms.Mirror()`` in a method): calling that
+        object runs code of their module (its ``__call__``), with whatever it is given."""
+        sources = []
+        if isinstance(expr, cst.Name):
+            scope = self.name_scope.get(expr)
+            owner = scope.lookup_scope(expr.value) if scope is not None else None
+            sources = owner.bindings.get(expr.value, []) if owner is not None else []
+        elif isinstance(expr, cst.Attribute):
+            owner = self._eval(expr.value)
+            if owner is not None and isinstance(owner[0], tuple) and owner[0][0] == "instance":
+                for class_node in (owner[0][1], *self.bases(owner[0][1])):
+                    sources = sources or self._class_attrs.get((class_node, expr.attr.value), [])
+        found = set()
+        for source in sources:
+            if source[0] == "expr" and isinstance(source[1], cst.Call):
+                qualname = self.imports.qualname(source[1].func)
+                if qualname is not None and not qualname.startswith("nvidia."):
+                    found.add(qualname)
+        return found
 
     def ops_objects_in(self, expr) -> list[cst.Call]:
         """The ``ops.X(...)`` calls, made outside the pipelines' definitions, that made the ops objects ``expr`` can
@@ -2557,6 +2580,12 @@ class DataFlow:
             return value(TF_OP)
         if qualname in TORCH_ITERATORS or qualname.startswith(PLUGIN_PREFIX) and qualname.endswith("Iterator"):
             return value(DALI_ITERATOR, self._argument_origins(call))
+        if not qualname.startswith("nvidia."):
+            # code the model does not see (a registry's register(name, op)) may give back an operator it is handed:
+            # what it returns meets the operators' sites (a pipeline that calls it keeps them in one unit)
+            sites = frozenset(o for o in self._argument_origins(call) if is_site(o))
+            if sites:
+                return (TOP, sites)
         return UNKNOWN
 
     def list_length(self, expr, depth: int = 0) -> int | None:

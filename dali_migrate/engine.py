@@ -1026,11 +1026,14 @@ def _graph_helpers(flow, ctx: MigrationContext, shared: dict) -> dict[str, set[s
     found: dict[str, set[str]] = {}
     project = ctx.facts["project"]
     for call, origin in flow.graph_origin.items():
-        qualname = ctx.imports.qualname(call.func)
-        if qualname is None or qualname.startswith("nvidia.") or origin not in shared:
+        if origin not in shared:
             continue
-        qualname = project.resolve(qualname)
-        found.setdefault(qualname, set()).add(shared[origin])
+        qualname = ctx.imports.qualname(call.func)
+        # an object of another module's class called in the graph (an augmentation made in __init__): its class
+        makers = {qualname} if qualname is not None else flow.imported_makers(call.func)
+        for maker in makers:
+            if not maker.startswith("nvidia."):
+                found.setdefault(project.resolve(maker), set()).add(shared[origin])
     return found
 
 
@@ -1195,15 +1198,17 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
         return module
     from .transforms.walk import transform
 
-    return transform(module, _AttachMarkers(markers), layout=False)
+    return transform(module, _AttachMarkers(markers, ctx.facts.get("same_statements", {})), layout=False)
 
 
 class _AttachMarkers(cst.CSTTransformer):
-    """Marker comments onto given statements (by identity), wherever they are."""
+    """Marker comments onto given statements (by identity), wherever they are; ``same``: a statement a pass gave only
+    blank lines (a kept unit's, below a helper class written above it) -> the statement it was."""
 
-    def __init__(self, markers: dict):
+    def __init__(self, markers: dict, same: dict | None = None):
         super().__init__()
         self.markers = markers
+        self.same = same or {}
 
     def on_visit(self, node):
         return not isinstance(node, (cst.SimpleStatementLine, cst.BaseExpression))
@@ -1211,7 +1216,7 @@ class _AttachMarkers(cst.CSTTransformer):
     def on_leave(self, original_node, updated_node):
         from .transforms.base import _attach_markers
 
-        texts = self.markers.get(original_node)
+        texts = self.markers.get(original_node) or self.markers.get(self.same.get(original_node))
         return _attach_markers(updated_node, texts) if texts else updated_node
 
 

@@ -1081,7 +1081,8 @@ class _Tagger(cst.CSTVisitor):
 def _function_units(flow: df.DataFlow, foreign: dict | None = None) -> dict:
     """Functions the pipelines' graphs call (graph helpers), with the pipelines that call them,
     transitively: such a helper belongs to the units of every pipeline that builds with it.
-    ``foreign``: top-level function name -> pipelines of other modules whose graphs call it."""
+    ``foreign``: top-level function or class name -> pipelines of other modules whose graphs call it (or its
+    objects)."""
     enclosing: dict[cst.Call, cst.CSTNode] = {}
     for call, scope in flow.calls:
         while scope is not None and scope.kind not in ("function", "lambda", "module", "class"):
@@ -1098,6 +1099,10 @@ def _function_units(flow: df.DataFlow, foreign: dict | None = None) -> dict:
         origins = (foreign or {}).get(function.name)
         if origins and isinstance(function.node, cst.FunctionDef) and function.node in flow.module_scope_functions:
             work.append((function.node, frozenset(origins)))
+        elif foreign and function.class_node is not None and function.class_node in flow.module_scope_classes \
+                and foreign.get(function.class_node.name.value):
+            # a class whose objects other modules' graphs call (an augmentation): its methods build those graphs
+            work.append((function.node, frozenset(foreign[function.class_node.name.value])))
     by_function: dict[cst.CSTNode, list[cst.Call]] = {}
     for call, function in enclosing.items():
         by_function.setdefault(function, []).append(call)

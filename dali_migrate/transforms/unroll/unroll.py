@@ -1475,6 +1475,8 @@ class Unroller(MigrationTransformer):
                     leading_lines=[cst.EmptyLine()] * (2 - blanks) + list(after.leading_lines))
                 if after in self.ctx.kept_statements:  # only blank lines added: still the kept unit's, untouched
                     self.ctx.kept_statements.add(body[index + 1])
+                    # the same statement: the marker the engine puts on it (by identity) still finds it
+                    self.ctx.facts.setdefault("same_statements", {})[body[index + 1]] = after
         return module.with_changes(body=body)
 
     # -- what the generators take: only the parameters their bodies or callers use --------------------
