@@ -9,11 +9,18 @@ def make_rotation(angle):
     return ops.Rotate(angle=angle, keep_size=True, fill_value=0)
 
 
-class RandomMirror:
+class RandomAugmentation:
+    """The base of the random augmentations: it sets the coin flip they draw from."""
+
+    def __init__(self, probability):
+        self.coin = ops.random.CoinFlip(probability=probability)
+
+
+class RandomMirror(RandomAugmentation):
     """Mirrors each image with probability p: a coin flip drawn per sample (no input: one value per sample)."""
 
     def __init__(self, probability=0.5):
-        self.coin = ops.random.CoinFlip(probability=probability)
+        super().__init__(probability)
         self.flip = ops.Flip()
 
     def __call__(self, images):
