@@ -35,7 +35,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .findings import Finding, rule
 from .markers import open_markers
-from .names import ImportTable
+from .names import CALLED_SUFFIX, ImportTable
 
 PARSE_ERROR = rule(
     "DM001", "parse-error", "error",
@@ -786,9 +786,10 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     seeds = {}  # top-level functions and classes here that other modules pass pipeline values to
     if project is not None:
         for helper, pipelines in project.graph_helpers.items():
-            module_name, _, function = helper.rpartition(".")
+            called = helper.endswith(CALLED_SUFFIX)  # its objects are called: ``Class.__call__`` in ``foreign``
+            module_name, _, function = helper[:-len(CALLED_SUFFIX)].rpartition(".") if called else helper.rpartition(".")
             if module_name == here:
-                foreign[function] = frozenset(pipelines)
+                foreign[function + CALLED_SUFFIX if called else function] = frozenset(pipelines)
         for callee, arguments in project.foreign_calls.items():
             module_name, _, name = callee.rpartition(".")
             if module_name == here:
@@ -818,7 +819,8 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     follows = (lambda qualname: project.follows(qualname, here)) if project is not None and project.modules else None
     units = Units(flow, module, ctx.position, foreign, follows)
     # Values handed to a definition elision left out, or another module's seeds for one: read it all.
-    needs_whole_file(ctx, {e.callee for e in units.escapes if e.callee} | units.handed_to | set(seeds) | set(foreign))
+    needs_whole_file(ctx, {e.callee for e in units.escapes if e.callee} | units.handed_to | set(seeds)
+                     | {name.removesuffix(CALLED_SUFFIX) for name in foreign})
     kept = Kept(units)
     for escape in [*units.escapes, *units.operator_escapes]:
         kept.keep(escape.origins, Reason(ctx.position(escape.node)[0], escape.rule, escape.message))
@@ -845,6 +847,8 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     # Where another module's pipeline shows here: the helper it builds with, the function it is passed to.
     foreign_where = {origin: node for node, origins in units.helpers.items() for origin in origins
                      if origin in shared and origin not in units.definitions}
+    foreign_where.update({origin: node for origin, node in units.foreign_values.items()
+                          if origin in shared and origin not in foreign_where})
     foreign_where.update({origin: flow.seeded[name] for name, arguments in seeds.items() if name in flow.seeded
                           for _, origins in arguments.values() for origin in origins
                           if not is_site(origin)})  # (another module's operator: marked with the pipeline here)
@@ -1029,11 +1033,13 @@ def _graph_helpers(flow, ctx: MigrationContext, shared: dict) -> dict[str, set[s
         if origin not in shared:
             continue
         qualname = ctx.imports.qualname(call.func)
-        # an object of another module's class called in the graph (an augmentation made in __init__): its class
-        makers = {qualname} if qualname is not None else flow.imported_makers(call.func)
-        for maker in makers:
-            if not maker.startswith("nvidia."):
-                found.setdefault(project.resolve(maker), set()).add(shared[origin])
+        if qualname is not None:
+            if not qualname.startswith("nvidia."):
+                found.setdefault(project.resolve(qualname), set()).add(shared[origin])
+            continue
+        # an object of another module's class called in the graph (an augmentation made in __init__): its __call__
+        for maker in flow.imported_makers(call.func):
+            found.setdefault(project.resolve(maker) + CALLED_SUFFIX, set()).add(shared[origin])
     return found
 
 

@@ -36,6 +36,7 @@ import libcst as cst
 
 from . import dataflow as df, optable
 from .findings import MARKER_PREFIX, rule
+from .names import CALLED_SUFFIX
 from .transforms.tensorlist import DALI_TEST_TO_ARRAY
 from .transforms.unroll.helpers import is_helper_import, is_tool_written_class
 from .transforms.walk import holds_a_line, leave_hook_call, visit_hook_result, walk
@@ -380,6 +381,8 @@ class Units:
         self.definitions: dict[str, cst.CSTNode] = tagger.definitions
         self.top_level = set(module.body)
         self.helpers: dict[cst.CSTNode, frozenset] = tagger.function_units  # graph helpers -> their pipelines
+        # other modules' pipelines -> the first statement here that binds a value their graphs call (an ops object)
+        self.foreign_values: dict[str, cst.CSTNode] = tagger.foreign_values
         # Markers already in the file (a person has not removed them yet): (statement, rule, message).
         self.existing_markers: list[tuple[cst.CSTNode, str, str]] = tagger.existing_markers
         self.foreign_calls = tagger.foreign_calls
@@ -554,6 +557,10 @@ class _Tagger(cst.CSTVisitor):
         self._loop_iters: set[cst.CSTNode] = set()
         self._stored: set[cst.Attribute] = set()  # attributes assigned or deleted (``_store``)
         self.function_units = _function_units(flow, foreign)
+        # module-level names other modules' graphs call that are no function or class (an ops object made here)
+        self.foreign_values: dict[str, cst.CSTNode] = {}  # another module's pipeline -> the statement it calls here
+        self._foreign_values = {name: frozenset(origins) for name, origins in (foreign or {}).items()
+                                if name not in {f.name for f in flow.functions.values()}}
         # Pipelines inside code that expects their errors (``expected_errors``).
         self._regions: list[_Region] = []
         self._expression_regions: list[_Region] = []
@@ -621,6 +628,11 @@ class _Tagger(cst.CSTVisitor):
         if node in self.flow.name_scope:
             found = self.flow.value_of(node)
             self._touch(found[1])
+            if node.value in self._foreign_values and self.flow.name_scope[node] is self.flow.module_scope:
+                self._touch(self._foreign_values[node.value])  # ``flip = ops.Flip()`` another module's graph calls
+                if self._statements:
+                    for origin in self._foreign_values[node.value]:
+                        self.foreign_values.setdefault(origin, self._statements[-1][0])
 
     def visit_Lambda(self, node):
         # A lambda graph helper (``aug = lambda x: fn.flip(x)``) is not a statement: the one holding it
@@ -1100,9 +1112,9 @@ def _function_units(flow: df.DataFlow, foreign: dict | None = None) -> dict:
         if origins and isinstance(function.node, cst.FunctionDef) and function.node in flow.module_scope_functions:
             work.append((function.node, frozenset(origins)))
         elif foreign and function.class_node is not None and function.class_node in flow.module_scope_classes \
-                and foreign.get(function.class_node.name.value):
+                and foreign.get(function.class_node.name.value + CALLED_SUFFIX):
             # a class whose objects other modules' graphs call (an augmentation): its methods build those graphs
-            work.append((function.node, frozenset(foreign[function.class_node.name.value])))
+            work.append((function.node, frozenset(foreign[function.class_node.name.value + CALLED_SUFFIX])))
     by_function: dict[cst.CSTNode, list[cst.Call]] = {}
     for call, function in enclosing.items():
         by_function.setdefault(function, []).append(call)

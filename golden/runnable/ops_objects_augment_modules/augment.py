@@ -4,6 +4,10 @@ objects once, in __init__, and applies them when called on a batch of images."""
 from nvidia.dali import ops, types
 
 
+# a module-level object the pipeline imports and calls itself
+upside_down = ops.Flip(horizontal=0, vertical=1)
+
+
 def make_rotation(angle):
     """A factory the augmentations share: an operator object, made once per call."""
     return ops.Rotate(angle=angle, keep_size=True, fill_value=0)

@@ -6,7 +6,7 @@ import numpy as np
 from nvidia.dali import ops, types
 from nvidia.dali.pipeline import Pipeline
 
-from augment import RandomMirror, Standardize
+from augment import RandomMirror, Standardize, upside_down
 
 
 class Brightness:
@@ -31,7 +31,7 @@ class TrainPipe(Pipeline):
     def define_graph(self):
         jpegs, labels = self.reader()
         images = self.standardize(self.decode(jpegs))
-        return images, self.mirror(images), self.brightness(images), labels
+        return images, self.mirror(images), self.brightness(images), upside_down(images), labels
 
 
 def main(root):
@@ -39,11 +39,12 @@ def main(root):
     pipe.build()
     print("epoch size", pipe.epoch_size("Reader"))
     for step in range(3):
-        images, mirrored, bright, labels = (np.array(out.as_cpu().as_array()) for out in pipe.run())
+        images, mirrored, bright, flipped, labels = (np.array(out.as_cpu().as_array()) for out in pipe.run())
         print(f"step {step}: images {images.shape} {images.dtype} sum {float(images.sum()):.1f}")
         # each sample is either the image or its mirror (which one is random)
         alike = [bool(np.array_equal(m, i) or np.array_equal(m, i[:, ::-1])) for m, i in zip(mirrored, images)]
         print(f"step {step}: mirrored {mirrored.shape} each the image or its mirror {alike}")
+        print(f"step {step}: upside down {bool(np.array_equal(flipped, images[:, ::-1]))}")
         print(f"step {step}: brightness x0.5 {bool(np.allclose(bright, images * 0.5, atol=1))} "
               f"labels {labels.ravel().tolist()}")
 

@@ -2,6 +2,8 @@
 
 from nvidia.dali import ops
 
+upside_down = ops.Flip(horizontal=0, vertical=1)
+
 
 class Shrink:
     def __init__(self, size):

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 from nvidia.dali import fn, ops, pipeline_def, types
 
-from augment import Shrink
+from augment import Shrink, upside_down
 from registry import register
 
 mirror = register("mirror", ops.Flip(horizontal=1))
@@ -20,7 +20,7 @@ blur = ops.GaussianBlur(window_size=3)
 def registered(root):
     jpegs, labels = fn.readers.file(file_root=root)
     images = shrink(fn.decoders.image(jpegs, output_type=types.GRAY))
-    return mirror(images), images, labels
+    return mirror(images), upside_down(images), images, labels
 
 
 @pipeline_def(batch_size=2, num_threads=2, device_id=0)
@@ -35,10 +35,10 @@ def main(root):
     first.build()
     second.build()
     for step in range(2):
-        mirrored, images, labels = (np.array(out.as_cpu().as_array()) for out in first.run())
+        mirrored, flipped, images, labels = (np.array(out.as_cpu().as_array()) for out in first.run())
         smooth, other_labels = (np.array(out.as_cpu().as_array()) for out in second.run())
         print(f"step {step}: mirrored {mirrored.shape} is the mirror {bool(np.array_equal(mirrored, images[:, :, ::-1]))}"
-              f" labels {labels.ravel().tolist()}")
+              f" upside down {bool(np.array_equal(flipped, images[:, ::-1]))} labels {labels.ravel().tolist()}")
         print(f"step {step}: blurred {smooth.shape} sum {int(smooth.astype(np.int64).sum())} "
               f"labels {other_labels.ravel().tolist()}")
 
