@@ -422,7 +422,7 @@ class _Rename(MigrationTransformer):
         from .unroll.model import OPS_DROPPED, kwarg, ops_fn_entry, ops_object_callable
 
         path = qualname[len(OPS) + 1:]
-        fn_path, entry = ops_fn_entry(path)
+        entry = ops_fn_entry(path)[1]
         seed = kwarg(original, "seed") if entry.get("random") else None
         made = ops_object_callable(updated, entry, own_rng=seed is not None)
         dropped = sorted({a.keyword.value for a in original.args if a.keyword is not None} & set(OPS_DROPPED))
