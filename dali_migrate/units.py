@@ -1221,10 +1221,11 @@ def _holds_operator(kind) -> bool:
 
 
 def _portable_operators(kind):
-    """``kind`` as another module can read it: a def or lambda that calls operators is an operator there."""
+    """``kind`` as another module can read it: a def or lambda that calls operators, or an ops object, is an operator
+    there."""
     if not isinstance(kind, tuple):
         return kind
-    if kind[0] == "function":
+    if kind[0] in ("function", "ops"):
         return df.OPERATOR
     if kind[0] in ("seq", "gen", "map"):
         return (kind[0], _portable_operators(kind[1]))
