@@ -1146,7 +1146,7 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
     """Markers on the kept units: each pipeline's definition says that it stays in pipeline mode and why,
     and each place that decided it carries its own marker. Kept statements are the original nodes (no pass
     touched them), found again by identity."""
-    from .dataflow import is_site
+    from .dataflow import is_site, site_module, site_operator
     from .findings import marker_text
     from .units import UNIT_KEPT
 
@@ -1187,6 +1187,25 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
                 add(block, UNIT_KEPT.id, f"the graph of {_origin_name(origin)}, which stays in pipeline mode with "
                                          f"everything that uses it: {summary or 'see its definition'}",
                     ctx.position(block)[0])
+        covered = None
+        flow = ctx.facts.get("flow")
+        made_at = {o: n for n, o in flow.operator_sites.items()} if flow is not None else {}
+        for origin in sorted(o for o in origins if is_site(o) and site_operator(o).startswith("ops.")):
+            # an ops object made outside the definitions (a module's statement, a plain class's __init__): left as
+            # it was with the unit, marked where it is made unless a marked definition or helper holds that line
+            node = made_at.get(origin)
+            statement = units.statement_at(ctx.position(node)[0]) if node is not None else None
+            if statement is None or statement in markers or site_module(origin):
+                continue
+            if covered is None:
+                covered = _statements_under([*definitions, *(h for h in markers if not isinstance(
+                    h, cst.SimpleStatementLine))])
+            if statement in covered:
+                continue
+            pipelines = ", ".join(names) or "a pipeline"
+            add(statement, UNIT_KEPT.id, f"{site_operator(origin)}(...) is called by {pipelines}, which stays in "
+                                         f"pipeline mode with everything that uses it, so it stays an ops object: "
+                                         f"{summary or 'see its definition'}", ctx.position(statement)[0])
         for statement, origin in sorted(definitions.items(), key=lambda item: item[1]):
             own = [r for r in reasons if units.statement_at(r.line) is statement and r.rule != UNIT_KEPT.id]
             if own and not elsewhere and len(definitions) == 1:
@@ -1232,6 +1251,20 @@ def _origin_name(origin: str) -> str:
     from .dataflow import is_site, site_operator
 
     return site_operator(origin) if is_site(origin) else origin.rpartition(":")[2]
+
+
+def _statements_under(nodes) -> set:
+    """The simple statements inside ``nodes`` (definitions and helpers a marker covers)."""
+    found: set = set()
+
+    class _Collect(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node):
+            found.add(node)
+            return False
+
+    for node in nodes:
+        node.visit(_Collect())
+    return found
 
 
 def _site_statement(units, origin: str):

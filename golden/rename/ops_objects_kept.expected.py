@@ -108,9 +108,11 @@ class Prefetch:
         return prefetched
 
 
+# dali-migrate: DM230 ops.Flip(...) is called by kept, which stays in pipeline mode with everything that uses it, so it stays an ops object: line 9: flip (a pipeline-mode operator) is passed to register, which dali-migrate cannot follow: the pipeline that calls it there may stay in pipeline mode, so it stays as it is
 flip = ops.Flip(horizontal=1)
 # dali-migrate: DM231 flip (a pipeline-mode operator) is passed to register, which dali-migrate cannot follow: the pipeline that calls it there may stay in pipeline mode, so it stays as it is
 register("flip", flip)
+# dali-migrate: DM230 ops.Rotate(...) is called by kept, which stays in pipeline mode with everything that uses it, so it stays an ops object: line 9: flip (a pipeline-mode operator) is passed to register, which dali-migrate cannot follow: the pipeline that calls it there may stay in pipeline mode, so it stays as it is
 rotate = ops.Rotate(angle=90)
 blur = lambda *inputs, **kwargs: ndd.gaussian_blur(*inputs, window_size=3, **kwargs)
 
