@@ -400,6 +400,10 @@ class _Rename(MigrationTransformer):
             if made is not None:
                 return made
             self._ops_object_call(original_node)
+            if isinstance(updated_node.func, cst.Lambda) and not updated_node.func.lpar:
+                # ``ops.X(...)()``: the object called where it is made; the lambda needs its parentheses there
+                updated_node = updated_node.with_changes(func=updated_node.func.with_changes(
+                    lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
         data = self._batch_sizes.get(original_node)
         if data is None:
             return updated_node
