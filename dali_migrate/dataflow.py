@@ -185,6 +185,20 @@ def operator_path(qualname: str | None) -> bool:
     return qualname.startswith(MATH + ".") and qualname[len(MATH) + 1:] in optable.math_names()
 
 
+def ops_object_path(qualname: str | None) -> bool:
+    """``qualname`` names a legacy ops class whose object is an operator of whatever graph calls it (``ops.Flip``,
+    ``ops.random.CoinFlip``): one with an ndd counterpart, not a reader (a stream, not a call per step); Compose and
+    ExternalSource are Python classes, not in the table. Made outside the pipelines' definitions (an augmentation
+    class's ``__init__``, a module's statement, a factory), the object is an operator site (``is_site``): the pipelines that call it meet it."""
+    if qualname is None or not qualname.startswith(OPS + "."):
+        return False
+    entry = optable.ops_class(qualname[len(OPS) + 1:])
+    if not entry or not entry.get("fn"):
+        return False
+    fn_entry = optable.resolve_fn(entry["fn"])[2]
+    return bool(fn_entry and fn_entry.get("ndd") and fn_entry.get("kind") != "reader")
+
+
 def is_adapted(origin) -> bool:
     """Pipelines a function or class adapts at run time (``ADAPTED_PREFIX``): a ReaderStream either way."""
     return isinstance(origin, str) and origin.startswith(ADAPTED_PREFIX)
@@ -895,7 +909,7 @@ class _Collector(cst.CSTVisitor):
             self.super_calls[node] = method.class_node
         if self.graph_stack:
             self.graph_origin[node] = self.graph_stack[-1]
-        elif operator_path(qualname):
+        elif operator_path(qualname) or ops_object_path(qualname):
             self._site(node, qualname)  # graph code outside a definition: `pipe.set_outputs(...)` may take it
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("append", "add", "insert") and node.args \
@@ -1441,6 +1455,7 @@ class DataFlow:
         self.pipeline_calls = collector.pipeline_calls
         self.graph_origin = collector.graph_origin
         self.operator_sites = collector.operator_sites
+        self._site_nodes: dict | None = None  # site -> its node (ops_objects_in), made when first asked
         self.function_sites = collector.function_sites
         self.with_origin = collector.with_origin
         self.calls = collector.calls
@@ -1462,6 +1477,7 @@ class DataFlow:
         # What each binding holds, and which bindings a read can see (a name rebound to a converted value).
         self._binding_values: dict[tuple[int, str, int], Value | None] = {}
         self._reaching = Reaching(collector.binding_chain, collector.read_statement, collector.unordered)
+        self._binding_chain, self._unordered_bindings = collector.binding_chain, collector.unordered
         self._attr_values: dict[tuple, Value | None] = {}
         self._input_fed: set | None = None  # pipelines an input operator feeds (``never_empty``)
         self._metadata_asked: frozenset | None = None
@@ -1475,6 +1491,7 @@ class DataFlow:
         self._forwarded_cache: dict = {}  # def node -> forwarded_stars(def)
         self._forwarding_calls: set | None = None  # the iterator calls those defs hand their *args/**kwargs to
         self.module_scope_functions = {s for s in module.body if isinstance(s, cst.FunctionDef)}
+        self.module_scope_classes = {s for s in module.body if isinstance(s, cst.ClassDef)}
         # What other modules of the project pass to this module's top-level functions and classes:
         # {name: {position or keyword: value}} (``engine``: a call in another module).
         self.param_seeds = param_seeds or {}
@@ -1701,6 +1718,10 @@ class DataFlow:
         if kind[0] == "class":
             init = self._method_of(kind[1], "__init__")
             return (self.functions[init], 0) if init is not None and init in self.functions else None
+        if kind[0] == "instance":  # `augment(images)`: the class's __call__ runs (an augmentation class)
+            method = self._method_of(kind[1], "__call__")
+            function = self.functions.get(method) if method is not None else None
+            return (function, 0) if function is not None and function.bound else None
         return None
 
     def _function_result(self, function: Function) -> Value | None:
@@ -1821,6 +1842,53 @@ class DataFlow:
 
     def kind_of(self, expr):
         return self.value_of(expr)[0]
+
+    def holds_one_value(self, name: cst.Name) -> bool:
+        """Every read of ``name`` gives the value the read at this place gives: the name is bound once in its scope (a
+        module or function), outside any loop there, and from no other scope (``global``, ``nonlocal``), or it is a
+        parameter never bound again. A lambda that reads it computes with the value it had where the lambda was made,
+        as an ops object kept the values of its constructor's arguments."""
+        scope = self.name_scope.get(name)
+        owner = scope.lookup_scope(name.value) if scope is not None else None
+        if owner is None or owner.kind not in ("module", "function") or len(owner.bindings.get(name.value, ())) != 1 \
+                or (id(owner), name.value) in self._unordered_bindings:
+            return False
+        chain = self._binding_chain.get((id(owner), name.value, 0))
+        return chain is not None and not any(isinstance(s, (cst.For, cst.While)) for s in chain)
+
+    def imported_makers(self, expr) -> set[str]:
+        """The qualnames of the imported callables whose call made the object ``expr`` reads (``augment`` of
+        ``augment = Augment(0.5)``, ``self.aug`` of ``self.aug = transforms.Mirror()`` in a method): calling that
+        object runs code of their module (its ``__call__``), with whatever it is given."""
+        sources = []
+        if isinstance(expr, cst.Name):
+            scope = self.name_scope.get(expr)
+            owner = scope.lookup_scope(expr.value) if scope is not None else None
+            sources = owner.bindings.get(expr.value, []) if owner is not None else []
+        elif isinstance(expr, cst.Attribute):
+            owner = self._eval(expr.value)
+            if owner is not None and isinstance(owner[0], tuple) and owner[0][0] == "instance":
+                for class_node in (owner[0][1], *self.bases(owner[0][1])):
+                    sources = sources or self._class_attrs.get((class_node, expr.attr.value), [])
+        found = set()
+        for source in sources:
+            if source[0] == "expr" and isinstance(source[1], cst.Call):
+                qualname = self.imports.qualname(source[1].func)
+                if qualname is not None and not qualname.startswith("nvidia."):
+                    found.add(qualname)
+        return found
+
+    def ops_objects_in(self, expr) -> list[cst.Call]:
+        """The ``ops.X(...)`` calls, made outside the pipelines' definitions, that made the ops objects ``expr`` can
+        hold (``self.flip``, ``coins[i]``, what a factory returns): their operator sites among its origins."""
+        origins = self.value_of(expr)[1]
+        if not any(is_site(o) for o in origins):
+            return []
+        if self._site_nodes is None:
+            self._site_nodes = {o: n for n, o in self.operator_sites.items()}
+        found = [self._site_nodes.get(o) for o in origins if is_site(o)]
+        return [n for n in found if isinstance(n, cst.Call) and ops_object_path(self.imports.qualname(n.func))]
+
 
     def origins_of(self, expr) -> frozenset:
         return self.value_of(expr)[1]
@@ -2442,8 +2510,8 @@ class DataFlow:
             return value(("stream", TOP), origins)
         if isinstance(kind, tuple):
             head = kind[0]
-            if head == "ops":
-                return (_ops_outputs(kind[1]), self._graph_origins(call) | self._argument_origins(call))
+            if head == "ops":  # (the object's own origins: the site it was made at, which the graph meets)
+                return (_ops_outputs(kind[1]), origins | self._graph_origins(call) | self._argument_origins(call))
             if head in ("function", "method"):
                 function = self.functions.get(kind[1])
                 if function is None:
@@ -2455,6 +2523,10 @@ class DataFlow:
                 return result
             if head == "class":
                 return value(("instance", kind[1]), origins)
+            if head == "instance":  # its __call__ (``_reached``), as a method call gives
+                reached = self._reached(call)
+                if reached is not None:
+                    return self._returns.get(reached[0].node)
         if isinstance(func, cst.Attribute):
             return self._method_call(call, callee, kind)
         return UNKNOWN
@@ -2538,6 +2610,12 @@ class DataFlow:
             return value(TF_OP)
         if qualname in TORCH_ITERATORS or qualname.startswith(PLUGIN_PREFIX) and qualname.endswith("Iterator"):
             return value(DALI_ITERATOR, self._argument_origins(call))
+        if not qualname.startswith("nvidia."):
+            # code the model does not see (a registry's register(name, op)) may give back an operator it is handed:
+            # what it returns meets the operators' sites (a pipeline that calls it keeps them in one unit)
+            sites = frozenset(o for o in self._argument_origins(call) if is_site(o))
+            if sites:
+                return (TOP, sites)
         return UNKNOWN
 
     def list_length(self, expr, depth: int = 0) -> int | None:

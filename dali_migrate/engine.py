@@ -35,7 +35,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .findings import Finding, rule
 from .markers import open_markers
-from .names import ImportTable
+from .names import CALLED_SUFFIX, ImportTable
 
 PARSE_ERROR = rule(
     "DM001", "parse-error", "error",
@@ -786,9 +786,10 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     seeds = {}  # top-level functions and classes here that other modules pass pipeline values to
     if project is not None:
         for helper, pipelines in project.graph_helpers.items():
-            module_name, _, function = helper.rpartition(".")
+            called = helper.endswith(CALLED_SUFFIX)  # its objects are called: ``Class.__call__`` in ``foreign``
+            module_name, _, function = helper[:-len(CALLED_SUFFIX)].rpartition(".") if called else helper.rpartition(".")
             if module_name == here:
-                foreign[function] = frozenset(pipelines)
+                foreign[function + CALLED_SUFFIX if called else function] = frozenset(pipelines)
         for callee, arguments in project.foreign_calls.items():
             module_name, _, name = callee.rpartition(".")
             if module_name == here:
@@ -818,7 +819,8 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     follows = (lambda qualname: project.follows(qualname, here)) if project is not None and project.modules else None
     units = Units(flow, module, ctx.position, foreign, follows)
     # Values handed to a definition elision left out, or another module's seeds for one: read it all.
-    needs_whole_file(ctx, {e.callee for e in units.escapes if e.callee} | units.handed_to | set(seeds) | set(foreign))
+    needs_whole_file(ctx, {e.callee for e in units.escapes if e.callee} | units.handed_to | set(seeds)
+                     | {name.removesuffix(CALLED_SUFFIX) for name in foreign})
     kept = Kept(units)
     for escape in [*units.escapes, *units.operator_escapes]:
         kept.keep(escape.origins, Reason(ctx.position(escape.node)[0], escape.rule, escape.message))
@@ -845,6 +847,8 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     # Where another module's pipeline shows here: the helper it builds with, the function it is passed to.
     foreign_where = {origin: node for node, origins in units.helpers.items() for origin in origins
                      if origin in shared and origin not in units.definitions}
+    foreign_where.update({origin: node for origin, node in units.foreign_values.items()
+                          if origin in shared and origin not in foreign_where})
     foreign_where.update({origin: flow.seeded[name] for name, arguments in seeds.items() if name in flow.seeded
                           for _, origins in arguments.values() for origin in origins
                           if not is_site(origin)})  # (another module's operator: marked with the pipeline here)
@@ -1026,11 +1030,16 @@ def _graph_helpers(flow, ctx: MigrationContext, shared: dict) -> dict[str, set[s
     found: dict[str, set[str]] = {}
     project = ctx.facts["project"]
     for call, origin in flow.graph_origin.items():
-        qualname = ctx.imports.qualname(call.func)
-        if qualname is None or qualname.startswith("nvidia.") or origin not in shared:
+        if origin not in shared:
             continue
-        qualname = project.resolve(qualname)
-        found.setdefault(qualname, set()).add(shared[origin])
+        qualname = ctx.imports.qualname(call.func)
+        if qualname is not None:
+            if not qualname.startswith("nvidia."):
+                found.setdefault(project.resolve(qualname), set()).add(shared[origin])
+            continue
+        # an object of another module's class called in the graph (an augmentation made in __init__): its __call__
+        for maker in flow.imported_makers(call.func):
+            found.setdefault(project.resolve(maker) + CALLED_SUFFIX, set()).add(shared[origin])
     return found
 
 
@@ -1137,7 +1146,7 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
     """Markers on the kept units: each pipeline's definition says that it stays in pipeline mode and why,
     and each place that decided it carries its own marker. Kept statements are the original nodes (no pass
     touched them), found again by identity."""
-    from .dataflow import is_site
+    from .dataflow import is_site, site_module, site_operator
     from .findings import marker_text
     from .units import UNIT_KEPT
 
@@ -1178,6 +1187,25 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
                 add(block, UNIT_KEPT.id, f"the graph of {_origin_name(origin)}, which stays in pipeline mode with "
                                          f"everything that uses it: {summary or 'see its definition'}",
                     ctx.position(block)[0])
+        covered = None
+        flow = ctx.facts.get("flow")
+        made_at = {o: n for n, o in flow.operator_sites.items()} if flow is not None else {}
+        for origin in sorted(o for o in origins if is_site(o) and site_operator(o).startswith("ops.")):
+            # an ops object made outside the definitions (a module's statement, a plain class's __init__): left as
+            # it was with the unit, marked where it is made unless a marked definition or helper holds that line
+            node = made_at.get(origin)
+            statement = units.statement_at(ctx.position(node)[0]) if node is not None else None
+            if statement is None or statement in markers or site_module(origin):
+                continue
+            if covered is None:
+                covered = _statements_under([*definitions, *(h for h in markers if not isinstance(
+                    h, cst.SimpleStatementLine))])
+            if statement in covered:
+                continue
+            pipelines = ", ".join(names) or "a pipeline"
+            add(statement, UNIT_KEPT.id, f"{site_operator(origin)}(...) is called by {pipelines}, which stays in "
+                                         f"pipeline mode with everything that uses it, so it stays an ops object: "
+                                         f"{summary or 'see its definition'}", ctx.position(statement)[0])
         for statement, origin in sorted(definitions.items(), key=lambda item: item[1]):
             own = [r for r in reasons if units.statement_at(r.line) is statement and r.rule != UNIT_KEPT.id]
             if own and not elsewhere and len(definitions) == 1:
@@ -1195,15 +1223,17 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
         return module
     from .transforms.walk import transform
 
-    return transform(module, _AttachMarkers(markers), layout=False)
+    return transform(module, _AttachMarkers(markers, ctx.facts.get("same_statements", {})), layout=False)
 
 
 class _AttachMarkers(cst.CSTTransformer):
-    """Marker comments onto given statements (by identity), wherever they are."""
+    """Marker comments onto given statements (by identity), wherever they are; ``same``: a statement a pass gave only
+    blank lines (a kept unit's, below a helper class written above it) -> the statement it was."""
 
-    def __init__(self, markers: dict):
+    def __init__(self, markers: dict, same: dict | None = None):
         super().__init__()
         self.markers = markers
+        self.same = same or {}
 
     def on_visit(self, node):
         return not isinstance(node, (cst.SimpleStatementLine, cst.BaseExpression))
@@ -1211,7 +1241,7 @@ class _AttachMarkers(cst.CSTTransformer):
     def on_leave(self, original_node, updated_node):
         from .transforms.base import _attach_markers
 
-        texts = self.markers.get(original_node)
+        texts = self.markers.get(original_node) or self.markers.get(self.same.get(original_node))
         return _attach_markers(updated_node, texts) if texts else updated_node
 
 
@@ -1221,6 +1251,20 @@ def _origin_name(origin: str) -> str:
     from .dataflow import is_site, site_operator
 
     return site_operator(origin) if is_site(origin) else origin.rpartition(":")[2]
+
+
+def _statements_under(nodes) -> set:
+    """The simple statements inside ``nodes`` (definitions and helpers a marker covers)."""
+    found: set = set()
+
+    class _Collect(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node):
+            found.add(node)
+            return False
+
+    for node in nodes:
+        node.visit(_Collect())
+    return found
 
 
 def _site_statement(units, origin: str):

@@ -167,3 +167,8 @@ class _ImportCollector(cst.CSTVisitor):
             name = alias.name.value if isinstance(alias.name, cst.Name) else module_name(alias.name)
             local = alias.asname.name.value if alias.asname is not None else name
             self.aliases[local] = f"{base}.{name}"
+
+# A graph helper of another module that a pipeline calls through its objects (an augmentation made in __init__ and
+# called in define_graph): ``augment.Standardize.__call__`` in ``Project.graph_helpers``, ``Standardize.__call__`` in
+# the helper module's own list (its methods build that pipeline's graph, not its constructor alone).
+CALLED_SUFFIX = ".__call__"

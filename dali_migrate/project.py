@@ -19,6 +19,7 @@ from pathlib import Path
 import libcst as cst
 
 from .engine import parse_module
+from .names import CALLED_SUFFIX
 from .files import SourceError, iter_source_files, read_source
 
 _DEFINES = ("pipeline_def", "Pipeline", "readers.")  # (readers.: a module of source helpers)
@@ -120,7 +121,8 @@ class Project:
         if not (self.foreign_calls or self.graph_helpers):
             return False
         module = module_name_of(path)
-        return any(callee.rpartition(".")[0] == module for callee in (*self.foreign_calls, *self.graph_helpers))
+        return any(callee.removesuffix(CALLED_SUFFIX).rpartition(".")[0] == module
+                   for callee in (*self.foreign_calls, *self.graph_helpers))
 
     def kept_for_unmigrated(self, module: str, why: str) -> dict[str, tuple[str, str]]:
         """What other modules pass to the functions and classes of ``module``, which is not migrated (it does not

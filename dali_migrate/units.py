@@ -36,6 +36,7 @@ import libcst as cst
 
 from . import dataflow as df, optable
 from .findings import MARKER_PREFIX, rule
+from .names import CALLED_SUFFIX
 from .transforms.tensorlist import DALI_TEST_TO_ARRAY
 from .transforms.unroll.helpers import is_helper_import, is_tool_written_class
 from .transforms.walk import holds_a_line, leave_hook_call, visit_hook_result, walk
@@ -380,6 +381,8 @@ class Units:
         self.definitions: dict[str, cst.CSTNode] = tagger.definitions
         self.top_level = set(module.body)
         self.helpers: dict[cst.CSTNode, frozenset] = tagger.function_units  # graph helpers -> their pipelines
+        # other modules' pipelines -> the first statement here that binds a value their graphs call (an ops object)
+        self.foreign_values: dict[str, cst.CSTNode] = tagger.foreign_values
         # Markers already in the file (a person has not removed them yet): (statement, rule, message).
         self.existing_markers: list[tuple[cst.CSTNode, str, str]] = tagger.existing_markers
         self.foreign_calls = tagger.foreign_calls
@@ -554,6 +557,10 @@ class _Tagger(cst.CSTVisitor):
         self._loop_iters: set[cst.CSTNode] = set()
         self._stored: set[cst.Attribute] = set()  # attributes assigned or deleted (``_store``)
         self.function_units = _function_units(flow, foreign)
+        # module-level names other modules' graphs call that are no function or class (an ops object made here)
+        self.foreign_values: dict[str, cst.CSTNode] = {}  # another module's pipeline -> the statement it calls here
+        self._foreign_values = {name: frozenset(origins) for name, origins in (foreign or {}).items()
+                                if name not in {f.name for f in flow.functions.values()}}
         # Pipelines inside code that expects their errors (``expected_errors``).
         self._regions: list[_Region] = []
         self._expression_regions: list[_Region] = []
@@ -621,6 +628,11 @@ class _Tagger(cst.CSTVisitor):
         if node in self.flow.name_scope:
             found = self.flow.value_of(node)
             self._touch(found[1])
+            if node.value in self._foreign_values and self.flow.name_scope[node] is self.flow.module_scope:
+                self._touch(self._foreign_values[node.value])  # ``flip = ops.Flip()`` another module's graph calls
+                if self._statements:
+                    for origin in self._foreign_values[node.value]:
+                        self.foreign_values.setdefault(origin, self._statements[-1][0])
 
     def visit_Lambda(self, node):
         # A lambda graph helper (``aug = lambda x: fn.flip(x)``) is not a statement: the one holding it
@@ -859,7 +871,8 @@ class _Tagger(cst.CSTVisitor):
             f"which this call does not know, so it stays as it is")))
 
     def _operator_handed(self, call: cst.Call, arg: cst.Arg, found) -> None:
-        """An operator named as a value (``fn.flip``, a lambda or def that calls operators, a table of them) handed to
+        """An operator named as a value (``fn.flip``, a lambda or def that calls operators, a table of them, an ops object
+        made outside the pipelines' definitions) handed to
         code the model does not follow (a function of another module, a decorator's arguments, a library): whatever
         pipeline calls it there is not visible here, and it may stay in pipeline mode. The operator is left as it was
         (its sites are kept, and marked), and meets every unit that also calls it here."""
@@ -1080,7 +1093,8 @@ class _Tagger(cst.CSTVisitor):
 def _function_units(flow: df.DataFlow, foreign: dict | None = None) -> dict:
     """Functions the pipelines' graphs call (graph helpers), with the pipelines that call them,
     transitively: such a helper belongs to the units of every pipeline that builds with it.
-    ``foreign``: top-level function name -> pipelines of other modules whose graphs call it."""
+    ``foreign``: top-level function or class name -> pipelines of other modules whose graphs call it (or its
+    objects)."""
     enclosing: dict[cst.Call, cst.CSTNode] = {}
     for call, scope in flow.calls:
         while scope is not None and scope.kind not in ("function", "lambda", "module", "class"):
@@ -1097,6 +1111,10 @@ def _function_units(flow: df.DataFlow, foreign: dict | None = None) -> dict:
         origins = (foreign or {}).get(function.name)
         if origins and isinstance(function.node, cst.FunctionDef) and function.node in flow.module_scope_functions:
             work.append((function.node, frozenset(origins)))
+        elif foreign and function.class_node is not None and function.class_node in flow.module_scope_classes \
+                and foreign.get(function.class_node.name.value + CALLED_SUFFIX):
+            # a class whose objects other modules' graphs call (an augmentation): its methods build those graphs
+            work.append((function.node, frozenset(foreign[function.class_node.name.value + CALLED_SUFFIX])))
     by_function: dict[cst.CSTNode, list[cst.Call]] = {}
     for call, function in enclosing.items():
         by_function.setdefault(function, []).append(call)
@@ -1189,12 +1207,13 @@ __all__ = ["Units", "Kept", "Escape", "Reason", "tracked", "ITERATOR_HANDED_ON",
 
 
 def _holds_operator(kind) -> bool:
-    """An operator, a def or lambda that calls operators, or a list, dict or tuple holding one (a table of cases)."""
+    """An operator, a def or lambda that calls operators, an ops object, or a list, dict or tuple holding one (a table of
+    cases)."""
     if isinstance(kind, str):
         return kind == df.OPERATOR or kind == f"tuple:{df.OPERATOR}"
     if not isinstance(kind, tuple):
         return False
-    if kind[0] == "function":
+    if kind[0] in ("function", "ops"):  # (an ops object made outside the pipelines' definitions, too)
         return True
     if kind[0] in ("seq", "gen", "map"):
         return _holds_operator(kind[1])
@@ -1202,10 +1221,11 @@ def _holds_operator(kind) -> bool:
 
 
 def _portable_operators(kind):
-    """``kind`` as another module can read it: a def or lambda that calls operators is an operator there."""
+    """``kind`` as another module can read it: a def or lambda that calls operators, or an ops object, is an operator
+    there."""
     if not isinstance(kind, tuple):
         return kind
-    if kind[0] == "function":
+    if kind[0] in ("function", "ops"):
         return df.OPERATOR
     if kind[0] in ("seq", "gen", "map"):
         return (kind[0], _portable_operators(kind[1]))

@@ -1,18 +1,19 @@
 """Leftovers: the marker contract's safety net. Pipeline-mode API that no earlier pass migrated or
 marked gets a marker, so a file without a marker really is fully migrated.
 
-Before (a shape no pass knows, e.g. ops objects kept in a list)::
+Before (a shape no pass knows, e.g. ops objects made from a comprehension's variable, which a callable of the ndd
+operator would read at each call, not when the object was made)::
 
-    class Coins:
-        def __init__(self):
-            self.coins = [ops.random.CoinFlip(probability=0.5) for _ in range(2)]
+    class Turns:
+        def __init__(self, angles):
+            self.turns = [ops.Rotate(angle=a) for a in angles]
 
 After::
 
-    class Coins:
-        def __init__(self):
-            # dali-migrate: DM105 ops.random.CoinFlip is pipeline-mode API that was not migrated here: ...
-            self.coins = [ops.random.CoinFlip(probability=0.5) for _ in range(2)]
+    class Turns:
+        def __init__(self, angles):
+            # dali-migrate: DM105 ops.Rotate is pipeline-mode API that was not migrated here: ...
+            self.turns = [ops.Rotate(angle=a) for a in angles]
 
 References inside a statement that already carries another rule's marker (a pipeline kept in
 pipeline mode, a python_function, ...) are that marker's business and are left alone.
@@ -33,12 +34,12 @@ PIPELINE_MODE_LEFT = rule(
     "marked is marked here.",
     "Pipeline-mode objects do not run inside dynamic-mode code; the tool found a shape it does not "
     "migrate, so a person must, and the file must not look finished.",
-    before="self.coins = [ops.random.CoinFlip(probability=0.5) for _ in range(2)]",
-    after="# dali-migrate: DM105 ops.random.CoinFlip is pipeline-mode API that was not migrated here: ...\n"
-          "self.coins = [ops.random.CoinFlip(probability=0.5) for _ in range(2)]",
+    before="self.turns = [ops.Rotate(angle=a) for a in angles]",
+    after="# dali-migrate: DM105 ops.Rotate is pipeline-mode API that was not migrated here: ...\n"
+          "self.turns = [ops.Rotate(angle=a) for a in angles]",
     fix="manual",
     suggestion="Rewrite this part with ndd calls (ndd.random.coin_flip(batch_size=...) etc.), or move it into "
-               "a shape dali-migrate unrolls (one ops object per attribute, called in define_graph).",
+               "a shape dali-migrate migrates (an ops object whose arguments do not change after it is made).",
 )
 
 PIPELINE_ANNOTATION = rule(

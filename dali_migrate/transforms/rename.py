@@ -21,17 +21,20 @@ Names are matched through imports and aliases, never as dotted strings.
 
 from __future__ import annotations
 
+import builtins
+
 import libcst as cst
 
 from .. import optable
 from ..engine import code_for_node
 from ..findings import rule
-from ..names import FN, MATH, NDD, TYPES, dotted
+from ..dataflow import ops_object_path as is_ops_object, site_operator
+from ..names import FN, MATH, NDD, OPS, TYPES, dotted
 from .arguments import PER_OP_SEED
-from .base import MigrationTransformer, Pass, has_marker
+from .base import MigrationTransformer, Pass, has_marker, walk
 from .imports import request_import
 from .unroll.model import seeded, seeded_calls
-from .unroll.rules import CONSTANT, RANDOM_BATCH_SIZE, RANDOM_OUTSIDE
+from .unroll.rules import CONSTANT, OP_SEED, RANDOM_BATCH_SIZE, RANDOM_OUTSIDE
 
 FN_TO_NDD = rule(
     "DM101", "fn-to-ndd", "info",
@@ -112,6 +115,39 @@ def ndd_expr(path: str) -> cst.BaseExpression:
     return expr
 
 
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _callee_word(func) -> str | None:
+    """The last word of a callee (``coin`` of ``coin()``, ``flip`` of ``self.aug.flip(x)``), if it has one."""
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    if isinstance(func, cst.Subscript):
+        return _callee_word(func.value)
+    return None
+
+
+def _ops_callee_words(ctx) -> set[str]:
+    """The callee words of the calls that can reach an input-less random ops object made outside the pipelines'
+    definitions (operator sites): only those calls may need a batch size (``_ops_object_call``)."""
+    from .unroll.model import ops_fn_entry
+
+    flow = ctx.facts.get("flow")
+    operators = {site_operator(o) for o in flow.operator_sites.values()} if flow is not None else ()
+    if not any(op.startswith("ops.") and (ops_fn_entry(op[4:])[1] or {}).get("input_less") for op in operators):
+        return set()
+    words = set()
+    for call, _ in flow.calls:
+        word = _callee_word(call.func)
+        if word is None or word in words or any(a.keyword is None for a in call.args):
+            continue
+        if flow.ops_objects_in(call.func):
+            words.add(word)
+    return words
+
+
 class _Rename(MigrationTransformer):
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -127,12 +163,16 @@ class _Rename(MigrationTransformer):
         self._seed_kept: set[cst.FunctionDef] = set()  # functions left as they were (kept, or seeded calls)
         self._warning_checks = 0  # depth of `with assert_warns(...)` blocks around the node
         self._warning_withs: set[cst.With] = set()
+        self._ops_callees: set[str] = set()  # callee words that may call an input-less random ops object
 
     def relevant_names(self):
-        # Only references that resolve into fn, math or types are renamed or marked: the aliases that can
-        # reach them (`fn`, `dmath`, `types`, or `nvidia`/`dali` above them), not `ndd`, `ops` or `Pipeline`.
+        # Only references that resolve into fn, math, types or ops are renamed or marked: the aliases that can
+        # reach them (`fn`, `dmath`, `types`, `ops`, or `nvidia`/`dali` above them), not `ndd` or `Pipeline`; and
+        # the names through which ops objects made outside the definitions are called (``_ops_object_call``).
+        self._ops_callees = _ops_callee_words(self.ctx)
         return {local for local, q in self.ctx.imports.aliases.items()
-                if any(q == p or q.startswith(p + ".") or p.startswith(q + ".") for p in (FN, MATH, TYPES))}
+                if any(q == p or q.startswith(p + ".") or p.startswith(q + ".") for p in (FN, MATH, TYPES, OPS))
+                } | self._ops_callees
 
     def visit_Import(self, node):
         return False
@@ -388,12 +428,103 @@ class _Rename(MigrationTransformer):
     def leave_Call(self, original_node, updated_node):
         if original_node in self._constants:
             return self._constants[original_node]
+        if not self._skip_depth:
+            made = self._ops_object(original_node, updated_node)
+            if made is not None:
+                return made
+            self._ops_object_call(original_node)
+            if isinstance(updated_node.func, cst.Lambda) and not updated_node.func.lpar:
+                # ``ops.X(...)()``: the object called where it is made; the lambda needs its parentheses there
+                updated_node = updated_node.with_changes(func=updated_node.func.with_changes(
+                    lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
         data = self._batch_sizes.get(original_node)
         if data is None:
             return updated_node
         from .unroll.model import expr, with_kwarg
 
         return with_kwarg(updated_node, "batch_size", expr(f"{data}.batch_size"))
+
+    def _ops_object(self, original: cst.Call, updated: cst.Call) -> cst.Lambda | None:
+        """``ops.Flip(horizontal=1)`` made outside every pipeline definition the unroll rewrote (an augmentation
+        class's ``__init__``, a module's statement, a list, a factory's return): the callable
+        ``lambda *inputs, **kwargs: ndd.flip(*inputs, horizontal=1, **kwargs)``, whose calls are the ndd calls
+        pipeline mode's calls of the object made (``model.ops_object_callable``). A random one with its own
+        ``seed=`` makes its RNG once, where the object was made. Readers, and calls with ``*args``/``**kwargs``,
+        stay (DM105 marks them)."""
+        qualname = self.ctx.imports.qualname(original.func)
+        flow = self.ctx.facts.get("flow")
+        if not is_ops_object(qualname) or flow is None or original not in flow.operator_sites \
+                or any(a.star for a in original.args) or not self._arguments_kept(original, flow):
+            return None
+        from .unroll.model import OPS_DROPPED, kwarg, ops_fn_entry, ops_object_callable
+
+        path = qualname[len(OPS) + 1:]
+        entry = ops_fn_entry(path)[1]
+        seed = kwarg(original, "seed") if entry.get("random") else None
+        made = ops_object_callable(updated, entry, own_rng=seed is not None)
+        dropped = sorted({a.keyword.value for a in original.args if a.keyword is not None} & set(OPS_DROPPED))
+        self.report(FN_TO_NDD.id, f"ops.{path}(...) -> a callable of ndd.{entry['ndd']} with the same arguments: each "
+                    f"call of it is the operator pipeline mode added to the graph at that call"
+                    + (f"; {', '.join(dropped)}= dropped (ndd takes none)" if dropped else ""), original)
+        if seed is not None:
+            self.report(OP_SEED.id, f"ops.{path}(seed={code_for_node(seed)}) -> its own ndd.random.RNG(seed="
+                        f"{code_for_node(seed)}), made once with the callable (rng=); values differ from pipeline "
+                        f"mode", original)
+        self._note_ndd()
+        return made
+
+    def _arguments_kept(self, call: cst.Call, flow) -> bool:
+        """The constructor's arguments have, whenever the lambda is called, the values they had where the object
+        was made (the ops object kept those): they call nothing, and every name they read holds one value
+        (``DataFlow.holds_one_value``: not a loop variable, not bound again) or is an import or a builtin. An
+        attribute (``self.size``, ``args.size``) is read at each call: taken to hold its value too."""
+        from .unroll.model import NameReads
+
+        reads = NameReads()
+        for arg in call.args:
+            walk(arg.value, reads)
+        if reads.calls:
+            return False
+        return all(self.ctx.imports.qualname(name) is not None or flow.holds_one_value(name)
+                   or name.value in _BUILTINS and flow.name_scope.get(name) is not None
+                   and flow.name_scope[name].lookup_scope(name.value) is None for name in reads.nodes)
+
+    def _ops_object_call(self, original: cst.Call) -> None:
+        """A call of an ops object (``self.coin()``, ``flips[i](images)``) where the flow model traces the object
+        to ``ops.X(...)`` calls made outside the pipelines' definitions (now callables, ``_ops_object``). One of an
+        input-less random op called without inputs gets the batch size of the data of the graph helper it is in
+        (dynamic mode would give one value for the whole batch); elsewhere it is marked (DM216). Calls in a
+        migrated pipeline's steps got ``batch_size=`` from the unroll."""
+        flow = self.ctx.facts.get("flow")
+        if flow is None or not self._ops_callees or not _callee_word(original.func) in self._ops_callees:
+            return
+        made = flow.ops_objects_in(original.func)
+        if not made or any(a.keyword is None for a in original.args) or any(
+                a.keyword is not None and a.keyword.value == "batch_size" for a in original.args):
+            return
+        from .unroll.model import kwarg, ops_fn_entry
+
+        entries = [ops_fn_entry(self.ctx.imports.qualname(c.func)[len(OPS) + 1:])[1] for c in made]
+        if not any(e.get("input_less") and e.get("random") for e in entries):
+            return
+        from .unroll.unroll import batch_size_from
+
+        data = batch_size_from(self._functions[-1], self.ctx) if self._functions else None
+        if self.ctx.facts.get("rng_mode") and any(kwarg(c, "seed") is None for c in made):
+            self.mark(RANDOM_OUTSIDE.id, f"{code_for_node(original.func)}() (an ops object made by "
+                      f"{code_for_node(made[0].func)}(...) without seed=) would draw from the unseeded default RNG "
+                      f"(values change from run to run): the migrated pipelines of this module seed RNG objects; pass "
+                      f"the pipeline's rng in", original)
+            return
+        if data is not None and all(e.get("input_less") and e.get("random") for e in entries):
+            self._batch_sizes[original] = data
+            self.report(RANDOM_BATCH_SIZE.id, f"{code_for_node(original.func)}() (an ops object made by "
+                        f"{code_for_node(made[0].func)}(...)) gets batch_size={data}.batch_size: the helper's data has "
+                        f"one sample per value, as in the pipeline", original)
+            return
+        self.mark(RANDOM_OUTSIDE.id, f"{code_for_node(original.func)}() (an ops object made by "
+                  f"{code_for_node(made[0].func)}(...)) has no batch_size here: it returns one value for the whole "
+                  f"batch, not one per sample; pass the batch size in and call it with batch_size=", original)
 
     def _note_ndd(self):
         # Later passes recognise `ndd.x` through the import table, as if the import existed already.
@@ -408,5 +539,5 @@ class RenamePass(Pass):
     def applies(self, ctx):
         # `import nvidia.dali.fn` binds `nvidia` and `import nvidia.dali as dali` binds the package:
         # a prefix of fn/math may reach them too.
-        return any(q.startswith((FN, MATH)) or FN.startswith(q + ".") or MATH.startswith(q + ".")
-                   for q in ctx.imports.aliases.values())
+        return any(q.startswith((FN, MATH, OPS)) or FN.startswith(q + ".") or MATH.startswith(q + ".")
+                   or OPS.startswith(q + ".") for q in ctx.imports.aliases.values())

@@ -76,6 +76,9 @@ class UnrollPass(Pass):
             if statement not in cold:
                 walk(statement, discovery)  # read-only: no rebuild
         discovery.on_leave(module)
+        # the pipelines draw from RNG objects (a random op of the module has its own seed=): a random op outside their
+        # steps that gets no rng= draws from the unseeded default RNG (the rename pass marks ops objects called so)
+        ctx.facts["rng_mode"] = discovery.rng_mode
         module = source_helpers.rewrite_module(module, ctx)  # (a helper module has no pipeline of its own)
         adapts = bool(flow is not None and flow.adapted)  # pipelines given from elsewhere only (adapted.py)
         if not discovery.anything() and not adapts:

@@ -27,7 +27,7 @@ from .graph import (_source_setup, _uses_name, Env, argument_inputs_alike, build
                     device_statement, eager_sources, loop_statements, make_reader, output_elements, seeding_statements,
                     thread_statement)
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
-                    stmt, with_kwarg, without_kwargs, ndd_attr, literal_value)
+                    stmt, with_kwarg, without_kwargs, ndd_attr, literal_value, ops_object_callable)
 
 ITER_SETUP = "iter_setup"
 EPOCH_ENDED = "iter_setup() ended the epoch: pipe.run() raised StopIteration until pipe.reset()"
@@ -1630,24 +1630,18 @@ def _readers_statement(name: str, attr: str, several: bool = False) -> cst.BaseS
 
 
 def _lambda_statement(unroller, obj, call, statement, desc, entry):
-    ctor = cst.Call(func=ndd_attr(entry["ndd"]),
-                    args=[a for a in call.args if a.keyword is None or a.keyword.value not in NON_READER_DROPPED])
-    seed = kwarg(ctor, "seed")
-    before = []
-    if entry.get("random") and seed is not None:
+    seed = kwarg(call, "seed") if entry.get("random") else None
+    before, rng = [], None
+    if seed is not None:
         # The op's own random stream: one RNG, created here once (an RNG made inside the lambda would
         # restart at every call and repeat the same values every step).
         rng = f"self.{obj.attr}_rng"
         before.append(stmt(f"{rng} = ndd.random.RNG(seed={code_of(seed)})\n"))
-        ctor = with_kwarg(without_kwargs(ctor, {"seed"}), "rng", expr(rng))
         unroller.report(rules.OP_SEED.id, f"self.{obj.attr}: seed={code_of(seed)} -> its own "
                         f"ndd.random.RNG ({rng}), created once", statement)
     if entry.get("random"):
         desc.has_random = True
-    call = _normalise_commas(ctor.with_changes(args=[cst.Arg(cst.Name("inputs"), star="*"), *ctor.args,
-                                                     cst.Arg(cst.Name("kwargs"), star="**")]))
-    lam = cst.Lambda(params=cst.Parameters(star_arg=cst.Param(cst.Name("inputs"), star="*"),
-                                           star_kwarg=cst.Param(cst.Name("kwargs"), star="**")), body=call)
+    lam = ops_object_callable(call, entry, expr(rng) if rng else None)
     return [*before, stmt(f"self.{obj.attr} = {code_of(lam)}\n")]
 
 

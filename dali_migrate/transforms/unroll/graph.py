@@ -19,7 +19,7 @@ from ...names import FN, NDD, OPS, free_name
 from ..imports import numpy_name, request_import, request_numpy
 from . import checkpoints, conditional, constants, graph_functions, python_functions, rules, sources
 from .model import (AssignedNames, CannotUnroll, ChangedNames, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, kwarg,
-                    literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
+                    literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, ops_fn_entry, stmt, with_kwarg,
                     target_names, without_kwargs)
 
 READER_DROPPED = ("bytes_per_sample_hint", "preserve")
@@ -128,10 +128,30 @@ class _RandomFixer(constants.Rewriter):
         return result
 
 
+def _ops_object_entry(original: cst.Call, env: Env) -> tuple[dict | None, bool]:
+    """(the fn entry, made with seed=) of the ops objects a step's call calls (``coin()``, ``self.aug.coin()``, an
+    element of a list), made outside the pipelines' definitions (``dataflow.ops_objects_in``; the rename pass makes
+    them callables of their ndd op); None where there are none, or they are not all of one op."""
+    flow = env.ctx.facts.get("flow")
+    made = flow.ops_objects_in(original.func) if flow is not None else []
+    entries = {id(e): e for e in (ops_fn_entry(env.ctx.imports.qualname(c.func)[len("nvidia.dali.ops."):])[1]
+                                  for c in made) if e}
+    if len(entries) != 1:
+        return None, False
+    return next(iter(entries.values())), any(kwarg(c, "seed") is not None for c in made)
+
+
 def fix_random_call(original, call: cst.Call, env: Env, desc: PipelineDesc) -> cst.Call:
     found = _dali_call_path(env.ctx.imports, call)
     if found is None:
-        return call
+        entry, own_seed = _ops_object_entry(original, env)
+        if entry is None or not entry.get("random"):
+            return call
+        desc.has_random = True
+        shown = f"{code_of(original.func)}() (an ops object)"
+        if env.rng_mode and not own_seed and kwarg(call, "rng") is None:
+            call = with_kwarg(call, "rng", expr(f"{env.prefix}rng"))  # the pipeline's stream, as its seed gave it
+        return _with_batch_size(original, call, entry, shown, env)
     kind, path = found
     fn_name, entry = _entry_for(kind, path)
     if not entry:
@@ -160,6 +180,10 @@ def fix_random_call(original, call: cst.Call, env: Env, desc: PipelineDesc) -> c
                            f"{code_of(seed)}) per pass, created once; values differ from pipeline mode", original)
         elif env.rng_mode and kwarg(call, "rng") is None:
             call = with_kwarg(call, "rng", expr(f"{env.prefix}rng"))
+    return _with_batch_size(original, call, entry, shown, env)
+
+
+def _with_batch_size(original, call: cst.Call, entry: dict, shown: str, env: Env) -> cst.Call:
     positional = [a for a in call.args if a.keyword is None and a.star == ""]
     if entry.get("input_less") and not positional and kwarg(call, "batch_size") is None \
             and not any(a.star for a in call.args):
@@ -261,8 +285,9 @@ def _passes(original: cst.Call, seed, shown: str, env: Env, desc: PipelineDesc):
 
 
 class _ContainsCall(cst.CSTVisitor):
-    def __init__(self, imports, paths=("fn", "ops", "ndd")):
+    def __init__(self, imports, paths=("fn", "ops", "ndd"), flow=None):
         self.imports = imports
+        self.flow = flow
         self.found = False
         self.readers: list[cst.Call] = []
 
@@ -275,7 +300,9 @@ class _ContainsCall(cst.CSTVisitor):
                 _, entry = op_entry(qualname[len(FN) + 1:])
                 if entry and entry.get("kind") == "reader":
                     self.readers.append(node)
-        # self.attr() calls on op objects were turned into ndd calls before we get here.
+        elif not self.found and qualname is None and self.flow is not None and self.flow.ops_objects_in(node.func):
+            self.found = True  # an ops object made outside the definitions (``coin()``): an operator of each step
+        # self.attr() calls on the class's own op objects were turned into ndd calls before we get here.
 
 
 class _Returns(cst.CSTVisitor):
@@ -383,10 +410,10 @@ class _NameUses(cst.CSTVisitor):
 class _StatementFacts:
     """What ``build_graph`` asks of one statement of a pipeline body, gathered in one traversal."""
 
-    def __init__(self, statement, imports):
+    def __init__(self, statement, imports, flow=None):
         self.direct_source = sources.external_source_statement(statement, imports)
         self.returns = _Returns()
-        self.calls = _ContainsCall(imports)
+        self.calls = _ContainsCall(imports, flow=flow)
         self.reads = NameReads()
         self.binds = AssignedNames()
         self.changes = ChangedNames()
@@ -448,7 +475,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
         taken |= _reads_and_binds(node)[0]
     statements, outputs = sources.hoist_nested(imports, list(statements), list(outputs), taken, env.report)
     desc.extra["statements"] = [*statements, *outputs]  # what a reader's single name is used by
-    facts = [_StatementFacts(statement, imports) for statement in statements]
+    facts = [_StatementFacts(statement, imports, env.ctx.facts.get("flow")) for statement in statements]
     returns = [found for fact in facts for found in fact.returns.found]
     if returns:
         raise CannotUnroll("a return before the end of the pipeline", returns[0])
@@ -788,7 +815,7 @@ def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nest
         setup, source_setup, step = [], [], []
         for inner in block.body:
             env.current = inner
-            facts = _StatementFacts(inner, imports)
+            facts = _StatementFacts(inner, imports, env.ctx.facts.get("flow"))
             reads, binds = facts.reads.names, facts.binds.names
             held = desc.extra.get("branch_object_readers", {}).get(inner)
             if held is not None or desc.style == "class" and _named_reader(inner, imports):

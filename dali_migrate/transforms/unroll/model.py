@@ -205,6 +205,53 @@ def ndd_entry(ndd_path: str) -> tuple[str | None, dict | None]:
     return None, None
 
 
+OPS_DROPPED = ("name", "preserve", "bytes_per_sample_hint")  # ndd rejects them; none changes what an op computes
+
+
+def ops_fn_entry(path: str) -> tuple[str | None, dict | None]:
+    """(fn path, fn table entry) of the legacy ``ops.<path>`` class (``"Flip"``, ``"random.CoinFlip"``), following
+    deprecations; (None, None) where it has no fn counterpart."""
+    entry = optable.ops_class(path)
+    if not entry or not entry.get("fn"):
+        return None, None
+    current = optable.resolve_fn(entry["fn"])[1] or entry["fn"]
+    return current, optable.resolve_fn(current)[2]
+
+
+def ops_object_callable(call: cst.Call, fn_entry: dict, rng: cst.BaseExpression | None = None,
+                        own_rng: bool = False) -> cst.Lambda:
+    """What an ops object ``ops.X(a, b=c)`` is in dynamic mode: ``lambda *inputs, **kwargs: ndd.x(*inputs, a, b=c,
+    **kwargs)``. In pipeline mode each call of the object adds an operator with the constructor's arguments and the
+    call's (docs/dali-facts.md), which is that ndd call. ``rng``: the object's own random stream (its ``seed=``),
+    passed as ``rng=`` instead of the seed, made once by whoever holds the lambda; ``own_rng``: the lambda makes it
+    itself, once, as the default of a keyword-only ``rng`` (``lambda *inputs, rng=ndd.random.RNG(seed=s), **kwargs``:
+    a default is evaluated when the lambda is made, where the object was made), so it can stand wherever the object
+    stood (a list's element, a factory's return value)."""
+    args = [a for a in call.args if a.keyword is None or a.keyword.value not in OPS_DROPPED]
+    seed = kwarg(call, "seed")
+    defaults = []
+    if own_rng and seed is not None:
+        rng = cst.Name("rng")
+        defaults = [cst.Param(cst.Name("rng"), default=parse_expression(f"ndd.random.RNG(seed={code_for_node(seed)})"),
+                              equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                    whitespace_after=cst.SimpleWhitespace("")),
+                              comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))]
+    if rng is not None:
+        args = [a for a in args if a.keyword is None or a.keyword.value != "seed"]
+        args.append(cst.Arg(keyword=cst.Name("rng"), value=rng,
+                            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                  whitespace_after=cst.SimpleWhitespace(""))))
+    args = [cst.Arg(cst.Name("inputs"), star="*"), *args, cst.Arg(cst.Name("kwargs"), star="**")]
+    fixed = [(a if isinstance(a.comma, cst.Comma) else a.with_changes(comma=cst.Comma(
+        whitespace_after=cst.SimpleWhitespace(" ")))) if i < len(args) - 1 else a.with_changes(
+        comma=cst.MaybeSentinel.DEFAULT) for i, a in enumerate(args)]
+    return cst.Lambda(params=cst.Parameters(star_arg=cst.Param(cst.Name("inputs"), star="*",
+                                                               comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                                            kwonly_params=defaults,
+                                            star_kwarg=cst.Param(cst.Name("kwargs"), star="**")),
+                      body=cst.Call(func=ndd_attr(fn_entry["ndd"]), args=fixed))
+
+
 def seeded(call: cst.Call, entry: dict | None) -> bool:
     """A call of a random operator with ``seed=``, which its ndd function does not take (it takes rng=)."""
     return bool(entry) and "seed" in entry.get("dropped_args", ()) and any(

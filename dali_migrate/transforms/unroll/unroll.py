@@ -22,7 +22,7 @@ from .graph import (Env, _uses_name, build_graph, closing_returns, device_statem
                     takes_device, thread_statement)
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, AssignedNames,
                     CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, has_seeded_call, kwarg,
-                    literal_value, ops_path, stmt, with_kwarg, without_kwargs)
+                    literal_value, ops_fn_entry, ops_path, stmt, with_kwarg, without_kwargs)
 
 TORCH_ITERATORS = {
     "nvidia.dali.plugin.pytorch.DALIGenericIterator": None,
@@ -744,6 +744,8 @@ class Unroller(MigrationTransformer):
             reached = flow.call_targets.get(call)
             if reached is not None and _draws(reached[0].node, self.ctx.imports):
                 return True
+            if any(df.is_site(o) and _random_ops_site(o) for o in flow.origins_of(call)):
+                return True  # its value meets a random ops object made outside (``self.coin()`` in augment(images))
         return False
 
     def _check_config(self, name, config, node):
@@ -1474,6 +1476,8 @@ class Unroller(MigrationTransformer):
                     leading_lines=[cst.EmptyLine()] * (2 - blanks) + list(after.leading_lines))
                 if after in self.ctx.kept_statements:  # only blank lines added: still the kept unit's, untouched
                     self.ctx.kept_statements.add(body[index + 1])
+                    # the same statement: the marker the engine puts on it (by identity) still finds it
+                    self.ctx.facts.setdefault("same_statements", {})[body[index + 1]] = after
         return module.with_changes(body=body)
 
     # -- what the generators take: only the parameters their bodies or callers use --------------------
@@ -1656,6 +1660,12 @@ def _plain(value) -> bool:
     return isinstance(value, cst.Attribute) and _plain(value.value)
 
 
+def _random_ops_site(origin: str) -> bool:
+    """The operator site is a random ops object (``ops.random.CoinFlip(...)`` made outside the definitions)."""
+    operator = df.site_operator(origin)
+    return operator.startswith("ops.") and bool((ops_fn_entry(operator[4:])[1] or {}).get("random"))
+
+
 def _draws(function, imports) -> bool:
     """The function calls a random fn op (at any depth of its body)."""
     found = _RandomCalls(imports)
@@ -1689,7 +1699,7 @@ def batch_size_from(function: cst.FunctionDef, ctx) -> str | None:
         pass
     elif _called_here(function, ctx):
         return None  # called by this module's own code, not by a pipeline: its parameters need not be batches
-    inputs = _OperatorInputs(ctx.imports, set(params) - {"self"})
+    inputs = _OperatorInputs(ctx.imports, set(params) - {"self"}, ctx.facts.get("flow"))
     walk(function.body, inputs)
     return next((p for p in params if p in inputs.found), None) or next(
         (p for p in params if p in inputs.operands), None)
@@ -1706,14 +1716,16 @@ class _OperatorInputs(cst.CSTVisitor):
     """Parameters passed to a DALI operator positionally (``found``), and those that are an operand of
     arithmetic whose other side is a DALI operator's result (``operands``)."""
 
-    def __init__(self, imports, names: set[str]):
+    def __init__(self, imports, names: set[str], flow=None):
         super().__init__()
         self.imports, self.names, self.found, self.operands = imports, names, set(), set()
+        self.flow = flow  # to know calls of ops objects made outside the definitions (``self.flip(images)``)
         self.results: set[str] = set()  # names bound to an operator's result
 
     def _dali_call(self, node) -> bool:
         qualname = (self.imports.qualname(node.func) or "") if isinstance(node, cst.Call) else ""
-        return qualname.startswith(("nvidia.dali.fn.", "nvidia.dali.experimental.dynamic."))
+        return qualname.startswith(("nvidia.dali.fn.", "nvidia.dali.experimental.dynamic.")) or bool(
+            not qualname and isinstance(node, cst.Call) and self.flow is not None and self.flow.ops_objects_in(node.func))
 
     def visit_Call(self, node):
         if self._dali_call(node):
