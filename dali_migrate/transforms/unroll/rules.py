@@ -421,13 +421,14 @@ PYTHON_FUNCTION = rule(
 )
 HELPER_MODULE = rule(
     "DM224", "helper-module", "info",
-    "The run-time helpers (EpochIterator, ReaderStream, Prefetch) live in one module per import root, written beside the "
-    "code (dali_dynamic_compat.py, or helper_module in [tool.dali-migrate]) when two or more modules of the run "
-    "need them or the module is already there; a single module that needs one gets it inline.",
-    "One copy per project reads better and is maintained once; the absolute import resolves from the same "
-    "sys.path folder as the modules' own packages. A file of that name with other content is never "
-    "overwritten (error, exit 2; the helpers stay inline), and a deleted one is written again by the next "
-    "migrate --write (migrate --check reports it with the files that import it).",
+    "The run-time helpers (EpochIterator, ReaderStream, Prefetch, ...) live in one module the run writes at the top "
+    "of its import roots (dali_dynamic_compat.py, or helper_module in [tool.dali-migrate]), holding only the "
+    "helpers the migrated code imports; a later run that needs another one adds it.",
+    "The user's files keep only their own rewritten code and one import; the helpers are maintained once; the "
+    "absolute import resolves from the same sys.path folder as the modules' own packages. A file of that name "
+    "with other content is never overwritten (error, exit 2; the helpers then go into the modules that need "
+    "them), and a deleted one is written again by the next migrate --write (migrate --check reports it with the "
+    "files that import it).",
     before="# train.py and val.py both iterate DALIGenericIterator",
     after="from dali_dynamic_compat import EpochIterator  # written by dali-migrate (migrate --write recreates it)",
 )
