@@ -171,8 +171,8 @@ class MigrationResult:
     graph_helpers: dict[str, set] = field(default_factory=dict)
     # What it passes to imported functions and classes: {callee qualname: {argument: (kind, [qualnames])}}.
     foreign_calls: dict[str, dict] = field(default_factory=dict)
-    # The run-time helper classes (EpochIterator, ReaderStream, Prefetch) the migrated module needs, written into it or
-    # imported from the project's helper module (transforms/unroll/helpers.py).
+    # The run-time helper classes (EpochIterator, ReaderStream, Prefetch) the migrated module needs, imported from the
+    # project's helper module (transforms/unroll/helpers.py; written into it only where that module cannot be written).
     helpers: list[str] = field(default_factory=list)
     # A file the run creates (the project's helper module): there was none before.
     created: bool = False

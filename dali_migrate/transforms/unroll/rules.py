@@ -167,8 +167,8 @@ BUILD_RUN = rule(
 )
 TORCH_ITERATOR = rule(
     "DM210", "torch-iterator", "info",
-    "DALIGenericIterator / DALIClassificationIterator become EpochIterator, a short class written into "
-    "the module that counts samples per epoch like the plugin and yields [{name: torch.Tensor}] (one dict "
+    "DALIGenericIterator / DALIClassificationIterator become EpochIterator, a class imported from the project's "
+    "helper module (DM224) that counts samples per epoch like the plugin and yields [{name: torch.Tensor}] (one dict "
     "per pipeline, over several pipelines).",
     "Dynamic mode has no framework iterators; outputs convert with Batch.torch(). With reader_name=, the "
     "EpochIterator asks each migrated pipeline for its reader's metadata (its shard) and the first for the "
@@ -253,7 +253,7 @@ FRAMEWORK_MIGRATED = rule(
     "TensorFlow's DALIDataset becomes TFDataset (a tf.data.Dataset.from_generator over the migrated pipeline, "
     "same arguments), its DALIIterator() graph op becomes TFIterator() (the next step as tf.Tensors at each call, "
     "or at each run of a tf.py_function node in a graph), and JAX's DALIGenericIterator becomes JaxEpochIterator "
-    "(EpochIterator's counting, {name: jax.Array} through DLPack), written into the module.",
+    "(EpochIterator's counting, {name: jax.Array} through DLPack), imported from the project's helper module.",
     "Dynamic mode has no framework plugins. TFDataset keeps DALIDataset's elements: a tuple per step, the "
     "output_dtypes checked (not cast), the output_shapes matched as the plugin matches them (size-1 dimensions "
     "dropped where exactly one way fits). Two differences: a new iterator over the dataset continues the "
