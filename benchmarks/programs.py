@@ -142,6 +142,10 @@ def leftovers(report, folder: Path, only=None) -> dict[str, list[str]]:
     still use pipeline-mode API: {file: the LEFT patterns found}. ``only``: the files and folders the case
     migrates (its ``migrate``); the rest stay pipeline-mode code on purpose."""
     migrated = report.migrated_files
+    if only and isinstance(only[0], list):  # runs one after the other: what any of them migrates
+        only = [part for run in only for part in run]
+    if only and "." in only:
+        only = None
     found = {}
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder).as_posix()

@@ -345,7 +345,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
     # With pipelines shared between modules, a unit can span files: the files are migrated without writing
     # until no module keeps in pipeline mode a pipeline that another one migrated, then written.
     shared = len(task_slots) > 1 or bool(task_slots) and len(slots) > 1
-    helpers.expect_sharing = shared
+    helpers.plan([name for name, _ in sources.values()])
     tasks = [(*sources[slot], write and not shared, helpers.importable(sources[slot][0])) for slot in task_slots]
     # The bar counts every file, as the summary does; those settled without a worker are done already.
     bar = Progress(len(slots), enabled=Progress.wanted(progress) and len(tasks) >= 20)
@@ -366,6 +366,8 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
                 _, wrote = _write_result(result)
                 if wrote:
                     written.add(slot)
+    else:  # (the file chose its helper module as planned: this only reports a file of that name in the way)
+        helpers.share(results, sources, project, jobs)
     made = helpers.files(results, sources)
     for slot in sorted(results):
         slots[slot] = results[slot]
@@ -409,6 +411,7 @@ def share_helpers(results: list[MigrationResult], paths, project=None, base: Pat
     except ConfigError:
         module = _Helpers.default()
     helpers = _Helpers(module, base)
+    helpers.plan([r.path for r in results])
     keyed = {i: r for i, r in enumerate(results)}
     sources = {i: (r.path, r.original) for i, r in keyed.items()}
     helpers.share(keyed, sources, project, 1)
@@ -417,8 +420,8 @@ def share_helpers(results: list[MigrationResult], paths, project=None, base: Pat
 
 
 class _Helpers:
-    """The project's helper module (``transforms/unroll/helpers.py``): where it goes for each import root, what
-    is there already, which modules import from it, and the file the run creates."""
+    """The project's helper module (``transforms/unroll/helpers.py``): where it goes for the run (``plan``), what is
+    there already, which modules import from it, and the file the run creates or extends."""
 
     @staticmethod
     def default() -> str:
@@ -427,22 +430,55 @@ class _Helpers:
         return DEFAULT_MODULE
 
     def __init__(self, module: str, base: Path | None = None):
-        from .transforms.unroll import helpers
-
         self.module = module
         self.base = base  # where relative file names start (None: the current folder)
-        self.text = helpers.module_text()
-        self._roots: dict = {}  # import root -> "ours" | "older" | "missing" | "other" | "no-package"
-        # Where there is no helper module yet, the modules of a run of several import from the one the run will
-        # create: most roots have two or more modules that need helpers, and the one that turns out alone is
-        # migrated again with them inline (``share``), rather than every other migrated twice.
-        self.expect_sharing = False
-        self.errors: dict = {}  # import root -> MigrationResult with the error
+        self._roots: dict = {}  # location -> "ours" | "older" | "missing" | "other" | "no-package"
+        self._held: dict = {}  # location -> the helpers the file there holds ("ours", "older")
+        self._where: dict = {}  # import root -> the folder whose helper module its modules import (plan)
+        self.errors: dict = {}  # location -> MigrationResult with the error
 
     def _root(self, name: str):
         from .transforms.unroll.helpers import import_root
 
         return import_root(Path(self.base, name) if self.base is not None else name)
+
+    def plan(self, names) -> None:
+        """One helper module for the run: at the top of the import roots of ``names`` (the run's files), their
+        common folder, for each root that is the top or whose modules already import a module that lives at
+        the top (``from test_utils import ...`` in a subfolder of tests run from the top: the top is on their
+        ``sys.path``); any other root, which the top's module would not be importable from, keeps its own."""
+        import os
+        import re
+
+        roots: dict = {}
+        for name in names:
+            roots.setdefault(self._root(name), []).append(name)
+        if len(roots) < 2:
+            return
+        top = Path(os.path.commonpath([str(root) for root in roots]))
+        if top.parent == top:  # nothing in common but the file system's root
+            return
+        at_top = {p.stem for p in top.glob("*.py")} | {p.name for p in top.iterdir() if (p / "__init__.py").is_file()}
+        imported = re.compile(r"^[ \t]*(?:from|import)[ \t]+(\w+)", re.M)
+        for root, files in roots.items():
+            if root == top:
+                self._where[root] = top
+                continue
+            own = {p.stem for p in root.glob("*.py")} | {p.name for p in root.iterdir() if (p / "__init__.py").is_file()}
+            for name in files:
+                try:
+                    text = read_bytes(str(Path(self.base, name) if self.base is not None else name)).decode(
+                        "utf-8", "replace")
+                except OSError:
+                    continue
+                if any(m in at_top and m not in own for m in imported.findall(text)):
+                    self._where[root] = top
+                    break
+
+    def location(self, name: str) -> Path:
+        """The folder whose helper module the file ``name`` imports."""
+        root = self._root(name)
+        return self._where.get(root, root)
 
     def path(self, root) -> Path:
         from .transforms.unroll.helpers import module_path
@@ -458,26 +494,30 @@ class _Helpers:
                 self._roots[root] = "missing"
             else:
                 try:
-                    self._roots[root] = self._whose(read_bytes(str(path)))
+                    self._roots[root] = self._whose(root, read_bytes(str(path)))
                 except OSError:
                     self._roots[root] = "other"
         return self._roots[root]
 
-    @staticmethod
-    def _whose(data: bytes) -> str:
+    def _whose(self, root, data: bytes) -> str:
         """"ours" (today's text), "older" (an earlier release's, unedited: brought up to date) or "other"."""
-        from .transforms.unroll.helpers import is_helper_module, module_bytes
+        from .transforms.unroll.helpers import earlier_names, held_names
 
-        if data == module_bytes():
+        held = held_names(data)
+        if held is not None:
+            self._held[root] = held
             return "ours"
-        return "older" if is_helper_module(data) else "other"
+        held = earlier_names(data)
+        if held is not None:
+            self._held[root] = held
+            return "older"
+        return "other"
 
-    def importable(self, name: str) -> str | None:
-        """The helper module a file imports its helpers from when one is already there (written by an earlier
-        run) or, in a run of several modules (``expect_sharing``), where the run may create one; None: write them
-        inline (for now: ``share`` decides in the end)."""
-        state = self.state(self._root(name))
-        return self.module if state in ("ours", "older") or self.expect_sharing and state == "missing" else None
+    def importable(self, name: str) -> str:
+        """The helper module the file ``name`` imports its helpers from; "" where none can be written there (a file
+        of that name with other content, no such package): then they go into the file itself, and the run
+        reports why (``share``)."""
+        return self.module if self.state(self.location(name)) in ("ours", "older", "missing") else ""
 
     def display(self, root, like: str) -> str:
         """The helper module's path, shown the way ``like`` (a file of the run) is shown."""
@@ -490,35 +530,27 @@ class _Helpers:
         return "./" + shown if like.startswith("./") and not shown.startswith(".") else shown
 
     def share(self, results: dict, sources: dict, project, jobs) -> None:
-        """Where two or more modules under one import root got a helper inline, migrate them again importing
-        it from the helper module (``files`` then creates it); where a file of that name with other content is
-        in the way, they keep it inline and the run reports the error. A module alone under its root that
-        imported its helpers from the module the run would create (``expect_sharing``) is migrated again with
-        them inline: the file stays self-contained, and no helper module is created for it."""
+        """Every module that needs helpers imports them as ``importable`` says: one migrated file by file
+        without the run's plan (review, report, the MCP server), or that imports another module than the
+        setting's, is migrated again; where a file of that name with other content is in the way, the
+        helpers stay in the modules and the run reports the error."""
         from .parallel import run_ordered
 
         from .transforms.unroll.helpers import importers
 
-        groups: dict = {}  # import root -> the modules that need helpers: (written inline, imported)
+        again = []
         for slot, result in results.items():
-            if result.helpers and not result.error:
-                imported = bool(importers(result.migrated, self.module))
-                groups.setdefault(self._root(result.path), ([], []))[imported].append(slot)
-        again, alone = [], []
-        for root, (inline, imported) in groups.items():
-            state = self.state(root)
-            if state in ("ours", "older"):  # written by an earlier run: import from it
-                again += inline
-            elif len(inline) + len(imported) < 2:
-                if state == "missing":
-                    alone += imported  # one module: the helper stays inline, the file stays self-contained
-            elif state == "missing":
-                again += inline
-            elif inline:
-                self._error(root, [results[s].path for s in inline], state)
-        tasks = [(*sources[slot], False, self.module) for slot in again] + \
-            [(*sources[slot], False, None) for slot in alone]
-        for slot, (result, _) in zip(again + alone, run_ordered(_migrate_task, tasks, jobs=jobs, shared=project)):
+            if not result.helpers or result.error:
+                continue
+            wanted = self.importable(result.path)
+            if not wanted:
+                location = self.location(result.path)
+                self._error(location, [r.path for r in results.values() if r.helpers and not r.error
+                                       and self.location(r.path) == location], self.state(location))
+            if bool(importers(result.migrated, self.module)) != bool(wanted):
+                again.append(slot)
+        tasks = [(*sources[slot], False, self.importable(sources[slot][0])) for slot in again]
+        for slot, (result, _) in zip(again, run_ordered(_migrate_task, tasks, jobs=jobs, shared=project)):
             results[slot] = result
 
     def _error(self, root, users: list[str], state: str) -> None:
@@ -527,7 +559,7 @@ class _Helpers:
         shown = self.display(root, users[0])
         why = (f"the folder for {self.module} does not exist" if state == "no-package" else
                "it exists with other content (not the file dali-migrate writes); it was not overwritten")
-        message = (f"cannot write the helper module {shown}: {why}; {', '.join(users)} keep their helpers inline. "
+        message = (f"cannot write the helper module {shown}: {why}; {', '.join(users)} hold their helpers themselves. "
                    f"Move the file away, or set helper_module = \"...\" in [tool.dali-migrate] to another name")
         result = MigrationResult(path=shown, original="", migrated="")
         result.error = message
@@ -535,33 +567,37 @@ class _Helpers:
         self.errors[root] = result
 
     def files(self, results: dict, sources: dict) -> list[MigrationResult]:
-        """The helper modules this run creates (one per import root whose migrated modules import it and
-        where there is none), and the errors ``share`` found. Each created file lists the imports it serves."""
-        from .transforms.unroll.helpers import importers
+        """The helper modules this run creates or extends: one per location whose migrated modules import helpers
+        it does not hold yet (an earlier release's text is brought up to date, keeping the helpers it held), and
+        the errors ``share`` found. Each file lists the imports it serves."""
+        from .transforms.unroll.helpers import imported_names, module_text
 
         users: dict = {}
         for slot, result in results.items():
             if result.error:
                 continue
             text = result.migrated if result.migrated else sources[slot][1]
-            for line in importers(text, self.module):
-                users.setdefault(self._root(result.path), []).append((result.path, line))
+            for line, names in imported_names(text, self.module):
+                users.setdefault(self.location(result.path), []).append((result.path, line, names))
         made = []
         for root, where in users.items():
             state = self.state(root)
-            if state == "ours":
+            if state not in ("missing", "older", "ours"):
+                self._error(root, sorted({path for path, _, _ in where}), state)
                 continue
-            if state not in ("missing", "older"):
-                self._error(root, sorted({path for path, _ in where}), state)
+            held = self._held.get(root, frozenset())
+            wanted = held | {name for _, _, names in where for name in names}
+            if state == "ours" and wanted == held:
                 continue
             shown = self.display(root, where[0][0])
-            older = state == "older"  # an earlier release's text: updated in place, not created
-            what = (f"updates the helper module {self.module}, written by an earlier dali-migrate, to today's classes;"
-                    if older else f"creates the helper module {self.module} (EpochIterator, ReaderStream, Prefetch),")
-            result = MigrationResult(path=shown, original=read_bytes(str(self.path(root))).decode() if older else "",
-                                     migrated=self.text, uses_dali=True, created=not older)
+            added = ", ".join(sorted(wanted - held))
+            what = (f"updates the helper module {self.module}, written by an earlier dali-migrate, to today's helpers;"
+                    if state == "older" else f"adds {added} to the helper module {self.module},"
+                    if state == "ours" else f"creates the helper module {self.module} ({added}),")
+            result = MigrationResult(path=shown, original="" if state == "missing" else read_bytes(
+                str(self.path(root))).decode(), migrated=module_text(wanted), uses_dali=True, created=state == "missing")
             result.findings = [Finding(rule="DM224", path=shown, line=0, message=(
-                f"{what} imported by " + ", ".join(f"{path}:{line}" for path, line in where)))]
+                f"{what} imported by " + ", ".join(f"{path}:{line}" for path, line, _ in where)))]
             made.append(result)
         return made + list(self.errors.values())
 

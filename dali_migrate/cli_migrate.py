@@ -91,4 +91,8 @@ def run(args) -> int:
     verb = "rewritten" if args.write else "would change"
     print(f"dali-migrate: {plural(s['files'], 'file')}, {s['changed']} {verb}, {s['manual_findings']} need a person, "
           f"{plural(s['errors'], 'error')}", file=sys.stderr)
+    for f in result.files:  # where the run-time helpers went (the one helper module of the run)
+        for finding in f.findings:
+            if finding.rule == "DM224" and not f.error:
+                print(f"dali-migrate: helper module {f.path}: {finding.message}", file=sys.stderr)
     return code

@@ -171,8 +171,8 @@ class MigrationResult:
     graph_helpers: dict[str, set] = field(default_factory=dict)
     # What it passes to imported functions and classes: {callee qualname: {argument: (kind, [qualnames])}}.
     foreign_calls: dict[str, dict] = field(default_factory=dict)
-    # The run-time helper classes (EpochIterator, ReaderStream, Prefetch) the migrated module needs, written into it or
-    # imported from the project's helper module (transforms/unroll/helpers.py).
+    # The run-time helper classes (EpochIterator, ReaderStream, Prefetch) the migrated module needs, imported from the
+    # project's helper module (transforms/unroll/helpers.py; written into it only where that module cannot be written).
     helpers: list[str] = field(default_factory=list)
     # A file the run creates (the project's helper module): there was none before.
     created: bool = False
@@ -607,8 +607,9 @@ def migrate_source(source: str, path: str = "<string>", passes=None, project=Non
     that imports and uses one is migrated even when it does not import DALI itself.
     ``force`` runs every pass even on code without DALI (no text gate, no import gate, no
     ``applies``): robustness checks use it to drive the passes over unrelated real-world code.
-    ``helper_module`` (a dotted module name): import the run-time helper classes from it instead of writing
-    them into the module (``api.migrate_paths`` decides; ``transforms/unroll/helpers.py``)."""
+    ``helper_module`` (a dotted module name): the module the migrated code imports its run-time helpers from
+    (None: ``dali_dynamic_compat``; ``""``: none can be written, so they go into the module itself;
+    ``api.migrate_paths`` decides; ``transforms/unroll/helpers.py``)."""
     if source.startswith(BOM):
         # libcst drops a UTF-8 byte-order mark; migrate what follows it and put it back.
         result = migrate_source(source[len(BOM):], path, passes, project, force=force, helper_module=helper_module)
@@ -691,7 +692,7 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
                            positions=layout.starts)
     if project is not None:
         ctx.facts["project"] = project
-    if helper_module:
+    if helper_module is not None:  # (None: the default module; "": none, the helpers go inline)
         ctx.facts["helper_module"] = helper_module
     built = _BUILT_WORDS.set(ctx.built_words)
     try:

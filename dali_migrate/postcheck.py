@@ -188,12 +188,12 @@ class _Check(cst.CSTVisitor):
     def _helper_base_has(self, class_node, attr: str) -> bool:
         """A class of the chain derives from a run-time helper imported from the helper module (a migrated
         Pipeline subclass from ReaderStream), which defines ``attr``."""
-        from .transforms.unroll.helpers import CLASSES, class_attributes
+        from .transforms.unroll.helpers import DROP, class_attributes
 
         for node in (class_node, *self.flow.bases(class_node)):
             for base in getattr(node, "bases", ()):
                 name = base.value.value if isinstance(base.value, cst.Name) else None
-                if name in CLASSES and attr in class_attributes(name):
+                if name in DROP and attr in class_attributes(name):
                     return True
         return False
 

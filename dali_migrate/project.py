@@ -274,6 +274,7 @@ def scan_source(text: str, path: str, project: Project) -> None:
 
 def _scan_iterator_wrappers(text: str, path: str, project: Project) -> None:
     from .names import ImportTable
+    from .transforms.unroll.helpers import is_helper_import
     from .transforms.unroll.iterator_subclass import run_time_inputs
 
     try:
@@ -281,8 +282,8 @@ def _scan_iterator_wrappers(text: str, path: str, project: Project) -> None:
     except (cst.ParserSyntaxError, RecursionError):
         return  # the migration reports it
     imports = ImportTable.from_module(module)
-    if not imports.uses_dali():
-        return
+    if not imports.uses_dali() and not any(is_helper_import(s) for s in module.body):
+        return  # (a module migrated already may import only the run-time helpers: its EpochIterator decides too)
     name = module_name_of(path)
     for callee, keys in run_time_inputs(module, imports).items():
         project.iterator_wrappers[f"{name}.{callee}"] = keys

@@ -410,7 +410,7 @@ def _tool_speed(files: list[FileEntry]) -> dict | None:
     counted, bare, migrate = 0, 0.0, 0.0
     first_run = 0.0
     for f in files:
-        if f.result.uses_dali and not f.result.error and f.result.path.endswith(".py"):
+        if f.result.uses_dali and not f.result.error and not f.result.created and f.result.path.endswith(".py"):
             started = time.perf_counter()
             try:
                 cst.parse_module(f.result.original).code

@@ -185,11 +185,10 @@ def _epoch_iterator_names() -> frozenset:
     if _EPOCH_ITERATOR_NAMES is None:
         import ast
 
-        from .transforms.unroll.epoch_iterator import SOURCE
-        from .transforms.unroll.frameworks import JAX_SOURCE
+        from .transforms.unroll.helpers import class_source
 
         names = set()
-        for node in ast.walk(ast.parse(SOURCE + "\n" + JAX_SOURCE)):
+        for node in ast.walk(ast.parse(class_source("EpochIterator") + "\n" + class_source("JaxEpochIterator"))):
             if isinstance(node, ast.ClassDef):
                 names |= {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
                 names |= {t.id for n in node.body if isinstance(n, ast.Assign) for t in n.targets

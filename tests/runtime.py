@@ -61,7 +61,23 @@ def on_cpu(text: str) -> str:
     return text
 
 
+def write_migrated(path: Path, text: str) -> None:
+    """A migrated module written to ``path``, with the helper module it imports beside it, as migrate --write
+    writes them (the helpers it imports, nothing else)."""
+    from dali_migrate.transforms.unroll import helpers
+
+    path.write_text(text)
+    names = {name for _, found in helpers.imported_names(text, helpers.DEFAULT_MODULE) for name in found}
+    if names:
+        (path.parent / f"{helpers.DEFAULT_MODULE}.py").write_text(helpers.module_text(names))
+
+
 def load(text: str, name: str) -> types.ModuleType:
+    """``text`` run as the module ``name``; the helper module it imports (dali_dynamic_compat), as migrate --write
+    would write it."""
+    from dali_migrate.harness.loading import provide_helper_module
+
+    provide_helper_module(text)
     module = types.ModuleType(name)
     module.__file__ = f"<{name}>"
     exec(compile(text, f"<{name}>", "exec"), module.__dict__)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dali_migrate.engine import migrate_source
-from runtime import GOLDEN, pair
+from runtime import GOLDEN, pair, write_migrated
 
 CASES = ["imports/guarded_try.py", "imports/guarded_flag.py", "imports/guarded_policy.py"]
 
@@ -23,8 +23,7 @@ def numpy_root(tmp_path_factory):
 
 
 def _imports_without_dali(text: str, tmp_path, name: str) -> str:
-    path = tmp_path / f"{name}.py"
-    path.write_text(text)
+    write_migrated(tmp_path / f"{name}.py", text)
     code = ("import sys; sys.modules['nvidia'] = None  # as if DALI were not installed\n"
             f"import {name}\nprint('imported', getattr({name}, 'HAVE_DALI', getattr({name}, 'DALI_AVAILABLE', None)))\n")
     environment = {**os.environ, "WITHOUT_DALI": "1"}

@@ -1,6 +1,6 @@
-"""The project's one helper module (issue 16): EpochIterator and Prefetch written once per import root,
-imported by every migrated module that needs them; a single module keeps them inline. Real DALI, real
-JPEGs, whole programs run before and after (no mocks)."""
+"""The project's one helper module (issues 16 and 34): the helpers written once for the run, only those the migrated
+code imports, imported by every migrated module that needs them, a single module's too; the user's files never
+hold one. Real DALI, real JPEGs, whole programs run before and after (no mocks)."""
 
 from __future__ import annotations
 
@@ -85,6 +85,9 @@ for item in val_sums(root, 4):
 '''
 
 
+USED = {"EpochIterator", "Prefetch", "ReaderStream"}  # what loaders.py and evaluate.py import
+
+
 @pytest.fixture
 def images(tmp_path_factory):
     return make_images(tmp_path_factory.mktemp("images"), count=10, classes=2)
@@ -117,7 +120,7 @@ def test_one_helper_module_runs_the_same_and_a_second_run_changes_nothing(tmp_pa
     run = migrate_paths([str(migrated)], write=True, jobs=1)
     assert run.exit_code(wrote=True) == EXIT_CLEAN, [f.to_dict() for f in run.files]
     helper = migrated / "dali_dynamic_compat.py"
-    assert helper.read_text() == helpers.module_text()
+    assert helper.read_text() == helpers.module_text(USED)
     created = [f for f in run.files if f.created]
     assert [Path(f.path).resolve() for f in created] == [helper.resolve()]
     assert created[0].status == "created"
@@ -148,7 +151,7 @@ def test_one_helper_module_runs_the_same_and_a_second_run_changes_nothing(tmp_pa
     assert migrate_paths([str(migrated)], jobs=1).exit_code() == EXIT_CLEAN  # --check
 
 
-def test_a_single_module_keeps_its_helpers_inline_and_a_module_migrated_later_imports_them(tmp_path, images):
+def test_a_single_module_imports_its_helpers_and_a_module_migrated_later_adds_the_one_it_needs(tmp_path, images):
     alone = tmp_path / "alone"
     alone.mkdir()
     (alone / "evaluate.py").write_text(EVALUATE + "\nimport sys\nprint(val_sums(sys.argv[1], 3))\n")
@@ -157,26 +160,34 @@ def test_a_single_module_keeps_its_helpers_inline_and_a_module_migrated_later_im
     assert expected.returncode == 0, expected.stderr
     run = migrate_paths([str(alone / "evaluate.py")], write=True, jobs=1)
     assert run.exit_code(wrote=True) == EXIT_CLEAN
-    assert not (alone / "dali_dynamic_compat.py").exists()
-    assert "class Prefetch" in (alone / "evaluate.py").read_text()
+    helper = alone / "dali_dynamic_compat.py"
+    assert helper.read_text() == helpers.module_text({"Prefetch"})  # only what the file imports
+    text = (alone / "evaluate.py").read_text()
+    assert "from dali_dynamic_compat import Prefetch  # written by dali-migrate" in text and "class " not in text
+    assert any(f.created and "creates the helper module dali_dynamic_compat (Prefetch)" in f.findings[0].message
+               for f in run.files)
     got = subprocess.run([sys.executable, "evaluate.py", str(images)], cwd=alone, capture_output=True, text=True,
                          timeout=300)
     assert got.returncode == 0, got.stderr
     assert got.stdout == expected.stdout
 
-    # In a project that has its helper module, a module migrated alone later imports from it.
-    project = _project(tmp_path / "project")
-    assert migrate_paths([str(project)], write=True, jobs=1).exit_code(wrote=True) == EXIT_CLEAN
-    (project / "later.py").write_text(EVALUATE.replace("val_pipe", "later_pipe").replace("val_sums", "later_sums")
-                                      + "\nimport sys\nprint(later_sums(sys.argv[1], 3))\n")
-    run = migrate_paths([str(project / "later.py")], write=True, jobs=1)
-    assert run.exit_code(wrote=True) == EXIT_CLEAN and not any(f.created for f in run.files)
-    text = (project / "later.py").read_text()
-    assert "from dali_dynamic_compat import Prefetch" in text and "class Prefetch" not in text
-    got = subprocess.run([sys.executable, "later.py", str(images)], cwd=project, capture_output=True, text=True,
+    # A module migrated later that needs another helper adds it to the same module; a second run changes nothing.
+    (alone / "loaders.py").write_text(LOADERS + "\nimport sys\nprint(epoch_sums(sys.argv[1], 2))\n")
+    expected = subprocess.run([sys.executable, "loaders.py", str(images)], cwd=alone, capture_output=True, text=True,
+                              timeout=300)
+    run = migrate_paths([str(alone / "loaders.py")], write=True, jobs=1)
+    assert run.exit_code(wrote=True) == EXIT_CLEAN
+    assert helper.read_text() == helpers.module_text(USED)
+    assert any(f.changed and not f.created and "adds EpochIterator, ReaderStream to the helper module" in
+               f.findings[0].message for f in run.files), [f.to_dict() for f in run.files]
+    got = subprocess.run([sys.executable, "loaders.py", str(images)], cwd=alone, capture_output=True, text=True,
                          timeout=300)
     assert got.returncode == 0, got.stderr
     assert got.stdout == expected.stdout
+    texts = _texts(alone)
+    again = migrate_paths([str(alone)], write=True, jobs=1)
+    assert again.written == [] and again.exit_code(wrote=False) == EXIT_CLEAN
+    assert _texts(alone) == texts
 
 
 def test_a_deleted_helper_module_is_reported_and_written_again(tmp_path, images):
@@ -201,7 +212,7 @@ def test_a_deleted_helper_module_is_reported_and_written_again(tmp_path, images)
 
     run = migrate_paths([str(project)], write=True, jobs=1)
     assert run.exit_code(wrote=True) == EXIT_CLEAN
-    assert (project / "dali_dynamic_compat.py").read_text() == helpers.module_text()
+    assert (project / "dali_dynamic_compat.py").read_text() == helpers.module_text(USED)
     assert _run(project, images).returncode == 0
 
 
@@ -231,7 +242,7 @@ def test_helper_module_setting_places_it_inside_a_package(tmp_path, images):
     before = _run(project, images)
     run = migrate_paths([str(project)], write=True, jobs=1)
     assert run.exit_code(wrote=True) == EXIT_CLEAN
-    assert (project / "data" / "ndd_helpers.py").read_text() == helpers.module_text()
+    assert (project / "data" / "ndd_helpers.py").read_text() == helpers.module_text(USED)
     assert not (project / "dali_dynamic_compat.py").exists()
     assert "from data.ndd_helpers import Prefetch" in (project / "data/evaluate.py").read_text()
     after = _run(project, images)
@@ -265,7 +276,7 @@ def test_a_notebook_and_a_module_share_the_helper_module(tmp_path, images):
     migrated = tmp_path / "migrated"
     shutil.copytree(original, migrated)
     assert migrate_paths([str(migrated)], write=True, jobs=1).exit_code(wrote=True) == EXIT_CLEAN
-    assert (migrated / "dali_dynamic_compat.py").read_text() == helpers.module_text()
+    assert (migrated / "dali_dynamic_compat.py").read_text() == helpers.module_text({"Prefetch"})
     text = (migrated / "explore.ipynb").read_text()
     assert "from dali_dynamic_compat import Prefetch" in text and "class Prefetch" not in text
 
@@ -289,7 +300,7 @@ def test_the_mcp_server_lists_writes_and_then_leaves_the_helper_module(tmp_path,
     assert {(f.path, f.status) for f in dry.files} >= {("dali_dynamic_compat.py", "created")}
     assert not (project / "dali_dynamic_compat.py").exists()
     done, _ = migrate_workspace_paths(workspace, ["."], write=True)
-    assert (project / "dali_dynamic_compat.py").read_text() == helpers.module_text()
+    assert (project / "dali_dynamic_compat.py").read_text() == helpers.module_text(USED)
     assert not (project / ".dali-migrate" / "originals" / "dali_dynamic_compat.py").exists()
     again, text = migrate_workspace_paths(workspace, ["."], write=True)
     assert again.counts.changed == 0 and "dali_dynamic_compat" not in text
@@ -300,7 +311,7 @@ def test_the_mcp_server_lists_writes_and_then_leaves_the_helper_module(tmp_path,
     updated, _ = migrate_workspace_paths(workspace, ["."], write=True)
     listed = [f for f in updated.files if f.path == "dali_dynamic_compat.py"]
     assert len(listed) == 1 and listed[0].status == "migrated", [(f.path, f.status) for f in listed]
-    assert (project / "dali_dynamic_compat.py").read_text() == helpers.module_text()
+    assert (project / "dali_dynamic_compat.py").read_text() == helpers.module_text(USED)
     assert (project / ".dali-migrate" / "originals" / "dali_dynamic_compat.py").read_text() == old
 
 
@@ -315,14 +326,14 @@ def test_a_helper_module_an_earlier_release_wrote_is_brought_up_to_date(tmp_path
     before = _run(project, images)
     assert migrate_paths([str(project)], write=True, jobs=1).exit_code(wrote=True) == EXIT_CLEAN
     old = EARLIER.read_text()
-    assert old != helpers.module_text()
+    assert old != helpers.module_text(USED)
     (project / "dali_dynamic_compat.py").write_text(old)
 
     run = migrate_paths([str(project)], write=True, jobs=1)
     assert run.exit_code(wrote=True) == EXIT_CLEAN
     listed = [f for f in run.files if f.path.endswith("dali_dynamic_compat.py")]
     assert len(listed) == 1 and "updates the helper module" in listed[0].findings[0].message
-    assert (project / "dali_dynamic_compat.py").read_text() == helpers.module_text()
+    assert (project / "dali_dynamic_compat.py").read_text() == helpers.module_text(USED)  # the classes it held
     after = _run(project, images)
     assert after.returncode == 0, after.stderr
     assert after.stdout == before.stdout
@@ -338,13 +349,50 @@ def test_a_helper_module_an_earlier_release_wrote_is_brought_up_to_date(tmp_path
 
 
 def test_a_changed_helper_text_keeps_the_earlier_one_recognised():
-    """Changing a helper class changes the module's text: the text it replaces must go into EARLIER_TEXTS, or every
-    project migrated with it would exit 2 on its next run (its file would count as the user's)."""
+    """Changing a helper changes the module's texts: the texts it replaces (``text_hashes()``) must go into
+    EARLIER_TEXTS, or every project migrated with them would exit 2 on its next run (its file would count as the
+    user's)."""
     import hashlib
 
     now = hashlib.sha256(helpers.module_text().encode()).hexdigest()
     assert now == helpers.TEXT_SHA256, (
-        f"the helper module's text changed: add {helpers.TEXT_SHA256} to helpers.EARLIER_TEXTS and set "
+        f"the helper module's text changed: add the old helpers.text_hashes() to helpers.EARLIER_TEXTS and set "
         f"helpers.TEXT_SHA256 = {now!r}")
-    assert now not in helpers.EARLIER_TEXTS
+    assert not helpers.text_hashes() & helpers.EARLIER_TEXTS
     assert hashlib.sha256(EARLIER.read_bytes()).hexdigest() in helpers.EARLIER_TEXTS
+
+
+def test_a_subset_module_is_recognised_and_an_edited_one_is_not():
+    for names in ({"Prefetch"}, {"JaxEpochIterator", "EpochIterator"}, {"TFDataset", "ReaderStream"}):
+        text = helpers.module_text(names)
+        assert helpers.held_names(text.encode()) == names
+        assert helpers.is_helper_module(text.encode())
+        assert not helpers.is_helper_module(text.replace("Written by", "Written, then edited, by", 1).encode())
+    assert "class EpochIterator" in helpers.module_text({"JaxEpochIterator"})  # its base comes along
+    assert helpers.module_text({"Prefetch"}).count("def _settle_at_exit") == 0  # only what it needs
+    assert helpers.module_text().count("def _settle_at_exit") == 1  # shared by EpochIterator and ReaderStream, once
+
+
+def test_the_header_names_the_dali_it_was_checked_against():
+    from nvidia.dali import __version__
+
+    assert __version__.startswith(helpers.CHECKED_WITH_DALI), (
+        f"DALI {__version__} is installed: check the helpers against it, then set CHECKED_WITH_DALI")
+    assert f"checked against DALI {helpers.CHECKED_WITH_DALI}" in helpers.module_text({"Prefetch"})
+
+
+def test_one_helper_module_at_the_top_of_the_runs_import_roots(tmp_path):
+    """A subfolder script that imports a module living at the top (the top is on its sys.path) shares the top's
+    helper module; one that shows no such sign gets its own, which it can import."""
+    (tmp_path / "common.py").write_text("SCALE = 2\n")
+    (tmp_path / "evaluate.py").write_text(EVALUATE)
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "check.py").write_text("import common\n" + EVALUATE.replace("val_", "check_"))
+    (tmp_path / "alone").mkdir()
+    (tmp_path / "alone" / "probe.py").write_text(EVALUATE.replace("val_", "probe_"))
+    run = migrate_paths([str(tmp_path)], write=True, jobs=1)
+    assert run.exit_code(wrote=True) == EXIT_CLEAN
+    created = sorted(Path(f.path).resolve().relative_to(tmp_path.resolve()).as_posix() for f in run.files if f.created)
+    assert created == ["alone/dali_dynamic_compat.py", "dali_dynamic_compat.py"]
+    assert "tools/check.py" in next(f for f in run.files if f.path.endswith("/dali_dynamic_compat.py")
+                                    and "alone" not in f.path).findings[0].message

@@ -344,9 +344,10 @@ def test_the_dry_run_of_a_small_workspace_is_compact(workspace):
     print(f"dry run, detail=summary: {size(result)} characters "
           f"(text {len(text_of(result))}, structured {len(json.dumps(answer))})")
     assert size(result) < 4000
-    assert answer["counts"] == {"files": 4, "dali": 3, "changed": 3, "written": 0, "manual": 1, "errors": 0}
+    assert answer["counts"] == {"files": 5, "dali": 4, "changed": 4, "written": 0, "manual": 1, "errors": 0}
     by_path = {f["path"]: f for f in answer["files"]}
-    assert set(by_path) == {"train.py", "helpers.py", "explore.ipynb"}  # utils.py has no DALI: counted, not listed
+    # utils.py has no DALI: counted, not listed; the helper module train.py and explore.ipynb import is created
+    assert set(by_path) == {"train.py", "helpers.py", "explore.ipynb", "dali_dynamic_compat.py"}
     assert by_path["train.py"]["pipelines"] == ["train_pipe(root, size)"]
     assert by_path["explore.ipynb"]["pipelines"] == ["explore(root)"]
     # The findings a person must act on are listed; the rewrites are counted per rule; no diffs.
@@ -364,7 +365,8 @@ def test_the_dry_run_of_a_small_workspace_is_compact(workspace):
     assert all(f["diff"] for f in full.structured_content["files"])
     assert any(f["fixed"] for f in full.structured_content["files"][0]["findings"])
     one = ok(server, "migrate_paths", {"paths": ["train.py"], "detail": "full"})
-    (only,) = one["files"]
+    only, helper = one["files"]  # (train.py alone gets the helper module beside it too)
+    assert helper["path"] == "dali_dynamic_compat.py"
     assert only["diff"].startswith("--- a/train.py") and "-@pipeline_def(" in only["diff"]
     assert size(full) > 2 * size(result)
 
@@ -402,16 +404,16 @@ def test_safe_order_dry_run_verify_write_lint_review_verify(workspace, data):
     assert "mapped to cpu" in before["devices"]  # no GPU here: "mixed" ran on the CPU, and it says so
 
     wrote = ok(server, "migrate_paths", {"paths": ["."], "write": True})
-    assert wrote["counts"]["written"] == 3
+    assert wrote["counts"]["written"] == 4  # (with the helper module, which has no original to keep)
     kept = workspace / ".dali-migrate" / "originals"
-    assert {f["path"]: f["original_kept"] for f in wrote["files"]} == {
+    assert {f["path"]: f["original_kept"] for f in wrote["files"] if "original_kept" in f} == {
         name: f".dali-migrate/originals/{name}" for name in ("train.py", "helpers.py", "explore.ipynb")}
     assert (kept / "train.py").read_text() == TRAIN and (kept / "explore.ipynb").read_text() == EXPLORE
     assert "ndd." in (workspace / "train.py").read_text()
     assert (workspace / ".dali-migrate" / ".gitignore").read_text().splitlines()[-1] == "*"
 
     lint = ok(server, "lint_paths", {"paths": ["."]})
-    assert lint["counts"]["files"] == 4  # the kept originals are not linted: folder walks skip them
+    assert lint["counts"]["files"] == 5  # the kept originals are not linted: folder walks skip them (the helper module is)
 
     review = ok(server, "review", {"paths": ["."]})
     by_path = {f["path"]: f for f in review["files"]}
@@ -425,7 +427,7 @@ def test_safe_order_dry_run_verify_write_lint_review_verify(workspace, data):
     assert (after["original"], after["migrated"]) == (".dali-migrate/originals/train.py", "train.py (as written)")
 
     again = ok(server, "migrate_paths", {"paths": ["."]})
-    assert again["counts"]["files"] == 4 and again["counts"]["changed"] == 0  # originals not picked up again
+    assert again["counts"]["files"] == 5 and again["counts"]["changed"] == 0  # originals not picked up again
 
 
 def test_verify_on_a_migrated_file_without_a_kept_original_says_what_to_pass(workspace):
@@ -568,7 +570,7 @@ def test_migrate_paths_migrates_a_consumer_in_another_file(workspace):
     server = build_server(workspace)
     out = ok(server, "migrate_paths", {"paths": ["proj"], "detail": "full"})
     by_path = {f["path"]: f for f in out["files"]}
-    assert set(by_path) == {"proj/pipes.py", "proj/run.py"}
+    assert set(by_path) == {"proj/pipes.py", "proj/run.py", "proj/dali_dynamic_compat.py"}  # (the helper module)
     assert "+    return next(pipe)" in by_path["proj/run.py"]["diff"]
     # After the write, the review of the consumer (from its kept original) still sees the pipeline it imports.
     ok(server, "migrate_paths", {"paths": ["proj"], "write": True})

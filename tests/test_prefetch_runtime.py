@@ -1,7 +1,8 @@
 """Prefetching migrated generators (issue 18): ``@Prefetch(depth=N)`` runs the generator in a thread of its
 own, up to N - 1 steps ahead of the caller, and must not change what the generator computes.
 
-The helper is the text the migration writes into a module (``prefetch.SOURCE``); it is tested here on plain
+The helper is ``dali_migrate/runtime/prefetch.py``, the code the migration copies into the project's helper module; it
+is tested here on plain
 Python generators (order, reach, errors, closing) and on migrated DALI pipelines (bitwise the values the
 same generator gives without the thread, random ops included; errors at the same batch; no thread left
 behind; a clean exit while the thread works).
@@ -18,16 +19,16 @@ import numpy as np
 import pytest
 
 from dali_migrate import migrate_source
-from dali_migrate.transforms.unroll import prefetch
+from dali_migrate.transforms.unroll import helpers
 from runtime import assert_bitwise_equal, load, make_images, on_cpu, output, steps_as_arrays
 
 THREAD = "dali-migrate prefetch"
 
 
 def _helper():
-    namespace = {}
-    exec(compile(prefetch.SOURCE, "<Prefetch>", "exec"), namespace)
-    return namespace["Prefetch"]
+    from dali_migrate.runtime.prefetch import Prefetch
+
+    return Prefetch
 
 
 def _prefetch_threads():
@@ -230,6 +231,7 @@ def test_the_program_exits_cleanly_while_the_thread_works(tmp_path, image_root):
     step when the calling thread has ended."""
     prefetched = migrate_source(DEFAULT_RNG, "exiting.py").migrated
     (tmp_path / "pipes.py").write_text(on_cpu(prefetched))
+    (tmp_path / "dali_dynamic_compat.py").write_text(helpers.module_text({"Prefetch"}))  # as migrate --write writes it
     for what in ("pass", "time.sleep(0.01)", "raise SystemExit(3)"):
         program = textwrap.dedent(f"""\
             import time
@@ -314,7 +316,7 @@ class Pipe(Pipeline):
 '''
     result, messages = _findings(text)
     assert "    @Prefetch(depth=2)\n    def steps(self):" in result.migrated  # the generator ReaderStream starts
-    assert result.migrated.count("class Prefetch:") == 1
+    assert result.migrated.count("import Prefetch, ReaderStream  # written by dali-migrate") == 1
 
 
 def test_a_dropped_pipeline_object_stops_its_prefetch_thread(image_root):
@@ -375,7 +377,7 @@ print([labels.at(i).item() for i in range(len(labels))])
     ("comprehension", True),
     ("never used here", True),  # another module may step it in a loop
 ])
-def test_a_pipeline_stepped_only_at_the_top_level_is_not_prefetched(form, prefetched, image_root):
+def test_a_pipeline_stepped_only_at_the_top_level_is_not_prefetched(form, prefetched, image_root, tmp_path):
     text = STEPPED.replace("ROOT", repr(str(image_root)))
     if form == "loop":
         text = text.replace("images, labels = p.run()\n", "for _ in range(3):\n    images, labels = p.run()\n")
@@ -392,13 +394,14 @@ def test_a_pipeline_stepped_only_at_the_top_level_is_not_prefetched(form, prefet
         text = text[:text.index("p = pipe(")]
     result, messages = _findings(text)
     assert ("@Prefetch(depth=2)\ndef pipe(" in result.migrated) is prefetched, result.migrated
-    assert ("class Prefetch:" in result.migrated) is prefetched
+    assert ("import Prefetch  # written by dali-migrate" in result.migrated) is prefetched
     if not prefetched:
         assert messages == ["pipe is not prefetched: it is stepped a few times, never in a loop, so there is no work "
                             "to load ahead of"]
     if form not in ("never used here", "function called by nobody here"):  # it prints what pipeline mode did
-        runs = [subprocess.run([sys.executable, "-c", on_cpu(source)], capture_output=True, text=True, timeout=120)
-                for source in (text, result.migrated)]
+        (tmp_path / "dali_dynamic_compat.py").write_text(helpers.module_text({"Prefetch"}))  # as migrate --write
+        runs = [subprocess.run([sys.executable, "-c", on_cpu(source)], capture_output=True, text=True, timeout=120,
+                               cwd=tmp_path) for source in (text, result.migrated)]
         assert runs[0].returncode == 0 and runs[0].stdout == runs[1].stdout, runs
 
 
@@ -433,6 +436,7 @@ def test_a_thread_fed_by_a_daemon_caller_is_stopped_when_the_program_ends(tmp_pa
     aborts it (seen as `terminate called without an active exception`). It is stopped and joined at exit."""
     prefetched = migrate_source(DEFAULT_RNG, "exiting.py").migrated
     (tmp_path / "pipes.py").write_text(on_cpu(prefetched))
+    (tmp_path / "dali_dynamic_compat.py").write_text(helpers.module_text({"Prefetch"}))  # as migrate --write writes it
     program = textwrap.dedent(f"""\
         import atexit
         import threading
@@ -495,6 +499,7 @@ def test_streams_the_steps_read_from_their_closure_are_closed_in_the_prefetch_th
     text = migrate_source(CONDITIONAL_READER, "pipes.py").migrated
     assert "batches_2 = endless(reader_2)" in text and "@Prefetch(depth=2)" in text
     (tmp_path / "pipes.py").write_text(on_cpu(text))
+    (tmp_path / "dali_dynamic_compat.py").write_text(helpers.module_text())  # as migrate --write writes it
     (tmp_path / "main.py").write_text(textwrap.dedent(f"""\
         import gc
         import pipes

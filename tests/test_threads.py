@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("nvidia.dali")
 from dali_migrate import migrate_source  # noqa: E402
+from runtime import write_migrated  # noqa: E402
 
 LIMIT_S = 45
 
@@ -82,7 +83,7 @@ def test_a_smaller_num_threads_after_a_larger_one_runs_to_the_end(jpegs, tmp_pat
     assert result.migrated.count("ndd.set_num_threads(") == 1
     assert "if ndd.get_num_threads() < 2:\n    ndd.set_num_threads(2)" in result.migrated
     assert "num_threads=" not in result.migrated
-    (tmp_path / "prog.py").write_text(result.migrated)
+    write_migrated(tmp_path / "prog.py", result.migrated)
     done = _run(f"import prog; print(len(prog.main({str(jpegs)!r})))", tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("6")
@@ -97,7 +98,7 @@ def test_computed_thread_counts_grow_only_in_each_generator(jpegs, tmp_path):
     assert result.error is None and not result.manual
     assert "ndd.set_num_threads(num_threads)" in result.migrated
     assert result.migrated.count("> ndd.get_num_threads()") == 2  # both generators grow only
-    (tmp_path / "prog.py").write_text(result.migrated)
+    write_migrated(tmp_path / "prog.py", result.migrated)
     done = _run(f"import prog; print(len(prog.main({str(jpegs)!r})))", tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("6")

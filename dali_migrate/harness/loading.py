@@ -62,7 +62,7 @@ def load_module(source: str, path: str, side: str) -> types.ModuleType:
     if added:
         sys.path.insert(0, folder)
     try:
-        _provide_helper_module(source)
+        provide_helper_module(source)
         exec(code, module.__dict__)
     except Exception as e:
         sys.modules.pop(name, None)
@@ -73,7 +73,7 @@ def load_module(source: str, path: str, side: str) -> types.ModuleType:
     return module
 
 
-def _provide_helper_module(source: str) -> None:
+def provide_helper_module(source: str) -> None:
     """A migrated module that imports the project's helper module (``transforms/unroll/helpers.py``) before
     ``migrate --write`` has written it (a dry run, review, report): the harness provides the module the write
     would create, so the migration can be verified before anything is written."""

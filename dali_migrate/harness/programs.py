@@ -456,29 +456,37 @@ def _migrate_copy(report: ProgramReport, copy: Path, jobs, paths=None) -> None:
         config = load_config(found) if inside else Config(path=copy / "pyproject.toml")
     except ConfigError as e:
         raise ProgramError(str(e)) from None
-    targets = [str(copy / path) for path in paths] if paths else [str(copy)]
-    for target in targets:
-        if not Path(target).resolve().is_relative_to(copy.resolve()) or not Path(target).exists():
-            raise ProgramError(f"{_relative(target, copy)}: not a file or folder of the project")
-    run = migrate_paths(targets, write=True, jobs=jobs, config=config, progress=False)
-    report.migration = run
-    report.migration_summary = run.summary()
-    errors = [f"{_relative(f.path, copy)}: {f.error}" for f in run.errors]
-    if errors:
-        report.notes.append("the migration left files untouched: " + "; ".join(errors))
-    for result in run.files:
-        report.migrated_files[_relative(result.path, copy)] = result
-        for finding in result.findings:
-            entry = {**finding.to_dict(), "path": _relative(finding.path or result.path, copy)}
-            if not finding.fixed:
-                report.manual_findings.append(entry)
-            if finding.rule in DIFFERENCE_RULES:
-                report.reported_differences.append(entry)
-        rules = _MARKER.findall(_code_text(result.migrated, result.path)) if result.migrated else []
-        if rules:
-            report.text_markers[_relative(result.path, copy)] = rules
-    again = migrate_paths(targets, write=False, jobs=jobs, config=config, progress=False)
-    report.not_idempotent = [_relative(f.path, copy) for f in again.files if f.changed]
+    # ``paths``: what to migrate, or a list of such lists, migrated one run after the other (a project migrated
+    # in parts: the later runs find what the earlier ones wrote, the helper module included).
+    runs = [[str(copy / path) for path in run] for run in paths] if paths and isinstance(paths[0], list) else \
+        [[str(copy / path) for path in paths] if paths else [str(copy)]]
+    for targets in runs:
+        for target in targets:
+            if not Path(target).resolve().is_relative_to(copy.resolve()) or not Path(target).exists():
+                raise ProgramError(f"{_relative(target, copy)}: not a file or folder of the project")
+    for targets in runs:
+        run = migrate_paths(targets, write=True, jobs=jobs, config=config, progress=False)
+        report.migration = run
+        report.migration_summary = run.summary()  # (of the last run, which covers the project)
+        errors = [f"{_relative(f.path, copy)}: {f.error}" for f in run.errors]
+        if errors:
+            report.notes.append("the migration left files untouched: " + "; ".join(errors))
+        for result in run.files:
+            name = _relative(result.path, copy)
+            if name in report.migrated_files and not result.changed:
+                continue  # migrated by an earlier run: that run's result says what was done
+            report.migrated_files[name] = result
+            for finding in result.findings:
+                entry = {**finding.to_dict(), "path": _relative(finding.path or result.path, copy)}
+                if not finding.fixed:
+                    report.manual_findings.append(entry)
+                if finding.rule in DIFFERENCE_RULES:
+                    report.reported_differences.append(entry)
+            rules = _MARKER.findall(_code_text(result.migrated, result.path)) if result.migrated else []
+            if rules:
+                report.text_markers[name] = rules
+    report.not_idempotent = sorted({_relative(f.path, copy) for targets in runs for f in migrate_paths(
+        targets, write=False, jobs=jobs, config=config, progress=False).files if f.changed})
 
 
 def _code_text(text: str, path: str) -> str:

@@ -28,7 +28,7 @@ from ..walk import walk
 from .helpers import is_helper_import, is_tool_written_class
 from .model import stmt
 
-ADAPT = "adapt"  # ReaderStream.adapt (stream.SOURCE)
+ADAPT = "adapt"  # ReaderStream.adapt (dali_migrate/runtime/reader_stream.py)
 # The pipeline-only calls that tell a parameter holds pipelines (units.UNTRACED_PIPELINE_API without the ones a
 # Pipeline subclass makes on itself: feed_input in iter_setup, deserialize_and_build).
 # A pipeline's metadata tells it as well (``p.epoch_size("Reader")``, ``p.max_batch_size``: no other library's object

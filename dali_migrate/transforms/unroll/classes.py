@@ -26,6 +26,7 @@ from . import checkpoints, conditional, constants, prefetch, rules, sources as e
 from .graph import (_source_setup, _uses_name, Env, argument_inputs_alike, build_graph, closing_returns,
                     device_statement, eager_sources, loop_statements, make_reader, output_elements, seeding_statements,
                     thread_statement)
+from .helpers import class_source
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
                     stmt, with_kwarg, without_kwargs, ndd_attr, literal_value, ops_object_callable)
 
@@ -39,7 +40,7 @@ FEED_INPUT = "feed_input"
 # ops.ExternalSource(...) arguments: ndd.as_batch's, and those that only tuned the pipeline's copy of the data
 SOURCE_AS_BATCH = ("dtype", "layout", "device")
 SOURCE_DROPPED = ("name", "ndim", "no_copy", "blocking", "use_copy_kernel", "cuda_stream")
-STEPS_METHOD = "steps"  # the generator ReaderStream.__next__ starts (stream.SOURCE)
+STEPS_METHOD = "steps"  # the generator ReaderStream.__next__ starts (dali_migrate/runtime/reader_stream.py)
 _STREAM_ATTRIBUTES = (STEPS_METHOD, "_steps", "_readers", "_dali_pipeline")  # what ReaderStream defines
 _POSITIONAL = ("batch_size", "num_threads", "device_id", "seed", "exec_pipelined", "prefetch_queue_depth",
                "exec_async", "bytes_per_sample", "set_affinity", "max_streams", "default_cuda_stream_priority")
@@ -1469,7 +1470,7 @@ GRAPH_WORD, STEP_WORD = "define_graph", "step"
 
 def _stream_attributes() -> set[str]:
     """What the ReaderStream class defines (its methods and class attributes): a migrated class derives from it."""
-    tree = ast.parse(stream.SOURCE)
+    tree = ast.parse(class_source(stream.CLASS_NAME))
     names = set(_STREAM_ATTRIBUTES)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

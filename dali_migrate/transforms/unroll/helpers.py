@@ -1,46 +1,61 @@
-"""The run-time helpers the migration writes (``EpochIterator``, ``ReaderStream``, ``Prefetch``), and the one module that holds
-them for a project.
+"""The project's helper module: the run-time helpers (``EpochIterator``, ``ReaderStream``, ``Prefetch``, ...) that
+migrated code imports, copied from their real code in ``dali_migrate/runtime``.
 
-A module that needs a helper gets it inline (the class written into the module, after its imports) when it is
-the only one of its run that needs one: a single file stays self-contained. When two or more modules under
-the same import root need helpers, or when that root already holds the helper module written by an earlier
-run, the classes live once in a helper module beside the code (``dali_dynamic_compat.py`` by default,
-``helper_module = "..."`` in ``[tool.dali-migrate]``) and each module imports what it uses::
+A migrated module never holds a helper: it imports the ones it uses from one module the run writes
+(``dali_dynamic_compat.py`` by default, ``helper_module = "..."`` in ``[tool.dali-migrate]``)::
 
     from dali_dynamic_compat import EpochIterator, Prefetch  # written by dali-migrate (migrate --write recreates it)
 
-The import root is the folder Python puts on ``sys.path`` for the module: the first folder above it without
-an ``__init__.py`` (where ``project.module_name_of`` starts the module's dotted name). A script, a notebook
-and every package module under that folder resolve ``dali_dynamic_compat`` from there, the same way they
-resolve their own packages, so one absolute import serves them all; a relative import would fail for a
-script run as ``python pkg/mod.py`` and in notebooks. A dotted ``helper_module`` (``"mypkg.dali_compat"``)
-puts the file inside a package of that root instead (for a package that ships as a wheel).
+The module goes to the import root of the run's modules, the folder Python puts on ``sys.path`` for them: the
+first folder above a module without an ``__init__.py`` (a notebook's own folder); one module per run, at the top
+of those roots where the modules of a deeper root already import the top's own modules (``api._Helpers``). A
+dotted ``helper_module`` (``"mypkg.dali_compat"``) puts the file inside a package of that root instead.
 
-The module's text is fixed (``module_text()``): every helper class, whatever the run needed, so a later run that
-needs the other one finds it there and the file never has to be rewritten. It is not migrated (its text is
-recognised), and a file of that name with other content (a user's, or one edited since) is never
-overwritten: the run reports it as an error (exit 2) and keeps the helpers inline. The exception is the text an
-earlier release wrote, unedited (``EARLIER_TEXTS``): it is ours, and the run brings it up to date.
+The module holds only the helpers the migrated code imports (``module_text(names)``), each with the definitions
+it needs (``_settle_at_exit``, ``JaxEpochIterator``'s base), copied from ``dali_migrate/runtime`` as they are
+there; a later run that needs another one adds it. Its header names the helpers, the DALI version they were
+checked against and how to drop each one by hand. It is not migrated (its text is recognised: ``helper_names``),
+and a file of that name with other content (a user's, or one edited since) is never overwritten: the run
+reports it as an error (exit 2) and writes the helpers into the modules that need them instead. The exception is
+the text an earlier release wrote, unedited (``EARLIER_TEXTS``): it is ours, and the run brings it up to date.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import re
 from pathlib import Path
 
+from ... import runtime
 from . import epoch_iterator, frameworks, prefetch, stream
 
 DEFAULT_MODULE = "dali_dynamic_compat"
-# Name -> class source, in the order the helper module holds them.
-CLASSES = {epoch_iterator.CLASS_NAME: epoch_iterator.SOURCE, stream.CLASS_NAME: stream.SOURCE,
-           prefetch.CLASS_NAME: prefetch.SOURCE, frameworks.JAX_NAME: frameworks.JAX_SOURCE,
-           frameworks.TF_NAME: frameworks.TF_SOURCE, frameworks.TF_OP_NAME: frameworks.TF_OP_SOURCE}
+# The modules of dali_migrate/runtime, in the order the helper module holds their definitions.
+RUNTIME_MODULES = ("settle", "epoch_iterator", "reader_stream", "prefetch", "jax_iterator", "tf_dataset", "tf_iterator")
+# Each helper migrated code may import, and how to do without it (the helper module's header says so).
+DROP = {
+    epoch_iterator.CLASS_NAME: "iterate the reader's epochs (`for jpegs, labels in reader.next_epoch(): ...`) and "
+                               "call `.torch()` on each output, where the plugin's sizes, last-batch policies and "
+                               "reset() are not needed",
+    stream.CLASS_NAME: "return the steps generator itself where nothing asks the pipeline for epoch_size(), "
+                       "reader_meta() or max_batch_size (ask the reader: `reader.get_metadata()`)",
+    prefetch.CLASS_NAME: "remove the `@Prefetch(depth=N)` decorator: each step is then computed when next() asks "
+                         "for it (slower where loading overlapped the caller's work)",
+    frameworks.JAX_NAME: "iterate the generator and convert each output with "
+                         "`jax.dlpack.from_dlpack(ndd.as_tensor(batch))`",
+    frameworks.TF_NAME: "build `tf.data.Dataset.from_generator` over the generator, each output converted with "
+                        "`np.asarray(ndd.as_tensor(batch).cpu())`",
+    frameworks.TF_OP_NAME: "call `next()` on the generator and convert each output with "
+                           "`tf.convert_to_tensor(np.asarray(ndd.as_tensor(batch).cpu()))`",
+}
+CHECKED_WITH_DALI = "2.4.0"  # the DALI the helpers were verified against (a test compares the installed one)
 IMPORT_COMMENT = "# written by dali-migrate (migrate --write recreates it)"
 # SHA-256 of the helper module's text as earlier versions wrote it (02be916, 319ce51, 1bfbf50, 4783b55, 9a0381b,
-# 15a7202, f2d8685, aa9755d, 4a10cdd, 1d1e15f, 6a1c1ae, 9e063bd, 060d30d, 5a078ad): a file with one of these texts is ours and unedited,
-# so a run replaces it with today's classes instead of treating it as a user's file.
+# 15a7202, f2d8685, aa9755d, 4a10cdd, 1d1e15f, 6a1c1ae, 9e063bd, 060d30d, 5a078ad, 38da6e6: every helper, whatever
+# the project used): a file with one of these texts is ours and unedited, so a run replaces it with today's
+# definitions of the helpers it held instead of treating it as a user's file.
 EARLIER_TEXTS = frozenset({"e34f9ba3720fa8b1a789967f7dd79f28123cfe779c9f592d6e5025e459014f54",
                            "894fc59d8d8831186fcc45b95a0f918cb8e76f483af7be88e71857897860b66a",
                            "560c90d3a5838f7162f3c8fbe342f77c23060e6fa0e95211788228b781d69b20",
@@ -55,29 +70,60 @@ EARLIER_TEXTS = frozenset({"e34f9ba3720fa8b1a789967f7dd79f28123cfe779c9f592d6e50
                            "40bb18d558cb7ee182e655f1ee53a867409483686c3fe1d1b3503638650609a0",
                            "d674ee8811a73b1783542ebcdcd9706cf6037509297299c25d47a9c3a337cbcc",
                            "1e38a4799ce70268d4ca186b04a3cf62dcf38e78a90d2d19ff03edb39e6f81c8",
-                           "784a01b47cf4d5169fac0975fd064e8cb849869194a4de222a61992e6cbb7009"})
-# SHA-256 of today's text. A test fails when the classes change and this does not: then add the old value to
-# EARLIER_TEXTS (so projects migrated with it are updated, not refused) and put the new one here.
-TEXT_SHA256 = "b93613f708ff982631921f669de3d5b79d1fe17bb13e3ccb99d5950daf8f3da6"
+                           "784a01b47cf4d5169fac0975fd064e8cb849869194a4de222a61992e6cbb7009",
+                           "b93613f708ff982631921f669de3d5b79d1fe17bb13e3ccb99d5950daf8f3da6"})
+# SHA-256 of today's text with every helper. A test fails when a definition changes and this does not: then add
+# the hashes of every text the old definitions made (``text_hashes()`` before the change) to EARLIER_TEXTS, so
+# projects migrated with them are updated, not refused, and put the new one here.
+TEXT_SHA256 = "605b093b76277860280fa1321b789fa23d43bff4345c099fb20a1fafbb1873de"
 
-# The first line of every release's helper module: only a file that begins with it is hashed (is_helper_module).
+# The first line of every release's helper module: only a file that begins with it is hashed (helper_names).
 _FIRST_LINE = '"""Run-time helpers for the code that dali-migrate moved to DALI dynamic mode (nvidia.dali.experimental.dynamic).\n'
-_HEADER = _FIRST_LINE + '''
-Written by dali-migrate; the migrated modules import these classes from here. Do not edit: when this file
-is missing, `dali-migrate migrate --write` over the project writes it again, and a file here with other
-content is never overwritten.
-"""
-'''
 
 
 @functools.lru_cache(maxsize=None)
+def _definitions() -> dict[str, tuple[str, frozenset]]:
+    """Every top-level definition of ``dali_migrate/runtime``, in the helper module's order: name -> (its source
+    text, decorators included, as the file has it; the names of other definitions it uses)."""
+    folder = Path(runtime.__file__).parent
+    found: dict[str, tuple[str, set]] = {}
+    for module in RUNTIME_MODULES:
+        text = (folder / f"{module}.py").read_text()
+        lines = text.splitlines(keepends=True)
+        for node in ast.parse(text).body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                found[node.name] = ("".join(lines[first - 1:node.end_lineno]), used)
+    return {name: (source, frozenset(used & set(found) - {name})) for name, (source, used) in found.items()}
+
+
+def helper_names() -> tuple[str, ...]:
+    """The helpers migrated code may import (``DROP``'s keys), in the helper module's order."""
+    return tuple(name for name in _definitions() if name in DROP)
+
+
+def class_source(name: str) -> str:
+    """The source of the helper ``name`` as ``dali_migrate/runtime`` defines it (without what it needs)."""
+    return _definitions()[name][0]
+
+
+def needed(names) -> list[str]:
+    """``names`` and every definition they need, in the helper module's order."""
+    wanted, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in wanted:
+            wanted.add(name)
+            todo += _definitions()[name][1]
+    return [name for name in _definitions() if name in wanted]
+
+
 @functools.lru_cache(maxsize=None)
 def class_attributes(name: str) -> frozenset:
     """What the helper class ``name`` defines (methods, properties, class attributes): a migrated class that
     derives from it, importing it from the helper module, has these."""
-    import ast
-
-    tree = ast.parse(CLASSES[name])
+    tree = ast.parse(class_source(name))
     found = set()
     for node in tree.body[0].body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -87,21 +133,59 @@ def class_attributes(name: str) -> frozenset:
     return frozenset(found)
 
 
-def module_text() -> str:
-    """The helper module's text: the header, then every helper class."""
-    return _HEADER + "".join("\n\n" + source for source in CLASSES.values())
+def _header(names: list[str]) -> str:
+    import textwrap
+
+    about = textwrap.fill(
+        f"Written by dali-migrate, checked against DALI {CHECKED_WITH_DALI}. The migrated code imports "
+        f"{', '.join(names)} from here; a later migration that needs another helper adds it. Do not edit: when this "
+        f"file is missing, `dali-migrate migrate --write` over the project writes it again, and a file here with "
+        f"other content is never overwritten.", 110, break_on_hyphens=False)
+    ways = "".join(textwrap.fill(f"- {name}: {DROP[name]}.", 110, subsequent_indent="  ", break_on_hyphens=False)
+                   + "\n" for name in names)
+    return f'{_FIRST_LINE}\n{about}\n\nTo do without a helper, rewrite the code that uses it by hand:\n{ways}"""\n'
 
 
-@functools.lru_cache(maxsize=None)
-def module_bytes() -> bytes:
-    return module_text().encode()
+def module_text(names=None) -> str:
+    """The helper module's text: the header, then the helpers ``names`` (default: all) with what they need (a
+    helper one needs, JaxEpochIterator's base, is named in the header too: it is there to import)."""
+    held = needed(helper_names() if names is None else names)
+    return _header([name for name in held if name in DROP]) + "".join("\n\n" + class_source(name) for name in held)
+
+
+def text_hashes() -> frozenset:
+    """SHA-256 of every text today's ``module_text`` can write (one per set of helpers): the values to add to
+    ``EARLIER_TEXTS`` before a definition changes."""
+    import itertools
+
+    names = helper_names()
+    return frozenset(hashlib.sha256(module_text(chosen).encode()).hexdigest()
+                     for size in range(1, len(names) + 1) for chosen in itertools.combinations(names, size))
+
+
+def held_names(data: bytes) -> frozenset | None:
+    """The helpers a helper module holds, when today's release wrote it as it is (``module_text`` of them); else None."""
+    if not data.startswith(_FIRST_LINE.encode()):
+        return None
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    names = frozenset(n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and n.name in DROP)
+    return names if names and data == module_text(names).encode() else None
+
+
+def earlier_names(data: bytes) -> frozenset | None:
+    """The helpers of a helper module an earlier release wrote, unedited (``EARLIER_TEXTS``); else None."""
+    if not data.startswith(_FIRST_LINE.encode()) or hashlib.sha256(data).hexdigest() not in EARLIER_TEXTS:
+        return None
+    tree = ast.parse(data)
+    return frozenset(n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and n.name in DROP)
 
 
 def is_helper_module(data: bytes) -> bool:
     """The helper module as this release or an earlier one wrote it, unedited: ours, not user code."""
-    if data == module_bytes():
-        return True
-    return data.startswith(_FIRST_LINE.encode()) and hashlib.sha256(data).hexdigest() in EARLIER_TEXTS
+    return held_names(data) is not None or earlier_names(data) is not None
 
 
 def is_helper_import(statement) -> bool:
@@ -142,6 +226,14 @@ def module_path(root: Path, module: str) -> Path:
 
 def valid_name(module: str) -> bool:
     return all(part.isidentifier() for part in module.split("."))
+
+
+def imported_names(text: str, module: str) -> list[tuple[int, list[str]]]:
+    """Each import of helpers that a migration wrote in ``text`` (a notebook's JSON too): its 1-based line and
+    the names it imports."""
+    pattern = re.compile(rf"(?<![\w.])from\s+{re.escape(module)}\s+import\s+([\w, ]+?)  {re.escape(IMPORT_COMMENT)}")
+    return [(text.count("\n", 0, m.start()) + 1, [n.strip() for n in m.group(1).split(",")])
+            for m in pattern.finditer(text)]
 
 
 def importers(text: str, module: str) -> list[int]:

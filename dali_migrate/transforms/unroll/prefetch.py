@@ -5,8 +5,8 @@ loop uses the last one; a plain generator computes a step only when ``next()`` a
 and training take turns (issue 18 measured 0.54 of pipeline mode's speed with a 10 ms training step).
 
 The migration therefore decorates each generator it writes with ``@Prefetch(depth=N)``, ``N`` the
-pipeline's ``prefetch_queue_depth``. ``Prefetch`` (``SOURCE``, written once into the module, like the
-``EpochIterator``; migrated code never imports dali_migrate) runs the whole generator in one background
+pipeline's ``prefetch_queue_depth``. ``Prefetch`` (``dali_migrate/runtime/prefetch.py``, copied into the project's
+helper module like the ``EpochIterator``; migrated code never imports dali_migrate) runs the whole generator in one background
 thread, at most ``N - 1`` finished steps ahead of the caller, the reach pipeline mode has while the
 caller holds a batch:
 
@@ -45,107 +45,6 @@ from .model import PipelineDesc, literal_value
 CLASS_NAME = "Prefetch"
 DEFAULT_DEPTH = 2  # Pipeline(prefetch_queue_depth=2)
 
-SOURCE = '''\
-class Prefetch:
-    """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
-    mode's prefetch_queue_depth did: the next batch loads while the caller uses this one.
-
-    Written by dali-migrate. Steps come in order, computed as the generator alone computes them (its
-    seeds, readers and random ops all live in that thread) and finished before they are handed over;
-    errors surface where they would without the thread (next() for one the generator raises, reading
-    the output for an operator that failed); close(), dropping the generator, the end of the calling
-    thread or the end of the program stops the thread after its current step.
-    """
-
-    def __init__(self, depth=2):
-        self.ahead = depth - 1
-
-    def __call__(self, steps):
-        import atexit
-        import functools
-        import queue
-        import threading
-
-        ahead, current_thread = self.ahead, threading.current_thread
-        if ahead < 1:  # depth=1: pipeline mode did not load ahead either
-            return steps
-
-        @functools.wraps(steps)
-        def prefetched(*args, **kwargs):
-            import nvidia.dali.experimental.dynamic as ndd  # here, not at decoration: a module still imports without DALI
-
-            generator, ready, room = steps(*args, **kwargs), queue.SimpleQueue(), threading.Semaphore(ahead)
-            caller, device, stopping = current_thread(), ndd.Device.current(), []  # the CUDA device is per thread
-
-            def produce():
-                try:
-                    with device:
-                        while True:
-                            while not room.acquire(timeout=0.1):
-                                if stopping or not caller.is_alive():  # the program is ending
-                                    return
-                            if stopping:
-                                return
-                            step = next(generator)
-                            try:  # finish the step's work here: none is left pending when the program ends
-                                for value in step if isinstance(step, (tuple, list)) else (step,):
-                                    if callable(getattr(value, "evaluate", None)):
-                                        value.evaluate()
-                            except Exception:
-                                pass  # an operator failed: reading that output raises it, as without the thread
-                            ready.put((True, step))
-                except BaseException as error:  # StopIteration too: the end of the steps
-                    ready.put((False, error))
-                finally:
-                    ready.put((False, None))
-                    generator.close()  # in the thread that ran it
-                    if stopping or not caller.is_alive():  # dropped, closed or the program ends: so do the streams
-                        close_streams()  # it read from its closure, which this thread advanced
-
-            def close_streams():
-                """The streams the steps read from their enclosing function (a reader's batches under a condition,
-                another module's source helper) are closed in the thread that advanced them: a suspended
-                next_epoch holds its EvalContext entered on that thread, and another thread's finalizer could not
-                leave it ("cannot release un-acquired lock")."""
-                import inspect
-
-                for cell in getattr(steps, "__closure__", None) or ():
-                    try:
-                        value = cell.cell_contents
-                    except ValueError:  # a name not bound yet
-                        continue
-                    if type(value).__name__ == "ReaderStream":
-                        value = value._steps
-                    if inspect.isgenerator(value) and inspect.getgeneratorstate(value) == inspect.GEN_SUSPENDED:
-                        value.close()
-
-            def stop():  # at the end of the program too: a thread still inside DALI then aborts it (exit 134)
-                stopping.append(True)
-                room.release()
-                thread.join()
-
-            thread = threading.Thread(target=produce, name="dali-migrate prefetch", daemon=caller.daemon)
-            thread.start()
-            atexit.register(stop)  # a daemon caller (a framework's worker thread) never ends before the program
-            try:
-                while True:
-                    ok, value = ready.get()
-                    if ok:
-                        room.release()
-                        yield value
-                    elif value is None or isinstance(value, StopIteration):
-                        return
-                    else:
-                        raise value
-            finally:
-                atexit.unregister(stop)
-                stopping.append(True)
-                room.release()
-                if current_thread() is caller:  # not from a finalizer in another thread: it may be the one awaited
-                    thread.join()
-
-        return prefetched
-'''
 
 
 def depth(desc: PipelineDesc) -> int | None:

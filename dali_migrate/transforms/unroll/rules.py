@@ -167,8 +167,8 @@ BUILD_RUN = rule(
 )
 TORCH_ITERATOR = rule(
     "DM210", "torch-iterator", "info",
-    "DALIGenericIterator / DALIClassificationIterator become EpochIterator, a short class written into "
-    "the module that counts samples per epoch like the plugin and yields [{name: torch.Tensor}] (one dict "
+    "DALIGenericIterator / DALIClassificationIterator become EpochIterator, a class imported from the project's "
+    "helper module (DM224) that counts samples per epoch like the plugin and yields [{name: torch.Tensor}] (one dict "
     "per pipeline, over several pipelines).",
     "Dynamic mode has no framework iterators; outputs convert with Batch.torch(). With reader_name=, the "
     "EpochIterator asks each migrated pipeline for its reader's metadata (its shard) and the first for the "
@@ -253,7 +253,7 @@ FRAMEWORK_MIGRATED = rule(
     "TensorFlow's DALIDataset becomes TFDataset (a tf.data.Dataset.from_generator over the migrated pipeline, "
     "same arguments), its DALIIterator() graph op becomes TFIterator() (the next step as tf.Tensors at each call, "
     "or at each run of a tf.py_function node in a graph), and JAX's DALIGenericIterator becomes JaxEpochIterator "
-    "(EpochIterator's counting, {name: jax.Array} through DLPack), written into the module.",
+    "(EpochIterator's counting, {name: jax.Array} through DLPack), imported from the project's helper module.",
     "Dynamic mode has no framework plugins. TFDataset keeps DALIDataset's elements: a tuple per step, the "
     "output_dtypes checked (not cast), the output_shapes matched as the plugin matches them (size-1 dimensions "
     "dropped where exactly one way fits). Two differences: a new iterator over the dataset continues the "
@@ -421,13 +421,14 @@ PYTHON_FUNCTION = rule(
 )
 HELPER_MODULE = rule(
     "DM224", "helper-module", "info",
-    "The run-time helpers (EpochIterator, ReaderStream, Prefetch) live in one module per import root, written beside the "
-    "code (dali_dynamic_compat.py, or helper_module in [tool.dali-migrate]) when two or more modules of the run "
-    "need them or the module is already there; a single module that needs one gets it inline.",
-    "One copy per project reads better and is maintained once; the absolute import resolves from the same "
-    "sys.path folder as the modules' own packages. A file of that name with other content is never "
-    "overwritten (error, exit 2; the helpers stay inline), and a deleted one is written again by the next "
-    "migrate --write (migrate --check reports it with the files that import it).",
+    "The run-time helpers (EpochIterator, ReaderStream, Prefetch, ...) live in one module the run writes at the top "
+    "of its import roots (dali_dynamic_compat.py, or helper_module in [tool.dali-migrate]), holding only the "
+    "helpers the migrated code imports; a later run that needs another one adds it.",
+    "The user's files keep only their own rewritten code and one import; the helpers are maintained once; the "
+    "absolute import resolves from the same sys.path folder as the modules' own packages. A file of that name "
+    "with other content is never overwritten (error, exit 2; the helpers then go into the modules that need "
+    "them), and a deleted one is written again by the next migrate --write (migrate --check reports it with the "
+    "files that import it).",
     before="# train.py and val.py both iterate DALIGenericIterator",
     after="from dali_dynamic_compat import EpochIterator  # written by dali-migrate (migrate --write recreates it)",
 )

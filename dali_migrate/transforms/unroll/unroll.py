@@ -1434,23 +1434,24 @@ class Unroller(MigrationTransformer):
 
     def finish(self, module: cst.Module) -> cst.Module:
         module = self._grow_threads_once(module)
-        helpers = [(self.need_epoch_iterator or self.need_jax_iterator, epoch_iterator.CLASS_NAME,
-                    epoch_iterator.SOURCE),
+        helpers = [(self.need_epoch_iterator, epoch_iterator.CLASS_NAME),
                    # (source helpers that return ReaderStreams need the class too, whatever the pipelines need)
-                   (self.need_stream or self.ctx.facts.get("source_streams"), stream.CLASS_NAME, stream.SOURCE),
-                   (self.need_prefetch, prefetch.CLASS_NAME, prefetch.SOURCE),
-                   (self.need_jax_iterator, frameworks.JAX_NAME, frameworks.JAX_SOURCE),
-                   (self.need_tf_dataset, frameworks.TF_NAME, frameworks.TF_SOURCE),
-                   (self.need_tf_iterator, frameworks.TF_OP_NAME, frameworks.TF_OP_SOURCE)]
-        needed = [(name, source) for wanted, name, source in helpers if wanted and not _defines(module, name)]
-        self.ctx.facts["helpers"] = sorted(name for name, _ in needed)
-        shared = self.ctx.facts.get("helper_module")
-        if shared and needed:  # one helper module for the project (helpers.py): the imports pass imports them
-            self.ctx.facts["helper_import"] = (helpers_module.import_line(shared, [n for n, _ in needed]),
-                                               [n for n, _ in needed])
-        else:
-            for name, source in reversed(needed):  # each inserted after the imports: the first ends first
-                module = self._insert_helper(module, source, first_use(module, name))
+                   (self.need_stream or self.ctx.facts.get("source_streams"), stream.CLASS_NAME),
+                   (self.need_prefetch, prefetch.CLASS_NAME),
+                   (self.need_jax_iterator, frameworks.JAX_NAME),
+                   (self.need_tf_dataset, frameworks.TF_NAME),
+                   (self.need_tf_iterator, frameworks.TF_OP_NAME)]
+        needed = [name for wanted, name in helpers if wanted and not _defines(module, name)]
+        if self.need_jax_iterator and epoch_iterator.CLASS_NAME in needed \
+                and first_use(module, epoch_iterator.CLASS_NAME) is None:
+            needed.remove(epoch_iterator.CLASS_NAME)  # only JaxEpochIterator's base: the helper module brings it
+        self.ctx.facts["helpers"] = sorted(needed)
+        shared = self.ctx.facts.get("helper_module", helpers_module.DEFAULT_MODULE)
+        if shared and needed:  # the project's helper module (helpers.py): the imports pass imports them
+            self.ctx.facts["helper_import"] = (helpers_module.import_line(shared, needed), needed)
+        else:  # no helper module can be written (a user's file of that name): each definition inline
+            for name in reversed([n for n in helpers_module.needed(needed) if not _defines(module, n)]):
+                module = self._insert_helper(module, helpers_module.class_source(name), first_use(module, name))
         self.ctx.facts["migrated"] = True
         self.ctx.facts["uses_ndd"] = True
         return module

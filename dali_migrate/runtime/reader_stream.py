@@ -1,0 +1,130 @@
+"""``ReaderStream``: a migrated pipeline that still answers epoch_size(), reader_meta() and max_batch_size.
+
+The migration's side is ``transforms/unroll/stream.py``.
+"""
+
+from .settle import _settle_at_exit
+
+
+class ReaderStream:
+    """A migrated pipeline: next() gives one step (a tuple of ndd.Batch) as pipe.run() did, and
+    epoch_size(name=None), reader_meta(name=None) and max_batch_size answer as the pipeline did.
+
+    Written by dali-migrate. The readers were created with max_batch_size, so their metadata can be
+    asked for before the first step (DALI 2.4.0). A migrated Pipeline subclass derives from it: its
+    __init__ sets batch_size and _readers, and its steps() generator (the former define_graph) gives
+    the steps from the first next() on. A pipeline fed by an external source that ends an epoch
+    (StopIteration) gets restart: after the end, next() raises StopIteration until reset() starts
+    the next epoch's steps, as pipe.run() and pipe.reset() did. adapt() gives code migrated alone
+    one interface over the pipelines it is handed: migrated ones, or nvidia.dali Pipelines.
+    """
+
+    _steps = None
+    _readers = {}  # {name: reader}
+
+    _dali_pipeline = None  # the nvidia.dali Pipeline whose run() gives the steps (adapt)
+    _restart = None  # steps of the next epoch (its index), for a pipeline whose external source ends an epoch
+    _prefetch_depth = 2  # its prefetch_queue_depth: the steps a DALI iterator had run it past an epoch's end
+    _epoch = 0
+    _ended = False
+
+    def __init__(self, steps, readers, batch_size, restart=None, pipeline=None, prefetch_depth=2):
+        _settle_at_exit()
+        self._steps = steps
+        self._readers = readers
+        self.batch_size = batch_size
+        self._restart = restart
+        self._dali_pipeline = pipeline
+        self._prefetch_depth = prefetch_depth
+
+    @staticmethod
+    def prefetch_depth_of(prefetch_queue_depth=2, exec_pipelined=True):
+        """How far a DALI iterator with size= runs a pipeline of these options past the batch it gives: its
+        queue's depth (the larger one of separate cpu/gpu queues), 1 when not pipelined."""
+        if not exec_pipelined:
+            return 1
+        if isinstance(prefetch_queue_depth, dict):
+            return max(prefetch_queue_depth.values())
+        return prefetch_queue_depth
+
+    @property
+    def max_batch_size(self):
+        return self.batch_size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._steps is None:  # a migrated Pipeline subclass: its steps see it through a weak proxy, so
+            import weakref  # dropping the object stops them (and their thread) at once, as dropping a generator does
+
+            _settle_at_exit()
+            self._steps = type(self).steps(weakref.proxy(self))
+        if self._ended:  # as pipe.run(): the epoch's StopIteration again until reset()
+            raise StopIteration
+        try:
+            return next(self._steps)
+        except StopIteration:
+            self._ended = self._restart is not None
+            raise
+
+    def reset(self):
+        """pipe.reset(): after the source ended an epoch, the next epoch's steps start; before that, nothing."""
+        if self._dali_pipeline is not None:
+            return self._dali_pipeline.reset()
+        if self._ended:
+            self._ended = False
+            self._epoch += 1
+            self._steps = self._restart(self._epoch)
+
+    def close(self):
+        if self._steps is not None:
+            self._steps.close()
+
+    @property
+    def device_id(self):
+        """Pipeline.device_id: the GPU the steps run on (the current one), None in a CPU-only run."""
+        if self._dali_pipeline is not None:
+            return self._dali_pipeline.device_id
+        if "_device_id" in vars(self):
+            return self._device_id
+        import nvidia.dali.experimental.dynamic as ndd
+
+        return ndd.Device.current().device_id
+
+    @device_id.setter
+    def device_id(self, value):  # a migrated Pipeline subclass may set its own
+        self._device_id = value
+
+    @staticmethod
+    def adapt(pipelines):
+        """Migrated pipelines as they are; each nvidia.dali Pipeline (one, or in a list or tuple) as a ReaderStream
+        over its run() outputs, copied into ndd Batches, that asks the Pipeline for its metadata and device_id."""
+        if isinstance(pipelines, (list, tuple)):
+            return type(pipelines)(ReaderStream.adapt(pipeline) for pipeline in pipelines)
+        if not any(cls.__name__ == "Pipeline" and cls.__module__ == "nvidia.dali.pipeline"
+                   for cls in type(pipelines).__mro__):
+            return pipelines
+
+        def steps(pipeline):
+            import nvidia.dali.experimental.dynamic as ndd
+
+            step = pipeline.run  # one step of the Pipeline, as its own iterator's were
+            while True:  # a copy: the next step reuses the TensorLists' buffers (ndd.as_batch would share them)
+                yield tuple(ndd.batch(output) for output in step())
+
+        return ReaderStream(steps(pipelines), {}, pipelines.max_batch_size, pipeline=pipelines)
+
+    def reader_meta(self, name=None):
+        if self._dali_pipeline is not None:
+            return self._dali_pipeline.reader_meta(name) if name is not None else self._dali_pipeline.reader_meta()
+        if name is None:  # every reader, by name
+            return {name: reader.get_metadata() for name, reader in self._readers.items()}
+        return self._readers[name].get_metadata()
+
+    def epoch_size(self, name=None):  # with the padding to a multiple of the shards, as Pipeline.epoch_size
+        if self._dali_pipeline is not None:
+            return self._dali_pipeline.epoch_size(name)
+        if name is None:
+            return {name: meta["epoch_size_padded"] for name, meta in self.reader_meta().items()}
+        return self.reader_meta(name)["epoch_size_padded"]
