@@ -1254,18 +1254,25 @@ def _origin_name(origin: str) -> str:
     return site_operator(origin) if is_site(origin) else origin.rpartition(":")[2]
 
 
+class _SimpleStatements(cst.CSTVisitor):
+    """The simple statements under a node. (A module-level class: one made in a function, with a closure over its
+    set, is a reference cycle that would keep the tree alive until the collector ran.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.found: set = set()
+
+    def visit_SimpleStatementLine(self, node):
+        self.found.add(node)
+        return False
+
+
 def _statements_under(nodes) -> set:
     """The simple statements inside ``nodes`` (definitions and helpers a marker covers)."""
-    found: set = set()
-
-    class _Collect(cst.CSTVisitor):
-        def visit_SimpleStatementLine(self, node):
-            found.add(node)
-            return False
-
+    collect = _SimpleStatements()
     for node in nodes:
-        node.visit(_Collect())
-    return found
+        node.visit(collect)
+    return collect.found
 
 
 def _site_statement(units, origin: str):

@@ -58,7 +58,9 @@ def test_each_call_of_an_ops_object_is_an_ndd_call_and_the_seed_is_read_after_th
 ])
 def test_ops_objects_that_stay_objects_keep_the_pipeline_marked(why, body, returns):
     migrated = _migrate(_pipe(body, returns).replace("\n\n\n@", "\n\nbatch_size = 3\n\n\n@"))
-    assert "# dali-migrate: DM230" in migrated, why
+    # (DM212 where the body reads batch_size itself: the generator's batch_size= parameter would hide it)
+    assert "# dali-migrate: DM230" in migrated or "# dali-migrate: DM212 pipe stays in pipeline mode: its body reads " \
+        "batch_size" in migrated, why
 
 
 def test_a_helper_seeded_by_its_parameter_gets_an_rng_per_call_from_the_calls_seed():

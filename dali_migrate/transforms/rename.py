@@ -173,13 +173,13 @@ class _Rename(MigrationTransformer):
         self._seed_kept: set[cst.FunctionDef] = set()  # functions left as they were (kept, or seeded calls)
         self._warning_checks = 0  # depth of `with assert_warns(...)` blocks around the node
         self._warning_withs: set[cst.With] = set()
-        self._ops_callees: set[str] = set()  # callee words that may call an input-less random ops object
+        # callee words that may call an input-less random ops object (computed once, whether or not the walk prunes)
+        self._ops_callees: set[str] = _ops_callee_words(ctx)
 
     def relevant_names(self):
         # Only references that resolve into fn, math, types or ops are renamed or marked: the aliases that can
         # reach them (`fn`, `dmath`, `types`, `ops`, or `nvidia`/`dali` above them), not `ndd` or `Pipeline`; and
         # the names through which ops objects made outside the definitions are called (``_ops_object_call``).
-        self._ops_callees = _ops_callee_words(self.ctx)
         return {local for local, q in self.ctx.imports.aliases.items()
                 if any(q == p or q.startswith(p + ".") or p.startswith(q + ".") for p in (FN, MATH, TYPES, OPS))
                 } | self._ops_callees
