@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-venv.sh
+bash scripts/setup-browser.sh  # headless Chromium for the review page's browser test (apt-get, as root)
 . .venv/bin/activate
 export DALI_NUM_THREADS=${DALI_NUM_THREADS:-2}
 # Two workers (pytest-xdist): the golden programs and runtime tests run DALI in subprocesses, and one worker per
