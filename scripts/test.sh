@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Set up (if needed) and run the whole test suite.
+# Set up (if needed) and run the whole test suite; arguments go to pytest:
+#   bash scripts/test.sh -m "not slow"      the inner loop: leaves out the tests marked slow (tests/conftest.py)
+#   bash scripts/test.sh tests/test_golden.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-venv.sh
