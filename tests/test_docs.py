@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = ["README.md", "docs/guide.md", "docs/architecture.md"]
+DOCS = ["README.md", "docs/guide.md", "docs/architecture.md", "docs/idioms.md", "docs/coverage.md", "docs/lint.md",
+        "docs/dali-facts.md"]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
