@@ -131,6 +131,7 @@ def _whole(source, name, passes=None):
 
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
+@pytest.mark.slow  # slow: every golden case again, through another path of the engine
 def test_elision_changes_nothing(name):
     """Same text and the same findings (lines and columns included) as parsing the whole file."""
     elided = engine.migrate_source(SOURCES[name], name)

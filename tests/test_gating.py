@@ -122,6 +122,7 @@ SOURCES.update({"far_consumer": FAR_CONSUMER, "star_import": STAR_IMPORT})
 
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
+@pytest.mark.slow  # slow: every golden case again, through another path of the engine
 def test_gating_changes_nothing(name, monkeypatch):
     """Same text, same findings with every pass walking every node."""
     gated = engine.migrate_source(SOURCES[name], name)

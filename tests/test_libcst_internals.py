@@ -62,6 +62,7 @@ def test_validation_that_moved_out_of_post_init_is_noticed(monkeypatch):
 
 
 @pytest.mark.parametrize("source_path, expected_path", golden_cases()[::3])
+@pytest.mark.slow  # slow: every golden case again, through another path of the engine
 def test_plain_libcst_fallback_migrates_the_same(monkeypatch, source_path, expected_path):
     source = read_source(source_path)
     fast = migrate_source(source, source_path.name)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -61,10 +62,10 @@ def checkout(tmp_path):
     return tmp_path
 
 
-def _setup(checkout, **env):
+def _setup(checkout, *kind, **env):
     log = checkout / "log.txt"
     log.write_text("")
-    done = subprocess.run(["bash", "scripts/setup-venv.sh"], cwd=checkout, capture_output=True, text=True,
+    done = subprocess.run(["bash", "scripts/setup-venv.sh", *kind], cwd=checkout, capture_output=True, text=True,
                           env={**os.environ, "FAKE_LOG": str(log), **env}, timeout=60)
     assert done.returncode == 0, done.stderr
     return [line for line in log.read_text().splitlines() if "pip install -q -e" in line]
@@ -78,6 +79,23 @@ def test_setup_installs_once_and_again_only_when_its_inputs_change(checkout):
     assert _setup(checkout) == []
     (checkout / "missing").write_text("")  # the next import check fails once: a dependency went missing
     assert len(_setup(checkout, FAKE_MISSING=str(checkout / "missing"))) == 1
+
+
+def test_the_demo_installs_only_the_package_and_never_stands_in_for_the_tests_setup(checkout):
+    assert _setup(checkout, "demo") == ["-m pip install -q -e ."]  # libcst and nbformat: no DALI, no frameworks
+    assert _setup(checkout, "demo") == []
+    assert _setup(checkout) == ["-m pip install -q -e .[test,torch,mcp,report,frameworks]"]
+    assert _setup(checkout, "demo") == []  # (its stamp is its own)
+
+
+def test_pip_install_of_the_package_is_light():
+    """DALI, torch, TensorFlow and JAX are extras: the migration itself needs only libcst and nbformat."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = [re.split(r"[<>=!~\[ ;]", dep, maxsplit=1)[0].lower() for dep in project["dependencies"]]
+    assert names == ["libcst", "nbformat"]
+    extras = {dep.split("=")[0].split("[")[0] for deps in project["optional-dependencies"].values() for dep in deps}
+    assert {"nvidia-dali-cuda120", "torch", "tensorflow-cpu", "jax"} <= extras
 
 
 # -- half-read DALI generators ---------------------------------------------------------------------

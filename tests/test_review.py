@@ -196,19 +196,122 @@ def _headless_browser():
     return None
 
 
-@pytest.mark.skipif(_headless_browser() is None, reason="no headless chromium on this machine")
+# What a reviewer sees, measured in the rendered page: a script appended to a copy of the review reads the laid-out
+# boxes and computed colours, and writes them into the DOM, which the browser dumps after the page loaded.
+_PROBE = """<pre id="probe"></pre><script>
+const box = e => { const r = e.getBoundingClientRect(); return {left: r.left, top: r.top + scrollY, width: r.width,
+                   height: r.height, bottom: r.bottom + scrollY}; };
+const seen = {viewport: innerWidth, page_width: document.documentElement.scrollWidth, table: [], files: []};
+for (const a of document.querySelectorAll("table a")) {
+  const target = document.querySelector(a.getAttribute("href"));
+  seen.table.push({text: a.innerText, target: target ? box(target) : null});
+}
+for (const s of document.querySelectorAll("section")) {
+  const file = {title: s.querySelector("h2 code").innerText, box: box(s), hunks: [],
+                person: [...s.querySelectorAll(".person li")].map(li => ({text: li.innerText, box: box(li),
+                         bg: getComputedStyle(li.closest(".person")).backgroundColor}))};
+  for (const pre of s.querySelectorAll("pre.diff")) {
+    const prev = pre.previousElementSibling;
+    const findings = prev && prev.matches("ul.findings") ? [...prev.children] : [];
+    file.hunks.push({box: box(pre), findings: findings.map(li => ({text: li.innerText, box: box(li)})),
+                     lines: [...pre.querySelectorAll("span")].map(sp => ({cls: sp.className, text: sp.innerText,
+                             box: box(sp), bg: getComputedStyle(sp).backgroundColor}))});
+  }
+  seen.files.push(file);
+}
+document.getElementById("probe").textContent = JSON.stringify(seen);
+</script>"""
+_ADD, _DEL, _MARK = "rgb(218, 251, 225)", "rgb(255, 235, 233)", "rgb(255, 248, 197)"  # review._CSS's colours
+
+
+def _artifacts() -> Path:
+    """Where a test keeps what a person may want to look at after the run (CI can upload the folder)."""
+    folder = Path(os.environ.get("DALI_MIGRATE_ARTIFACTS", ROOT / "test-artifacts"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.mark.skipif(_headless_browser() is None,
+                    reason="no headless chromium on this machine (scripts/setup-browser.sh installs it with "
+                           "apt-get where the tests run as root; elsewhere: apt-get install chromium)")
 def test_html_renders_in_a_browser(example_results, tmp_path):
+    """The HTML review of a real migration (examples/repo), rendered by headless Chromium: every file of the run
+    has its section, each hunk's findings sit right above the diff that holds the lines they name, the diff's
+    added, removed and marker lines are coloured, and the page is as wide as the window (diffs scroll inside).
+    The screenshot is kept: test-artifacts/review-browser.png (or under $DALI_MIGRATE_ARTIFACTS)."""
+    import html
+    import json
+    import re
     import subprocess
 
     from PIL import Image
 
-    page, shot = tmp_path / "review.html", tmp_path / "review.png"
-    page.write_text(to_html(build_review(example_results)), encoding="utf-8")
-    subprocess.run([_headless_browser(), "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    "--window-size=1000,800", f"--screenshot={shot}", page.as_uri()],
-                   check=True, capture_output=True, timeout=120)
+    review = build_review(example_results)
+    page_text = to_html(review)
+    page, probed = tmp_path / "review.html", tmp_path / "probed.html"
+    page.write_text(page_text, encoding="utf-8")
+    probed.write_text(page_text.replace("</body>", _PROBE + "\n</body>"), encoding="utf-8")
+    browser = [_headless_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+               f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,2400"]
+    dumped = subprocess.run([*browser, "--dump-dom", probed.as_uri()], check=True, capture_output=True, text=True,
+                            timeout=120).stdout
+    seen = json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', dumped, re.S).group(1)))
+
+    # The files: the summary table lists each file of the run and links to its section, which the page shows.
+    changed = [f for f in review.files if f.hunks]
+    assert changed and [f["title"] for f in seen["files"]] == [f.path for f in review.files]
+    assert [row["text"] for row in seen["table"]] == [f.path for f in review.files]
+    assert all(row["target"] and row["target"]["height"] > 0 for row in seen["table"])
+    assert seen["page_width"] <= seen["viewport"]  # nothing sticks out sideways: long diff lines scroll in place
+
+    placed = 0
+    for f, shown in zip(review.files, seen["files"]):
+        assert len(shown["hunks"]) == len(f.hunks)
+        for hunk, drawn in zip(f.hunks, shown["hunks"]):
+            # The diff: the hunk's lines, in order, each a visible row coloured by what happened to it.
+            rows = drawn["lines"]
+            assert [r["text"].rstrip("\n") for r in rows[1:]] == hunk.lines and rows[0]["text"] == hunk.header
+            for line, row in zip(hunk.lines, rows[1:]):
+                assert row["box"]["height"] > 0
+                want = _MARK if "mark" in row["cls"] else {"+": _ADD, "-": _DEL}.get(line[:1])
+                if want:
+                    assert row["bg"] == want, (f.path, line)
+            tops = [r["box"]["top"] for r in rows]
+            assert tops == sorted(tops)
+            # The findings beside their lines: listed right above the diff (nothing between them, in its
+            # column), each naming a line of the original that this very diff shows.
+            located = [x for x in hunk.findings if not x.file_level]
+            assert len(drawn["findings"]) == len(located)
+            if located:
+                assert drawn["box"]["top"] - drawn["findings"][-1]["box"]["bottom"] < 40
+            for finding, item in zip(located, drawn["findings"]):
+                assert item["text"].startswith(f"line {finding.line}: {finding.rule}")
+                assert item["box"]["bottom"] <= drawn["box"]["top"]
+                assert drawn["box"]["left"] <= item["box"]["left"] <= drawn["box"]["left"] + 60  # the list's indent
+                old = hunk.old_start
+                for line, row in zip(hunk.lines, rows[1:]):
+                    if line[:1] in (" ", "-"):
+                        if old == finding.line:
+                            assert row["box"]["top"] > item["box"]["bottom"]  # the named line, below its finding
+                            placed += 1
+                            break
+                        old += 1
+                else:
+                    pytest.fail(f"{f.path}: line {finding.line} of {finding.rule} is not in the diff below it")
+        # The spots for a person: one item each, on the highlighted box.
+        assert len(shown["person"]) == len(f.markers)
+        assert all(item["bg"] == _MARK and item["box"]["height"] > 0 for item in shown["person"])
+    assert placed > 0 and any(f.markers for f in review.files)
+
+    shot = _artifacts() / "review-browser.png"
+    subprocess.run([*browser, f"--screenshot={shot}", page.as_uri()], check=True, capture_output=True, timeout=120)
+    print(f"screenshot: {shot}")
     with Image.open(shot) as image:
+        assert image.size == (1200, 2400)
         colours = image.convert("RGB").getcolors(maxcolors=1 << 20) or []
     # Styled text, tables and coloured diff lines give many colours; an unstyled or blank page few.
     assert len(colours) > 200
-    assert any(r > 200 and g > 240 and b < 220 for _, (r, g, b) in colours)  # the marker highlight
+    counts = {rgb: n for n, rgb in colours}
+    for colour in (_ADD, _DEL, _MARK):  # added, removed and marker rows are on the screenshot, as areas
+        rgb = tuple(int(v) for v in re.findall(r"\d+", colour))
+        assert counts.get(rgb, 0) > 1000, colour

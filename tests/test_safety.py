@@ -153,6 +153,7 @@ def test_non_utf8_is_reported_with_its_line_unless_it_cannot_be_dali(tmp_path):
     assert finding.rule == "DM001" and finding.line == 2 and "not UTF-8" in finding.message
 
 
+@pytest.mark.slow  # slow: every golden file and generated scripts, parsed twice and compared
 def test_the_engine_parse_skips_validation_only_while_parsing(tmp_path):
     """engine.parse_module builds the same tree as libcst's own parse (without per-node validation, which
     parsed text cannot fail), and node validation is back on after it, after a syntax error too."""

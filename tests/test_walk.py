@@ -27,6 +27,7 @@ def _visit(node, visitor):
 
 
 @pytest.mark.parametrize("index", range(len(SOURCES)))
+@pytest.mark.slow  # slow: every golden case again, through another path of the engine
 def test_walk_matches_visit(index, monkeypatch):
     module = cst.parse_module(SOURCES[index])
     table = ImportTable.from_module(module)
@@ -106,6 +107,7 @@ lambda q, *, r=fn: q[1:2, ::3]
 
 
 @pytest.mark.parametrize("index", range(len(SOURCES) + 1))
+@pytest.mark.slow  # slow: every golden case again, through another path of the engine
 def test_transform_matches_visit(index):
     """Same hooks in the same order, same result; untouched subtrees keep their identity."""
     source = SOURCES[index] if index < len(SOURCES) else EXTRA
@@ -156,6 +158,7 @@ def test_pass_transformers_have_no_layout_hooks():
 
 
 @pytest.mark.parametrize("index", range(len(SOURCES)))
+@pytest.mark.slow  # slow: every golden case again, through another path of the engine
 def test_inline_pass_walk_matches_the_generic_one(index, monkeypatch):
     """run_transformer's inlined walk gives the same migration and findings as transform() with the
     transformer's own on_visit/on_leave."""
@@ -237,6 +240,7 @@ PRUNING_SOURCES += [p.read_text() for p in sorted(ROOT.glob("examples/**/*.py"))
 PRUNING_SOURCES += generate_scripts(30, seed=11)
 
 
+@pytest.mark.slow  # slow: the whole golden tree and generated scripts, migrated twice (minutes)
 def test_pruning_by_words_changes_nothing(monkeypatch):
     """Passes skip subtrees without their words (``relevant_names``: unchanged text, templates and the
     EpochIterator in ``built_words``). With every pass walking every subtree instead, each file
@@ -323,6 +327,7 @@ def test_a_template_is_parsed_once_per_process_but_used_once_per_module():
         engine._BUILT_WORDS.reset(token)
 
 
+@pytest.mark.slow  # slow: the whole golden tree and generated scripts, migrated twice (minutes)
 def test_the_final_print_that_copies_unchanged_text_prints_what_libcst_prints(monkeypatch):
     """print_code(module, layout) copies the text of statements and one-line expressions a pass left
     unchanged; every migrated file comes out as libcst's own print of the migrated tree. The corpus has
