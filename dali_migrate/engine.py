@@ -1191,12 +1191,13 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
         covered = None
         flow = ctx.facts.get("flow")
         made_at = {o: n for n, o in flow.operator_sites.items()} if flow is not None else {}
-        for origin in sorted(o for o in origins if is_site(o) and site_operator(o).startswith("ops.")):
-            # an ops object made outside the definitions (a module's statement, a plain class's __init__): left as
-            # it was with the unit, marked where it is made unless a marked definition or helper holds that line
+        for origin in sorted(o for o in origins if is_site(o)):
+            # an ops object made, or an operator named, outside the definitions (a module's statement, a plain
+            # class's __init__, a test's table): left as it was with the unit, marked where it is, unless a marked
+            # definition or helper holds that line
             node = made_at.get(origin)
             statement = units.statement_at(ctx.position(node)[0]) if node is not None else None
-            if statement is None or statement in markers or site_module(origin):
+            if statement is None or statement in markers or statement in definitions or site_module(origin):
                 continue
             if covered is None:
                 covered = _statements_under([*definitions, *(h for h in markers if not isinstance(
@@ -1204,8 +1205,9 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
             if statement in covered:
                 continue
             pipelines = ", ".join(names) or "a pipeline"
+            what = "an ops object" if site_operator(origin).startswith("ops.") else "as it is"
             add(statement, UNIT_KEPT.id, f"{site_operator(origin)}(...) is called by {pipelines}, which stays in "
-                                         f"pipeline mode with everything that uses it, so it stays an ops object: "
+                                         f"pipeline mode with everything that uses it, so it stays {what}: "
                                          f"{summary or 'see its definition'}", ctx.position(statement)[0])
         for statement, origin in sorted(definitions.items(), key=lambda item: item[1]):
             own = [r for r in reasons if units.statement_at(r.line) is statement and r.rule != UNIT_KEPT.id]

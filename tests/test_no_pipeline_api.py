@@ -49,20 +49,11 @@ class _Unmarked(cst.CSTVisitor):
             self._leave()
 
 
-# Operators named outside the pipelines (``op = fn.flip``, a table of math lambdas) that a kept unit calls are left
-# as written, but the marker sits where they are handed on, not on the line that names them: a reporting gap of the
-# kept-operator change (issue 32), open. Strict: the XPASS fails once the naming line is marked.
-_NAMING_LINE_UNMARKED = {"programs/kept_operator_handed_on.expected.py", "programs/kept_operator_tables.expected.py"}
-
-
 def _expected_files():
-    return [pytest.param(p, id=str(p.relative_to(GOLDEN)), marks=[pytest.mark.xfail(
-        strict=True, reason="an operator's naming line outside the pipelines carries no marker (open, issue 32)")]
-        if str(p.relative_to(GOLDEN)) in _NAMING_LINE_UNMARKED else [])
-        for p in sorted(GOLDEN.rglob("*.expected.py"))]
+    return sorted(GOLDEN.rglob("*.expected.py"))
 
 
-@pytest.mark.parametrize("path", _expected_files())
+@pytest.mark.parametrize("path", _expected_files(), ids=lambda p: str(p.relative_to(GOLDEN)))
 def test_no_pipeline_mode_api_outside_a_marker(path):
     module = cst.parse_module(path.read_text())
     visitor = _Unmarked(ImportTable.from_module(module))
@@ -111,7 +102,8 @@ def test_a_lambda_graph_helper_stays_with_its_kept_unit():
         "    jpegs, labels = fn.readers.file(file_root=root)\n    return aug(fn.decoders.image(jpegs)), labels\n\n\n"
         "p = pipe('x')\np.build()\nout = p.run()\nprint(out)\n")
     result = migrate_source(source, "lam.py")
-    assert [f.rule for f in result.manual] == ["DM230", "DM231"], [f.message for f in result.findings]
+    # the pipeline, the lambda's line (it names fn.flip, which stays with the unit), the escape that keeps them
+    assert [f.rule for f in result.manual] == ["DM230", "DM230", "DM231"], [f.message for f in result.findings]
     assert "aug = lambda x: fn.flip(x, horizontal=1)" in result.migrated and "ndd" not in result.migrated
     migrated = migrate_source(source.replace("print(out)", "print(out[1].at(0))"), "lam.py").migrated
     assert "aug = lambda x: ndd.flip(x, horizontal=1)" in migrated and "@pipeline_def" not in migrated

@@ -17,6 +17,7 @@ def test_random_bbox_crop():
 
 
 def test_flip():
+    # dali-migrate: DM230 fn.flip(...) is called by a pipeline, which stays in pipeline mode with everything that uses it, so it stays as it is: line 20: op (a pipeline-mode operator) is passed to run_operator_test, which dali-migrate cannot follow: the pipeline that calls it there may stay in pipeline mode, so it stays as it is
     op = fn.flip
     # dali-migrate: DM231 op (a pipeline-mode operator) is passed to run_operator_test, which dali-migrate cannot follow: the pipeline that calls it there may stay in pipeline mode, so it stays as it is
     run_operator_test(fn_operator=op, ndd_operator=ndd.flip)

@@ -61,12 +61,14 @@ def run_operator_test(fn_operator):
 
 
 def test_sum():
+    # dali-migrate: DM230 fn.reductions.sum(...) is called by operator_pipe, which stays in pipeline mode with everything that uses it, so it stays as it is: line 54: out (a pipeline output (TensorList)) is passed to test_utils.check_batch, which dali-migrate cannot follow
     run_operator_test(fn_operator=fn.reductions.sum)
 
 
 def test_permutation():
     # dali-migrate: DM230 pipe stays in pipeline mode with everything that uses it: line 66: indices (a pipeline output (TensorList)) is passed to test_utils.check_batch, which dali-migrate cannot follow
     pipe = Pipeline(batch_size=4, num_threads=1, device_id=None)
+    # dali-migrate: DM230 fn.batch_permutation(...) is called by pipe, which stays in pipeline mode with everything that uses it, so it stays as it is: line 66: indices (a pipeline output (TensorList)) is passed to test_utils.check_batch, which dali-migrate cannot follow
     perm = fn.batch_permutation()
     pipe.set_outputs(perm)
     (indices,) = pipe.run()
