@@ -619,8 +619,11 @@ def _agree_on_kept_units(project: Project, results: dict, sources: dict, jobs, o
     modules = {module_name_of(name): slot for slot, (name, _) in sources.items()}
     quiet_modules = {module_name_of(name): slot for slot, name in others.items()}
     for _ in range(4):
-        new = {q: why for result in results.values() for q, why in result.kept_pipelines.items()
-               if q not in project.kept}
+        new: dict = {}  # (each pipeline's first reason in the order of the modules' paths: the same in every run)
+        for result in sorted(results.values(), key=lambda r: str(r.path)):
+            for q, why in result.kept_pipelines.items():
+                if q not in project.kept:
+                    new.setdefault(q, why)
         for result in results.values():  # a module that is not migrated keeps what it is passed
             if result.error:
                 module = module_name_of(result.path)

@@ -1161,14 +1161,17 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
         ctx.findings.append(finding)
 
     for origins, reasons in kept.groups():
-        definitions = {where[o]: o for o in origins if where.get(o) is not None}
+        definitions = {}
+        for o in sorted(origins):  # (sorted: a statement several origins share is named by the first, in every run)
+            if where.get(o) is not None:
+                definitions.setdefault(where[o], o)
         names = sorted(_origin_name(o) for o in origins if not is_site(o))  # (an operator's site is no pipeline)
         elsewhere = [r for r in sorted(reasons, key=lambda r: r.line) if r.rule != UNIT_KEPT.id
                      and units.statement_at(r.line) not in definitions]
         summary = "; ".join(f"line {r.line}: {r.message}" for r in elsewhere[:3])
         if len(elsewhere) > 3:
             summary += f"; and {len(elsewhere) - 3} more"
-        for reason in sorted(reasons, key=lambda r: r.line):
+        for reason in sorted(reasons, key=lambda r: (r.line, r.rule, r.message)):  # (ties: the same in every run)
             statement = units.statement_at(reason.line)
             if statement is None or reason.rule == UNIT_KEPT.id:  # unit markers are written anew below
                 continue

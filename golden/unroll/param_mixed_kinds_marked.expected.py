@@ -25,8 +25,8 @@ class SubclassPipe(Pipeline):
 def run(pipe, steps):
     pipe.build()
     print(pipe.epoch_size("Reader"))
-    # dali-migrate: DM214 pipe.reset() restarts an external source that ended (StopIteration); the migrated generator does not restart: create the pipeline again for the next epoch
     # dali-migrate: DM212 pipe.reset(...) not migrated: pipe may be any of SubclassPipe, make_def_pipe, which migrate to different kinds of value
+    # dali-migrate: DM214 pipe.reset() restarts an external source that ended (StopIteration); the migrated generator does not restart: create the pipeline again for the next epoch
     pipe.reset()
     sums = []
     for _ in range(steps):
