@@ -44,6 +44,9 @@ def _load_file(tmp_path, text, name):
     (``_source_analysis``), which a module made from a string (runtime.load) does not have."""
     import importlib.util
 
+    from dali_migrate.harness.loading import provide_helper_module
+
+    provide_helper_module(text)  # the helper module it imports, as load() provides it (not left by another test)
     path = tmp_path / f"{name}.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location(name, path)
