@@ -30,26 +30,27 @@ def rewritten_elsewhere(ndd_path: str, keyword: str) -> bool:
 def reason(keyword: str, value, shown: str, ndd_path: str, measured: tuple, flow, imports) -> str | None:
     """Why ``ndd.<ndd_path>(..., keyword=value)`` would not run as pipeline mode ran it (``measured``: its entry in
     ``optable.argument_inputs_differ``; ``shown``: the value's code), or None."""
-    why = problem(value, measured, flow, imports)
-    if why is None:
+    found = difference(value, measured, flow, imports)
+    if found is None:
         return None
+    spelling, what = found
     if not measured[3]:
         return (f"{keyword}={shown} on ndd.{ndd_path}: dynamic mode passes a value its call site does not show to be "
                 f"constant as a per-sample argument input and makes the operator for the batch size rounded up to a "
-                f"power of two, and at other batch sizes it rejects "
-                f"{why.replace('with a value like ', 'a value like ', 1).replace(' it does not run alike', '', 1)}; "
-                f"pipeline mode ran it")
+                f"power of two, and at other batch sizes it rejects a value like {spelling} ({what}); pipeline mode "
+                f"ran it")
     return (f"{keyword}={shown} on ndd.{ndd_path}: dynamic mode passes a value its call site does not show to be "
-            f"constant as a per-sample argument input, and {why}; pipeline mode took it as a plain argument")
+            f"constant as a per-sample argument input, and with a value like {spelling} it does not run alike "
+            f"({what}); pipeline mode took it as a plain argument")
 
 
-def problem(value, measured: tuple, flow, imports) -> str | None:
+def difference(value, measured: tuple, flow, imports) -> tuple[str, str] | None:
     """What goes wrong when ``value`` reaches an argument measured as ``(differs, same, DALI type, _)``
-    (``optable.argument_inputs_differ``): the first spelling that differs of the value's own kind (a scalar, a list
-    of one, a longer list; a name bound once to a literal is that literal; anything else is spelled as the
-    argument's type: a scalar, or for a vector a longer list where one was measured, else a list of one); None when
-    the value is constant at the call, a graph value (an argument input in both modes) where the difference holds at
-    any batch size, or of a kind that runs alike."""
+    (``optable.argument_inputs_differ``): (the first spelling that differs of the value's own kind, what happened
+    with it). The kind: a scalar, a list of one, a longer list; a name bound once to a literal is that literal;
+    anything else is spelled as the argument's type: a scalar, or for a vector a longer list where one was measured,
+    else a list of one. None when the value is constant at the call, a graph value (an argument input in both modes)
+    where the difference holds at any batch size, or of a kind that runs alike."""
     differs, same, dali_type, at_any_batch_size = measured
     if constant_at_call(value, imports) or at_any_batch_size and graph_value(value, flow):
         return None  # (a graph value is an argument input in both modes; one the operator rejects at some batch
@@ -64,7 +65,7 @@ def problem(value, measured: tuple, flow, imports) -> str | None:
         kind = "scalar" if not dali_type.endswith("_VEC") else "list" if "list" in measured_kinds else "list1"
     for spelling, what in differs.items():
         if spelling_kind_of_repr(spelling) == kind:
-            return f"with a value like {spelling} it does not run alike ({what})"
+            return spelling, what
     return None
 
 

@@ -21,8 +21,6 @@ Names are matched through imports and aliases, never as dotted strings.
 
 from __future__ import annotations
 
-import re
-
 import builtins
 
 import libcst as cst
@@ -132,11 +130,12 @@ def _callee_word(func) -> str | None:
 
 
 def _deprecated_ops_class(path: str) -> bool:
-    """``ops.TransformTranslation``: the class named like a deprecated fn operator (``fn.transform_translation``,
-    superseded by ``transforms.translation``), which DALI warns about as it does about the fn name."""
-    *modules, name = path.split(".")
-    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
-    return bool(optable.resolve_fn(".".join([*modules, snake]))[1])
+    """``ops.TransformTranslation``: a class whose schema is that of a deprecated fn operator
+    (``fn.transform_translation``, superseded by ``transforms.translation``), which DALI warns about as it does about
+    the fn name."""
+    schema = (optable.ops_class(path) or {}).get("schema")
+    return any(entry.get("schema") == schema and optable.resolve_fn(fn_path)[1]
+               for fn_path, entry in optable.table()["fn"].items()) if schema else False
 
 
 def _ops_callee_words(ctx) -> set[str]:
