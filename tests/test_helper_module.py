@@ -356,7 +356,7 @@ def test_a_changed_helper_text_keeps_the_earlier_one_recognised():
 
     now = hashlib.sha256(helpers.module_text().encode()).hexdigest()
     assert now == helpers.TEXT_SHA256, (
-        f"the helper module's text changed: add the old helpers.text_hashes() to helpers.EARLIER_TEXTS and set "
+        f"the helper module's text changed: append the old helpers.text_hashes() to data/helper_text_hashes.txt, set "
         f"helpers.TEXT_SHA256 = {now!r}")
     assert not helpers.text_hashes() & helpers.EARLIER_TEXTS
     assert hashlib.sha256(EARLIER.read_bytes()).hexdigest() in helpers.EARLIER_TEXTS

@@ -3,6 +3,8 @@
 The migration's side is ``transforms/unroll/prefetch.py``.
 """
 
+from .settle import _settle_worker
+
 
 class Prefetch:
     """Run a generator in a thread of its own, up to depth - 1 steps ahead of the caller, as pipeline
@@ -59,6 +61,7 @@ class Prefetch:
                     generator.close()  # in the thread that ran it
                     if stopping or not caller.is_alive():  # dropped, closed or the program ends: so do the streams
                         close_streams()  # it read from its closure, which this thread advanced
+                    _settle_worker()  # this thread's own worker: still inside DALI at exit, it aborts the program
 
             def close_streams():
                 """The streams the steps read from their enclosing function (a reader's batches under a condition,

@@ -52,30 +52,16 @@ DROP = {
 }
 CHECKED_WITH_DALI = "2.4.0"  # the DALI the helpers were verified against (a test compares the installed one)
 IMPORT_COMMENT = "# written by dali-migrate (migrate --write recreates it)"
-# SHA-256 of the helper module's text as earlier versions wrote it (02be916, 319ce51, 1bfbf50, 4783b55, 9a0381b,
-# 15a7202, f2d8685, aa9755d, 4a10cdd, 1d1e15f, 6a1c1ae, 9e063bd, 060d30d, 5a078ad, 38da6e6: every helper, whatever
-# the project used): a file with one of these texts is ours and unedited, so a run replaces it with today's
-# definitions of the helpers it held instead of treating it as a user's file.
-EARLIER_TEXTS = frozenset({"e34f9ba3720fa8b1a789967f7dd79f28123cfe779c9f592d6e5025e459014f54",
-                           "894fc59d8d8831186fcc45b95a0f918cb8e76f483af7be88e71857897860b66a",
-                           "560c90d3a5838f7162f3c8fbe342f77c23060e6fa0e95211788228b781d69b20",
-                           "05ca2b939f2f420044fba862f47fd62165e8079d4225b643c02a9aeb387d8661",
-                           "e0474ddfdc730c5f40182de47cdee72f3b9bc0125daa8b9ee0cf4ccf5b5ae236",
-                           "3925467c64bcc936af36d9edc1f05257ca7eeaa31470a75d7cd017d44a837a7b",
-                           "1edcb308c8fb58ce8df4b7e4af9b03a26d412c8b097595045822dd54ad884553",
-                           "4a90160c60f2a4cfdf4bd0f0f77bf41a05e1e8838b0e45aef8700951a7ced3f1",
-                           "a5c8bff986d9c462efa2662c1fef2c5b3a9b559a8b4c5c589a807a17cc088ae6",
-                           "09136836a74ea0bf2c5d37bb8139164a5e95cc7afbfcc84c511d2438e8375d7b",
-                           "96f306daecbc1a06ad0996e783c0351315c0833e6757214d1daf8593d24f1d52",
-                           "40bb18d558cb7ee182e655f1ee53a867409483686c3fe1d1b3503638650609a0",
-                           "d674ee8811a73b1783542ebcdcd9706cf6037509297299c25d47a9c3a337cbcc",
-                           "1e38a4799ce70268d4ca186b04a3cf62dcf38e78a90d2d19ff03edb39e6f81c8",
-                           "784a01b47cf4d5169fac0975fd064e8cb849869194a4de222a61992e6cbb7009",
-                           "b93613f708ff982631921f669de3d5b79d1fe17bb13e3ccb99d5950daf8f3da6"})
-# SHA-256 of today's text with every helper. A test fails when a definition changes and this does not: then add
-# the hashes of every text the old definitions made (``text_hashes()`` before the change) to EARLIER_TEXTS, so
-# projects migrated with them are updated, not refused, and put the new one here.
-TEXT_SHA256 = "605b093b76277860280fa1321b789fa23d43bff4345c099fb20a1fafbb1873de"
+# SHA-256 of the helper module's text as earlier releases wrote it (data/helper_text_hashes.txt): a file with one of
+# these texts is ours and unedited, so a run replaces it with today's definitions of the helpers it held instead of
+# treating it as a user's file.
+EARLIER_TEXTS = frozenset(
+    line for line in (Path(__file__).parents[2] / "data" / "helper_text_hashes.txt").read_text().split("\n")
+    if line and not line.startswith("#"))
+# SHA-256 of today's text with every helper. A test fails when a definition changes and this does not: then append
+# the hashes of every text the old definitions made (``text_hashes()`` before the change) to
+# data/helper_text_hashes.txt, so projects migrated with them are updated, not refused, and put the new one here.
+TEXT_SHA256 = "b5f1ed52d7348fb75663394916487b3bba85367d1518a72bf60fd12ec83dbf80"
 
 # The first line of every release's helper module: only a file that begins with it is hashed (helper_names).
 _FIRST_LINE = '"""Run-time helpers for the code that dali-migrate moved to DALI dynamic mode (nvidia.dali.experimental.dynamic).\n'

@@ -13,26 +13,32 @@ To do without a helper, rewrite the code that uses it by hand:
 """
 
 
-def _settle_at_exit():
-    """At exit, wait for the operations this thread's dynamic mode still runs in its worker: DALI 2.4.0 aborts
-    the process ("terminate called without an active exception", exit 134) when it exits while the worker is
-    inside DALI, as after the last batch of an epoch nobody read (docs/dali-facts.md). One hook in all."""
-    import atexit
+def _settle_worker():
+    """Wait for the operations this thread's dynamic mode still runs in its worker, and end the worker: DALI 2.4.0
+    aborts the process ("terminate called without an active exception", exit 134) when it exits while a worker is
+    inside DALI, as after the last batch of an epoch nobody read (docs/dali-facts.md). Each thread that ran
+    operators has a worker of its own: the main thread's is settled at exit, a prefetch thread's when it ends."""
+    import nvidia.dali.experimental.dynamic as ndd
 
-    def settle():
-        import nvidia.dali.experimental.dynamic as ndd
-
-        context = ndd.EvalContext.current()
+    context = ndd.EvalContext.current()
+    try:
         context.evaluate_all()
-        worker = getattr(context, "_async_executor", None)  # (DALI 2.4.0's; without it, nothing to wait for)
-        thread = getattr(worker, "_thread", None)
-        if thread is not None and thread.is_alive():
-            worker.shutdown()
-            thread.join()
+    except Exception:
+        pass  # an operator failed: reading its output raises that error, where the program reads it
+    worker = getattr(context, "_async_executor", None)  # (DALI 2.4.0's; without it, nothing to wait for)
+    thread = getattr(worker, "_thread", None)
+    if thread is not None and thread.is_alive():
+        worker.shutdown()
+        thread.join()
+
+
+def _settle_at_exit():
+    """Settle the main thread's worker at exit (`_settle_worker`). One hook in all."""
+    import atexit
 
     if not getattr(atexit, "_ndd_workers_settle", False):  # once, for every helper that asks
         atexit._ndd_workers_settle = True
-        atexit.register(settle)
+        atexit.register(_settle_worker)
 
 
 class ReaderStream:
@@ -214,6 +220,7 @@ class Prefetch:
                     generator.close()  # in the thread that ran it
                     if stopping or not caller.is_alive():  # dropped, closed or the program ends: so do the streams
                         close_streams()  # it read from its closure, which this thread advanced
+                    _settle_worker()  # this thread's own worker: still inside DALI at exit, it aborts the program
 
             def close_streams():
                 """The streams the steps read from their enclosing function (a reader's batches under a condition,
