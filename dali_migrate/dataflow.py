@@ -1504,6 +1504,14 @@ class DataFlow:
         # that shares it: the passes run again for each unit kept in pipeline mode (engine._migrate_units).
         self.derived: dict = {}
         self._lookup_plans: dict[cst.Name, tuple] = {}
+        # The solver re-evaluates a unit of work (a name's bindings, a parameter-passing call, a function's result,
+        # an attribute's stores) only when something it read last time has changed since (``_stale``): the reads of
+        # the tables below go into ``_reads`` while a unit is evaluated, each change stamps its entry with ``_clock``.
+        self._reads: set | None = None
+        self._clock = 0
+        self._stamps: dict[tuple, int] = {}
+        self._evaluated: dict = {}  # unit -> (the clock when it was evaluated, what it read)
+        self._passed: dict = {}  # call -> (what it reaches, the (parameter, value) it passes, in order)
         self._pipeline_functions = {f.pipeline: f for f in self.functions.values()
                                     if f.pipeline and isinstance(f.node, cst.FunctionDef) and f.pipeline in
                                     collector.pipeline_defs}
@@ -1540,12 +1548,18 @@ class DataFlow:
 
     # -- solving ------------------------------------------------------------------------------------
     def _solve(self) -> None:
+        """Round after round, every unit of work in the module's order until a round changes nothing. A unit none of
+        whose reads changed since it was last evaluated would give what it gave then: it is skipped, which changes
+        nothing but the time (each evaluated unit sees what it would see if every unit ran every round)."""
         for _ in range(30):  # a handful of rounds in practice; the bound keeps odd code finite
             changed = self._solve_calls()
             for scope in self.scopes:
                 graph = scope.graph_sources
                 for name, sources in scope.bindings.items():
                     key = (id(scope), name)
+                    if not self._stale(key):
+                        continue
+                    self._begin(key)
                     current, current_outside = self._values.get(key), self._outside.get(key)
                     new = current
                     outside = current_outside
@@ -1558,40 +1572,83 @@ class DataFlow:
                             grown = _capped(join(held, found))
                             if grown != held:
                                 self._binding_values[binding] = grown
+                                self._changed(("b", binding))
                                 changed = True
                         if (name, index) not in graph:
                             outside = join(outside, found)
                     new = _capped(new)
+                    self._end(key)
                     if new != current:
                         self._values[key] = new
+                        self._changed(("v", key))
                         changed = True
                     if graph and outside is not None:
                         outside = _capped(outside)
                         if outside != current_outside:
                             self._outside[key] = outside
+                            self._changed(("o", key))
                             changed = True
             for key, sources in self._class_attrs.items():
-                changed |= self._update_attr(key, sources)
-            for owner, attr, source in self._attr_stores:
+                unit = ("attr", key)
+                if self._stale(unit):
+                    self._begin(unit)
+                    changed |= self._update_attr(key, sources, unit)
+            for index, (owner, attr, source) in enumerate(self._attr_stores):
+                unit = ("store", index)
+                if not self._stale(unit):
+                    continue
+                self._begin(unit)
                 target = self._eval(owner)
                 if target is not None and isinstance(target[0], tuple) and target[0][0] == "instance":
-                    changed |= self._update_attr((target[0][1], attr), [source])
+                    changed |= self._update_attr((target[0][1], attr), [source], unit)
+                else:
+                    self._end(unit)
             for function in self.functions.values():
+                unit = ("ret", function.node)
+                if not self._stale(unit):
+                    continue
+                self._begin(unit)
                 result = self._function_result(function)
+                self._end(unit)
                 if result != self._returns.get(function.node):
                     self._returns[function.node] = result
+                    self._changed(("r", function.node))
                     changed = True
             if not changed:
                 break
+        self._evaluated, self._passed, self._stamps = {}, {}, {}  # (the solver's bookkeeping, not the model)
 
-    def _update_attr(self, key, sources) -> bool:
+    def _stale(self, unit) -> bool:
+        """``unit`` was never evaluated, or something it read has changed since."""
+        seen = self._evaluated.get(unit)
+        if seen is None:
+            return True
+        when, reads = seen
+        stamps = self._stamps
+        return any(stamps.get(tag, -1) >= when for tag in reads)
+
+    def _begin(self, unit) -> None:
+        self._evaluated[unit] = (self._clock, ())
+        self._reads = set()
+
+    def _end(self, unit) -> None:
+        self._evaluated[unit] = (self._evaluated[unit][0], self._reads)
+        self._reads = None
+
+    def _changed(self, tag) -> None:
+        self._stamps[tag] = self._clock
+        self._clock += 1
+
+    def _update_attr(self, key, sources, unit) -> bool:
         current = self._attr_values.get(key)
         new = current
         for source in sources:
             new = join(new, self._source_value(source, None, None))
         new = _capped(new)
+        self._end(unit)
         if new != current:
             self._attr_values[key] = new
+            self._changed(("a", key))
             return True
         return False
 
@@ -1600,16 +1657,24 @@ class DataFlow:
         params: dict[tuple, Value | None] = {}
         targets: dict = {}
         for call, _scope in self.calls:
-            reached = self._reached(call)
-            if reached is None:
-                defined = self._pipeline_definition(call)
-                if defined is not None:  # `unary_pipe(root, op)`: the @pipeline_def's body gets what is passed
-                    self._pass_arguments(call, defined, params)
-                continue
-            function = reached[0]
-            targets[call] = reached
-            if not function.escapes:
-                self._pass_arguments(call, function, params)
+            unit = ("call", call)
+            if self._stale(unit):
+                self._begin(unit)
+                passed: list = []
+                reached = self._reached(call)
+                if reached is None:
+                    defined = self._pipeline_definition(call)
+                    if defined is not None:  # `unary_pipe(root, op)`: the @pipeline_def's body gets what is passed
+                        self._pass_arguments(call, defined, passed)
+                elif not reached[0].escapes:
+                    self._pass_arguments(call, reached[0], passed)
+                self._end(unit)
+                self._passed[call] = (reached, passed)
+            reached, passed = self._passed[call]
+            if reached is not None:
+                targets[call] = reached
+            for key, found in passed:
+                params[key] = join(params.get(key), found)
         for function in self.functions.values():
             for name, kind, _default in function.params:
                 key = (function.node, name)
@@ -1618,6 +1683,10 @@ class DataFlow:
         self._seed_parameters(params)
         self.call_targets = targets
         changed = params != self._params
+        if changed:
+            for key in params.keys() | self._params.keys():
+                if params.get(key) != self._params.get(key):
+                    self._changed(("p", key))
         self._params = params
         return changed
 
@@ -1660,7 +1729,8 @@ class DataFlow:
         """The def whose parameters a top-level function or class (its ``__init__``) is called with."""
         return self._method_of(target, "__init__") if isinstance(target, cst.ClassDef) else target
 
-    def _pass_arguments(self, call: cst.Call, function: Function, params: dict) -> None:
+    def _pass_arguments(self, call: cst.Call, function: Function, passed: list) -> None:
+        """What ``call`` passes to ``function``'s parameters, in order: ``(key, value)`` appended to ``passed``."""
         own = function.params[1:] if function.bound else function.params
         positional = [p for p in own if p[1] == "pos"]
         by_name = {p[0]: p for p in own if p[1] in ("pos", "kw")}
@@ -1680,17 +1750,16 @@ class DataFlow:
             else:
                 name = arg.keyword.value if arg.keyword.value in by_name else None
             if name is not None:
-                key = (function.node, name)
-                params[key] = join(params.get(key), self._eval(arg.value))
+                passed.append(((function.node, name), self._eval(arg.value)))
                 given.add(name)
         for name, (_, _, default) in by_name.items():
             if name in given:
                 continue
             key = (function.node, name)
             if starred:
-                params[key] = join(params.get(key), (TOP, unpacked))
+                passed.append((key, (TOP, unpacked)))
             elif default is not None:
-                params[key] = join(params.get(key), self._eval(default))
+                passed.append((key, self._eval(default)))
 
     def _reached(self, call: cst.Call):
         """(Function, offset) a call runs: the module's own function, method or class constructor, or the method
@@ -1801,7 +1870,10 @@ class DataFlow:
             mapping = scope is not None and (id(scope), name) in self._dict_names
             return (("map" if mapping else "seq", item[0]) if item[0] is not None else None, item[1])
         if tag == "param":
-            return self._params.get((source[1].node, source[2]), UNKNOWN if source[1].escapes else None)
+            key = (source[1].node, source[2])
+            if self._reads is not None:
+                self._reads.add(("p", key))
+            return self._params.get(key, UNKNOWN if source[1].escapes else None)
         if tag == "self":
             return value(("instance", source[1]))
         if tag == "listify":
@@ -1821,12 +1893,12 @@ class DataFlow:
             method = self._method_of(kind[1], "__iter__")
             if method is None or method not in self.functions:
                 return UNKNOWN
-            result = self._returns.get(method)
+            result = self._returned(method)
             if result is None:
                 return None
             if result[0] == ("instance", kind[1]):  # __iter__ returns self: __next__ gives the items
                 nxt = self._method_of(kind[1], "__next__")
-                found = self._returns.get(nxt) if nxt is not None else None
+                found = self._returned(nxt) if nxt is not None else None
                 return None if found is None else (found[0], found[1] | origins)
             if result[0] == DALI_ITERATOR:
                 return UNKNOWN  # __iter__ returns a framework iterator: framework tensors, as above
@@ -1900,6 +1972,8 @@ class DataFlow:
         owner = scope.lookup_scope(name)
         if owner is None:
             return None
+        if self._reads is not None:
+            self._reads.add(("v", (id(owner), name)))
         return self._values.get((id(owner), name))
 
     def dali_names(self) -> set[str]:
@@ -2381,14 +2455,21 @@ class DataFlow:
                 return UNKNOWN  # a name the walk did not see
             plan = self._lookup_plans[name] = self._lookup_plan(name, scope)
         where, key = plan
+        reads = self._reads
         if where is _VALUES:
+            if reads is not None:
+                reads.add(("v", key))
             return self._values.get(key)
         if where is _BINDINGS:
             found = None
             for binding in key:
+                if reads is not None:
+                    reads.add(("b", binding))
                 found = join(found, self._binding_values.get(binding))
             return found
         if where is _OUTSIDE:
+            if reads is not None:
+                reads.add(("o", key))
             return self._outside.get(key)  # None until solved: an early answer would stick
         return UNKNOWN
 
@@ -2428,19 +2509,30 @@ class DataFlow:
         return UNKNOWN
 
     def _instance_attribute(self, class_node, attr: str):
-        found = self._attr_values.get((class_node, attr))
+        found = self._attr_value((class_node, attr))
         if found is not None:
             return found
         method = self._method_of(class_node, attr)
         if method is not None:
             return value(("method", method, class_node))
         for base in self.bases(class_node):
-            found = self._attr_values.get((base, attr))
+            found = self._attr_value((base, attr))
             if found is not None:
                 return found
         if attr in self._stored_attrs:
             return None  # stored somewhere: no information yet (an early UNKNOWN would stick)
         return UNKNOWN
+
+    def _attr_value(self, key):
+        if self._reads is not None:
+            self._reads.add(("a", key))
+        return self._attr_values.get(key)
+
+    def _returned(self, node):
+        """What the function ``node`` returns (None until solved)."""
+        if self._reads is not None:
+            self._reads.add(("r", node))
+        return self._returns.get(node)
 
     def bases(self, class_node) -> list:
         """The module's own classes among a class's bases, nearest first."""
@@ -2516,7 +2608,7 @@ class DataFlow:
                 function = self.functions.get(kind[1])
                 if function is None:
                     return UNKNOWN
-                result = self._returns.get(function.node)
+                result = self._returned(function.node)
                 carried = frozenset(o for o in origins if not is_site(o))  # (the operators it names are its
                 if result is not None and carried:  # value's, not its result's: those come with what it returns)
                     result = (result[0], result[1] | carried)
@@ -2526,7 +2618,7 @@ class DataFlow:
             if head == "instance":  # its __call__ (``_reached``), as a method call gives
                 reached = self._reached(call)
                 if reached is not None:
-                    return self._returns.get(reached[0].node)
+                    return self._returned(reached[0].node)
         if isinstance(func, cst.Attribute):
             return self._method_call(call, callee, kind)
         return UNKNOWN
@@ -2706,7 +2798,7 @@ class DataFlow:
                 method = self._method_of(kind[1], "__next__")
                 if method is None or method not in self.functions:
                     return UNKNOWN
-                return self._returns.get(method)  # None until solved
+                return self._returned(method)  # None until solved
             if isinstance(kind, tuple) and kind[0] in ("gen", "stream", "seq") or (isinstance(kind, str) and kind.startswith(
                     "epoch:")):
                 return (element(kind), origins)
@@ -2716,7 +2808,7 @@ class DataFlow:
             # whose other methods, .next say, stay callable), not a generator (of a migrated pipeline's steps)
             method = self._method_of(kind[1], "__iter__")
             if method is not None and method in self.functions:
-                result = self._returns.get(method)
+                result = self._returned(method)
                 if result is None:
                     return None
                 if isinstance(result[0], tuple) and result[0][0] == "instance" and \
