@@ -14,6 +14,7 @@ import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -428,6 +429,59 @@ def test_a_call_sites_depth_is_reported_as_the_generator_is_written():
     assert "@Prefetch(depth=2)" in result.migrated
     assert [f.message for f in result.findings if f.rule == "DM208"] == [
         "prefetch_queue_depth= is dropped here: pipe loads ahead with its definition's depth (2)"]
+
+
+@pytest.mark.parametrize("form, prefetched", [
+    ("handed to a trainer", True),  # trainer.fit(loader): steps the model does not follow, in a loop for all it knows
+    ("stored on an outside object", True),  # config.pipe = p: whoever holds config steps it
+    ("only wrapped at the top level", True),  # loader = DALIGenericIterator([p]): another module's loop steps it
+    ("returned by a function called once", False),  # p = make(); p.run(): the caller is here, its step seen
+    ("printed", False),  # print(p) looks at it and steps nothing
+])
+def test_a_pipeline_whose_steps_leave_the_module_is_prefetched(form, prefetched):
+    """Issue 35 (5): a pipeline loses its prefetch only when every step is where the module shows it, and bounded;
+    steps that leave the module (a call the model does not follow, an object it does not know, a module-level
+    iterator nobody here steps) may be a training loop elsewhere, which would slow down with no warning."""
+    text = STEPPED.replace("ROOT", "'root'")
+    step = "images, labels = p.run()\n"
+    wrapped = "loader = DALIGenericIterator([p], ['images', 'labels'], size=4)\n"
+    if form == "handed to a trainer":  # (after a first batch here: a step seen does not make the others seen)
+        text = ("import trainer\nfrom nvidia.dali.plugin.pytorch import DALIGenericIterator\n" + text[:text.index(step)]
+                + wrapped + "print(len(next(loader)))\ntrainer.fit(loader, epochs=10)\n")
+    elif form == "stored on an outside object":
+        text = "import config\n" + text.replace(step, step + "config.pipe = p\n")
+    elif form == "only wrapped at the top level":
+        text = "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n" + text[:text.index(step)] + wrapped
+    elif form == "returned by a function called once":
+        text = text.replace("p = pipe('root')\np.build()\n",
+                            "def make():\n    q = pipe('root')\n    q.build()\n    return q\n\n\np = make()\n")
+    elif form == "printed":
+        text = text.replace(step, step + "print(p is not None)\n")
+    result, messages = _findings(text)
+    assert "# dali-migrate: DM" not in result.migrated, result.migrated  # migrated, not kept
+    assert ("@Prefetch(depth=2)\ndef pipe(" in result.migrated) is prefetched, result.migrated
+    if not prefetched:
+        assert messages == ["pipe is not prefetched: it is stepped a few times, never in a loop, so there is no work "
+                            "to load ahead of"]
+
+
+@pytest.mark.parametrize("case, module, prefetched", [
+    ("prefetch_loader_module_level", "data.py", True),  # the loader made at import time, stepped by train.py
+    ("prefetch_loader_factory", "loaders.py", True),  # a factory train.py calls (and one smoke step here)
+    ("prefetch_loader_handed_on", "main.py", True),  # the iterator handed to another module's trainer
+    ("prefetch_bounded_steps", "main.py", False),  # two steps, both seen, in a script nobody imports
+])
+def test_the_golden_programs_keep_the_prefetch_where_the_steps_leave_the_module(case, module, prefetched):
+    """The golden programs of issue 35 (5) print the same in both modes (tests/test_golden_programs.py); here, that
+    the migration decided about their prefetch as the case says (the programs' output cannot show it)."""
+    from dali_migrate.api import migrate_paths
+
+    folder = Path(__file__).resolve().parent.parent / "golden" / "runnable" / case
+    run = migrate_paths([folder], jobs=1, progress=False)
+    migrated = {Path(f.path).name: f for f in run.files}[module]
+    assert ("@Prefetch(depth=2)" in migrated.migrated) is prefetched, migrated.migrated
+    said = [f.message for f in migrated.findings if f.rule == "DM223"]
+    assert len(said) == 1 and ("is not prefetched" not in said[0]) is prefetched, said
 
 
 def test_a_thread_fed_by_a_daemon_caller_is_stopped_when_the_program_ends(tmp_path, image_root):

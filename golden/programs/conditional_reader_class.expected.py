@@ -4,7 +4,7 @@ that condition, and listed by its name)."""
 import inspect
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
-from dali_dynamic_compat import ReaderStream  # written by dali-migrate (migrate --write recreates it)
+from dali_dynamic_compat import Prefetch, ReaderStream  # written by dali-migrate (migrate --write recreates it)
 
 
 class TrainPipe(ReaderStream):
@@ -106,6 +106,7 @@ class Named(ReaderStream):
             self.reader_2 = ndd.readers.File(file_root=self.root, name="Reader", max_batch_size=self.batch_size)
             self._readers = {**self._readers, "Reader": self.reader_2}
 
+    @Prefetch(depth=2)
     def steps(self):
         if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
             ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4

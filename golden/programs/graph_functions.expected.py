@@ -2,7 +2,7 @@
 pipelines, and a helper with a seeded random op called twice in one pipeline."""
 
 import nvidia.dali.experimental.dynamic as ndd
-from dali_dynamic_compat import ReaderStream  # written by dali-migrate (migrate --write recreates it)
+from dali_dynamic_compat import Prefetch, ReaderStream  # written by dali-migrate (migrate --write recreates it)
 
 
 def jitter(images, *, rng):
@@ -23,6 +23,7 @@ def train_pipe(shard, *, batch_size=4, seed=None):
 def eval_pipe(*, batch_size=4, seed=None):
     reader = ndd.readers.File(file_root="images", shard_id=0, num_shards=2, name="Reader", max_batch_size=batch_size)
 
+    @Prefetch(depth=2)
     def steps():
         while True:
             for jpegs, labels in reader.next_epoch(batch_size=batch_size):

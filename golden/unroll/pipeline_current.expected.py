@@ -5,12 +5,14 @@ marked."""
 import contextlib
 from nvidia.dali import Pipeline, fn, pipeline_def
 import nvidia.dali.experimental.dynamic as ndd
+from dali_dynamic_compat import Prefetch  # written by dali-migrate (migrate --write recreates it)
 
 
 if ndd.get_num_threads() < 2:
     ndd.set_num_threads(2)  # grow only: shrinking it after use hangs DALI 2.4
 
 
+@Prefetch(depth=2)
 def per_gpu(root, num_gpus, *, batch_size, device_id=None):
     with ndd.Device("gpu", device_id) if device_id is not None else contextlib.nullcontext():
         # each GPU reads its own shard
@@ -20,6 +22,7 @@ def per_gpu(root, num_gpus, *, batch_size, device_id=None):
                 yield ndd.decoders.image(jpegs, device="gpu"), labels
 
 
+@Prefetch(depth=2)
 def sized(root, *, batch_size, num_threads=None):
     if num_threads is not None and num_threads > ndd.get_num_threads():
         ndd.set_num_threads(num_threads)  # grow only: shrinking it after use hangs DALI 2.4

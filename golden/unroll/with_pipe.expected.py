@@ -2,6 +2,7 @@
 
 import nvidia.dali.types as types
 import nvidia.dali.experimental.dynamic as ndd
+from dali_dynamic_compat import Prefetch  # written by dali-migrate (migrate --write recreates it)
 
 
 def create_val_pipe(root, batch_size, size=40):
@@ -28,6 +29,7 @@ def collect(root, steps):
 ROOT = "/data/images"
 
 
+@Prefetch(depth=2)
 def pipe_steps(*, batch_size=4, seed=5):
     reader = ndd.readers.File(file_root=ROOT, random_shuffle=True, seed=seed)
     while True:

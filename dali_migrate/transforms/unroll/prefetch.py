@@ -31,7 +31,9 @@ caller must describe the steps it has taken, not the ones loaded ahead), pipelin
 ``external_source`` (the user's source would be called from another thread at other moments than
 ``pipe.run()`` called it), ``prefetch_queue_depth=1`` and ``exec_pipelined=False`` (no overlap in pipeline
 mode either: the setup Python operators were written for, whose functions then run when the caller asks); nor
-pipelines stepped only a few times, outside loops (``stepped_once``: nothing to overlap).
+pipelines stepped only a few times, outside loops, every step where the module shows it (``stepped_once``: nothing
+to overlap). A pipeline whose steps may leave the module (returned to, stored for, handed to or imported by code
+the tool does not see) is stepped in a loop for all the tool knows, and keeps its prefetch.
 """
 
 from __future__ import annotations
@@ -110,34 +112,54 @@ def _may_step(kind) -> bool:
     return isinstance(kind, tuple) and kind and kind[0] == "instance"
 
 
-def stepped_once(flow: "df.DataFlow", module: cst.Module) -> frozenset:
-    """The pipelines (origins) that are stepped a few times, none of them in a loop: every use of the
-    pipeline is outside loops and comprehensions, in top-level code or in functions that are themselves
-    called only that way (a notebook's ``show(pipe)`` helper, ``p = pipe(); p.build(); out = p.run()``).
-    There is nothing to overlap loading with, so the generator needs no ``Prefetch``. A pipeline used in
-    a loop, in a class, in a function called from a loop, from elsewhere (escaping) or from nowhere here
-    (another module may call it), or not used in this module at all keeps the prefetch."""
-    uses = _Uses(flow, flow.dali_names())
+def _steps_through(kind) -> bool:
+    """``_may_step``, known: not a value the model cannot see into (a name bound to a graph value and to a step's
+    outputs, say), which would make every call it meets look like a hand-over."""
+    if isinstance(kind, tuple) and kind and kind[0] in ("seq", "gen", "stream", "map"):
+        return _steps_through(kind[1])
+    return kind != df.TOP and _may_step(kind)
+
+
+def stepped_once(flow: "df.DataFlow", module: cst.Module, exported: bool = False) -> frozenset:
+    """The pipelines (origins) that are stepped a few times, every step where this module shows it and none of
+    them in a loop: every use of the pipeline is outside loops and comprehensions, in top-level code or in
+    functions that are themselves called only that way (a notebook's ``show(pipe)`` helper, ``p = pipe();
+    p.build(); out = p.run()``). There is nothing to overlap loading with, so the generator needs no ``Prefetch``.
+
+    A pipeline keeps the prefetch when its steps may be taken where the tool does not look, in a loop for all
+    it knows (a training loop in another file, slowed down with no warning otherwise): one used in a loop, in
+    a class, in a function called from a loop, from elsewhere (escaping) or from nowhere here (another module
+    may call it); one that a value steps through (the pipeline, its iterator, a container holding them) is
+    passed to a call the model does not follow (a trainer, another module's function) or stored on an object
+    the model does not know; one kept in a name of the module's top level, or used in one of its top-level
+    functions, when another module of the run imports this one (``exported``: ``from data import train_loader``,
+    ``make_loader(root)`` called there); and one never stepped here at all (made, built, wrapped in a
+    ``DALIGenericIterator``: its steps are taken elsewhere). Issue 35: a module-level loader whose training loop
+    lives in another file had lost its prefetch, and that loop slowed down with no warning."""
+    uses = _Uses(flow, flow.dali_names(), exported)
     walk(module, uses)
-    repeating = _repeating_functions(flow, uses.calls)
+    repeating = _repeating_functions(flow, uses.calls, exported)
     used, repeated = set(), set()
     for origins, function, looped in uses.found:
         used |= origins
         if looped or (function is not None and function in repeating):
             repeated |= origins
-    return frozenset(used - repeated)
+    return frozenset((used & uses.stepped) - repeated - uses.escaped)
 
 
-def _repeating_functions(flow, calls: list) -> set:
+def _repeating_functions(flow, calls: list, exported: bool = False) -> set:
     """Functions (nodes) that may run many times: methods, lambdas, functions that escape or that this
-    module never calls, and, to a fixpoint, those called in a loop or from a repeating function."""
+    module never calls, the top-level functions of a module that another module imports (``exported``: its
+    factories may be called there, in a loop), and, to a fixpoint, those called in a loop or from a repeating
+    function."""
     called: dict = {}
     for call, function, looped in calls:
         reached = flow.call_targets.get(call)
         if reached is not None:
             called.setdefault(reached[0].node, []).append((function, looped))
     repeating = {node for node, f in flow.functions.items()
-                 if f.escapes or f.class_node is not None or isinstance(node, cst.Lambda) or node not in called}
+                 if f.escapes or f.class_node is not None or isinstance(node, cst.Lambda) or node not in called
+                 or exported and node in flow.module_scope_functions}
     changed = True
     while changed:
         changed = False
@@ -148,20 +170,91 @@ def _repeating_functions(flow, calls: list) -> set:
     return repeating
 
 
+# Methods and builtins through which a value takes a step of its pipeline where this module shows it: run() and
+# its kin, an iterator's next; next(it), iter(it) and what iterates (a loop counts as one too).
+_STEP_METHODS = df.RUN_METHODS | {"next", "__next__", "__iter__"}
+_STEP_BUILTINS = {"next", "iter", "enumerate", "zip", "list", "tuple", "sorted", "reversed"}
+# Builtins that take a value without stepping it or handing it on (``len(loader)``, ``print(it)``).
+_LOOKING_BUILTINS = {"len", "print", "isinstance", "id", "repr", "str", "type", "hasattr", "getattr", "vars"}
+# Methods of a container the model follows (``loaders.append(it)``): the container is a use of its own.
+_STORING_METHODS = {"append", "extend", "insert", "add", "update", "setdefault"}
+
+
 class _Uses(cst.CSTVisitor):
     """Each use of a pipeline value and each call, with its innermost function and whether it sits in a
-    loop or comprehension inside that function (or in a class body)."""
+    loop or comprehension inside that function (or in a class body); the origins stepped where this module
+    shows it (``stepped``), and those whose steps leave it (``escaped``, see ``stepped_once``)."""
 
-    def __init__(self, flow, names: set[str]):
+    def __init__(self, flow, names: set[str], exported: bool = False):
         super().__init__()
-        self.flow, self.names = flow, names
+        self.flow, self.names, self.exported = flow, names, exported
         self.stack: list[list] = [[None, 0]]  # [function node, loops open inside it]
         self.found: list[tuple[frozenset, object, bool]] = []
         self.calls: list[tuple[cst.Call, object, bool]] = []
+        self.stepped: set = set()
+        self.escaped: set = set()
+
+    def _stepping(self, expr) -> frozenset:
+        """The origins of ``expr`` when it holds a value that steps a pipeline (a name of one; a list of them)."""
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            return frozenset().union(*(self._stepping(e.value) for e in expr.elements
+                                       if isinstance(e, cst.Element)))
+        named = expr.value if isinstance(expr, cst.Name) else expr.attr.value if isinstance(expr, cst.Attribute) \
+            else None
+        if named not in self.names:
+            return frozenset()
+        kind, origins = self.flow.value_of(expr)
+        return origins if origins and _steps_through(kind) else frozenset()
+
+    def _call(self, node: cst.Call) -> None:
+        """A step taken (``pipe.run()``, ``next(it)``) or a value handed to code the model does not follow."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _STEP_METHODS:
+            self.stepped |= self._stepping(func.value)
+        arguments = [found for arg in node.args if (found := self._stepping(arg.value))]
+        if not arguments:
+            return
+        handed = frozenset().union(*arguments)
+        if isinstance(func, cst.Name) and self.flow.is_builtin(func):
+            if func.value in _STEP_BUILTINS:
+                self.stepped |= handed
+            elif func.value not in _LOOKING_BUILTINS:
+                self.escaped |= handed
+            return
+        qualname = self.flow.imports.qualname(func)
+        if qualname is not None and qualname.startswith("nvidia.dali."):
+            return  # DALI's own API (an iterator over the pipelines): the model follows what it makes
+        reached = self.flow.call_targets.get(node)
+        if reached is not None and not reached[0].escapes and not any(a.star for a in node.args):
+            return  # a function or class of this module: its own uses of the value are counted where they are
+        if self.flow.builds_pipeline_here(node):
+            return
+        if isinstance(func, cst.Attribute):
+            owner = self.flow.value_of(func.value)[0]
+            if owner in (df.PIPELINE, df.DALI_ITERATOR):
+                return  # the pipeline's own API (set_outputs, feed_input)
+            if isinstance(owner, tuple) and owner[0] in ("seq", "map") and func.attr.value in _STORING_METHODS:
+                return  # stored in a container the model follows
+        self.escaped |= handed  # a trainer, another module's function, a library: it may step it in a loop
+
+    def _stored(self, node: cst.Assign) -> None:
+        """A pipeline value stored on an object the model does not know (``trainer.loader = loader``)."""
+        stored = self._stepping(node.value)
+        if not stored:
+            return
+        for target in node.targets:
+            if isinstance(target.target, cst.Attribute):
+                owner = self.flow.value_of(target.target.value)[0]
+                if not (isinstance(owner, tuple) and owner[0] == "instance"):
+                    self.escaped |= stored
 
     def on_visit(self, node) -> bool:
         role = _ROLES.get(type(node)) or _role(type(node))
         if role is _OTHER:
+            if isinstance(node, cst.CompFor):
+                self.stepped |= self._stepping(node.iter)
+            elif isinstance(node, cst.Assign):
+                self._stored(node)
             return True
         if role is _DEF and getattr(self.flow.functions.get(node), "pipeline", None):
             return False  # a @pipeline_def's own body defines the graph; it steps nothing
@@ -169,12 +262,17 @@ class _Uses(cst.CSTVisitor):
             self.stack.append([node, 0])
         elif role is _LOOP:
             self.stack[-1][1] += 1
+            if isinstance(node, cst.For):
+                self.stepped |= self._stepping(node.iter)
         elif role is _CALL:
             self.calls.append((node, self.stack[-1][0], self.stack[-1][1] > 0))
+            self._call(node)
         elif role is _NAME and node.value in self.names:
             kind, origins = self.flow.value_of(node)
             if origins and _may_step(kind):
                 self.found.append((origins, self.stack[-1][0], self.stack[-1][1] > 0))
+                if self.exported and self.flow.binding_scope(node) is self.flow.module_scope:
+                    self.escaped |= origins  # a name of the top level: the modules importing this one may step it
         return True
 
     def on_leave(self, node) -> None:

@@ -1564,7 +1564,10 @@ class Unroller(MigrationTransformer):
                 self.ctx.facts["stepped_once"] = frozenset()
             else:  # the same for every run of the passes that shares this model (engine._migrate_units)
                 if "stepped_once" not in flow.derived:
-                    flow.derived["stepped_once"] = prefetch.stepped_once(flow, flow.module)
+                    project = self.ctx.facts.get("project")
+                    # another module of the run imports this one: it may step the pipelines of its top level
+                    exported = project is not None and module_name_of(self.ctx.path) in project.imported_modules
+                    flow.derived["stepped_once"] = prefetch.stepped_once(flow, flow.module, exported)
                 self.ctx.facts["stepped_once"] = flow.derived["stepped_once"]
         return self.ctx.facts["stepped_once"]
 
