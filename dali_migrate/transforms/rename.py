@@ -201,12 +201,25 @@ class _Rename(MigrationTransformer):
                for item in node.items):
             self._warning_checks += 1
             self._warning_withs.add(node)
+        if self._kept_with(node):  # a pipeline's graph that stays in pipeline mode: its marker says why
+            self._skip_depth += 1
         return True
 
     def leave_With(self, original_node, updated_node):
         if original_node in self._warning_withs:
             self._warning_checks -= 1
+        if self._kept_with(original_node):
+            self._skip_depth -= 1
         return updated_node
+
+    def _kept_with(self, node: cst.With) -> bool:
+        """``with pipe:`` over an instance of a Pipeline subclass kept in pipeline mode, marked with that cause
+        (withstyle.KEPT_SUBCLASS): what its operators would lack outside a pipeline is not the reason."""
+        from .unroll.withstyle import KEPT_SUBCLASS
+
+        return len(node.items) == 1 and isinstance(node.items[0].item, (cst.Name, cst.Attribute)) \
+            and dotted(node.items[0].item) in self._keep and any(
+                line.comment is not None and line.comment.value.endswith(KEPT_SUBCLASS) for line in node.leading_lines)
 
     def visit_FunctionDef(self, node):
         self._not_loads.add(node.name)

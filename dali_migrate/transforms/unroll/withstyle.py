@@ -19,6 +19,11 @@ from .model import CORE, PIPELINE_CLS, AssignedNames, CannotUnroll, PipelineDesc
 from .unroll import _add_core_params, _pipeline_call_config, filled_pipeline
 
 
+# The end of the marker on ``with pipe:`` over an instance of a kept Pipeline subclass (rename.py leaves the
+# operators of that block alone: the marker says why they stay).
+KEPT_SUBCLASS = "a Pipeline subclass that stays in pipeline mode: see its definition"
+
+
 def _pipeline_assign(unroller, statement):
     # `target = Call(...)`, one statement on the line (plain checks: importing libcst.matchers costs
     # half a second at start-up)
@@ -93,9 +98,10 @@ def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
     unroller.ctx.positions.update(unroller.moved_positions)
     i = 0
     while i < len(out):
-        found = _pipeline_assign(unroller, out[i]) if out[i] not in unroller.ctx.kept_statements else None
+        kept = out[i] in unroller.ctx.kept_statements
+        found = _pipeline_assign(unroller, out[i]) if not kept else None
         if found is None:
-            i += 1
+            i = _instance_of_kept_class(unroller, out, i) if not kept else i + 1
             continue
         name, call = found
         j = next((k for k in range(i + 1, len(out)) if _with_of(out[k], name)), None)
@@ -131,6 +137,32 @@ def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
         out[i:i + 1] = replacement
         i += len(replacement)
     return out if module_level else _mark_unadopted(unroller, out)
+
+
+def _instance_of_kept_class(unroller, out, i) -> int:
+    """``pipe = MyPipeline(...)`` of a Pipeline subclass of this module with no define_graph, filled with ``with
+    pipe:`` (``classes.filled_instances``): the class stays in pipeline mode (its definition says why), so its
+    block does too, marked with that cause rather than with what its operators would lack outside a pipeline.
+    The index of the next statement to look at."""
+    statement = out[i]
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1
+            and isinstance(statement.body[0].value, cst.Call) and isinstance(statement.body[0].value.func, cst.Name)
+            and isinstance(statement.body[0].targets[0].target, (cst.Name, cst.Attribute))):
+        return i + 1
+    from .classes import filled_instances
+
+    class_name, name = statement.body[0].value.func.value, code_of(statement.body[0].targets[0].target)
+    if name not in filled_instances(unroller, class_name):
+        return i + 1
+    j = next((k for k in range(i + 1, len(out)) if _with_of(out[k], name)), None)
+    if j is None:
+        return i + 1
+    if not has_marker(out[j], rules.CANNOT_UNROLL.id):  # (a body is looked at again when its block is left)
+        out[j] = _marked(unroller, out[j], rules.CANNOT_UNROLL.id, f"{name} stays in pipeline mode: it is an "
+                         f"instance of {class_name}, {KEPT_SUBCLASS}")
+    unroller.keep.add(name)
+    return j + 1
 
 
 def _outside_random(unroller, statement) -> str | None:
