@@ -219,7 +219,7 @@ class _Rename(MigrationTransformer):
 
         return len(node.items) == 1 and isinstance(node.items[0].item, (cst.Name, cst.Attribute)) \
             and dotted(node.items[0].item) in self._keep and any(
-                line.comment is not None and line.comment.value.endswith(KEPT_SUBCLASS) for line in node.leading_lines)
+                line.comment is not None and line.comment.value.startswith("# dali-migrate:") for line in node.leading_lines)
 
     def visit_FunctionDef(self, node):
         self._not_loads.add(node.name)

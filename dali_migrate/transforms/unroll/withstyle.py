@@ -165,6 +165,22 @@ def _instance_of_kept_class(unroller, out, i) -> int:
     return j + 1
 
 
+class _HandedOn(cst.CSTVisitor):
+    def __init__(self, name: str):
+        self.name, self.found = name, None
+
+    def visit_Call(self, node):
+        if any(code_of(a.value) == self.name for a in node.args):
+            self.found = node
+
+
+def _handed_on(with_statement: cst.With, name: str) -> cst.Call | None:
+    """The last call in the block of ``with name:`` that is given the pipeline itself as an argument."""
+    found = _HandedOn(name)
+    walk(with_statement.body, found)
+    return found.found
+
+
 def _outside_random(unroller, statement) -> str | None:
     """The name a ``name = fn.random.<op>(keywords only)`` statement binds (an input-less random op), else None."""
     from .model import fn_path, op_entry
@@ -342,6 +358,11 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     statements = list(with_statement.body.body)
     graph = graph_statements(statements, name, unroller.ctx.imports)
     if graph is None:
+        handed = _handed_on(with_statement, name)
+        if handed is not None:  # the outputs are likely set there: say so, rather than only what is missing
+            raise CannotUnroll(f"`with {name}:` does not end with {name}.set_outputs(...): it hands {name} to "
+                               f"{code_of(handed.func)}(...), and the tool does not follow a pipeline into another "
+                               f"function to find where its outputs are set", with_statement)
         raise CannotUnroll(f"`with {name}:` does not end with {name}.set_outputs(...)", with_statement)
     desc = PipelineDesc(name=name, style="with", node=with_statement, config=config)
     if module_level:
