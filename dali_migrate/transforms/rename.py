@@ -27,7 +27,7 @@ import libcst as cst
 
 from .. import optable
 from ..engine import code_for_node
-from ..findings import rule
+from ..findings import MARKER_PREFIX, rule
 from ..dataflow import ops_object_path as is_ops_object, site_operator
 from ..names import FN, MATH, NDD, OPS, TYPES, dotted
 from .arguments import PER_OP_SEED
@@ -213,13 +213,12 @@ class _Rename(MigrationTransformer):
         return updated_node
 
     def _kept_with(self, node: cst.With) -> bool:
-        """``with pipe:`` over an instance of a Pipeline subclass kept in pipeline mode, marked with that cause
-        (withstyle.KEPT_SUBCLASS): what its operators would lack outside a pipeline is not the reason."""
-        from .unroll.withstyle import KEPT_SUBCLASS
-
-        return len(node.items) == 1 and isinstance(node.items[0].item, (cst.Name, cst.Attribute)) \
-            and dotted(node.items[0].item) in self._keep and any(
-                line.comment is not None and line.comment.value.startswith("# dali-migrate:") for line in node.leading_lines)
+        """``with pipe:`` over a pipeline kept in pipeline mode, its block marked with the cause (unroll's
+        withstyle): its operators stay as they are, so what they would lack once rewritten is no reason."""
+        if len(node.items) != 1 or not isinstance(node.items[0].item, (cst.Name, cst.Attribute)):
+            return False
+        return dotted(node.items[0].item) in self._keep and any(
+            line.comment is not None and line.comment.value.startswith(MARKER_PREFIX) for line in node.leading_lines)
 
     def visit_FunctionDef(self, node):
         self._not_loads.add(node.name)

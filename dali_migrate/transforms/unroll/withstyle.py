@@ -19,11 +19,6 @@ from .model import CORE, PIPELINE_CLS, AssignedNames, CannotUnroll, PipelineDesc
 from .unroll import _add_core_params, _pipeline_call_config, filled_pipeline
 
 
-# The end of the marker on ``with pipe:`` over an instance of a kept Pipeline subclass (rename.py leaves the
-# operators of that block alone: the marker says why they stay).
-KEPT_SUBCLASS = "a Pipeline subclass that stays in pipeline mode: see its definition"
-
-
 def _pipeline_assign(unroller, statement):
     # `target = Call(...)`, one statement on the line (plain checks: importing libcst.matchers costs
     # half a second at start-up)
@@ -160,7 +155,8 @@ def _instance_of_kept_class(unroller, out, i) -> int:
         return i + 1
     if not has_marker(out[j], rules.CANNOT_UNROLL.id):  # (a body is looked at again when its block is left)
         out[j] = _marked(unroller, out[j], rules.CANNOT_UNROLL.id, f"{name} stays in pipeline mode: it is an "
-                         f"instance of {class_name}, {KEPT_SUBCLASS}")
+                         f"instance of {class_name}, a Pipeline subclass that stays in pipeline mode: see its "
+                         f"definition")
     unroller.keep.add(name)
     return j + 1
 
