@@ -131,7 +131,27 @@ def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
             leading_lines=[*leading, *replacement[0].leading_lines[len(leading):]])
         out[i:i + 1] = replacement
         i += len(replacement)
+    _mark_filled_elsewhere(unroller, out)
     return out if module_level else _mark_unadopted(unroller, out)
+
+
+def _mark_filled_elsewhere(unroller, out) -> None:
+    """``with self._pipe:`` closed with ``self._pipe.set_outputs(...)`` in a method, over a Pipeline another method
+    made (``self._pipe = Pipeline(...)`` in ``__init__``): only a Pipeline made and filled in one block is migrated,
+    so this one stays, marked with that cause rather than with what its operators would lack outside a pipeline."""
+    made_here = {found[0] for statement in out if (found := _pipeline_assign(unroller, statement)) is not None}
+    for k, statement in enumerate(out):
+        if not (isinstance(statement, cst.With) and len(statement.items) == 1 and statement.items[0].asname is None
+                and isinstance(statement.items[0].item, cst.Attribute)) or statement in unroller.ctx.kept_statements:
+            continue
+        name = code_of(statement.items[0].item)
+        if name in made_here or has_marker(statement, rules.CANNOT_UNROLL.id) \
+                or graph_statements(list(statement.body.body), name, unroller.ctx.imports) is None:
+            continue
+        out[k] = _marked(unroller, statement, rules.CANNOT_UNROLL.id, f"{name} stays in pipeline mode: its graph is "
+                         f"filled here, but {name} = Pipeline(...) is made in another method or function, and the tool "
+                         f"migrates a Pipeline made and filled in one block")
+        unroller.keep.add(name)
 
 
 def _instance_of_kept_class(unroller, out, i) -> int:
