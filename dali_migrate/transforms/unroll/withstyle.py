@@ -136,9 +136,10 @@ def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
 
 
 def _mark_filled_elsewhere(unroller, out) -> None:
-    """``with self._pipe:`` closed with ``self._pipe.set_outputs(...)`` in a method, over a Pipeline another method
-    made (``self._pipe = Pipeline(...)`` in ``__init__``): only a Pipeline made and filled in one block is migrated,
-    so this one stays, marked with that cause rather than with what its operators would lack outside a pipeline."""
+    """``with self._pipe:`` closed with ``self._pipe.set_outputs(...)``, over a Pipeline not made in the same block
+    (``self._pipe = Pipeline(...)`` in ``__init__``, the block in another method): only a Pipeline made and filled in
+    one block is migrated, so this one stays, marked with that cause rather than with what its operators would lack
+    outside a pipeline."""
     made_here = {found[0] for statement in out if (found := _pipeline_assign(unroller, statement)) is not None}
     for k, statement in enumerate(out):
         if not (isinstance(statement, cst.With) and len(statement.items) == 1 and statement.items[0].asname is None
@@ -149,8 +150,8 @@ def _mark_filled_elsewhere(unroller, out) -> None:
                 or graph_statements(list(statement.body.body), name, unroller.ctx.imports) is None:
             continue
         out[k] = _marked(unroller, statement, rules.CANNOT_UNROLL.id, f"{name} stays in pipeline mode: its graph is "
-                         f"filled here, but {name} = Pipeline(...) is made in another method or function, and the tool "
-                         f"migrates a Pipeline made and filled in one block")
+                         f"filled here, but {name} = Pipeline(...) is not made in this block (another method makes "
+                         f"it, or an enclosing block), and the tool migrates a Pipeline made and filled in one block")
         unroller.keep.add(name)
 
 
