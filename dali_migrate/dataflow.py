@@ -1381,6 +1381,19 @@ def forwarded_stars(node, imports) -> tuple[bool, bool, tuple] | None:
             forwarded, tuple(reads.calls))
 
 
+def spread_over(args, own) -> bool:
+    """A call's arguments (``args``) to a def with parameters ``own`` (self not counted) that unpack one sequence
+    over its positional parameters: a single ``*x`` after the plain positional arguments and before only keywords,
+    and no ``*args`` on the def to take what is left (each positional parameter left that no keyword names gets an
+    element: ``show(*pipe.run())``, ``show(*pipe.run(), title="x")``)."""
+    stars = [a for a in args if a.star]
+    if len(stars) != 1 or stars[0].star != "*" or any(p[1] == "star" for p in own):
+        return False
+    at = next(i for i, a in enumerate(args) if a.star)
+    return all(a.keyword is None and not a.star for a in args[:at]) and all(
+        a.keyword is not None for a in args[at + 1:])
+
+
 def star_landing(args, positional: int, named, star: bool, starstar: bool) -> list:
     """The arguments of a call (``args``) that a def with ``positional`` positional parameters (self not counted)
     and parameters ``named`` binds to its ``*args`` (``star``) or ``**kwargs`` (``starstar``); none where the call
@@ -1738,7 +1751,24 @@ class DataFlow:
         index = 0
         starred = False
         unpacked = _NO_ORIGINS  # what `*args` / `**kwargs` carry: any parameter they fill may get it
+        spread = spread_over(call.args, own)
         for arg in call.args:
+            if arg.star and spread:  # `show(*pipe.run())`: one element for each positional parameter left
+                found = self._eval(arg.value)
+                named = {a.keyword.value for a in call.args if a.keyword is not None}
+                rest = [p for p in positional[index:] if p[0] not in named]
+                for offset, (name, _, default) in enumerate(rest):
+                    if found is None:
+                        got = None
+                    elif _is_tup(found[0]) and len(found[0][1]) == len(rest):
+                        got = _taken_out((found[0][1][offset], found[1]))
+                    else:
+                        got = (element(found[0]) if found[0] is not None else None, found[1])
+                    if default is not None:  # the sequence may run out before it
+                        got = join(got, self._eval(default))
+                    params[(function.node, name)] = join(params.get((function.node, name)), got)
+                    given.add(name)
+                continue
             if arg.star:
                 starred = True
                 found = self._eval(arg.value)

@@ -974,8 +974,12 @@ class _Tagger(cst.CSTVisitor):
             if reached[0].escapes:
                 return (f"{what} is passed to {reached[0].name}(), which is also called where dali-migrate "
                         f"cannot see")
-            if arg.star:
-                return f"{what} is unpacked into {reached[0].name}()'s parameters"
+            own = reached[0].params[1:] if reached[0].bound else reached[0].params
+            if arg.star and not df.spread_over(call.args, own):
+                star = next((p[0] for p in own if p[1] == "star"), None)
+                if star is not None:
+                    return f"{what} is unpacked into {reached[0].name}()'s *{star}, which dali-migrate does not follow"
+                return f"{what} is unpacked into {reached[0].name}()'s parameters in a way dali-migrate does not follow"
             if any(a is arg for a in flow.star_arguments(call)) and not any(a is arg for a in flow.star_inputs(call)):
                 # (what a def hands on to DALIGenericIterator with *args/**kwargs is followed: wrapper_inputs above)
                 return f"{what} lands in {reached[0].name}()'s *args/**kwargs, which dali-migrate cannot follow"

@@ -27,7 +27,7 @@ import libcst as cst
 
 from .. import optable
 from ..engine import code_for_node
-from ..findings import rule
+from ..findings import MARKER_PREFIX, rule
 from ..dataflow import ops_object_path as is_ops_object, site_operator
 from ..names import FN, MATH, NDD, OPS, TYPES, dotted
 from .arguments import PER_OP_SEED
@@ -201,12 +201,24 @@ class _Rename(MigrationTransformer):
                for item in node.items):
             self._warning_checks += 1
             self._warning_withs.add(node)
+        if self._kept_with(node):  # a pipeline's graph that stays in pipeline mode: its marker says why
+            self._skip_depth += 1
         return True
 
     def leave_With(self, original_node, updated_node):
         if original_node in self._warning_withs:
             self._warning_checks -= 1
+        if self._kept_with(original_node):
+            self._skip_depth -= 1
         return updated_node
+
+    def _kept_with(self, node: cst.With) -> bool:
+        """``with pipe:`` over a pipeline kept in pipeline mode, its block marked with the cause (unroll's
+        withstyle): its operators stay as they are, so what they would lack once rewritten is no reason."""
+        if len(node.items) != 1 or not isinstance(node.items[0].item, (cst.Name, cst.Attribute)):
+            return False
+        return dotted(node.items[0].item) in self._keep and any(
+            line.comment is not None and line.comment.value.startswith(MARKER_PREFIX) for line in node.leading_lines)
 
     def visit_FunctionDef(self, node):
         self._not_loads.add(node.name)

@@ -71,7 +71,8 @@ TENSORLIST_API = rule(
     "DM121", "tensorlist-api", "info",
     "TensorList methods on a pipeline output become their Batch counterparts.",
     "ndd.Batch replaces TensorList: as_cpu() is cpu(), len() is batch_size, shape()/layout()/ndim() "
-    "are properties, as_array()/as_tensor() go through ndd.as_tensor, tl[i] is select(i).",
+    "are properties, as_array()/as_tensor() go through ndd.as_tensor, tl[i] is select(i), is_dense_tensor() is "
+    "whether every sample has the same shape (a pipeline's outputs are contiguous).",
     before="images = images.as_cpu()\nn = len(images)\nshapes = images.shape()\narr = images.as_array()",
     after="images = images.cpu()\nn = images.batch_size\nshapes = images.shape\n"
           "arr = np.array(ndd.as_tensor(images))",
@@ -79,11 +80,12 @@ TENSORLIST_API = rule(
 TENSORLIST_NO_COUNTERPART = rule(
     "DM122", "tensorlist-no-counterpart", "warning",
     "A TensorList/TensorCPU method with no faithful Batch/Tensor counterpart is left and marked.",
-    "ndd.Batch has no as_reshaped_tensor, is_dense_tensor, copy_to_external, data_ptr, set_layout, "
+    "ndd.Batch has no as_reshaped_tensor, copy_to_external, data_ptr, set_layout, "
     "...; its dtype is an ndd.DType that raises when compared with a types.DALIDataType. (A copy_to_external "
-    "through ctypes.c_void_p(t.data_ptr()) of a torch tensor t is rewritten, DM121.)",
-    before="if images.is_dense_tensor():",
-    after="# dali-migrate: DM122 ...\nif images.is_dense_tensor():",
+    "through ctypes.c_void_p(t.data_ptr()) of a torch tensor t is rewritten, DM121; is_dense_tensor() is "
+    "whether the samples share a shape, DM121.)",
+    before="flat = images.as_reshaped_tensor([-1])",
+    after="# dali-migrate: DM122 ...\nflat = images.as_reshaped_tensor([-1])",
     fix="manual",
     suggestion="Use the Batch API: batch.shape, ndd.as_tensor(batch, pad=True), batch.torch(), "
                "compare batch.dtype with ndd.float32 etc.",
@@ -174,6 +176,16 @@ def _call(func: cst.BaseExpression, *args: cst.BaseExpression) -> cst.Call:
 
 def _attr(value: cst.BaseExpression, name: str) -> cst.Attribute:
     return cst.Attribute(value=value, attr=cst.Name(name))
+
+
+def _one_shape(batch: cst.BaseExpression) -> cst.Comparison:
+    """``(len({tuple(shape) for shape in batch.shape}) <= 1)``: TensorList.is_dense_tensor() on a pipeline's output
+    (contiguous, docs/dali-facts.md), true when no two samples differ in shape (an empty batch too, as is_uniform
+    says); in parentheses, so that it stays one operand wherever the call stood (``x.is_dense_tensor() == y``)."""
+    shapes = cst.SetComp(elt=_call(cst.Name("tuple"), cst.Name("shape")),
+                         for_in=cst.CompFor(target=cst.Name("shape"), iter=_attr(batch, "shape")))
+    return cst.Comparison(left=_call(cst.Name("len"), shapes), comparisons=[cst.ComparisonTarget(
+        operator=cst.LessThanEqual(), comparator=cst.Integer("1"))], lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
@@ -599,6 +611,11 @@ class _TensorList(MigrationTransformer):
                     self.report(TENSORLIST_API.id, 'TensorList.layout() -> (Batch.layout or ""): '
                                 "the property is None where the method gave \"\"", original)
                     return self._or_empty(original, value)
+                if method == "is_dense_tensor":
+                    self.report(TENSORLIST_API.id, "TensorList.is_dense_tensor() -> (len({tuple(shape) for shape in "
+                                "batch.shape}) <= 1): a pipeline's outputs are contiguous (it ends each with "
+                                "MakeContiguous), so only a shape every sample shares makes one dense", original)
+                    return _one_shape(value)
             if original in self._pointer_copies:
                 return None  # the whole statement is rewritten (leave_SimpleStatementLine)
             if method in _NO_COUNTERPART:

@@ -5,7 +5,7 @@ import nvidia.dali.types as types
 from nvidia.dali import pipeline_def
 
 
-# dali-migrate: DM230 pipe_def stays in pipeline mode with everything that uses it: line 18: TensorList.is_dense_tensor() has no ndd.Batch counterpart: rewrite with the Batch API (batch.shape, ndd.as_tensor(batch, pad=True), batch.torch()); line 19: slicing a pipeline output: Batch.select(slice) returns the whole batch in DALI 2.4.0; use ndd.as_batch([batch.select(i) for i in range(a, b)]); line 20: Batch.dtype is an ndd.DType: comparing it with a types.DALIDataType raises AttributeError; compare with ndd.float32 etc.; and 1 more
+# dali-migrate: DM230 pipe_def stays in pipeline mode with everything that uses it: line 19: slicing a pipeline output: Batch.select(slice) returns the whole batch in DALI 2.4.0; use ndd.as_batch([batch.select(i) for i in range(a, b)]); line 20: Batch.dtype is an ndd.DType: comparing it with a types.DALIDataType raises AttributeError; compare with ndd.float32 etc.; line 21: TensorList.as_reshaped_tensor() has no ndd.Batch counterpart: rewrite with the Batch API (batch.shape, ndd.as_tensor(batch, pad=True), batch.torch())
 @pipeline_def(batch_size=4, num_threads=1, device_id=None)
 def pipe_def():
     values = fn.random.uniform(range=(0, 1), shape=3)
@@ -16,7 +16,6 @@ def pipe_def():
 pipe = pipe_def()
 pipe.build()
 values, shape = pipe.run()
-# dali-migrate: DM122 TensorList.is_dense_tensor() has no ndd.Batch counterpart: rewrite with the Batch API (batch.shape, ndd.as_tensor(batch, pad=True), batch.torch())
 if values.is_dense_tensor():
     # dali-migrate: DM123 slicing a pipeline output: Batch.select(slice) returns the whole batch in DALI 2.4.0; use ndd.as_batch([batch.select(i) for i in range(a, b)])
     head = values[0:2]

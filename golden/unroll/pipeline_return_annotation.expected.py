@@ -33,11 +33,10 @@ def evaluation_pipeline(root):
 def fed_pipeline() -> Pipeline:
     # stays in pipeline mode (fed by feed_input): its annotation stays, marked
     # dali-migrate: DM105 Pipeline is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code
-    # dali-migrate: DM230 pipe stays in pipeline mode with everything that uses it: line 28: pipe stays in pipeline mode: external_source without source= is fed by feed_input; pass the data to the ndd ops instead; line 29: fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
+    # dali-migrate: DM230 pipe stays in pipeline mode with everything that uses it: line 28: pipe stays in pipeline mode: external_source without source= is fed by feed_input; pass the data to the ndd ops instead
     pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
     # dali-migrate: DM220 pipe stays in pipeline mode: external_source without source= is fed by feed_input; pass the data to the ndd ops instead
     with pipe:
-        # dali-migrate: DM103 fn.external_source has no dynamic-mode counterpart: pass the data to the ops directly (ndd.as_batch) or use ndd.ExternalSource
         data = fn.external_source(name="data")
         pipe.set_outputs(data)
     return pipe

@@ -356,6 +356,19 @@ class _SelfTargets(cst.CSTVisitor):
                 self._collect(e.value)
 
 
+def filled_instances(unroller, class_name: str) -> list[str]:
+    """The names bound to ``class_name(...)`` in this module and filled with ``with <name>:`` (a Pipeline subclass
+    used as a plain Pipeline), when no class of its chain or its subclasses here defines define_graph."""
+    node = unroller.d.classes.get(class_name)
+    if node is None:
+        return []
+    chain, subclasses = _chain(unroller, node), [c for c in unroller.d.classes.values() if node in _chain(unroller, c)]
+    if any("define_graph" in _methods(c) for c in {*chain, *subclasses}):
+        return []
+    return sorted({key.split(":", 1)[1] for key, (kind, func, _) in unroller.d.pipe_vars.items()
+                   if kind == "call" and func == class_name and key.split(":", 1)[1] in unroller.d.with_names})
+
+
 def _chain(unroller, node: cst.ClassDef) -> list[cst.ClassDef]:
     """The class and its Pipeline-subclass ancestors in this module, nearest first, ending with the one that
     derives from Pipeline itself; or ending with a Pipeline class of another module of the run, read from its
@@ -593,6 +606,13 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     root_init, graph = _methods(chain[-1]).get("__init__"), methods.get("define_graph")
     base = graph is None and any("define_graph" in _methods(c) for c in subclasses)
     if root_init is not None and graph is None and not base:
+        filled = filled_instances(unroller, node.name.value)
+        if filled:  # used as a plain Pipeline here: its pipelines are built in this module, not in others
+            own = sorted({*attributes.names, *methods} - {"__init__"})
+            raise CannotUnroll(f"a Pipeline subclass with no define_graph, used here as a Pipeline filled with `with "
+                               f"{filled[0]}:`: each instance is both the pipeline and an object of the class"
+                               + (f" ({', '.join(own)})" if own else "") + ", and the tool does not split one "
+                               "into a dynamic-mode generator and an object that keeps the rest", node)
         raise CannotUnroll("a Pipeline subclass with no define_graph, and no subclass in this module defines one: "
                            "the pipelines built on it are defined in other modules, and a base class changes with "
                            "its subclasses (a hierarchy across modules migrates when its modules are migrated "

@@ -93,9 +93,10 @@ def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
     unroller.ctx.positions.update(unroller.moved_positions)
     i = 0
     while i < len(out):
-        found = _pipeline_assign(unroller, out[i]) if out[i] not in unroller.ctx.kept_statements else None
+        kept = out[i] in unroller.ctx.kept_statements
+        found = _pipeline_assign(unroller, out[i]) if not kept else None
         if found is None:
-            i += 1
+            i = _instance_of_kept_class(unroller, out, i) if not kept else i + 1
             continue
         name, call = found
         j = next((k for k in range(i + 1, len(out)) if _with_of(out[k], name)), None)
@@ -130,7 +131,71 @@ def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
             leading_lines=[*leading, *replacement[0].leading_lines[len(leading):]])
         out[i:i + 1] = replacement
         i += len(replacement)
+    _mark_filled_elsewhere(unroller, out)
     return out if module_level else _mark_unadopted(unroller, out)
+
+
+def _mark_filled_elsewhere(unroller, out) -> None:
+    """``with self._pipe:`` closed with ``self._pipe.set_outputs(...)``, over a Pipeline not made in the same block
+    (``self._pipe = Pipeline(...)`` in ``__init__``, the block in another method): only a Pipeline made and filled in
+    one block is migrated, so this one stays, marked with that cause rather than with what its operators would lack
+    outside a pipeline."""
+    made_here = {found[0] for statement in out if (found := _pipeline_assign(unroller, statement)) is not None}
+    for k, statement in enumerate(out):
+        if not (isinstance(statement, cst.With) and len(statement.items) == 1 and statement.items[0].asname is None
+                and isinstance(statement.items[0].item, cst.Attribute)) or statement in unroller.ctx.kept_statements:
+            continue
+        name = code_of(statement.items[0].item)
+        if name in made_here or has_marker(statement, rules.CANNOT_UNROLL.id) \
+                or graph_statements(list(statement.body.body), name, unroller.ctx.imports) is None:
+            continue
+        out[k] = _marked(unroller, statement, rules.CANNOT_UNROLL.id, f"{name} stays in pipeline mode: its graph is "
+                         f"filled here, but {name} = Pipeline(...) is not made in this block (another method makes "
+                         f"it, or an enclosing block), and the tool migrates a Pipeline made and filled in one block")
+        unroller.keep.add(name)
+
+
+def _instance_of_kept_class(unroller, out, i) -> int:
+    """``pipe = MyPipeline(...)`` of a Pipeline subclass of this module with no define_graph, filled with ``with
+    pipe:`` (``classes.filled_instances``): the class stays in pipeline mode (its definition says why), so its
+    block does too, marked with that cause rather than with what its operators would lack outside a pipeline.
+    The index of the next statement to look at."""
+    statement = out[i]
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1
+            and isinstance(statement.body[0].value, cst.Call) and isinstance(statement.body[0].value.func, cst.Name)
+            and isinstance(statement.body[0].targets[0].target, (cst.Name, cst.Attribute))):
+        return i + 1
+    from .classes import filled_instances
+
+    class_name, name = statement.body[0].value.func.value, code_of(statement.body[0].targets[0].target)
+    if name not in filled_instances(unroller, class_name):
+        return i + 1
+    j = next((k for k in range(i + 1, len(out)) if _with_of(out[k], name)), None)
+    if j is None:
+        return i + 1
+    if not has_marker(out[j], rules.CANNOT_UNROLL.id):  # (a body is looked at again when its block is left)
+        out[j] = _marked(unroller, out[j], rules.CANNOT_UNROLL.id, f"{name} stays in pipeline mode: it is an "
+                         f"instance of {class_name}, a Pipeline subclass that stays in pipeline mode: see its "
+                         f"definition")
+    unroller.keep.add(name)
+    return j + 1
+
+
+class _HandedOn(cst.CSTVisitor):
+    def __init__(self, name: str):
+        self.name, self.found = name, None
+
+    def visit_Call(self, node):
+        if any(code_of(a.value) == self.name for a in node.args):
+            self.found = node
+
+
+def _handed_on(with_statement: cst.With, name: str) -> cst.Call | None:
+    """The last call in the block of ``with name:`` that is given the pipeline itself as an argument."""
+    found = _HandedOn(name)
+    walk(with_statement.body, found)
+    return found.found
 
 
 def _outside_random(unroller, statement) -> str | None:
@@ -310,6 +375,11 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     statements = list(with_statement.body.body)
     graph = graph_statements(statements, name, unroller.ctx.imports)
     if graph is None:
+        handed = _handed_on(with_statement, name)
+        if handed is not None:  # the outputs are likely set there: say so, rather than only what is missing
+            raise CannotUnroll(f"`with {name}:` does not end with {name}.set_outputs(...): it hands {name} to "
+                               f"{code_of(handed.func)}(...), and the tool does not follow a pipeline into another "
+                               f"function to find where its outputs are set", with_statement)
         raise CannotUnroll(f"`with {name}:` does not end with {name}.set_outputs(...)", with_statement)
     desc = PipelineDesc(name=name, style="with", node=with_statement, config=config)
     if module_level:

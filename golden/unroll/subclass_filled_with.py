@@ -1,0 +1,29 @@
+import numpy as np
+import nvidia.dali.fn as fn
+import nvidia.dali.types as types
+from nvidia.dali.pipeline import Pipeline
+
+
+class Source:
+    def __call__(self, info):
+        return np.full((2,), info.idx_in_epoch, np.float32), np.array([info.iteration])
+
+
+class SourcePipeline(Pipeline):
+    def __init__(self, scale, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.scale = scale
+        self.source = Source()
+
+
+def source_pipeline(batch_size):
+    pipe = SourcePipeline(2.0, batch_size=batch_size, num_threads=1, device_id=None)
+    with pipe:
+        data, index = fn.external_source(pipe.source, batch=False, num_outputs=2)
+        pipe.set_outputs(fn.cast(data * pipe.scale, dtype=types.FLOAT), index)
+    return pipe
+
+
+pipe = source_pipeline(2)
+pipe.build()
+print(pipe.run()[0].as_array())
