@@ -1766,7 +1766,7 @@ class DataFlow:
                         got = (element(found[0]) if found[0] is not None else None, found[1])
                     if default is not None:  # the sequence may run out before it
                         got = join(got, self._eval(default))
-                    params[(function.node, name)] = join(params.get((function.node, name)), got)
+                    passed.append(((function.node, name), got))
                     given.add(name)
                 continue
             if arg.star:
