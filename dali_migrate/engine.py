@@ -808,9 +808,15 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
             if record is not None and record.attributes:
                 attributes[local] = record.attributes
 
+    last_made: list = []  # (adapted, flow): adapted.find's last trial is the model the module then gets
+
     def make_flow(adapted=None):
-        return DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx), param_seeds=seeds,
+        if last_made and last_made[0] == adapted:
+            return last_made[1]
+        made = DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx), param_seeds=seeds,
                         iterator_wrappers=wrappers, adapted=adapted, imported_attributes=attributes)
+        last_made[:] = [adapted, made]
+        return made
 
     flow = make_flow()
     # pipelines given from elsewhere, adapted at run time (the module is the parse of ctx.source, untouched yet)
@@ -855,7 +861,10 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
                           if not is_site(origin)})  # (another module's operator: marked with the pipeline here)
     kept_here = {}  # pipelines this module keeps by its own reasons: the passes find (and mark) them again
     kept_sites = {}  # this module's operators that another module's kept pipeline calls -> where they are named
-    for origin, qualname in shared.items():
+    # In the origins' order, not the shared table's: that follows the iteration of sets that came from other
+    # processes (a set rebuilt by pickling may iterate in another order), and the first origin kept gives its reason
+    # to the rest of its unit: -j 1 and -j 2 runs must write the same markers.
+    for origin, qualname in sorted(shared.items()):
         if project is None or qualname not in project.kept:
             continue
         keeper, why = project.kept[qualname]
