@@ -1297,7 +1297,7 @@ def _is_static(decorator: cst.Decorator) -> bool:
     return isinstance(decorator.decorator, cst.Name) and decorator.decorator.value in ("staticmethod", "classmethod")
 
 
-from .transforms.walk import walk  # noqa: E402  (the walk module imports nothing of ours)
+from .walk import walk  # noqa: E402  (the walk module imports nothing of ours)
 
 
 # ``forwarded_stars``: the iterators a wrapper may hand its *args/**kwargs to (the EpochIterator: once migrated).

@@ -6,7 +6,7 @@ byte-identical, is reported and left untouched; so is a file on which a pass fai
 Speed: top-level statements no pass can concern are left out of the parse and put back byte for
 byte (``elision``); the parse skips libcst's per-node validation (``parse_module``); the passes skip
 subtrees without their words, in the parsed text or in the templates they build (``built_words``),
-and rebuild only what they change (``transforms.walk``); one codegen walk gives the round-trip check
+and rebuild only what they change (``walk``); one codegen walk gives the round-trip check
 and every node's place (``Layout``), turned into lines only for the nodes a finding points at; the
 final print copies what no pass changed (``print_code``); the cyclic garbage collector is paused per
 file (``migrate_source``). ``benchmarks/speed.py`` measures it against a bare libcst round trip.
@@ -244,7 +244,7 @@ def _positions(module: cst.Module) -> dict[cst.CSTNode, tuple[int, int]]:
     return {node: (r.start.line, r.start.column) for node, r in wrapper.resolve(PositionProvider).items()}
 
 
-# Whitespace, comments and punctuation: passes never enter them (``transforms.walk``'s layout fields),
+# Whitespace, comments and punctuation: passes never enter them (``walk``'s layout fields),
 # and findings never point at them, so their places are not recorded (an eighth of the printing walk).
 _LAYOUT_NODES = frozenset({cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.Newline,
                            cst.EmptyLine, cst.Comment, cst.LeftParen, cst.RightParen, cst.Comma, cst.Semicolon})
@@ -492,7 +492,7 @@ def _template(parse, text: str) -> cst.CSTNode:
         return _without_validation(parse, text)
     node, names = _parsed_template(parse, text)
     if node in registry:  # the root is always there once handed out, even a leaf
-        from .transforms.walk import node_children
+        from .walk import node_children
         node = _without_validation(parse, text)
         registry[node] = register_names(node, registry, node_children)
         return node
@@ -502,7 +502,7 @@ def _template(parse, text: str) -> cst.CSTNode:
 
 @functools.lru_cache(maxsize=4096)
 def _parsed_template(parse, text: str) -> tuple[cst.CSTNode, dict]:
-    from .transforms.walk import node_children
+    from .walk import node_children
     node = _without_validation(parse, text)
     names: dict = {}
     names[node] = register_names(node, names, node_children)
@@ -1227,7 +1227,7 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
                                          f"uses it{together}: {why}", ctx.position(statement)[0])
     if not markers:
         return module
-    from .transforms.walk import transform
+    from .walk import transform
 
     return transform(module, _AttachMarkers(markers, ctx.facts.get("same_statements", {})), layout=False)
 

@@ -210,7 +210,7 @@ def scan_source(text: str, path: str, project: Project) -> None:
     from .transforms.unroll import graph_functions, module_symbols
     from .transforms.unroll.model import code_of
     from .transforms.unroll.unroll import Discovery, Unroller, streamable
-    from .transforms.walk import walk
+    from .walk import walk
 
     # As in the migration, top-level statements that cannot concern a pipeline are not parsed.
     elision = elide(text, ELISION_WORDS)

@@ -39,7 +39,7 @@ from .findings import MARKER_PREFIX, rule
 from .names import CALLED_SUFFIX
 from .transforms.tensorlist import DALI_TEST_TO_ARRAY
 from .transforms.unroll.helpers import is_helper_import, is_tool_written_class
-from .transforms.walk import holds_a_line, leave_hook_call, visit_hook_result, walk
+from .walk import holds_a_line, leave_hook_call, visit_hook_result, walk
 
 UNIT_KEPT = rule(
     "DM230", "unit-kept", "warning",

@@ -11,7 +11,8 @@ import pytest
 from dali_migrate.engine import MigrationContext
 from dali_migrate.names import ImportTable
 from dali_migrate import dataflow
-from dali_migrate.transforms import imports, walk as walk_module
+from dali_migrate import walk as walk_module
+from dali_migrate.transforms import imports
 from dali_migrate.transforms.unroll.unroll import Discovery
 
 ROOT = Path(__file__).resolve().parent.parent

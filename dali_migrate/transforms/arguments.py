@@ -34,7 +34,7 @@ from ..findings import rule
 from ..names import NDD, TYPES
 from .base import MigrationTransformer, Pass, names_in
 from .imports import numpy_name, request_import, request_numpy
-from .walk import walk
+from ..walk import walk
 
 MIXED_TO_GPU = rule(
     "DM110", "mixed-to-gpu", "info",

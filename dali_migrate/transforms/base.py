@@ -16,8 +16,8 @@ import libcst as cst
 from ..elision import cold_by_fixpoint
 from ..engine import STATEMENTS, WORD, MigrationContext
 from ..findings import MARKER_PREFIX, marker_text
-from .walk import child_order, has_attribute_hooks, hooks_for, rebuild_children, same_children, transform
-from .walk import walk  # noqa: F401  (re-exported: passes walk read-only visitors with it)
+from ..walk import child_order, has_attribute_hooks, hooks_for, rebuild_children, same_children, transform
+from ..walk import walk  # noqa: F401  (re-exported: passes walk read-only visitors with it)
 
 
 class Pass:

@@ -29,7 +29,7 @@ import libcst as cst
 from ..findings import rule
 from ..names import DALI, NDD, dotted, import_bindings, module_name
 from .base import MigrationTransformer, Pass, names_in
-from .walk import walk
+from ..walk import walk
 
 IMPORTS = rule(
     "DM100", "imports", "info",

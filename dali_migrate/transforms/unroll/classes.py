@@ -17,7 +17,7 @@ import ast
 
 import libcst as cst
 
-from ..walk import transform, walk
+from ...walk import transform, walk
 from ... import optable
 from ...dataflow import STREAM_CLASS
 from ...project import module_name_of

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..walk import transform, walk
+from ...walk import transform, walk
 from . import epoch_iterator, rules
 from .stream import CLASS_NAME as STREAM_CLASS
 from .model import AssignedNames, CannotUnroll, NameReads, ReaderSpec, code_of, expr, kwarg, literal_value, ops_path

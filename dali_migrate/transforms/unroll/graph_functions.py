@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ...names import free_name
-from ..walk import transform, walk
+from ...walk import transform, walk
 from . import rules
 from .model import AssignedNames, NameReads, code_of, expr, fn_path, kwarg, op_entry, with_kwarg
 

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..walk import walk
+from ...walk import walk
 from .model import NameReads, code_of
 
 # The iterator classes a subclass may derive from -> the output map the plugin fixes (None: the caller's).

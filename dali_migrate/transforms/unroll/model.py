@@ -274,7 +274,7 @@ class SeededCalls(cst.CSTVisitor):
 
 def seeded_calls(node: cst.CSTNode, imports, skipped=frozenset()) -> list[cst.Call]:
     """The seeded random-op calls in ``node``, outside the statements ``skipped`` (those of kept units)."""
-    from ..walk import walk
+    from ...walk import walk
 
     finder = SeededCalls(imports)
     walk(node, finder, keep=(lambda n: n not in skipped) if skipped else None)

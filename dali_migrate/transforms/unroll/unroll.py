@@ -13,7 +13,7 @@ from ...project import module_name_of
 from ...engine import register_names
 from ..base import MigrationTransformer, name_nodes_in
 from ..imports import first_use
-from ..walk import node_children, transform, walk
+from ...walk import node_children, transform, walk
 from . import (adapted, body_ops, checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass,
                prefetch, rules, stream)
 from . import helpers as helpers_module
