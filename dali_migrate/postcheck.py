@@ -335,7 +335,7 @@ def _targets(target, into: set) -> None:
 
 
 def _code(node) -> str:
-    from .engine import code_for_node
+    from .source import code_for_node
 
     text = " ".join(code_for_node(node).split())
     return text if len(text) <= 60 else text[:57] + "..."

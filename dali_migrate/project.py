@@ -18,7 +18,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from .engine import parse_module
+from .source import parse_module
 from .names import CALLED_SUFFIX
 from .files import SourceError, iter_source_files, read_source
 
@@ -204,7 +204,7 @@ def scan_source(text: str, path: str, project: Project) -> None:
     if not in_hierarchy and not any(word in text for word in _DEFINES):
         return
     from .elision import elide
-    from .engine import MigrationContext
+    from .context import MigrationContext
     from .names import ImportTable
     from .transforms import ELISION_WORDS
     from .transforms.unroll import graph_functions, module_symbols

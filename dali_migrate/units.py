@@ -389,7 +389,7 @@ class Units:
         # be told what they are
         self.followed: list[Escape] = tagger.followed
         # the functions a pipeline (or its class or function) is handed to by name: a definition elision left out
-        # among them must be read (engine.needs_whole_file), or its uses of the value would go unseen
+        # among them must be read (context.needs_whole_file), or its uses of the value would go unseen
         self.handed_to: set[str] = tagger.handed_to
         if self.definitions:  # any of this module's pipelines may be what reaches an untraced pipeline call
             self.escapes += [Escape(node, frozenset(self.definitions), message) for node, message in tagger.untraced]
@@ -1200,7 +1200,7 @@ def _is_call_of(expr, names) -> bool:
 
 
 def _code(node) -> str:
-    from .engine import code_for_node
+    from .source import code_for_node
 
     text = " ".join(code_for_node(node).split())
     return text if len(text) <= 60 else text[:57] + "..."

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..engine import code_for_node
+from ..source import code_for_node
 from ..findings import rule
 from ..names import FN, MATH, NDD, OPS, free_name
 from .. import dataflow as df

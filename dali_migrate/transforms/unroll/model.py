@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ... import optable
-from ...engine import code_for_node, parse_expression, parse_statement
+from ...source import code_for_node, parse_expression, parse_statement
 from ...names import FN, NDD, OPS, dotted
 
 # Pipeline(...) positional parameters, in order (nvidia.dali.Pipeline.__init__).

@@ -10,7 +10,7 @@ from ... import dataflow as df
 from ... import optable
 from ...names import dotted
 from ...project import module_name_of
-from ...engine import register_names
+from ...source import register_names
 from ..base import MigrationTransformer, name_nodes_in
 from ..imports import first_use
 from ...walk import node_children, transform, walk
