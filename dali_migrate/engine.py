@@ -301,7 +301,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     original = module
     start_aliases = dict(ctx.imports.aliases)  # passes add to the table: each run starts from this
     project = ctx.facts.get("project")
-    from .project import module_name_of
+    from .files import module_name_of
 
     here = module_name_of(ctx.path)
     foreign = {}  # top-level functions here that other modules' pipelines build with
@@ -608,7 +608,7 @@ def _project_pipelines(ctx: MigrationContext, units, flow) -> dict[str, str]:
     project = ctx.facts.get("project")
     if project is None:
         return {}
-    from .project import module_name_of
+    from .files import module_name_of
 
     found = {}
     for local in ctx.imports.aliases:
@@ -642,7 +642,7 @@ def _imported_pipelines(ctx: MigrationContext) -> dict[str, str]:
         return {}
     found = {local: local for local in ctx.imports.aliases if project.lookup(ctx.imports, local) is not None}
     # this module's subclasses of another module's Pipeline class (a hierarchy across modules): pipelines here
-    from .project import module_name_of
+    from .files import module_name_of
 
     here = module_name_of(ctx.path)
     for record in getattr(project, "pipeline_classes", {}).values():

@@ -20,7 +20,7 @@ import libcst as cst
 from ...walk import transform, walk
 from ... import optable
 from ...dataflow import STREAM_CLASS
-from ...project import module_name_of
+from ...files import module_name_of
 from ...names import NDD, dotted, free_name
 from . import checkpoints, conditional, constants, prefetch, rules, sources as external, stream
 from .graph import (_source_setup, _uses_name, Env, argument_inputs_alike, build_graph, closing_returns,
@@ -392,7 +392,7 @@ def _foreign_node(unroller, record) -> cst.ClassDef:
     derives from Pipeline itself."""
     nodes = unroller.__dict__.setdefault("_foreign_nodes", {})
     if record.qualname not in nodes:
-        from ...project import _PIPELINE_NAMES
+        from ...names import _PIPELINE_NAMES
 
         if not all(base in _PIPELINE_NAMES for base in record.bases):
             raise CannotUnroll(f"its base class {record.qualname} (module {record.module}) does not derive from "

@@ -9,7 +9,7 @@ import libcst as cst
 from ... import dataflow as df
 from ... import optable
 from ...names import dotted
-from ...project import module_name_of
+from ...files import module_name_of
 from ...source import register_names
 from ..base import MigrationTransformer, name_nodes_in
 from ..imports import first_use
