@@ -29,6 +29,7 @@ import libcst as cst
 from ..findings import rule
 from ..names import DALI, NDD, dotted, import_bindings, module_name
 from .base import MigrationTransformer, Pass, names_in
+from .import_guards import find_guard, insert_guarded
 from ..walk import walk
 
 IMPORTS = rule(
@@ -421,7 +422,6 @@ def _add_requested_imports(module: cst.Module, ctx, used: set[str]) -> cst.Modul
     requested = ctx.facts.get("add_imports") or {}
     if not requested:
         return module
-    from .guards import find_guard, insert_guarded
 
     bound = _top_level_bindings(module)
     for local, statement in sorted(requested.items()):
