@@ -28,7 +28,7 @@ from .graph import (_source_setup, _uses_name, Env, argument_inputs_alike, build
                     thread_statement)
 from .helpers import class_source
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
-                    stmt, with_kwarg, without_kwargs, ndd_attr, literal_value, ops_object_callable)
+                    stmt, with_kwarg, without_kwargs, ndd_attr, literal_value, ops_object_callable, _Substitute)
 
 ITER_SETUP = "iter_setup"
 EPOCH_ENDED = "iter_setup() ended the epoch: pipe.run() raised StopIteration until pipe.reset()"
@@ -537,8 +537,6 @@ def _made_reader(call: cst.Call, makers: dict) -> cst.Call | None:
     if not all(_plain_read(v) for v in binding.values()):
         raise CannotUnroll(f"{code_of(call)}: an argument of the reader maker is not a name, an attribute, a "
                            f"literal or a subscript of one by a literal (it would be evaluated again)", call)
-    from .consumers import _Substitute
-
     return transform(method.body.body[-1].body[0].value, _Substitute(binding), layout=False)
 
 

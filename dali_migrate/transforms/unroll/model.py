@@ -479,3 +479,24 @@ class ChangedNames(cst.CSTVisitor):
 
     def visit_Lambda(self, node):
         return False
+
+
+# Names replaced by the expressions they are bound to (a reader's arguments at the call site), attribute names
+# and keywords left alone: shared by consumers, graph_functions and classes.
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, binding):
+        super().__init__()
+        self.binding = binding
+        self._skip: set[cst.CSTNode] = set()
+
+    def visit_Attribute(self, node):
+        self._skip.add(node.attr)
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._skip.add(node.keyword)
+
+    def leave_Name(self, original_node, updated_node):
+        if original_node in self._skip or original_node.value not in self.binding:
+            return updated_node
+        return self.binding[original_node.value]
