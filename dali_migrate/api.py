@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .engine import MigrationResult, migrate_source
-from .files import SourceError, atomic_write, decode_source, read_bytes
+from .files import SourceError, atomic_write, decode_source, module_name_of, read_bytes
 from .findings import Finding
-from .project import Project, across_modules, module_name_of, scan_classes, scan_source
+from .project import Project, across_modules, scan_classes, scan_source
 
 # Exit codes (the CLI contract in DESIGN.md).
 EXIT_CLEAN = 0  # nothing left to do

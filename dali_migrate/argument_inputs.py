@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .dataflow import DATANODE, DATANODES, TENSORCPU, TENSORLIST
-from .transforms.walk import walk
+from .walk import walk
 
 _DATA = {DATANODE, DATANODES, TENSORLIST, TENSORCPU, "batch", "tensor", "data"}
 # Arguments the arguments pass rewrites where it can and marks otherwise (DM114 normalize's scalars, DM116

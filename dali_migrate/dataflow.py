@@ -471,7 +471,7 @@ def _fn_outputs(qualname: str):
 
 def _several_outputs(qualname: str, call: cst.Call) -> bool:
     """Whether an fn op whose output count the table leaves open may return several outputs here."""
-    from .lint import derive
+    from . import derive
 
     if qualname == f"{FN}.external_source":  # one DataNode unless num_outputs says otherwise (DALI 2.4.0)
         return any(a.keyword is not None and a.keyword.value == "num_outputs" for a in call.args)
@@ -1297,7 +1297,7 @@ def _is_static(decorator: cst.Decorator) -> bool:
     return isinstance(decorator.decorator, cst.Name) and decorator.decorator.value in ("staticmethod", "classmethod")
 
 
-from .transforms.walk import walk  # noqa: E402  (the walk module imports nothing of ours)
+from .walk import walk  # noqa: E402  (the walk module imports nothing of ours)
 
 
 # ``forwarded_stars``: the iterators a wrapper may hand its *args/**kwargs to (the EpochIterator: once migrated).
@@ -2807,7 +2807,7 @@ class DataFlow:
             result = "tensor"
         else:
             result = "data"
-        from .lint import derive  # the op's schema (several outputs?)
+        from . import derive  # the op's schema (several outputs?)
 
         if derive.may_have_several_outputs(op, {a.keyword.value for a in call.args if a.keyword}):
             return value(f"tuple:{result}", origins)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .engine import WORD, line_starts, parse_module
+from .source import WORD, line_starts, parse_module
 
 PREFIX = "_dali_migrate_elided_"
 # Words that make every word of a statement a possible module-level binding.
@@ -174,7 +174,7 @@ def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str]) -> li
     the names it binds (``bound_of``) become hot words, until nothing changes. Order is kept.
     Shared by elision (before libcst parses) and ``transforms.base.cold_statements`` (after).
     A cold definition that hot code hands a DALI value to is found later, by the flow model, and the
-    file is then migrated whole (``engine.NeedsWholeFile``)."""
+    file is then migrated whole (``context.NeedsWholeFile``)."""
     hot_words = set(hot_words)
     cold = list(items)
     changed = True

@@ -4,38 +4,30 @@ Safety rules live here: a file that does not parse, or that libcst does not prin
 byte-identical, is reported and left untouched; so is a file on which a pass fails.
 
 Speed: top-level statements no pass can concern are left out of the parse and put back byte for
-byte (``elision``); the parse skips libcst's per-node validation (``parse_module``); the passes skip
+byte (``elision``); the parse skips libcst's per-node validation (``source.parse_module``); the passes skip
 subtrees without their words, in the parsed text or in the templates they build (``built_words``),
-and rebuild only what they change (``transforms.walk``); one codegen walk gives the round-trip check
-and every node's place (``Layout``), turned into lines only for the nodes a finding points at; the
-final print copies what no pass changed (``print_code``); the cyclic garbage collector is paused per
+and rebuild only what they change (``walk``); one codegen walk gives the round-trip check
+and every node's place (``source.Layout``), turned into lines only for the nodes a finding points at; the
+final print copies what no pass changed (``source.print_code``); the cyclic garbage collector is paused per
 file (``migrate_source``). ``benchmarks/speed.py`` measures it against a bare libcst round trip.
 """
 
 from __future__ import annotations
 
 import difflib
-import functools
 import gc
 import os
 import re
-import threading
 from pathlib import Path
-from bisect import bisect_left, bisect_right
-from contextlib import contextmanager, nullcontext
-from contextvars import ContextVar
 from dataclasses import dataclass, field
-from itertools import accumulate
-from typing import Any
 
 import libcst as cst
-from libcst._nodes.base import CSTNode
-from libcst._nodes.internal import CodegenState
-from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .context import MigrationContext, NeedsWholeFile, needs_whole_file
 from .findings import Finding, rule
 from .markers import open_markers
 from .names import CALLED_SUFFIX, ImportTable
+from .source import _BUILT_WORDS, code_for_node, parse_module, print_code, print_with_spans
 
 PARSE_ERROR = rule(
     "DM001", "parse-error", "error",
@@ -56,104 +48,6 @@ INTERNAL_ERROR = rule(
 def might_use_dali(text: str) -> bool:
     """Cheap text check before any parsing: a file that never says "dali" cannot import it."""
     return "dali" in text
-
-
-@dataclass
-class MigrationContext:
-    """What the passes share while migrating one module."""
-
-    path: str
-    source: str
-    imports: ImportTable
-    # Where each node of the parsed module starts, as a token index of ``layout`` (``position`` turns
-    # it into a line and column of the file). Passes carry these to the nodes they build.
-    positions: dict[cst.CSTNode, int] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
-    # Pipelines found by discovery, by name; unrolling and later passes read and extend them.
-    pipelines: dict[str, Any] = field(default_factory=dict)
-    # Free-form facts one pass leaves for a later one (documented where they are written).
-    facts: dict[str, Any] = field(default_factory=dict)
-    # The printed parsed module: where each of its nodes is (``span``). A pass leaves a subtree it has
-    # nothing to do in untouched (``MigrationTransformer``), so nodes keep their identity, and their
-    # text, from pass to pass; rebuilt nodes have no span.
-    layout: "Layout | None" = None
-    # The top-level statements left out of the parse (``elision``), or None when the whole file was parsed.
-    elision: Any = None
-    # Nodes of what a pass built whole from a text (templates parsed with ``parse_statement``, the
-    # EpochIterator class), each with the names in its subtree: later passes skip such a subtree when it
-    # has none of their words, as they skip unchanged text.
-    built_words: dict[cst.CSTNode, frozenset] = field(default_factory=dict)
-    # Migration units that stay in pipeline mode (their origins), and their statements in the parsed
-    # module, which no pass enters (``units.py``; set by ``_migrate_units``).
-    kept: frozenset = frozenset()
-    kept_statements: set = field(default_factory=set)
-    _identifiers: dict[str, list[int]] | None = field(default=None, repr=False)
-    _mention_cache: dict[frozenset, list[int]] = field(default_factory=dict, repr=False)
-
-    def mention_offsets(self, names: frozenset) -> list[int]:
-        """Sorted offsets in the source of every identifier-like word in ``names`` (in code, strings
-        or comments alike: a superset of the references, which is the safe side)."""
-        found = self._mention_cache.get(names)
-        if found is None:
-            if self._identifiers is None:
-                self._identifiers = {}
-                for match in WORD.finditer(self.source):
-                    self._identifiers.setdefault(match.group(), []).append(match.start())
-            found = sorted(offset for name in names for offset in self._identifiers.get(name, ()))
-            self._mention_cache[names] = found
-        return found
-
-    def may_mention(self, node: cst.CSTNode, names: frozenset) -> bool:
-        """False only when ``node`` is an unchanged node of the parsed module whose text contains none
-        of ``names``, or a subtree in ``built_words`` without them; True for anything else a pass built
-        (no span) or whose text has one of them."""
-        layout = self.layout
-        extent = layout.extents.get(node) if layout is not None else None
-        if extent is None:
-            words = self.built_words.get(node)
-            return words is None or not words.isdisjoint(names)
-        offsets = self.mention_offsets(names)
-        start = layout.offsets[extent[0]]
-        index = bisect_left(offsets, start)
-        return index < len(offsets) and offsets[index] < layout.offsets[extent[1]]
-
-    def span(self, node: cst.CSTNode) -> tuple[int, int] | None:
-        """``(start, end)`` offsets in ``source`` of an unchanged node of the parsed module, else None."""
-        return self.layout.span(node) if self.layout is not None else None
-
-    def position(self, node: cst.CSTNode | None) -> tuple[int, int]:
-        """(line, column) in the file of a node of the parsed module, or of the one a pass built it
-        from, both 1-based; (0, 0) when it has none."""
-        token = self.positions.get(node) if node is not None else None
-        if token is None or self.layout is None:
-            return (0, 0)
-        line, column = self.layout.line_column(token)
-        return self._file_line(line), column + 1
-
-    def end_position(self, node: cst.CSTNode | None) -> tuple[int, int]:
-        """(line, column just past the last character) in the file of an unchanged node of the parsed
-        module, trailing blanks and line breaks left out; (0, 0) for a node without a span."""
-        span = self.span(node) if node is not None else None
-        if span is None:
-            return (0, 0)
-        start, end = span
-        while end > start and self.source[end - 1] in " \t\r\n\\":
-            end -= 1
-        line, column = self.layout.offset_line_column(end)
-        return self._file_line(line), column + 1
-
-    def _file_line(self, line: int) -> int:
-        return self.elision.original_line(line) if self.elision is not None else line
-
-    def report(self, rule_id: str, message: str, node: cst.CSTNode | None = None, *, fixed: bool = True,
-               line: int | None = None) -> Finding:
-        found_line, column = self.position(node)
-        end_line, end_column = self.end_position(node) if line is None else (0, 0)
-        finding = Finding(rule=rule_id, message=message, path=self.path,
-                          line=line if line is not None else found_line, column=column, fixed=fixed,
-                          end_line=end_line, end_column=end_column)
-        self.findings.append(finding)
-        return finding
 
 
 @dataclass
@@ -236,367 +130,6 @@ def diff_headers(path: str, suffix: str = "") -> tuple[str, str]:
     if os.path.isabs(path):
         return path + suffix, path + suffix
     return f"a/{path}{suffix}", f"b/{path}{suffix}"
-
-
-def _positions(module: cst.Module) -> dict[cst.CSTNode, tuple[int, int]]:
-    """libcst's PositionProvider start positions (the reference the fast version is tested against)."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    return {node: (r.start.line, r.start.column) for node, r in wrapper.resolve(PositionProvider).items()}
-
-
-# Whitespace, comments and punctuation: passes never enter them (``transforms.walk``'s layout fields),
-# and findings never point at them, so their places are not recorded (an eighth of the printing walk).
-_LAYOUT_NODES = frozenset({cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.Newline,
-                           cst.EmptyLine, cst.Comment, cst.LeftParen, cst.RightParen, cst.Comma, cst.Semicolon})
-
-
-@dataclass
-class _StartTokenState(CodegenState):
-    """Codegen that notes, per node, the index of its first token (syntactic start, as
-    PositionProvider has it); offsets and lines are worked out once at the end. Printing and
-    positions in one walk, at about the cost of a plain print (PositionProvider costs ~6x a print)."""
-
-    starts: dict = field(default_factory=dict)
-    stack: list = field(default_factory=list)
-    extents: dict = field(default_factory=dict)  # node -> (first token, token after the last)
-
-    def before_codegen(self, node) -> None:
-        if type(node) not in _LAYOUT_NODES:
-            self.stack.append(len(self.tokens))
-
-    def after_codegen(self, node) -> None:
-        if type(node) not in _LAYOUT_NODES:
-            start = self.stack.pop()
-            self.starts.setdefault(node, start)
-            self.extents[node] = (start, len(self.tokens))
-
-    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        kind = _RECORDED.get(type(node))
-        if kind is None:
-            kind = _RECORDED[type(node)] = _recorded(type(node))
-        if kind == _NEVER or (kind == _IF_PARENTHESIZED and not node.lpar):
-            # Layout, or an expression without parentheses: it starts where its codegen starts (after_codegen).
-            return _NO_RECORD
-        return _RecordStart(self, node, start_node)
-
-
-_NEVER, _IF_PARENTHESIZED, _ALWAYS = range(3)
-_RECORDED: dict[type, int] = {}
-
-
-def _recorded(node_type: type) -> int:
-    """Whether a node's syntactic start can differ from its first token: never for layout; for an
-    expression, only after its parentheses (libcst records it inside ``_parenthesize``)."""
-    if node_type in _LAYOUT_NODES:
-        return _NEVER
-    if issubclass(node_type, cst.BaseExpression):
-        return _IF_PARENTHESIZED
-    return _ALWAYS
-
-
-class _RecordStart:
-    """``record_syntactic_position`` as a plain context manager (libcst's is a generator-based
-    @contextmanager, entered for most nodes: several times slower)."""
-
-    __slots__ = ("state", "node", "start_node", "start")
-
-    def __init__(self, state, node, start_node):
-        self.state, self.node, self.start_node = state, node, start_node
-
-    def __enter__(self):
-        self.start = len(self.state.tokens)
-
-    def __exit__(self, *exc):
-        starts = self.state.starts
-        starts[self.node] = starts[self.start_node] if self.start_node is not None else self.start
-        return False
-
-
-class _PlainState(CodegenState):
-    """libcst's codegen without its generator-based no-op ``record_syntactic_position``."""
-
-    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        return _NO_RECORD
-
-
-_NO_RECORD = nullcontext()
-
-
-def print_code(module: cst.Module, layout: "Layout | None" = None) -> str:
-    """``module.code``, about a quarter faster; with the ``layout`` of the parsed module, the parts a pass
-    left unchanged are copied from its text instead of being printed again (a quarter of the print).
-
-    A node of the parsed module prints as its old text when nothing around it can change that text:
-    it is called without the arguments (commas, separators) a parent passes, and either it is a
-    statement whose line starts with the same indentation as before, or its text holds no line
-    break (a one-line expression prints the same at any depth)."""
-    if not fast_libcst():
-        return module.code
-    state = _PlainState(default_indent=module.default_indent, default_newline=module.default_newline)
-    if layout is None:
-        module._codegen(state)
-        return "".join(state.tokens)
-    code, offsets, extents, starts, tokens = layout.code, layout.offsets, layout.extents, layout.starts, state.tokens
-
-    own_state = state
-
-    def reusing_codegen(node, state, **kwargs):
-        if state is not own_state:  # a print of something else (another thread) while switched: as usual
-            return _ORIGINAL["_codegen"](node, state, **kwargs)
-        extent = None if kwargs else extents.get(node)
-        if extent is not None:
-            begin, end = offsets[extent[0]], offsets[extent[1]]
-            if isinstance(node, STATEMENTS):
-                start = offsets[starts[node]]
-                line_start = max(code.rfind("\n", 0, start), code.rfind("\r", 0, start)) + 1
-                if code[end - 1:end] in ("\n", "\r") and code[line_start:start] == "".join(state.indent_tokens):
-                    # The line break as a token of its own: a module without a final one pops it.
-                    cut = end - 2 if code[end - 2:end] == "\r\n" else end - 1
-                    tokens.append(code[begin:cut])
-                    tokens.append(code[cut:end])
-                    return
-            else:
-                text = code[begin:end]
-                if "\n" not in text and "\r" not in text:
-                    tokens.append(text)
-                    return
-        node._codegen_impl(state, **kwargs)  # _PlainState's before/after_codegen do nothing
-
-    with _switched("_codegen", reusing_codegen):
-        module._codegen(state)
-    return "".join(tokens)
-
-
-STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)  # what holds a line (markers, indentation)
-_ORIGINAL = {"_codegen": CSTNode._codegen, "__post_init__": CSTNode.__post_init__}
-_SWITCH_LOCK = threading.Lock()
-
-
-def _node_classes() -> set[type]:
-    found, stack = set(), [CSTNode]
-    while stack:
-        for sub in stack.pop().__subclasses__():
-            if sub not in found:
-                found.add(sub)
-                stack.append(sub)
-    return found
-
-
-def libcst_internals_problem() -> str | None:
-    """What differs, in the installed libcst, from the internals the engine switches (``_switched``), or None.
-
-    The speed-ups replace ``CSTNode._codegen`` (print: copy what no pass changed) and
-    ``CSTNode.__post_init__`` (parse: no per-node validation) on the base class for the length of one call.
-    That holds only while every node's print goes through ``CSTNode._codegen(self, state, **kwargs)``, which
-    calls ``_codegen_impl``, and every node's validation through ``CSTNode.__post_init__`` -> ``_validate``,
-    with no node class overriding either. When that is not so (a libcst release changed them), the engine
-    uses plain libcst instead: slower, and as correct as libcst (``fast_libcst``)."""
-    import inspect
-
-    try:
-        codegen = list(inspect.signature(_ORIGINAL["_codegen"]).parameters.values())
-        if [p.name for p in codegen[:2]] != ["self", "state"] or codegen[-1].kind is not inspect.Parameter.VAR_KEYWORD:
-            return f"CSTNode._codegen{inspect.signature(_ORIGINAL['_codegen'])} is not (self, state, **kwargs)"
-        if list(inspect.signature(_ORIGINAL["__post_init__"]).parameters) != ["self"]:
-            return f"CSTNode.__post_init__{inspect.signature(_ORIGINAL['__post_init__'])} is not (self)"
-        overriding = sorted(c.__name__ for c in _node_classes()
-                            if "_codegen" in c.__dict__ or "__post_init__" in c.__dict__)
-        if overriding:
-            return "node classes override CSTNode._codegen or __post_init__: " + ", ".join(overriding[:5])
-        missing = sorted(c.__name__ for c in _node_classes()
-                         if not getattr(c, "__abstractmethods__", None) and not callable(getattr(c, "_codegen_impl", None)))
-        if missing:
-            return "node classes without _codegen_impl: " + ", ".join(missing[:5])
-        # Validation happens in __post_init__: an empty Name is refused, and accepted with it switched off.
-        try:
-            cst.Name("")
-            return "CSTNode.__post_init__ no longer validates (cst.Name('') was accepted)"
-        except cst.CSTValidationError:
-            pass
-        with _switched("__post_init__", _no_validation):
-            cst.Name("")
-        # Printing goes through CSTNode._codegen, node by node.
-        sample = "import a as b\n\n\n@d\ndef f(x, *, y=1):\n    return [x async for x in y] if x else {**y}\n"
-        module = cst.parse_module(sample)
-        seen = []
-
-        def counting(node, state, **kwargs):
-            seen.append(node)
-            return _ORIGINAL["_codegen"](node, state, **kwargs)
-
-        with _switched("_codegen", counting):
-            printed = module.code
-        if printed != sample or not any(type(node) is cst.Name for node in seen):
-            return "printing a module no longer goes through CSTNode._codegen for each node"
-    except Exception as e:  # anything unexpected in the probe means: do not switch
-        return f"probing libcst's internals failed: {type(e).__name__}: {e}"
-    return None
-
-
-@contextmanager
-def _switched(attribute: str, replacement):
-    """``CSTNode.<attribute>`` replaced for the length of the block, then libcst's own again. The switch is
-    process-wide: one at a time, under a lock."""
-    with _SWITCH_LOCK:
-        setattr(CSTNode, attribute, replacement)
-        try:
-            yield
-        finally:
-            setattr(CSTNode, attribute, _ORIGINAL[attribute])
-
-
-def _no_validation(self) -> None:
-    pass
-
-
-@functools.lru_cache(maxsize=None)
-def fast_libcst() -> bool:
-    """Whether the engine may switch libcst's internals (checked once per process, at the first parse or
-    print); tests/test_libcst_internals.py fails, saying what changed, when it may not."""
-    return libcst_internals_problem() is None
-
-
-def parse_module(text: str) -> cst.Module:
-    """``cst.parse_module(text)``, without libcst's per-node ``_validate`` (a sixth of a parse).
-
-    Every node the parser builds runs ``__post_init__`` -> ``_validate``, which checks what hand-built
-    nodes could get wrong (an empty Name, parentheses that do not pair); what the parser builds from
-    text it has just parsed holds those by construction (libcst's own PERF note on ``__post_init__``
-    says as much). Nodes built anywhere else, passes included, are validated as usual. The round-trip
-    check that follows every parse compares the printed tree with the text byte for byte."""
-    return _without_validation(cst.parse_module, text)
-
-
-def parse_statement(text: str) -> cst.BaseStatement:
-    """``cst.parse_statement(text)`` without per-node validation (see ``parse_module``): passes build
-    new statements from text. During a migration the node and its parts go into ``built_words`` with
-    the names in them, so that later passes skip those without one of theirs."""
-    return _template(cst.parse_statement, text)
-
-
-def parse_expression(text: str) -> cst.BaseExpression:
-    """``cst.parse_expression(text)``, as ``parse_statement``."""
-    return _template(cst.parse_expression, text)
-
-
-# The running migration's ``MigrationContext.built_words`` (None outside one).
-_BUILT_WORDS: ContextVar[dict | None] = ContextVar("built_words", default=None)
-
-
-def _template(parse, text: str) -> cst.CSTNode:
-    """A parsed template. Nodes are immutable, so modules may share one: the parse is kept per process
-    (most templates are the same text in every file), but a node is never handed out twice in one
-    migration (positions and findings belong to one place in a module): a second use is parsed anew."""
-    registry = _BUILT_WORDS.get()
-    if registry is None:
-        return _without_validation(parse, text)
-    node, names = _parsed_template(parse, text)
-    if node in registry:  # the root is always there once handed out, even a leaf
-        from .transforms.walk import node_children
-        node = _without_validation(parse, text)
-        registry[node] = register_names(node, registry, node_children)
-        return node
-    registry.update(names)
-    return node
-
-
-@functools.lru_cache(maxsize=4096)
-def _parsed_template(parse, text: str) -> tuple[cst.CSTNode, dict]:
-    from .transforms.walk import node_children
-    node = _without_validation(parse, text)
-    names: dict = {}
-    names[node] = register_names(node, names, node_children)
-    return node, names
-
-
-def register_names(node: cst.CSTNode, registry: dict, children) -> frozenset:
-    """Every node of a freshly parsed template (leaves aside) into ``registry`` with the names in its
-    subtree (names are what passes follow: a template without a pass's names cannot concern it, nor can
-    its parts)."""
-    below = children(node)
-    if not below:  # a leaf: skipping it saves nothing, so it is not registered
-        return frozenset((node.value,)) if type(node) is cst.Name else _NO_NAMES
-    names = set()
-    for child in below:
-        names |= register_names(child, registry, children)
-    found = registry[node] = frozenset(names)
-    return found
-
-
-_NO_NAMES = frozenset()
-
-
-def _without_validation(parse, text: str):
-    if not fast_libcst():
-        return parse(text)
-    with _switched("__post_init__", _no_validation):
-        return parse(text)
-
-
-def code_for_node(node: cst.CSTNode) -> str:
-    """``cst.Module([]).code_for_node(node)`` with ``print_code``'s lighter codegen state."""
-    state = _PlainState(default_indent="    ", default_newline="\n")
-    node._codegen(state)
-    return "".join(state.tokens)
-
-
-_NEWLINE = re.compile(r"\r\n?|\n")
-
-
-def line_starts(text: str) -> list[int]:
-    """The offset where each line of ``text`` starts (line breaks as Python counts them: CRLF, CR, LF)."""
-    starts = [0]
-    starts += [match.end() for match in _NEWLINE.finditer(text)]
-    return starts
-
-
-# An identifier-like word, wherever it stands (code, strings, comments): what mention checks, elision
-# and unroll's cold statements count as a word of a text.
-WORD = re.compile(r"[^\W\d]\w*")
-
-
-class Layout:
-    """Where the nodes of a printed module are: token extents, turned into offsets and lines on demand
-    (a migration asks for a few of them; working all of them out costs a tenth of a parse)."""
-
-    def __init__(self, code: str, tokens: list[str], starts: dict, extents: dict):
-        self.code = code
-        self.starts = starts  # node -> index of its first token (its syntactic start)
-        self.extents = extents  # node -> (first token, token after the last)
-        offsets = list(accumulate(map(len, tokens), initial=0))
-        # A module without a trailing newline pops its last token after the nodes were recorded.
-        offsets.extend([offsets[-1]] * 2)
-        self.offsets = offsets
-        self._line_starts: list[int] | None = None
-
-    def span(self, node) -> tuple[int, int] | None:
-        extent = self.extents.get(node)
-        return None if extent is None else (self.offsets[extent[0]], self.offsets[extent[1]])
-
-    def line_column(self, token: int) -> tuple[int, int]:
-        """(1-based line, 0-based column) where a token starts."""
-        return self.offset_line_column(self.offsets[token])
-
-    def offset_line_column(self, offset: int) -> tuple[int, int]:
-        if self._line_starts is None:
-            self._line_starts = line_starts(self.code)
-        line = bisect_right(self._line_starts, offset)
-        return line, offset - self._line_starts[line - 1]
-
-
-def print_with_positions(module: cst.Module) -> tuple[str, dict[cst.CSTNode, tuple[int, int]]]:
-    """``(module.code, {node: (line, column)})`` from a single codegen walk."""
-    code, layout = print_with_spans(module)
-    return code, {node: layout.line_column(token) for node, token in layout.starts.items()}
-
-
-def print_with_spans(module: cst.Module) -> tuple[str, Layout]:
-    """``(module.code, layout)`` from one codegen walk. A node's span is the text its own codegen
-    wrote (leading blank lines and comments too)."""
-    state = _StartTokenState(default_indent=module.default_indent, default_newline=module.default_newline)
-    module._codegen(state)
-    code = "".join(state.tokens)
-    return code, Layout(code, state.tokens, state.starts, state.extents)
 
 
 def migrate_source(source: str, path: str = "<string>", passes=None, project=None, *,
@@ -739,18 +272,6 @@ def _comment_tail(source: str) -> tuple[str, str]:
     return "".join(lines[:end]), "".join(lines[end:])
 
 
-class NeedsWholeFile(Exception):
-    """A pass or the flow model needs a statement elision left out (a definition hot code hands a DALI
-    value to, the value of a name an argument rewrite reads): migrate the file whole instead."""
-
-
-def needs_whole_file(ctx: MigrationContext, names) -> None:
-    """Raise NeedsWholeFile when one of ``names`` is bound by a statement elision left out."""
-    left_out = ctx.elision.bound() if ctx.elision is not None else set()
-    if not left_out.isdisjoint(names):
-        raise NeedsWholeFile(sorted(left_out & set(names)))
-
-
 class _Unwritable(Exception):
     def __init__(self, message: str, line: int):
         super().__init__(message)
@@ -780,7 +301,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     original = module
     start_aliases = dict(ctx.imports.aliases)  # passes add to the table: each run starts from this
     project = ctx.facts.get("project")
-    from .project import module_name_of
+    from .files import module_name_of
 
     here = module_name_of(ctx.path)
     foreign = {}  # top-level functions here that other modules' pipelines build with
@@ -1096,7 +617,7 @@ def _project_pipelines(ctx: MigrationContext, units, flow) -> dict[str, str]:
     project = ctx.facts.get("project")
     if project is None:
         return {}
-    from .project import module_name_of
+    from .files import module_name_of
 
     found = {}
     for local in ctx.imports.aliases:
@@ -1130,7 +651,7 @@ def _imported_pipelines(ctx: MigrationContext) -> dict[str, str]:
         return {}
     found = {local: local for local in ctx.imports.aliases if project.lookup(ctx.imports, local) is not None}
     # this module's subclasses of another module's Pipeline class (a hierarchy across modules): pipelines here
-    from .project import module_name_of
+    from .files import module_name_of
 
     here = module_name_of(ctx.path)
     for record in getattr(project, "pipeline_classes", {}).values():
@@ -1236,7 +757,7 @@ def _annotate_kept(module: cst.Module, ctx: MigrationContext, units, kept, where
                                          f"uses it{together}: {why}", ctx.position(statement)[0])
     if not markers:
         return module
-    from .transforms.walk import transform
+    from .walk import transform
 
     return transform(module, _AttachMarkers(markers, ctx.facts.get("same_statements", {})), layout=False)
 

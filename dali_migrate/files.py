@@ -141,3 +141,19 @@ def keep_original(root: Path, relative: str, text: str) -> Path:
     if (Path(root) / relative).exists():
         shutil.copymode(Path(root) / relative, target)
     return target
+
+
+def module_name_of(path) -> str:
+    """The dotted name the module at ``path`` is imported by, the one spelling every part of the tool uses:
+    ``a/b/pkg/sub/mod.py`` -> ``pkg.sub.mod`` (up to the first folder without ``__init__.py``),
+    ``pkg/__init__.py`` -> ``pkg``, a file outside any package -> its stem (``train.py`` -> ``train``). A path
+    not on disk has no packages to find: ``pkg/__init__.py`` there is still ``pkg``."""
+    path = Path(path).resolve()
+    parts = [] if path.stem == "__init__" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").exists():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    if not parts:  # an __init__.py the disk does not show inside its package
+        parts = [path.parent.name or path.stem]
+    return ".".join(parts)

@@ -14,6 +14,7 @@ OPS = "nvidia.dali.ops"
 MATH = "nvidia.dali.math"
 TYPES = "nvidia.dali.types"
 NDD = "nvidia.dali.experimental.dynamic"
+_PIPELINE_NAMES = ("nvidia.dali.Pipeline", "nvidia.dali.pipeline.Pipeline")
 
 # Public re-exports: the same object under several module paths.
 _CANONICAL = {

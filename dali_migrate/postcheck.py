@@ -21,7 +21,7 @@ import libcst as cst
 from . import dataflow as df
 from .names import ImportTable, import_bindings
 from .transforms.unroll.helpers import is_tool_written_class
-from .transforms.walk import holds_a_line, leave_hook_call, visit_hook_result, walk
+from .walk import holds_a_line, leave_hook_call, visit_hook_result, walk
 
 # TensorList/TensorCPU methods that an ndd Batch/Tensor does not have.
 PIPELINE_ONLY_DATA_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "as_reshaped_tensor", "is_dense_tensor",
@@ -335,7 +335,7 @@ def _targets(target, into: set) -> None:
 
 
 def _code(node) -> str:
-    from .engine import code_for_node
+    from .source import code_for_node
 
     text = " ".join(code_for_node(node).split())
     return text if len(text) <= 60 else text[:57] + "..."

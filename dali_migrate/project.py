@@ -18,9 +18,9 @@ from pathlib import Path
 
 import libcst as cst
 
-from .engine import parse_module
-from .names import CALLED_SUFFIX
-from .files import SourceError, iter_source_files, read_source
+from .source import parse_module
+from .names import _PIPELINE_NAMES, CALLED_SUFFIX
+from .files import SourceError, iter_source_files, module_name_of, read_source
 
 _DEFINES = ("pipeline_def", "Pipeline", "readers.")  # (readers.: a module of source helpers)
 
@@ -172,22 +172,6 @@ class Project:
         return self.resolve(qualname) if qualname else None
 
 
-def module_name_of(path) -> str:
-    """The dotted name the module at ``path`` is imported by, the one spelling every part of the tool uses:
-    ``a/b/pkg/sub/mod.py`` -> ``pkg.sub.mod`` (up to the first folder without ``__init__.py``),
-    ``pkg/__init__.py`` -> ``pkg``, a file outside any package -> its stem (``train.py`` -> ``train``). A path
-    not on disk has no packages to find: ``pkg/__init__.py`` there is still ``pkg``."""
-    path = Path(path).resolve()
-    parts = [] if path.stem == "__init__" else [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").exists():
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    if not parts:  # an __init__.py the disk does not show inside its package
-        parts = [path.parent.name or path.stem]
-    return ".".join(parts)
-
-
 # Words of a module whose functions or classes may take pipelines of other modules and decide at run time: a PyTorch
 # iterator, or pipeline-only calls on what it is given (unroll/adapted.py), or their migrated form.
 _WRAPPER_WORDS = ("Iterator", "share_outputs", "schedule_run", "release_outputs", "_prefetch", "ReaderStream.adapt",
@@ -204,13 +188,13 @@ def scan_source(text: str, path: str, project: Project) -> None:
     if not in_hierarchy and not any(word in text for word in _DEFINES):
         return
     from .elision import elide
-    from .engine import MigrationContext
+    from .context import MigrationContext
     from .names import ImportTable
     from .transforms import ELISION_WORDS
     from .transforms.unroll import graph_functions, module_symbols
     from .transforms.unroll.model import code_of
     from .transforms.unroll.unroll import Discovery, Unroller, streamable
-    from .transforms.walk import walk
+    from .walk import walk
 
     # As in the migration, top-level statements that cannot concern a pipeline are not parsed.
     elision = elide(text, ELISION_WORDS)
@@ -287,9 +271,6 @@ def _scan_iterator_wrappers(text: str, path: str, project: Project) -> None:
     name = module_name_of(path)
     for callee, keys in run_time_inputs(module, imports).items():
         project.iterator_wrappers[f"{name}.{callee}"] = keys
-
-
-_PIPELINE_NAMES = ("nvidia.dali.Pipeline", "nvidia.dali.pipeline.Pipeline")
 
 
 def _ast_aliases(tree, module: str, is_package: bool) -> dict[str, str]:

@@ -282,7 +282,7 @@ class _Jumps(cst.CSTVisitor):
 
 def _jumps(body) -> bool:
     """``break`` or ``continue`` anywhere in a loop's body (an inner loop's too: kept simple)."""
-    from .transforms.walk import walk
+    from .walk import walk
 
     visitor = _Jumps()
     walk(body, visitor)

@@ -38,8 +38,9 @@ from . import dataflow as df, optable
 from .findings import MARKER_PREFIX, rule
 from .names import CALLED_SUFFIX
 from .transforms.tensorlist import DALI_TEST_TO_ARRAY
+from .transforms.unroll.epoch_iterator import ITERATOR_ATTRS
 from .transforms.unroll.helpers import is_helper_import, is_tool_written_class
-from .transforms.walk import holds_a_line, leave_hook_call, visit_hook_result, walk
+from .walk import holds_a_line, leave_hook_call, visit_hook_result, walk
 
 UNIT_KEPT = rule(
     "DM230", "unit-kept", "warning",
@@ -210,16 +211,6 @@ TENSORLIST_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "shape", "layout"
                       "broadcast", "reinterpret", "squeeze", "source_info", "get_property", "stream", "device_id"}
 TENSORCPU_METHODS = {"as_cpu", "shape", "layout", "ndim", "dtype", "copy_to_external", "data_ptr", "squeeze",
                      "source_info", "get_property", "stream", "device_id"}
-# What the migrated iterator (EpochIterator) has with the plugin iterator's meaning and values (docs/dali-facts.md):
-# its methods, and the instance attributes that hold the same values at the same times as the installed plugin's
-# (tests/test_unroll_runtime.py::test_iterator_private_state_is_the_plugins derives them by running both). Not among
-# them: checkpoints(), _pipes (pipeline-mode objects) and the per-shard numpy arrays (_shards_id, _counter_per_gpu,
-# _shard_sizes_per_gpu, _shard_sizes_per_gpu_initial).
-ITERATOR_ATTRS = frozenset({"reset", "size", "__len__", "__iter__", "__next__", "next",
-                            "_size", "batch_size", "output_map", "_num_gpus", "_counter", "_first_batch",
-                            "_ever_consumed", "_ever_scheduled", "_auto_reset", "_last_batch_policy",
-                            "_last_batch_padded", "_prepare_first_batch", "_reader_name", "_output_categories",
-                            "_enable_checkpointing", "_size_no_pad", "_shards_num", "_is_stick_to_shard"})
 # What a @pipeline_def function and the function it migrates to (a generator function, one wrapped by
 # Prefetch with functools.wraps, or one returning a ReaderStream) both have, with the same values.
 FUNCTION_ATTRS = {"__name__", "__qualname__", "__doc__", "__module__"}
@@ -389,7 +380,7 @@ class Units:
         # be told what they are
         self.followed: list[Escape] = tagger.followed
         # the functions a pipeline (or its class or function) is handed to by name: a definition elision left out
-        # among them must be read (engine.needs_whole_file), or its uses of the value would go unseen
+        # among them must be read (context.needs_whole_file), or its uses of the value would go unseen
         self.handed_to: set[str] = tagger.handed_to
         if self.definitions:  # any of this module's pipelines may be what reaches an untraced pipeline call
             self.escapes += [Escape(node, frozenset(self.definitions), message) for node, message in tagger.untraced]
@@ -1200,7 +1191,7 @@ def _is_call_of(expr, names) -> bool:
 
 
 def _code(node) -> str:
-    from .engine import code_for_node
+    from .source import code_for_node
 
     text = " ".join(code_for_node(node).split())
     return text if len(text) <= 60 else text[:57] + "..."

@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 
 from dali_migrate import dataflow as df
-from dali_migrate.engine import parse_module
+from dali_migrate.source import parse_module
 from dali_migrate.names import ImportTable
 
 HEADER = "from nvidia.dali import pipeline_def, fn, Pipeline\nimport nvidia.dali.experimental.dynamic as ndd\n"

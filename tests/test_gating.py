@@ -10,6 +10,7 @@ import libcst as cst
 import pytest
 
 from dali_migrate import engine
+from dali_migrate.context import MigrationContext
 from dali_migrate.transforms import PASSES, base
 from dali_migrate.transforms.base import Pass
 
@@ -110,7 +111,7 @@ def test_cold_statements_are_not_parsed_and_far_consumers_are_migrated():
 def _without_gating(monkeypatch):
     from dali_migrate import elision
     monkeypatch.setattr(elision, "elide", lambda source, words, project=None: None)
-    monkeypatch.setattr(engine.MigrationContext, "may_mention", lambda self, node, names: True)
+    monkeypatch.setattr(MigrationContext, "may_mention", lambda self, node, names: True)
     monkeypatch.setattr(base, "cold_statements", lambda module, ctx, words: set())
     import dali_migrate.transforms.unroll as unroll
     monkeypatch.setattr(unroll, "cold_statements", lambda module, ctx, words: set())

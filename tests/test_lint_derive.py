@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-from dali_migrate.lint import derive, lint_source
+from dali_migrate import derive
+from dali_migrate.lint import lint_source
 
 H = "import nvidia.dali.experimental.dynamic as ndd\n"
 

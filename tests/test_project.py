@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from dali_migrate.api import migrate_paths
-from dali_migrate.project import module_name_of, scan_project
+from dali_migrate.files import module_name_of
+from dali_migrate.project import scan_project
 from runtime import GOLDEN, assert_bitwise_equal, make_images, output, steps_as_arrays
 
 APP = GOLDEN / "project" / "app"
@@ -31,7 +32,7 @@ def test_pre_scan_names_every_style():
 
 
 def test_module_names_follow_packages(tmp_path):
-    """One spelling of a module's name (project.module_name_of) for the pre-scan, the api and the passes."""
+    """One spelling of a module's name (files.module_name_of) for the pre-scan, the api and the passes."""
     for folder in ("pkg", "pkg/sub"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "__init__.py").write_text("")

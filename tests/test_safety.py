@@ -155,12 +155,12 @@ def test_non_utf8_is_reported_with_its_line_unless_it_cannot_be_dali(tmp_path):
 
 @pytest.mark.slow  # slow: every golden file and generated scripts, parsed twice and compared
 def test_the_engine_parse_skips_validation_only_while_parsing(tmp_path):
-    """engine.parse_module builds the same tree as libcst's own parse (without per-node validation, which
+    """source.parse_module builds the same tree as libcst's own parse (without per-node validation, which
     parsed text cannot fail), and node validation is back on after it, after a syntax error too."""
     import sys
     from pathlib import Path
 
-    from dali_migrate.engine import parse_module
+    from dali_migrate.source import parse_module
 
     root = Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(root / "benchmarks"))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dali_migrate import api, cli, engine
+from dali_migrate import api, cli, engine, source as source_module
 from dali_migrate.config import ConfigError, config_for
 from dali_migrate.discovery import discover
 from dali_migrate.parallel import Progress, run_ordered
@@ -147,8 +147,8 @@ def test_files_without_dali_are_never_parsed(tmp_path, monkeypatch):
         (tmp_path / f"plain{i}.py").write_text("def f(x):\n    return x % 2\n")
     (tmp_path / "uses.py").write_text(DALI_FILE)
     parsed = []
-    real_parse = engine.cst.parse_module
-    monkeypatch.setattr(engine.cst, "parse_module", lambda text: parsed.append(text) or real_parse(text))
+    real_parse = source_module.cst.parse_module
+    monkeypatch.setattr(source_module.cst, "parse_module", lambda text: parsed.append(text) or real_parse(text))
     run = api.migrate_paths([tmp_path], jobs=1)
     assert parsed == [DALI_FILE]
     assert [f.status for f in run.files] == ["no-dali"] * 5 + ["migrated"]
@@ -235,11 +235,11 @@ def test_fast_positions_equal_libcst_position_provider():
     goldens = [p.read_text() for p in sorted(ROOT.glob("golden/*/*.py"))[::4]]
     for source in (OPT_SOURCE, (ROOT / "dali_migrate" / "notebooks.py").read_text(), DALI_FILE, *goldens):
         module = cst.parse_module(source)
-        code, positions = engine.print_with_positions(module)
+        code, positions = source_module.print_with_positions(module)
         assert code == source
         # Every node but whitespace, comments and punctuation, which passes never point at.
-        expected = {node: place for node, place in engine._positions(module).items()
-                    if type(node) not in engine._LAYOUT_NODES}
+        expected = {node: place for node, place in source_module._positions(module).items()
+                    if type(node) not in source_module._LAYOUT_NODES}
         assert positions == expected
         compared += len(positions)
     assert compared > 1000

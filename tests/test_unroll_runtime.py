@@ -406,7 +406,7 @@ def _plain(value):
 
 
 def test_iterator_private_state_is_the_plugins(labelled_root, iterator_size_pair):
-    """The attributes a subclass may read (units.ITERATOR_ATTRS) are exactly the installed plugin's instance
+    """The attributes a subclass may read (epoch_iterator.ITERATOR_ATTRS) are exactly the installed plugin's instance
     attributes that the EpochIterator holds with the same value and type after construction, after every step and
     after every reset() (the first batch it prepared, its counter, the policy member, "yes"/"no" ...), derived by
     running both over readers and size=, each policy, with and without prepare_first_batch; the other names it
@@ -414,7 +414,7 @@ def test_iterator_private_state_is_the_plugins(labelled_root, iterator_size_pair
     pytest.importorskip("torch")
     from nvidia.dali.plugin.pytorch import DALIGenericIterator
 
-    from dali_migrate.units import ITERATOR_ATTRS
+    from dali_migrate.transforms.unroll.epoch_iterator import ITERATOR_ATTRS
 
     original, migrated, text = iterator_size_pair
     assert "prepare_first_batch=first" in text and "DALIGenericIterator(" not in text

@@ -8,10 +8,11 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from dali_migrate.engine import MigrationContext
+from dali_migrate.context import MigrationContext
 from dali_migrate.names import ImportTable
 from dali_migrate import dataflow
-from dali_migrate.transforms import imports, walk as walk_module
+from dali_migrate import walk as walk_module
+from dali_migrate.transforms import imports
 from dali_migrate.transforms.unroll.unroll import Discovery
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -303,28 +304,28 @@ class {name}(Pipeline):
 def test_a_template_is_parsed_once_per_process_but_used_once_per_module():
     """Templates are kept per process (the same text in every file); inside one module each use is its
     own node, so that the findings of two identical pipelines point at their own lines."""
-    from dali_migrate import engine
+    from dali_migrate import context, engine, source
 
     result = engine.migrate_source(TWIN_CLASSES, "twins.py")
     assert [f.line for f in result.findings if f.rule == "DM110"] == [10, 21]  # device="mixed", twice
     assert result.migrated.count('ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)') == 2
 
-    ctx = engine.MigrationContext(path="x.py", source="", imports=None)
-    token = engine._BUILT_WORDS.set(ctx.built_words)
+    ctx = context.MigrationContext(path="x.py", source="", imports=None)
+    token = source._BUILT_WORDS.set(ctx.built_words)
     try:
-        first = engine.parse_statement("ndd.set_num_threads(4)\n")
-        second = engine.parse_statement("ndd.set_num_threads(4)\n")
-        leaf = [engine.parse_expression("batch_size") for _ in range(2)]
+        first = source.parse_statement("ndd.set_num_threads(4)\n")
+        second = source.parse_statement("ndd.set_num_threads(4)\n")
+        leaf = [source.parse_expression("batch_size") for _ in range(2)]
     finally:
-        engine._BUILT_WORDS.reset(token)
+        source._BUILT_WORDS.reset(token)
     assert first is not second and first.deep_equals(second)
     assert ctx.built_words[first] == ctx.built_words[second] == frozenset({"ndd", "set_num_threads"})
     assert leaf[0] is not leaf[1]  # a one-name template too
-    token = engine._BUILT_WORDS.set({})
+    token = source._BUILT_WORDS.set({})
     try:
-        assert engine.parse_statement("ndd.set_num_threads(4)\n") is first  # the next module reuses it
+        assert source.parse_statement("ndd.set_num_threads(4)\n") is first  # the next module reuses it
     finally:
-        engine._BUILT_WORDS.reset(token)
+        source._BUILT_WORDS.reset(token)
 
 
 @pytest.mark.slow  # slow: the whole golden tree and generated scripts, migrated twice (minutes)

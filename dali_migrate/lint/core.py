@@ -23,7 +23,7 @@ from ..names import NDD, ImportTable
 from ..dataflow import TOP, DataFlow, is_literal
 from ..transforms.unroll.helpers import is_tool_written_class
 
-CHECKS: list[Callable[["LintContext"], None]] = []
+CHECKS: list[Callable[["LintContext"], None]] = []  # filled by the modules of rules/, which lint/__init__ imports
 _NOWHERE = (0, 0, 0, 0)  # a node without a position (built by a fix)
 
 # `# dali-migrate: ignore` or `# dali-migrate: ignore[DM305, DM306]`
@@ -239,8 +239,6 @@ class _ApplyFixes(cst.CSTTransformer):
 
 
 def run_checks(path: str, source: str, module: cst.Module, imports: ImportTable) -> LintContext:
-    from . import rules  # noqa: F401  (registers the checks)
-
     ctx = LintContext(path, source, module, imports)
     for chk in CHECKS:
         chk(ctx)

@@ -29,12 +29,12 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import argument_inputs, optable
-from ..engine import code_for_node, parse_expression
+from ..source import code_for_node, parse_expression
 from ..findings import rule
 from ..names import NDD, TYPES
 from .base import MigrationTransformer, Pass, names_in
 from .imports import numpy_name, request_import, request_numpy
-from .walk import walk
+from ..walk import walk
 
 MIXED_TO_GPU = rule(
     "DM110", "mixed-to-gpu", "info",
@@ -216,7 +216,7 @@ class _Arguments(MigrationTransformer):
         only to one; None otherwise (a nested list, a Batch of per-sample matrices, ...)."""
         found = _numbers(value)
         if found is None and isinstance(value, cst.Name):
-            from ..engine import needs_whole_file
+            from ..context import needs_whole_file
 
             needs_whole_file(self.ctx, {value.value})  # its value is in a statement elision left out
             flow = self.ctx.facts.get("flow")
@@ -416,7 +416,7 @@ def device_variables(ctx) -> tuple[dict, set[str], set]:
                 continue
             why = ("where it is bound: every read that can see it is the device of a DALI operator or answers the "
                    "same for both")
-        from ..engine import needs_whole_file
+        from ..context import needs_whole_file
 
         needs_whole_file(ctx, {var})  # a binding in a statement elision left out: the whole file, please
         for node in rewritten:

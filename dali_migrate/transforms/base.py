@@ -13,11 +13,12 @@ from bisect import bisect_left
 
 import libcst as cst
 
+from ..context import MigrationContext
 from ..elision import cold_by_fixpoint
-from ..engine import STATEMENTS, WORD, MigrationContext
 from ..findings import MARKER_PREFIX, marker_text
-from .walk import child_order, has_attribute_hooks, hooks_for, rebuild_children, same_children, transform
-from .walk import walk  # noqa: F401  (re-exported: passes walk read-only visitors with it)
+from ..source import STATEMENTS, WORD
+from ..walk import child_order, has_attribute_hooks, hooks_for, rebuild_children, same_children, transform
+from ..walk import walk  # noqa: F401  (re-exported: passes walk read-only visitors with it)
 
 
 class Pass:

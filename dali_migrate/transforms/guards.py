@@ -27,8 +27,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..findings import rule
-from ..names import DALI, import_bindings, module_name
 from .base import Pass
+from .import_guards import find_guard
 from .imports import NDD_IMPORT, _References
 from .leftovers import policies_become_strings
 from .unroll.epoch_iterator import policy_member
@@ -44,97 +44,6 @@ GUARDED_IMPORTS = rule(
     before="try:\n    from nvidia.dali import fn, pipeline_def\nexcept ImportError:\n    fn = pipeline_def = None",
     after="try:\n    import nvidia.dali.experimental.dynamic as ndd\nexcept ImportError:\n    ndd = None",
 )
-
-_IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
-
-
-def _dali_import(statement) -> list[str] | None:
-    """The names a top-level ``import nvidia.dali...``/``from nvidia.dali... import`` line binds, else None."""
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return None
-    names = []
-    for small in statement.body:
-        if isinstance(small, cst.Import):
-            modules = [module_name(a.name) for a in small.names]
-        elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
-            modules = [module_name(small.module)]
-        else:
-            return None
-        if not all(m == DALI or m.startswith(DALI + ".") for m in modules):
-            return None
-        names += import_bindings(small)
-    return names
-
-
-def _catches_import_error(handler: cst.ExceptHandler) -> bool:
-    kind = handler.type
-    if kind is None:
-        return True
-    kinds = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
-    return any(isinstance(k, cst.Name) and k.value in _IMPORT_ERRORS for k in kinds)
-
-
-class _DaliImports(cst.CSTVisitor):
-    def __init__(self):
-        self.names: set[str] = set()
-
-    def visit_SimpleStatementLine(self, node):
-        self.names |= set(_dali_import(node) or ())
-        return False
-
-
-def _dali_names_within(block) -> set[str]:
-    """The names DALI imports bind anywhere in ``block`` (``if NEW_API: from nvidia.dali... import X`` too)."""
-    found = _DaliImports()
-    block.visit(found)
-    return found.names
-
-
-class Guard:
-    """A top-level ``try``/``if`` whose own body imports DALI, with the branch that runs without DALI."""
-
-    def __init__(self, index: int, node, fallback: cst.IndentedBlock | None, bound: set[str]):
-        self.index, self.node, self.fallback, self.bound = index, node, fallback, bound
-
-    @property
-    def body(self) -> list:
-        return list(self.node.body.body)
-
-    def last_dali_import(self) -> int:
-        return max(i for i, s in enumerate(self.body) if _dali_import(s) is not None)
-
-
-def find_guard(module: cst.Module) -> Guard | None:
-    """The one guard that holds every top-level DALI import of the module; None when a DALI import stands
-    unguarded (the module needs DALI anyway) or there is no guard."""
-    found = None
-    for index, statement in enumerate(module.body):
-        if _dali_import(statement) is not None:
-            return None
-        if isinstance(statement, (cst.Try, cst.If)) and isinstance(statement.body, cst.IndentedBlock):
-            if not any(_dali_import(inner) is not None for inner in statement.body.body):
-                continue
-            bound = _dali_names_within(statement.body)
-            if isinstance(statement, cst.Try):
-                if not statement.handlers or not any(_catches_import_error(h) for h in statement.handlers):
-                    continue
-                fallback = next((h.body for h in statement.handlers if _catches_import_error(h)), None)
-            else:
-                fallback = statement.orelse.body if isinstance(statement.orelse, cst.Else) else None
-            if found is not None:
-                return None  # two guards: which one the ndd import belongs to is not clear
-            found = Guard(index, statement, fallback if isinstance(fallback, cst.IndentedBlock) else None, bound)
-    return found
-
-
-def insert_guarded(module: cst.Module, guard: Guard, statement: str) -> cst.Module:
-    """``statement`` (a DALI import) added to the guard's body after its last DALI import."""
-    body = guard.body
-    body.insert(guard.last_dali_import() + 1, cst.parse_statement(statement + "\n"))
-    statements = list(module.body)
-    statements[guard.index] = guard.node.with_changes(body=guard.node.body.with_changes(body=body))
-    return module.with_changes(body=statements)
-
 
 def _placeholder_targets(statement, bound: set[str]):
     """``a = b = None`` / ``a, b = None, ABC`` binding only names the guard imports from DALI: [(name, value or
@@ -249,4 +158,4 @@ class GuardsPass(Pass):
         return module.with_changes(body=statements)
 
 
-__all__ = ["GuardsPass", "GUARDED_IMPORTS", "find_guard"]
+__all__ = ["GuardsPass", "GUARDED_IMPORTS"]

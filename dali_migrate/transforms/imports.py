@@ -29,7 +29,8 @@ import libcst as cst
 from ..findings import rule
 from ..names import DALI, NDD, dotted, import_bindings, module_name
 from .base import MigrationTransformer, Pass, names_in
-from .walk import walk
+from .import_guards import find_guard, insert_guarded
+from ..walk import walk
 
 IMPORTS = rule(
     "DM100", "imports", "info",
@@ -421,7 +422,6 @@ def _add_requested_imports(module: cst.Module, ctx, used: set[str]) -> cst.Modul
     requested = ctx.facts.get("add_imports") or {}
     if not requested:
         return module
-    from .guards import find_guard, insert_guarded
 
     bound = _top_level_bindings(module)
     for local, statement in sorted(requested.items()):

@@ -26,7 +26,7 @@ import builtins
 import libcst as cst
 
 from .. import optable
-from ..engine import code_for_node
+from ..source import code_for_node
 from ..findings import MARKER_PREFIX, rule
 from ..dataflow import ops_object_path as is_ops_object, site_operator
 from ..names import FN, MATH, NDD, OPS, TYPES, dotted

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..engine import code_for_node
+from ..source import code_for_node
 from ..findings import rule
 from ..names import FN, MATH, NDD, OPS, free_name
 from .. import dataflow as df
@@ -57,7 +57,7 @@ from .. import optable
 from .base import MigrationTransformer, Pass, names_in
 from .imports import numpy_name, request_numpy
 from .leftovers import PIPELINE_MODE_LEFT
-from .walk import walk
+from ..walk import walk
 
 AT_TO_SELECT = rule(
     "DM120", "tensorlist-at", "info",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .. import derive
+from ... import derive
 from ..core import HEADER, check, code, function_scope_node, is_op_call_or_data, lint_rule, method_call
 
 EVALUATE_EVERY_OP = lint_rule(

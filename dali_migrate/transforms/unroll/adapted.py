@@ -24,7 +24,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ... import dataflow as df
-from ..walk import walk
+from ...walk import walk
 from .helpers import is_helper_import, is_tool_written_class
 from .model import stmt
 

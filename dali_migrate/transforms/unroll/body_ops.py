@@ -33,7 +33,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ... import optable
-from ..walk import transform, walk
+from ...walk import transform, walk
 from . import rules
 from .model import AssignedNames, NameReads, code_of, kwarg, ndd_attr, ops_path
 

@@ -17,10 +17,10 @@ import ast
 
 import libcst as cst
 
-from ..walk import transform, walk
+from ...walk import transform, walk
 from ... import optable
 from ...dataflow import STREAM_CLASS
-from ...project import module_name_of
+from ...files import module_name_of
 from ...names import NDD, dotted, free_name
 from . import checkpoints, conditional, constants, prefetch, rules, sources as external, stream
 from .graph import (_source_setup, _uses_name, Env, argument_inputs_alike, build_graph, closing_returns,
@@ -28,7 +28,7 @@ from .graph import (_source_setup, _uses_name, Env, argument_inputs_alike, build
                     thread_statement)
 from .helpers import class_source
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
-                    stmt, with_kwarg, without_kwargs, ndd_attr, literal_value, ops_object_callable)
+                    stmt, with_kwarg, without_kwargs, ndd_attr, literal_value, ops_object_callable, _Substitute)
 
 ITER_SETUP = "iter_setup"
 EPOCH_ENDED = "iter_setup() ended the epoch: pipe.run() raised StopIteration until pipe.reset()"
@@ -392,7 +392,7 @@ def _foreign_node(unroller, record) -> cst.ClassDef:
     derives from Pipeline itself."""
     nodes = unroller.__dict__.setdefault("_foreign_nodes", {})
     if record.qualname not in nodes:
-        from ...project import _PIPELINE_NAMES
+        from ...names import _PIPELINE_NAMES
 
         if not all(base in _PIPELINE_NAMES for base in record.bases):
             raise CannotUnroll(f"its base class {record.qualname} (module {record.module}) does not derive from "
@@ -537,8 +537,6 @@ def _made_reader(call: cst.Call, makers: dict) -> cst.Call | None:
     if not all(_plain_read(v) for v in binding.values()):
         raise CannotUnroll(f"{code_of(call)}: an argument of the reader maker is not a name, an attribute, a "
                            f"literal or a subscript of one by a literal (it would be evaluated again)", call)
-    from .consumers import _Substitute
-
     return transform(method.body.body[-1].body[0].value, _Substitute(binding), layout=False)
 
 

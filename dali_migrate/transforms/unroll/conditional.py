@@ -31,7 +31,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...dataflow import DATANODE, DATANODES
-from ..walk import walk
+from ...walk import walk
 from .model import CannotUnroll, NameReads, code_of, expr, kwarg, stmt, with_kwarg
 
 STREAM_PREFIX = "batches"

@@ -51,7 +51,7 @@ import re
 import libcst as cst
 
 from ...names import TYPES, free_name
-from ..walk import walk
+from ...walk import walk
 from .model import NameReads, code_of, expr, kwarg
 
 CASTS = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",

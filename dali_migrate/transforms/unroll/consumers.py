@@ -11,29 +11,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..walk import transform, walk
+from ...walk import transform, walk
 from . import epoch_iterator, rules
 from .stream import CLASS_NAME as STREAM_CLASS
-from .model import AssignedNames, CannotUnroll, NameReads, ReaderSpec, code_of, expr, kwarg, literal_value, ops_path
-
-
-class _Substitute(cst.CSTTransformer):
-    def __init__(self, binding):
-        super().__init__()
-        self.binding = binding
-        self._skip: set[cst.CSTNode] = set()
-
-    def visit_Attribute(self, node):
-        self._skip.add(node.attr)
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._skip.add(node.keyword)
-
-    def leave_Name(self, original_node, updated_node):
-        if original_node in self._skip or original_node.value not in self.binding:
-            return updated_node
-        return self.binding[original_node.value]
+from .model import (AssignedNames, CannotUnroll, NameReads, ReaderSpec, _Substitute, code_of, expr, kwarg,
+                    literal_value, ops_path)
 
 
 def _pipe_call(unroller, owner):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..walk import transform, walk
+from ...walk import transform, walk
 from .model import AssignedNames
 
 PIPELINE = "nvidia.dali.Pipeline"

@@ -11,7 +11,7 @@ counter counts one pipeline's samples and PARTIAL cuts each pipeline's batch to 
 shard it reads; with size= the counter counts all pipelines' samples and PARTIAL returns only the
 pipelines that still hold samples of the epoch, the last one cut. Like the plugin it reads and counts its
 first batch when it is made (unless prepare_first_batch=False) and gives it first. ``next()`` is a method and
-the plugin's instance attributes (units.ITERATOR_ATTRS: ``output_map``, ``batch_size``, ``_num_gpus``, ``_size``,
+the plugin's instance attributes (ITERATOR_ATTRS: ``output_map``, ``batch_size``, ``_num_gpus``, ``_size``,
 ``_counter``, ``_first_batch``, ``_last_batch_policy`` as a LastBatchPolicy member, ``_auto_reset`` as "yes"/"no",
 ...) hold the plugin's values at the same times, for subclasses and code it is handed to
 (units.ITERATOR_HANDED_ON); ``last_batch_policy`` and ``auto_reset`` take the plugin's values (a LastBatchPolicy
@@ -21,6 +21,16 @@ pipelines a subclass's reads and writes of the plugin's state go to the plugin's
 
 CLASS_NAME = "EpochIterator"
 POLICIES = ("FILL", "DROP", "PARTIAL")
+# What the migrated iterator (EpochIterator) has with the plugin iterator's meaning and values (docs/dali-facts.md):
+# its methods, and the instance attributes that hold the same values at the same times as the installed plugin's
+# (tests/test_unroll_runtime.py::test_iterator_private_state_is_the_plugins derives them by running both). Not among
+# them: checkpoints(), _pipes (pipeline-mode objects) and the per-shard numpy arrays (_shards_id, _counter_per_gpu,
+# _shard_sizes_per_gpu, _shard_sizes_per_gpu_initial).
+ITERATOR_ATTRS = frozenset({"reset", "size", "__len__", "__iter__", "__next__", "next",
+                            "_size", "batch_size", "output_map", "_num_gpus", "_counter", "_first_batch",
+                            "_ever_consumed", "_ever_scheduled", "_auto_reset", "_last_batch_policy",
+                            "_last_batch_padded", "_prepare_first_batch", "_reader_name", "_output_categories",
+                            "_enable_checkpointing", "_size_no_pad", "_shards_num", "_is_stick_to_shard"})
 
 
 def policy_member(imports, node) -> str | None:

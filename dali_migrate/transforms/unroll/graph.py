@@ -12,7 +12,7 @@ import re
 
 import libcst as cst
 
-from ..walk import transform, walk, walk_many
+from ...walk import transform, walk, walk_many
 from ... import argument_inputs, optable
 from ... import dataflow as df
 from ...names import FN, NDD, OPS, free_name

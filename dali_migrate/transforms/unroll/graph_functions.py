@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ...names import free_name
-from ..walk import transform, walk
+from ...walk import transform, walk
 from . import rules
-from .model import AssignedNames, NameReads, code_of, expr, fn_path, kwarg, op_entry, with_kwarg
+from .model import AssignedNames, NameReads, _Substitute, code_of, expr, fn_path, kwarg, op_entry, with_kwarg
 
 # Names the generator takes itself: a reader argument that reads a global of that name would read the
 # generator's parameter once inlined.
@@ -248,8 +248,6 @@ def inline_reader(statement, env, desc, statements):
         local |= _assigned(other)
     if (_names_in(function.call) - set(function.params)) & local:
         return None
-    from .consumers import _Substitute
-
     call = transform(function.call, _Substitute(binding), layout=False)
     path = fn_path(env.ctx.imports, call.func)
     fn_name, entry = op_entry(path)

@@ -40,7 +40,7 @@ their reader) or values the tool cannot trace (DM241). Where the class stays, so
 its ``super().__init__`` gets: that call is marked too (DM212), which keeps their unit in pipeline mode.
 
 Supported: no ``__init__``, or one of those two, ``super()`` calls of
-those methods, and ``self.`` reads of those attributes (``units.ITERATOR_ATTRS``: what the EpochIterator has with the
+those methods, and ``self.`` reads of those attributes (``epoch_iterator.ITERATOR_ATTRS``: what the EpochIterator has with the
 plugin's meaning) or of what the subclass itself defines; every construction site a call whose pipelines the
 migration writes as ReaderStreams (they answer the epoch size at run time), or whose pipelines the tool cannot
 trace. A class never constructed here, or given pipelines it cannot trace (a parameter, another module's value),
@@ -60,7 +60,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..walk import walk
+from ...walk import walk
+from .epoch_iterator import ITERATOR_ATTRS
 from .model import NameReads, code_of
 
 # The iterator classes a subclass may derive from -> the output map the plugin fixes (None: the caller's).
@@ -154,8 +155,6 @@ def _problem(subclass: IteratorSubclass, streams, untraced) -> str | None:
     if unsupported:
         return f"it calls super().{unsupported[0]}(), which the migrated base (EpochIterator) does not have"
     own = uses.assigned | {s.name.value for s in node.body.body if isinstance(s, cst.FunctionDef)}
-    from ...units import ITERATOR_ATTRS  # (units imports the passes: read when used)
-
     unknown = sorted(uses.read - own - ITERATOR_ATTRS)
     if unknown:
         return f"it reads self.{unknown[0]}, which the migrated base (EpochIterator) does not have"

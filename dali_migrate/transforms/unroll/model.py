@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ... import optable
-from ...engine import code_for_node, parse_expression, parse_statement
+from ...source import code_for_node, parse_expression, parse_statement
 from ...names import FN, NDD, OPS, dotted
 
 # Pipeline(...) positional parameters, in order (nvidia.dali.Pipeline.__init__).
@@ -274,7 +274,7 @@ class SeededCalls(cst.CSTVisitor):
 
 def seeded_calls(node: cst.CSTNode, imports, skipped=frozenset()) -> list[cst.Call]:
     """The seeded random-op calls in ``node``, outside the statements ``skipped`` (those of kept units)."""
-    from ..walk import walk
+    from ...walk import walk
 
     finder = SeededCalls(imports)
     walk(node, finder, keep=(lambda n: n not in skipped) if skipped else None)
@@ -479,3 +479,24 @@ class ChangedNames(cst.CSTVisitor):
 
     def visit_Lambda(self, node):
         return False
+
+
+# Names replaced by the expressions they are bound to (a reader's arguments at the call site), attribute names
+# and keywords left alone: shared by consumers, graph_functions and classes.
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, binding):
+        super().__init__()
+        self.binding = binding
+        self._skip: set[cst.CSTNode] = set()
+
+    def visit_Attribute(self, node):
+        self._skip.add(node.attr)
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:
+            self._skip.add(node.keyword)
+
+    def leave_Name(self, original_node, updated_node):
+        if original_node in self._skip or original_node.value not in self.binding:
+            return updated_node
+        return self.binding[original_node.value]

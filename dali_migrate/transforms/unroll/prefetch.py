@@ -41,7 +41,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ... import dataflow as df
-from ..walk import walk
+from ...walk import walk
 from .model import PipelineDesc, literal_value
 
 CLASS_NAME = "Prefetch"

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ...names import free_name
-from ..walk import transform, walk
+from ...walk import transform, walk
 from . import rules
 from .model import CannotUnroll, code_of, expr, fn_path, kwarg, ops_path, literal_value, stmt
 

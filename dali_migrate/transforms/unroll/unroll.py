@@ -9,11 +9,11 @@ import libcst as cst
 from ... import dataflow as df
 from ... import optable
 from ...names import dotted
-from ...project import module_name_of
-from ...engine import register_names
+from ...files import module_name_of
+from ...source import register_names
 from ..base import MigrationTransformer, name_nodes_in
 from ..imports import first_use
-from ..walk import node_children, transform, walk
+from ...walk import node_children, transform, walk
 from . import (adapted, body_ops, checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass,
                prefetch, rules, stream)
 from . import helpers as helpers_module

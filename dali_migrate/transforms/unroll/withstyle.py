@@ -10,7 +10,7 @@ import libcst as cst
 
 from ...findings import marker_text
 from ..base import has_marker
-from ..walk import walk
+from ...walk import walk
 from . import checkpoints, rules
 from .graph import (_uses_name, build_graph, closing_branches, device_statement, eager_sources, epoch_statements,
                     grow_statement, loop_statements, rng_statements_after_pre, seeding_statements, takes_device,

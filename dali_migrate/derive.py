@@ -1,4 +1,4 @@
-"""Facts about the installed DALI that lint rules depend on, derived at run time.
+"""Facts about the installed DALI that lint rules and the flow model depend on, derived at run time.
 
 The linter must run where DALI is not installed, so each fact has a recorded default (what DALI
 2.4.0 says; ``tests/test_lint_derive.py`` checks each default against the installed DALI).
@@ -53,7 +53,7 @@ def derive_multi_output_ops() -> frozenset[str]:
     """Recompute ``RECORDED_MULTI_OUTPUT`` from the installed DALI (for the test and the table)."""
     from nvidia.dali import backend
 
-    from .. import optable
+    from . import optable
 
     found = set()
     for path, entry in optable.table()["fn"].items():
