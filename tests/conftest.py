@@ -65,3 +65,11 @@ def _expected_dali_deprecations():
 @pytest.fixture(autouse=True)
 def _no_stray_imports_of_tool_in_migrated(monkeypatch):
     yield
+
+
+@pytest.fixture(autouse=True)
+def _forget_helper_modules():
+    """A test that imports migrated code imports its helper module (``dali_dynamic_compat``) from its own folder: the
+    next test in the process, which runs another copy with other helpers, must import its own, not find this one."""
+    yield
+    sys.modules.pop("dali_dynamic_compat", None)
