@@ -11,10 +11,7 @@ from .files import SourceError, atomic_write, decode_source, module_name_of, rea
 from .findings import Finding
 from .project import Project, across_modules, scan_classes, scan_source
 
-# Exit codes (the CLI contract in DESIGN.md).
-EXIT_CLEAN = 0  # nothing left to do
-EXIT_PENDING = 1  # changes pending, or manual follow-ups remain
-EXIT_ERROR = 2  # usage, I/O or parse errors
+from .exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_PENDING  # noqa: F401  (the commands' contract, api.EXIT_*)
 
 
 @dataclass

@@ -294,39 +294,6 @@ def migrate_notebook(text: str, path: str = "<notebook>.ipynb", helper_module: s
     return result
 
 
-def lint_notebook(text: str, path: str = "<notebook>.ipynb", fix: bool = False, unsafe_fixes: bool = False):
-    """Lint a notebook's code cells the way ``migrate`` reads them: joined into one module (so a name
-    bound in one cell is known in the next), findings per cell; with ``fix``, the fixed code is split back
-    into the cells and the notebook's text is in ``fixed_source``. Never raises for bad input."""
-    from .lint import LintResult, error_result, lint_module
-
-    result = LintResult(path=path, source=text)
-    if not might_use_dali(text):
-        return result
-    notebook = _read_notebook(text)
-    if notebook is None or (not isinstance(notebook, tuple) and not notebook.parts):
-        return result
-    if isinstance(notebook, tuple):
-        return error_result(result, notebook[1], rule_id=notebook[0])
-    parts = notebook.parts
-    linted = lint_module(_join(parts), path, fix=fix, unsafe_fixes=unsafe_fixes)
-    if linted.changed:
-        try:
-            new_sources = _split(linted.fixed_source, parts)
-            new_sources, _ = _restore_magics(new_sources, parts, notebook.magics, set(), path)
-        except _Unmappable:  # fixes that cannot be put back into the cells are not applied
-            return lint_notebook(text, path)
-        fixed_text, _, _ = _write_cells(notebook, text, new_sources)
-        result = lint_notebook(fixed_text, path)  # what is left, at its place in the fixed cells
-        result.source, result.fixed_source = text, fixed_text
-        result.fixed = [_map_finding(f, parts) for f in linted.fixed]
-        return result
-    result.findings = [_map_finding(f, parts) for f in linted.findings]
-    if linted.error:
-        result.error = _error_in_cells(linted.error, result.findings, parts)
-    return result
-
-
 class _Unmappable(Exception):
     pass
 

@@ -21,10 +21,12 @@ from ..files import SourceError, atomic_write, iter_source_files, read_source
 from ..findings import Finding
 from ..markers import open_markers
 from ..names import ImportTable
+from ..notebooks import (_error_in_cells, _join, _map_finding, _read_notebook, _restore_magics, _split,
+                         _Unmappable, _write_cells)
 from .core import LintResult, _ApplyFixes, run_checks
 from . import rules  # noqa: F401  (importing registers the DM3xx rules)
 
-from ..api import EXIT_CLEAN, EXIT_ERROR, EXIT_PENDING as EXIT_FINDINGS  # one set of exit codes for every command
+from ..exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_PENDING as EXIT_FINDINGS  # one set of exit codes for every command
 _MAX_FIX_ROUNDS = 5
 
 
@@ -73,12 +75,41 @@ def lint_source(text: str, path: str = "<string>", fix: bool = False, unsafe_fix
     """Lint one module's text; with ``fix``, apply the safe fixes (and, with ``unsafe_fixes``, the
     unsafe ones) and lint again until nothing more can be fixed. Never raises for bad input.
     A ``path`` ending in ``.ipynb`` with a notebook's JSON as ``text`` is linted as a notebook
-    (``notebooks.lint_notebook``: code cells joined, findings per cell)."""
+    (``lint_notebook``: code cells joined, findings per cell)."""
     if path.endswith(".ipynb") and text.lstrip().startswith("{"):
-        from ..notebooks import lint_notebook
-
         return lint_notebook(text, path, fix=fix, unsafe_fixes=unsafe_fixes)
     return lint_module(text, path, fix, unsafe_fixes)
+
+
+def lint_notebook(text: str, path: str = "<notebook>.ipynb", fix: bool = False, unsafe_fixes: bool = False):
+    """Lint a notebook's code cells the way ``migrate`` reads them: joined into one module (so a name
+    bound in one cell is known in the next), findings per cell; with ``fix``, the fixed code is split back
+    into the cells and the notebook's text is in ``fixed_source``. Never raises for bad input."""
+    result = LintResult(path=path, source=text)
+    if not might_use_dali(text):
+        return result
+    notebook = _read_notebook(text)
+    if notebook is None or (not isinstance(notebook, tuple) and not notebook.parts):
+        return result
+    if isinstance(notebook, tuple):
+        return error_result(result, notebook[1], rule_id=notebook[0])
+    parts = notebook.parts
+    linted = lint_module(_join(parts), path, fix=fix, unsafe_fixes=unsafe_fixes)
+    if linted.changed:
+        try:
+            new_sources = _split(linted.fixed_source, parts)
+            new_sources, _ = _restore_magics(new_sources, parts, notebook.magics, set(), path)
+        except _Unmappable:  # fixes that cannot be put back into the cells are not applied
+            return lint_notebook(text, path)
+        fixed_text, _, _ = _write_cells(notebook, text, new_sources)
+        result = lint_notebook(fixed_text, path)  # what is left, at its place in the fixed cells
+        result.source, result.fixed_source = text, fixed_text
+        result.fixed = [_map_finding(f, parts) for f in linted.fixed]
+        return result
+    result.findings = [_map_finding(f, parts) for f in linted.findings]
+    if linted.error:
+        result.error = _error_in_cells(linted.error, result.findings, parts)
+    return result
 
 
 def lint_module(text: str, path: str, fix: bool = False, unsafe_fixes: bool = False) -> LintResult:
