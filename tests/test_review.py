@@ -201,7 +201,8 @@ def _headless_browser():
 _PROBE = """<pre id="probe"></pre><script>
 const box = e => { const r = e.getBoundingClientRect(); return {left: r.left, top: r.top + scrollY, width: r.width,
                    height: r.height, bottom: r.bottom + scrollY}; };
-const seen = {viewport: innerWidth, page_width: document.documentElement.scrollWidth, table: [], files: []};
+const seen = {viewport: innerWidth, page_width: document.documentElement.scrollWidth,
+              page_height: document.documentElement.scrollHeight, table: [], files: []};
 for (const a of document.querySelectorAll("table a")) {
   const target = document.querySelector(a.getAttribute("href"));
   seen.table.push({text: a.innerText, target: target ? box(target) : null});
@@ -304,10 +305,13 @@ def test_html_renders_in_a_browser(example_results, tmp_path):
     assert placed > 0 and any(f.markers for f in review.files)
 
     shot = _artifacts() / "review-browser.png"
-    subprocess.run([*browser, f"--screenshot={shot}", page.as_uri()], check=True, capture_output=True, timeout=120)
+    # The whole page, however long the run's diffs make it (a window of its height; capped, for a runaway page)
+    height = min(max(seen["page_height"], 2400), 16000)
+    whole = [*browser[:-1], f"--window-size=1200,{height}"]
+    subprocess.run([*whole, f"--screenshot={shot}", page.as_uri()], check=True, capture_output=True, timeout=120)
     print(f"screenshot: {shot}")
     with Image.open(shot) as image:
-        assert image.size == (1200, 2400)
+        assert image.size == (1200, height)
         colours = image.convert("RGB").getcolors(maxcolors=1 << 20) or []
     # Styled text, tables and coloured diff lines give many colours; an unstyled or blank page few.
     assert len(colours) > 200
