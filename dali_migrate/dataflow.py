@@ -1605,17 +1605,21 @@ class DataFlow:
                 unit = ("attr", key)
                 if self._stale(unit):
                     self._begin(unit)
-                    changed |= self._update_attr(key, sources, unit)
+                    new = self._joined_attr(key, sources)
+                    self._end(unit)
+                    changed |= self._set_attr(key, new)
             for index, (owner, attr, source) in enumerate(self._attr_stores):
                 unit = ("store", index)
                 if not self._stale(unit):
                     continue
                 self._begin(unit)
                 target = self._eval(owner)
-                if target is not None and isinstance(target[0], tuple) and target[0][0] == "instance":
-                    changed |= self._update_attr((target[0][1], attr), [source], unit)
-                else:
-                    self._end(unit)
+                key = (target[0][1], attr) if target is not None and isinstance(target[0], tuple) \
+                    and target[0][0] == "instance" else None
+                new = self._joined_attr(key, [source]) if key is not None else None
+                self._end(unit)
+                if key is not None:
+                    changed |= self._set_attr(key, new)
             for function in self.functions.values():
                 unit = ("ret", function.node)
                 if not self._stale(unit):
@@ -1652,18 +1656,19 @@ class DataFlow:
         self._stamps[tag] = self._clock
         self._clock += 1
 
-    def _update_attr(self, key, sources, unit) -> bool:
-        current = self._attr_values.get(key)
-        new = current
+    def _joined_attr(self, key, sources):
+        """What an attribute holds with ``sources`` joined in (read only: the caller writes it, ``_set_attr``)."""
+        new = self._attr_values.get(key)
         for source in sources:
             new = join(new, self._source_value(source, None, None))
-        new = _capped(new)
-        self._end(unit)
-        if new != current:
-            self._attr_values[key] = new
-            self._changed(("a", key))
-            return True
-        return False
+        return _capped(new)
+
+    def _set_attr(self, key, new) -> bool:
+        if new == self._attr_values.get(key):
+            return False
+        self._attr_values[key] = new
+        self._changed(("a", key))
+        return True
 
     def _solve_calls(self) -> bool:
         """Parameters get what the call sites pass (one round)."""
