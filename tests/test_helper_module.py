@@ -291,7 +291,8 @@ def test_a_notebook_and_a_module_share_the_helper_module(tmp_path, images):
 
 
 def test_the_mcp_server_lists_writes_and_then_leaves_the_helper_module(tmp_path, monkeypatch):
-    from dali_migrate.mcp_server import Workspace, migrate_workspace_paths
+    from dali_migrate.mcp_tools.operations import migrate_workspace_paths
+    from dali_migrate.mcp_tools.workspace import Workspace
 
     project = _project(tmp_path / "project")
     monkeypatch.chdir(tmp_path)  # the workspace is not the current folder
