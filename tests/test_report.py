@@ -242,7 +242,7 @@ if __name__ == "__main__":
 
 
 def test_discovery_through_aliases():
-    from dali_migrate.report import find_pipelines
+    from dali_migrate.pipeline_defs import find_pipelines
 
     found = [(p.name, p.style, p.line, p.required) for p in find_pipelines(DISCOVERY, "d.py")]
     assert found == [

@@ -20,9 +20,9 @@ from typing import Any
 from ..findings import Finding, rule
 from . import compare as cmp
 from .devices import DeviceMapping, cuda_device_count, map_call_arguments, map_devices_to_cpu
-from .loading import (HarnessError, find, instantiate, load_module, module_level_names, output_names,
-                      still_pipeline_mode)
+from .loading import HarnessError, load_module, module_level_names, output_names, still_pipeline_mode
 from .randomness import PipelineHooks, StateRecorder, random_dependencies
+from .sides import NotMigrated, built_for_timing, migrated_iterator, original_pipeline
 
 OUTPUTS_DIFFER = rule(
     "DM401", "outputs-differ", "error",
@@ -225,54 +225,6 @@ def _as_tuple(value: Any) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
-def built_for_timing(module, name: str, path: str, args, kwargs):
-    """The original pipeline, built as the user builds it, without the harness's hooks; its device_id is
-    dropped where there is no GPU (a positional one escapes the text mapping)."""
-    pipe, _ = _original_pipeline(module, name, path, args, kwargs, None)
-    if pipe.device_id is not None and cuda_device_count() == 0:
-        pipe._device_id = None
-    pipe.build()
-    return pipe
-
-
-def _migrated_iterator(module, name: str, path: str, args, kwargs):
-    target = find(module, name, path)
-    from nvidia.dali.pipeline import Pipeline
-
-    obj, style = instantiate(target, args, _accepted(target, kwargs))
-    if isinstance(obj, Pipeline):
-        raise _NotMigrated(f"{path}: {name} still builds a pipeline-mode Pipeline; it has not been unrolled into "
-                           f"dynamic-mode code")
-    try:
-        return iter(obj), style
-    except TypeError:
-        raise _NotMigrated(f"{path}: {name} gives a {type(obj).__name__}, which cannot be iterated") from None
-
-
-# Pipeline options a migrated generator takes only where its body or callers use them (the migration drops
-# them from the call sites it rewrites; the harness calls the generator the way the migrated callers do).
-_PIPELINE_OPTIONS = ("num_threads", "device_id", "seed")
-
-
-def _accepted(target, kwargs: dict) -> dict:
-    """``kwargs`` without the pipeline options ``target`` (a migrated generator function) does not take."""
-    import inspect
-
-    if not callable(target) or not any(k in kwargs for k in _PIPELINE_OPTIONS):
-        return kwargs
-    try:
-        params = inspect.signature(target).parameters
-    except (TypeError, ValueError):
-        return kwargs
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return kwargs
-    return {k: v for k, v in kwargs.items() if k in params or k not in _PIPELINE_OPTIONS}
-
-
-class _NotMigrated(Exception):
-    pass
-
-
 class _SideFailed(Exception):
     def __init__(self, side: str, stage: str, error: BaseException, path: str):
         cause = error.__cause__ if error.__cause__ is not None else None
@@ -285,20 +237,6 @@ class _SideFailed(Exception):
         if cause is not None and str(cause) not in str(error):
             message += f" (cause: {type(cause).__name__}: {cause})"
         super().__init__(message)
-
-
-def _original_pipeline(module, name: str, path: str, args, kwargs, report: VerifyReport | None):
-    from nvidia.dali.pipeline import Pipeline
-
-    target = find(module, name, path)
-    pipe, style = instantiate(target, args, kwargs)
-    if not isinstance(pipe, Pipeline):
-        raise HarnessError(f"{path}: {name} gives a {type(pipe).__name__}, not a DALI Pipeline")
-    if report is not None and report.devices.get("mapped_to_cpu") and pipe.device_id is not None:
-        report.device_mappings.append(DeviceMapping("original", 0, f"Pipeline device_id={pipe.device_id}",
-                                                    "device_id=None", "set on the built Pipeline object"))
-        pipe._device_id = None  # a positional device_id escapes the text rewrite; a GPU pipeline cannot build
-    return pipe, style
 
 
 def verify(original_path: str, pipeline: str, migrated_path: str | None = None, *, args: list | None = None,
@@ -321,7 +259,7 @@ def _check_pipeline_name(source: str, path: str, name: str) -> None:
     defined = module_level_names(source)
     if defined is None or name in defined:
         return
-    from ..report import find_pipelines
+    from ..pipeline_defs import find_pipelines
 
     pipelines = [p.name for p in find_pipelines(source, path) if p.name in defined]
     listed = f"; its pipelines: {', '.join(dict.fromkeys(pipelines))}" if pipelines else \
@@ -388,7 +326,7 @@ def verify_sources(original_text: str, original_path: str, pipeline: str, migrat
             # Once the module has loaded (its top-level code runs, whatever the name), so that a slow or
             # failing module is reported as such; then a name the user's file lacks is said in its terms.
             _check_pipeline_name(original_text, original_path, pipeline)
-            iterator, report.styles["migrated"] = _migrated_iterator(migrated_module, pipeline,
+            iterator, report.styles["migrated"] = migrated_iterator(migrated_module, pipeline,
                                                                      migrated_load_path, args, kwargs)
             for i in range(iterations):
                 recorder.start_iteration()
@@ -396,7 +334,7 @@ def verify_sources(original_text: str, original_path: str, pipeline: str, migrat
                 outs = _as_tuple(next(iterator))
                 stage = f"reading the outputs of iteration {i}"
                 migrated_out.append([cmp.snapshot_migrated_output(o) for o in outs])
-    except _NotMigrated as e:
+    except NotMigrated as e:
         return _finish_incomplete(report, str(e), migrated_load_path)
     except StopIteration:
         return _finish_failed(report, f"migrated side stopped after {len(migrated_out)} iterations "
@@ -415,7 +353,7 @@ def verify_sources(original_text: str, original_path: str, pipeline: str, migrat
     try:
         with hooks.installed(feed_random_states=feed_random):
             original_module = load_module(original_text, original_path, "original")
-            pipe, report.styles["original"] = _original_pipeline(original_module, pipeline, original_path, args,
+            pipe, report.styles["original"] = original_pipeline(original_module, pipeline, original_path, args,
                                                                  kwargs, report)
             stage = "building"
             pipe.build()
@@ -537,7 +475,7 @@ def _measure(original_text, original_path, migrated_text, migrated_path, pipelin
     original_module = load_module(original_text, original_path, "original")
     pipe = built_for_timing(original_module, pipeline, original_path, args, kwargs)
     migrated_module = load_module(migrated_text, migrated_path, "migrated")
-    iterator, _ = _migrated_iterator(migrated_module, pipeline, migrated_path, args, kwargs)
+    iterator, _ = migrated_iterator(migrated_module, pipeline, migrated_path, args, kwargs)
     try:
         return measure(pipeline_stepper(pipe), migrated_stepper(iterator), warmup=warmup,
                        iterations=timing_iterations, repeats=repeats)

@@ -98,7 +98,7 @@ def _convert_migrated(output, consumer: str) -> int:
 def _stepper(spec: dict) -> tuple[Callable[[], int], Callable[[], None]]:
     """(one training-loop step that returns its sample count, cleanup) for the side in ``spec``."""
     from .loading import load_module
-    from .runner import _migrated_iterator, built_for_timing
+    from .sides import built_for_timing, migrated_iterator
 
     text = Path(spec["source_file"]).read_text(encoding="utf-8")
     module = load_module(text, spec["module_path"], spec["kind"])
@@ -112,7 +112,7 @@ def _stepper(spec: dict) -> tuple[Callable[[], int], Callable[[], None]]:
             return max([_convert_original(o, consumer) for o in outputs] or [0])
 
         return step, lambda: None
-    iterator, _ = _migrated_iterator(*where)
+    iterator, _ = migrated_iterator(*where)
 
     def step() -> int:
         outputs = next(iterator)
