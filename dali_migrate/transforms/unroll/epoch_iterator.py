@@ -19,7 +19,9 @@ member, or its name as the migration writes it; "yes"/"no") and refuse others as
 pipelines a subclass's reads and writes of the plugin's state go to the plugin's iterator, which holds it.
 """
 
-CLASS_NAME = "EpochIterator"
+from .helper_classes import EPOCH_ITERATOR
+
+CLASS_NAME = EPOCH_ITERATOR
 POLICIES = ("FILL", "DROP", "PARTIAL")
 # What the migrated iterator (EpochIterator) has with the plugin iterator's meaning and values (docs/dali-facts.md):
 # its methods, and the instance attributes that hold the same values at the same times as the installed plugin's

@@ -27,12 +27,13 @@ from ... import dataflow as df
 from ...names import dotted
 from . import rules
 from .epoch_iterator import policy_member
+from .helper_classes import JAX_ITERATOR, TF_DATASET, TF_ITERATOR
 from .model import code_of, kwarg
 
-TF_NAME = "TFDataset"
-TF_OP_NAME = df.TF_OP_CLASS
+TF_NAME = TF_DATASET
+TF_OP_NAME = TF_ITERATOR
 TF_ITERATOR_OP = df.TF_ITERATOR_OP
-JAX_NAME = "JaxEpochIterator"
+JAX_NAME = JAX_ITERATOR
 TF_DATASET = "nvidia.dali.plugin.tf.DALIDataset"
 JAX_ITERATOR = "nvidia.dali.plugin.jax.DALIGenericIterator"
 JAX_ITERATORS = (JAX_ITERATOR, "nvidia.dali.plugin.jax.iterator.DALIGenericIterator")

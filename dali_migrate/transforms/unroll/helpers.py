@@ -29,26 +29,26 @@ import re
 from pathlib import Path
 
 from ... import runtime
-from . import epoch_iterator, frameworks, prefetch, stream
+from .helper_classes import EPOCH_ITERATOR, JAX_ITERATOR, PREFETCH, READER_STREAM, TF_DATASET, TF_ITERATOR
 
 DEFAULT_MODULE = "dali_dynamic_compat"
 # The modules of dali_migrate/runtime, in the order the helper module holds their definitions.
 RUNTIME_MODULES = ("settle", "epoch_iterator", "reader_stream", "prefetch", "jax_iterator", "tf_dataset", "tf_iterator")
 # Each helper migrated code may import, and how to do without it (the helper module's header says so).
 DROP = {
-    epoch_iterator.CLASS_NAME: "iterate the reader's epochs (`for jpegs, labels in reader.next_epoch(): ...`) and "
-                               "call `.torch()` on each output, where the plugin's sizes, last-batch policies and "
-                               "reset() are not needed",
-    stream.CLASS_NAME: "return the steps generator itself where nothing asks the pipeline for epoch_size(), "
-                       "reader_meta() or max_batch_size (ask the reader: `reader.get_metadata()`)",
-    prefetch.CLASS_NAME: "remove the `@Prefetch(depth=N)` decorator: each step is then computed when next() asks "
-                         "for it (slower where loading overlapped the caller's work)",
-    frameworks.JAX_NAME: "iterate the generator and convert each output with "
-                         "`jax.dlpack.from_dlpack(ndd.as_tensor(batch))`",
-    frameworks.TF_NAME: "build `tf.data.Dataset.from_generator` over the generator, each output converted with "
-                        "`np.asarray(ndd.as_tensor(batch).cpu())`",
-    frameworks.TF_OP_NAME: "call `next()` on the generator and convert each output with "
-                           "`tf.convert_to_tensor(np.asarray(ndd.as_tensor(batch).cpu()))`",
+    EPOCH_ITERATOR: "iterate the reader's epochs (`for jpegs, labels in reader.next_epoch(): ...`) and "
+                    "call `.torch()` on each output, where the plugin's sizes, last-batch policies and "
+                    "reset() are not needed",
+    READER_STREAM: "return the steps generator itself where nothing asks the pipeline for epoch_size(), "
+                   "reader_meta() or max_batch_size (ask the reader: `reader.get_metadata()`)",
+    PREFETCH: "remove the `@Prefetch(depth=N)` decorator: each step is then computed when next() asks "
+              "for it (slower where loading overlapped the caller's work)",
+    JAX_ITERATOR: "iterate the generator and convert each output with "
+                  "`jax.dlpack.from_dlpack(ndd.as_tensor(batch))`",
+    TF_DATASET: "build `tf.data.Dataset.from_generator` over the generator, each output converted with "
+                "`np.asarray(ndd.as_tensor(batch).cpu())`",
+    TF_ITERATOR: "call `next()` on the generator and convert each output with "
+                 "`tf.convert_to_tensor(np.asarray(ndd.as_tensor(batch).cpu()))`",
 }
 CHECKED_WITH_DALI = "2.4.0"  # the DALI the helpers were verified against (a test compares the installed one)
 IMPORT_COMMENT = "# written by dali-migrate (migrate --write recreates it)"

@@ -42,9 +42,10 @@ import libcst as cst
 
 from ... import dataflow as df
 from ...walk import walk
+from .helper_classes import PREFETCH
 from .model import PipelineDesc, literal_value
 
-CLASS_NAME = "Prefetch"
+CLASS_NAME = PREFETCH
 DEFAULT_DEPTH = 2  # Pipeline(prefetch_queue_depth=2)
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...dataflow import STREAM_CLASS as CLASS_NAME  # the flow model knows ReaderStream(...) by this name
+from .helper_classes import READER_STREAM as CLASS_NAME
 from .model import code_of, stmt
 
 
