@@ -23,6 +23,8 @@ from .graph import (Env, _uses_name, build_graph, closing_returns, device_statem
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, AssignedNames,
                     CannotUnroll, NameReads, PipelineDesc, ReaderSpec, code_of, expr, fn_path, has_seeded_call, kwarg,
                     literal_value, ops_fn_entry, ops_path, stmt, with_kwarg, without_kwargs)
+from .signature import (add_core_params, filled_pipeline, generator_names, pipeline_call_config, takes_seed,
+                        threads_plan)
 
 TORCH_ITERATORS = {
     "nvidia.dali.plugin.pytorch.DALIGenericIterator": None,
@@ -45,22 +47,6 @@ CHECKPOINT_STYLES = ("def", "class")  # whose consumers pass a checkpoint= to th
 RNG_OPS = {p for p, e in optable.table()["fn"].items() if e.get("random")}
 
 
-def filled_pipeline(with_node, item: str) -> str | None:
-    """The pipeline whose graph a ``with item:`` block builds: ``item``, or ``other`` when the block ends with
-    ``other.set_outputs(...)`` (pipeline mode takes a graph from the outputs given to set_outputs; ``item`` was only
-    the current pipeline while the nodes were made). None for such a block that reads Pipeline.current(): that is
-    ``item``'s, not the pipeline built."""
-    body = with_node.body.body if isinstance(with_node.body, cst.IndentedBlock) else ()
-    last = body[-1] if body else None
-    if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Expr) \
-            and isinstance(last.body[0].value, cst.Call) and isinstance(last.body[0].value.func, cst.Attribute) \
-            and last.body[0].value.func.attr.value == "set_outputs":
-        other = dotted(last.body[0].value.func.value)
-        if other and other != item:
-            return None if ".current()" in code_of(with_node) else other
-    return item
-
-
 def _is_pipeline_def(imports, decorator: cst.Decorator):
     target = decorator.decorator
     call = target if isinstance(target, cst.Call) else None
@@ -68,17 +54,6 @@ def _is_pipeline_def(imports, decorator: cst.Decorator):
     if imports.qualname(name) == PIPELINE_DEF:
         return call if call is not None else True
     return None
-
-
-def _pipeline_call_config(call: cst.Call) -> dict[str, cst.BaseExpression]:
-    config = {}
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    for name, arg in zip(PIPELINE_POSITIONAL, positional):
-        config[name] = arg.value
-    for arg in call.args:
-        if arg.keyword is not None:
-            config[arg.keyword.value] = arg.value
-    return config
 
 
 def streamable(desc) -> bool:
@@ -614,7 +589,7 @@ class Unroller(MigrationTransformer):
             name = key.split(":", 1)[1]
             statements = list(with_node.body.body)
             try:
-                config = _pipeline_call_config(call)
+                config = pipeline_call_config(call)
                 self._check_config(name, config, with_node)
                 graph = graph_statements(statements, name, self.ctx.imports)
                 if graph is None:
@@ -763,7 +738,7 @@ class Unroller(MigrationTransformer):
         for decorator in node.decorators:
             found = _is_pipeline_def(self.ctx.imports, decorator)
             if isinstance(found, cst.Call):
-                config.update(_pipeline_call_config(found))
+                config.update(pipeline_call_config(found))
         self._check_config(node.name.value, config, node)
         statements = list(node.body.body)
         docstring = []
@@ -818,7 +793,7 @@ class Unroller(MigrationTransformer):
             self.report(rules.UNROLL.id, f"Pipeline.current().{option} in {desc.name} -> "
                         f"{current.PARAMETERS[option]}, the generator's parameter (the value the pipeline had)",
                         original_node)
-        params = _add_core_params(updated_node.params, desc.config, desc.params, desc.extra.get("core", CORE))
+        params = add_core_params(updated_node.params, desc.config, desc.params, desc.extra.get("core", CORE))
         if self._called_with_double_star(desc.name) and not isinstance(params.star_kwarg, cst.Param):
             # pipeline mode takes its own options (prefetch_queue_depth=, exec_async=, ...) out of the call's
             # keywords; a **dict at a call site can carry them, so the generator accepts and drops them
@@ -1516,7 +1491,7 @@ class Unroller(MigrationTransformer):
             calls = uses.calls.get(name, [])
             if name in uses.escapes or exported or any(a.star for c in calls for a in c.args):
                 continue  # callers the migration cannot see: every parameter stays
-            names, outside_seeding = _generator_names(desc, self._env())
+            names, outside_seeding = generator_names(desc, self._env())
             core = ["batch_size"]
             computed, count = threads_plan([desc.config.get("num_threads"), *(kwarg(c, "num_threads") for c in calls)])
             if computed or "num_threads" in names:
@@ -1614,54 +1589,6 @@ class _PipelineUses(cst.CSTVisitor):
     def visit_Name(self, node):
         if node.value in self.names and id(node) not in self._seen:
             self.escapes.add(node.value)
-
-
-def _generator_names(desc: PipelineDesc, env) -> tuple[set[str], set[str]]:
-    """The names the generator written for ``desc`` reads (its seeding, readers, loop and outputs), and those
-    it reads outside its seeding statements."""
-    seeding, loop = NameReads(), NameReads()  # not keywords (seed=5) nor attributes (x.seed)
-    for statement in seeding_statements(desc, env, desc.config.get("seed")):
-        walk(statement, seeding)
-    for statement in loop_statements(desc, env):
-        walk(statement, loop)
-    return seeding.names | loop.names, loop.names
-
-
-def takes_seed(desc: PipelineDesc, names: set[str], outside_seeding: set[str], rng_mode: bool, seeds=()) -> bool:
-    """Whether the generator written for ``desc`` takes ``seed``: where its readers or RNG objects read it, where
-    ``set_seed`` gets a seed the pipeline or a caller (``seeds``, their arguments) gives, or where a caller's
-    value is not plain (its evaluation is kept). A generator whose seeding nobody gives a seed is marked
-    ``unseeded``: pipeline mode drew one at random too."""
-    if "seed" in outside_seeding or rng_mode or any(not _plain(s) for s in seeds):
-        return True
-    if "seed" in names and (literal_value(desc.config.get("seed")) not in (None, -1) or seeds):
-        return True  # set_seed(seed): a seed is given (-1 meant "draw one", like none)
-    if "seed" in names:
-        desc.extra["unseeded"] = True
-    return False
-
-
-def threads_plan(values) -> tuple[bool, int]:
-    """What the num_threads given to a pipeline (``values``: its own and its callers' expressions, None where
-    not given) ask of its generator: (a value is computed, so it takes ``num_threads``; the largest literal
-    count, to grow the pool to once). A literal None asks nothing."""
-    literals = [literal_value(v) for v in values if v is not None]
-    if any(x is not None and not _is_int(x) for x in literals):
-        return True, 0
-    return False, max((x for x in literals if x is not None), default=0)
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _plain(value) -> bool:
-    """A value whose evaluation has no effect: a literal, a name or an attribute of one."""
-    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name)):
-        return True
-    if isinstance(value, cst.UnaryOperation):
-        return _plain(value.expression)
-    return isinstance(value, cst.Attribute) and _plain(value.value)
 
 
 def _random_ops_site(origin: str) -> bool:
@@ -1833,34 +1760,6 @@ def _no_hidden_names(node: cst.FunctionDef, params: list[str], config: dict) -> 
             continue
         raise CannotUnroll(f"its body reads {name} from the code around it, which the migrated generator's {name}= "
                            f"parameter (the pipeline option) would hide", node)
-
-
-def _add_core_params(params: cst.Parameters, config, existing, core=CORE) -> cst.Parameters:
-    """`def f(a, b)` -> `def f(a, b, *, batch_size=B, num_threads=T, device_id=D, seed=S)` (those of ``core``)."""
-    have = set(existing) | {p.name.value for p in params.kwonly_params}
-    new = []
-    for name in CORE:
-        if name in have or name not in core:
-            continue
-        default = config.get(name)
-        if name == "seed" and default is not None and literal_value(default) == -1:
-            default = None
-        if default is None and name != "batch_size":
-            default = cst.Name("None")
-        if default is None:  # no batch size in the decorator: the caller must pass one
-            new.append(cst.Param(cst.Name(name)))
-        else:
-            new.append(cst.Param(cst.Name(name), default=default,
-                                 equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                       whitespace_after=cst.SimpleWhitespace(""))))
-    if not new:
-        return params
-    star = params.star_arg
-    if not isinstance(star, (cst.Param, cst.ParamStar)):
-        star = cst.ParamStar()
-    kwonly = list(params.kwonly_params)
-    # required kw-only params may follow defaulted ones, Python allows any order
-    return params.with_changes(star_arg=star, kwonly_params=kwonly + new)
 
 
 def _cpu_reader(call: cst.Call) -> bool:

@@ -16,7 +16,8 @@ from .graph import (_uses_name, build_graph, closing_branches, device_statement,
                     grow_statement, loop_statements, rng_statements_after_pre, seeding_statements, takes_device,
                     thread_statement)
 from .model import CORE, PIPELINE_CLS, AssignedNames, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
-from .unroll import _add_core_params, _pipeline_call_config, filled_pipeline
+from .signature import (add_core_params, filled_pipeline, generator_names, pipeline_call_config, takes_seed,
+                        threads_plan)
 
 
 def _pipeline_assign(unroller, statement):
@@ -45,7 +46,7 @@ def _with_of(statement, name):
 def _with_closing(statement, name):
     """A ``with other:`` block that ends with ``name.set_outputs(...)``: its graph is ``name``'s (verified: ``with
     pipe:`` over a pipeline already built and run, closed with ``mask_pipe.set_outputs(...)``, gives mask_pipe that
-    graph, and pipe runs on unchanged; ``unroll.filled_pipeline``)."""
+    graph, and pipe runs on unchanged; ``signature.filled_pipeline``)."""
     if isinstance(statement, cst.With) and len(statement.items) == 1 and statement.items[0].asname is None \
             and isinstance(statement.items[0].item, (cst.Name, cst.Attribute)) \
             and filled_pipeline(statement, code_of(statement.items[0].item)) == name:
@@ -352,7 +353,6 @@ def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseSta
       Pipeline was created);
     * ``seed`` where the readers or RNG objects read it, or ``set_seed`` gets a seed the Pipeline was given;
       without one, pipeline mode drew a seed at random, and so does the migration (no ``set_seed``)."""
-    from .unroll import _generator_names, takes_seed, threads_plan
 
     config = desc.config
     core, grow = ["batch_size"], None
@@ -361,7 +361,7 @@ def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseSta
         core.append("num_threads")
     elif count > 1:
         grow = grow_statement(count)
-    names, outside_seeding = _generator_names(desc, env)
+    names, outside_seeding = generator_names(desc, env)
     if takes_seed(desc, names, outside_seeding, unroller.d.rng_mode):
         core.append("seed")
     if "device_id" in names or takes_device(config):
@@ -370,7 +370,7 @@ def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseSta
 
 
 def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=False, around=()):
-    config = _pipeline_call_config(call)
+    config = pipeline_call_config(call)
     unroller._check_config(name, config, with_statement)
     statements = list(with_statement.body.body)
     graph = graph_statements(statements, name, unroller.ctx.imports)
@@ -437,7 +437,7 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
     else:
         body = head + steps
     free = _bound_now(unroller, call, with_statement, name) if in_loop else []
-    params = _add_core_params(cst.Parameters(params=[cst.Param(cst.Name(n)) for n in free]), config, free, core)
+    params = add_core_params(cst.Parameters(params=[cst.Param(cst.Name(n)) for n in free]), config, free, core)
     if desc.extra.get("checkpoint"):
         param = checkpoints.none_param()
         if plan.get("default"):  # a factory forwards its own parameter
