@@ -1,7 +1,5 @@
 import contextlib
-import nvidia.dali.ops as ops
 import nvidia.dali.types as types
-from nvidia.dali.pipeline import Pipeline
 import nvidia.dali.experimental.dynamic as ndd
 from dali_dynamic_compat import Prefetch, ReaderStream  # written by dali-migrate (migrate --write recreates it)
 
@@ -63,20 +61,29 @@ class Val(Base):
                     yield tuple(outputs) if isinstance(outputs, (tuple, list)) else (outputs,)
 
 
-# dali-migrate: DM212 FileBase stays in pipeline mode: self.input(name="Reader"): a reader object called in load(), not in define_graph (a reader is read only by a statement of define_graph's own)
-# dali-migrate: DM230 FileBase stays in pipeline mode with everything that uses it (one unit with FileTrain): line 40: FileBase stays in pipeline mode: self.input(name="Reader"): a reader object called in load(), not in define_graph (a reader is read only by a statement of define_graph's own); line 49: FileTrain stays in pipeline mode: self.input(name="Reader"): a reader object called in load(), not in define_graph (a reader is read only by a statement of define_graph's own)
-class FileBase(Pipeline):
+class FileBase(ReaderStream):
     def __init__(self, batch_size, num_threads, device_id, root):
-        super(FileBase, self).__init__(batch_size, num_threads, device_id)
-        self.input = ops.FileReader(file_root=root, random_shuffle=True, seed=3)
+        self.batch_size = batch_size
+        self.num_threads = num_threads
+        self.device_id = device_id
+        self.seed = None
+        self.input = ndd.readers.File(file_root=root, random_shuffle=True, seed=3, max_batch_size=self.batch_size)
 
-    def load(self):  # a reader read in a helper, not in define_graph: stays marked
-        return self.input(name="Reader")
+    def load(self, input_outputs):  # a reader read in a helper define_graph calls: the steps read it there
+        return input_outputs
 
 
-# dali-migrate: DM212 FileTrain stays in pipeline mode: self.input(name="Reader"): a reader object called in load(), not in define_graph (a reader is read only by a statement of define_graph's own)
-# dali-migrate: DM230 FileTrain stays in pipeline mode with everything that uses it (one unit with FileBase): line 40: FileBase stays in pipeline mode: self.input(name="Reader"): a reader object called in load(), not in define_graph (a reader is read only by a statement of define_graph's own); line 49: FileTrain stays in pipeline mode: self.input(name="Reader"): a reader object called in load(), not in define_graph (a reader is read only by a statement of define_graph's own)
 class FileTrain(FileBase):
-    def define_graph(self):
-        jpegs, labels = self.load()
-        return jpegs, labels
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._readers = {**self._readers, "Reader": self.input}
+
+    @Prefetch(depth=2)
+    def steps(self):
+        with ndd.Device("gpu", self.device_id) if self.device_id is not None else contextlib.nullcontext():
+            if self.num_threads is not None and self.num_threads > ndd.get_num_threads():
+                ndd.set_num_threads(self.num_threads)  # grow only: shrinking it after use hangs DALI 2.4
+            while True:
+                for input_outputs in self.input.next_epoch(batch_size=self.batch_size):
+                    jpegs, labels = self.load(input_outputs)
+                    yield jpegs, labels

@@ -42,7 +42,7 @@ class FileBase(Pipeline):
         super(FileBase, self).__init__(batch_size, num_threads, device_id)
         self.input = ops.FileReader(file_root=root, random_shuffle=True, seed=3)
 
-    def load(self):  # a reader read in a helper, not in define_graph: stays marked
+    def load(self):  # a reader read in a helper define_graph calls: the steps read it there
         return self.input(name="Reader")
 
 

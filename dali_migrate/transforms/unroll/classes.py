@@ -41,7 +41,10 @@ FEED_INPUT = "feed_input"
 SOURCE_AS_BATCH = ("dtype", "layout", "device")
 SOURCE_DROPPED = ("name", "ndim", "no_copy", "blocking", "use_copy_kernel", "cuda_stream")
 STEPS_METHOD = "steps"  # the generator ReaderStream.__next__ starts (dali_migrate/runtime/reader_stream.py)
-_STREAM_ATTRIBUTES = (STEPS_METHOD, "_steps", "_readers", "_dali_pipeline")  # what ReaderStream defines
+OPTIONS_METHOD = "_pipeline_options"  # ReaderStream's: the options a super().__init__(*args, **kwargs) forwarded
+_STREAM_ATTRIBUTES = (STEPS_METHOD, "_steps", "_readers", "_dali_pipeline", OPTIONS_METHOD)  # what ReaderStream defines
+# the options a migrated class's steps read (``self.<name>``), set by its __init__
+_STEP_OPTIONS = ("batch_size", "num_threads", "device_id", "seed")
 _POSITIONAL = ("batch_size", "num_threads", "device_id", "seed", "exec_pipelined", "prefetch_queue_depth",
                "exec_async", "bytes_per_sample", "set_affinity", "max_streams", "default_cuda_stream_priority")
 NON_READER_DROPPED = ("name", "preserve", "bytes_per_sample_hint")
@@ -625,7 +628,16 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
             break
     if super_call is None:
         raise CannotUnroll("no super().__init__(...) call in __init__", root_init)
-    config = _config(super_call[1])
+    forwarded = any(a.star for a in super_call[1])
+    if forwarded:
+        # super().__init__(*args, **kwargs): the options are known at run time only; ReaderStream._pipeline_options
+        # takes them as Pipeline.__init__ did, and the steps read them from self
+        config = {name: expr(f"self.{name}") for name in _STEP_OPTIONS}
+        if ITER_SETUP in methods:  # (how far a DALI iterator ran it ahead depends on its prefetch_queue_depth)
+            raise CannotUnroll("super().__init__ with *args/**kwargs in a class fed by iter_setup(): its prefetch "
+                               "depth, which decides the epochs a DALI iterator sees, is not known", node)
+    else:
+        config = _config(super_call[1])
     unroller._check_config(node.name.value, config, node)
     if hierarchy and checkpoints.enabled(config):
         raise CannotUnroll("a checkpointed Pipeline class hierarchy", node)
@@ -672,15 +684,31 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
     # the ops objects the other methods call (their rewriter is made when the class is written: an Env held
     # here would tie the unroller, its descriptions and their trees in a reference cycle)
     desc.extra.update(objects=objects, super_statement=super_statement, reader_attr=None, base=base,
+                      forwarded_options=super_call[1] if forwarded else None,
                       helper_objects=callable_objects, renames=renames, renames_kept=renames_kept)
-    _reader_uses_outside_graph({*chain, *subclasses}, {attr for attr, obj in callable_objects.items()
-                                                      if obj.is_reader})
+    hierarchy_readers = _hierarchy_readers(unroller, [*chain, *subclasses])
+    helper_reads = _reader_helpers({*chain, *subclasses}, hierarchy_readers)
+    # the reader helpers as this class's define_graph calls them: by name, through its bases
+    reader_helpers = {name: helper_reads[method] for name, method in methods.items() if method in helper_reads}
+    desc.extra.update(reader_helpers=helper_reads, hierarchy_readers=hierarchy_readers)
     if base:
         desc.extra["base_readers"] = {attr: _base_reader_call(obj, env, desc) for attr, obj in objects.items()
                                       if obj.is_reader}
         _kept_elsewhere(unroller, node, chain, subclasses)
         return desc
-    statements, branched = closing_returns(list(graph.body.body), imports, unroller.report, node.name.value,
+    graph_statements = list(graph.body.body)
+    if reader_helpers:
+        for name, reads in reader_helpers.items():
+            for read in reads:
+                if read.attr not in {**inherited_readers, **objects}:
+                    raise CannotUnroll(f"{name}() reads self.{read.attr}, a reader {node.name.value} does not create "
+                                       f"(a subclass's __init__ does)", read.call)
+        taken = NameReads()
+        walk(graph, taken)
+        bound = AssignedNames()
+        walk(graph, bound)
+        graph_statements = _graph_with_reader_reads(graph_statements, reader_helpers, taken.names | bound.names)
+    statements, branched = closing_returns(graph_statements, imports, unroller.report, node.name.value,
                                            refuse=lambda found: _reads_reader_object(found, callable_objects))
     if not branched and not (statements and isinstance(statements[-1], cst.SimpleStatementLine)
                              and isinstance(statements[-1].body[0], cst.Return)):
@@ -804,7 +832,8 @@ def describe_class(unroller, node: cst.ClassDef) -> PipelineDesc:
                                  if is_object]
     for attr in read_attrs:
         for name, method in methods.items():
-            if name not in ("__init__", "define_graph") and _AttrUses.count_in(method, attr):
+            if name not in ("__init__", "define_graph") and _AttrUses.count_in(method, attr) and not (
+                    name in reader_helpers and methods.get(name) is not None):  # (its read moved to the steps)
                 # epoch_size()/reader_meta() of the migrated class answer from it; the object itself is another
                 raise CannotUnroll(f"self.{attr} (an ops reader) is used by {name}() too: it becomes an ndd reader "
                                    f"there, not the ops object (ask the pipeline's epoch_size()/reader_meta() "
@@ -909,11 +938,93 @@ class _ReaderCallsIn(cst.CSTVisitor):
             self.found = node
 
 
-def _reader_uses_outside_graph(classes, readers: set[str]) -> None:
-    """A reader object called in a method other than define_graph (a helper its define_graph calls): its calls
-    there are not where the steps iterate it, so the class is not migrated."""
+class _ReaderRead:
+    """A statement of a helper method that reads a reader object: ``jpegs, labels = self.input(name="Reader")``
+    (``target`` the names it binds) or ``return self.input(name="Reader")`` (``target`` None); ``params`` the
+    names the migrated helper takes the reader's outputs by, in place of the call."""
+
+    def __init__(self, index: int, attr: str, call: cst.Call, target, params: list[str]):
+        self.index, self.attr, self.call, self.target, self.params = index, attr, call, target, params
+
+
+def _helper_reads(method: cst.FunctionDef, readers: set[str]) -> list[_ReaderRead]:
+    """The reader reads of a helper method (``_reader_helpers``), or CannotUnroll saying why they cannot move to
+    the steps: each a statement of the helper's own body, ``names = self.R(name=...)`` or ``return self.R(...)``,
+    the reader called once, its arguments keywords that read nothing of the helper's."""
+    name = method.name.value
+    body = list(method.body.body) if isinstance(method.body, cst.IndentedBlock) else []
+    params = method.params
+    if not params.params or params.params[0].name.value != "self" or method.decorators or params.posonly_params:
+        raise CannotUnroll(f"{name}() calls a reader object, and is not a plain method of self", method)
+    local, found = AssignedNames(), []
+    walk(method, local)
+    own = {p.name.value for p in [*params.params, *params.kwonly_params]} | local.names
+    for index, statement in enumerate(body):
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            else None
+        call = getattr(small, "value", None)
+        attr = _self_attr(call.func) if isinstance(call, cst.Call) else None
+        if attr in readers and (isinstance(small, cst.Return) or isinstance(small, cst.Assign)
+                                and len(small.targets) == 1):
+            target = small.targets[0].target if isinstance(small, cst.Assign) else None
+            names = [target] if isinstance(target, cst.Name) else [
+                e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else None
+            if target is not None and (names is None or not all(isinstance(n, cst.Name) for n in names)):
+                raise CannotUnroll(f"{name}(): {code_of(small)}: the reader's outputs are not bound to plain names",
+                                   statement)
+            reads = NameReads()
+            walk(cst.Expr(call), reads)
+            if any(a.keyword is None or a.star for a in call.args) or (reads.names - {"self"}) & own:
+                raise CannotUnroll(f"{name}(): {code_of(call)}: a reader called with positional arguments or with "
+                                   f"values the helper computes (its call moves to the steps)", statement)
+            if target is None:
+                names = [cst.Name(free_name(f"{attr}_outputs", own))]
+            before = NameReads()
+            for earlier in body[:index]:
+                walk(earlier, before)
+            taken = {n.value for n in names} & (before.names | {p.name.value for p in
+                                                                 [*params.params, *params.kwonly_params]})
+            if taken:
+                raise CannotUnroll(f"{name}(): {', '.join(sorted(taken))} is used before the reader binds it", statement)
+            found.append(_ReaderRead(index, attr, call, target, [n.value for n in names]))
+            continue
+        calls = _ReaderCallsIn(readers)
+        walk(statement, calls)
+        if calls.found is not None:
+            raise CannotUnroll(f"{code_of(calls.found)}: a reader object called in {name}() other than by a statement "
+                               f"of its own (`x = self.R(...)` or `return self.R(...)`)", statement)
+    attrs = [read.attr for read in found]
+    if len(set(attrs)) != len(attrs):
+        raise CannotUnroll(f"{name}() calls the reader self.{attrs[0]} twice", method)
+    for attr in attrs:
+        if _AttrUses.count_in(method, attr) != 1:
+            raise CannotUnroll(f"{name}() uses the reader self.{attr} other than by calling it", method)
+    return found
+
+
+def _hierarchy_readers(unroller, classes) -> set[str]:
+    """The attributes any ``__init__`` of the hierarchy puts an ops reader object in (a reader maker's too)."""
+    found = set()
+    for cls in classes:
+        imports, methods = _imports_of(unroller, cls), _methods(cls)
+        collector = _OpsCollector(imports, _reader_makers(imports, methods))
+        try:
+            walk(methods.get("__init__", cst.Pass()), collector)
+        except CannotUnroll:  # (that class's own description says why)
+            continue
+        found |= {attr for attr, obj in collector.found.items() if obj.is_reader}
+    return found
+
+
+def _reader_helpers(classes, readers: set[str]) -> dict[str, list[_ReaderRead]]:
+    """The helper methods that read reader objects (``def load(self): return self.input(name="Reader")``) and that
+    only define_graph calls, by a call of its own statement (``images, labels = self.load()``): {name: its reads}.
+    In the steps the reader is iterated where define_graph called the helper (``_graph_with_reader_reads``), and
+    the helper takes the reader's outputs as parameters (``_helper_taking_outputs``). Any other shape:
+    CannotUnroll with the reason."""
     if not readers:
-        return
+        return {}
+    helpers = {}
     for cls in classes:
         for name, method in _methods(cls).items():
             if name in ("__init__", "define_graph"):
@@ -921,8 +1032,142 @@ def _reader_uses_outside_graph(classes, readers: set[str]) -> None:
             calls = _ReaderCallsIn(readers)
             walk(method, calls)
             if calls.found is not None:
-                raise CannotUnroll(f"{code_of(calls.found)}: a reader object called in {name}(), not in define_graph "
-                                   f"(a reader is read only by a statement of define_graph's own)", calls.found)
+                helpers[method] = _helper_reads(method, readers)
+    names = {method.name.value for method in helpers}
+    for cls in classes:  # (sibling classes may each have their own)
+        for name in names:
+            defining = [c for c in _chain_of(cls, classes) if name in _methods(c)]
+            if len(defining) > 1:
+                raise CannotUnroll(f"{name}() reads a reader object and is defined by {defining[0].name.value} and by "
+                                   f"its base {defining[1].name.value}", _methods(defining[0])[name])
+    for cls in classes:
+        for name, method in _methods(cls).items():
+            for helper in names:
+                uses = _HelperUses(helper)
+                walk(method, uses)
+                if not uses.count:
+                    continue
+                if name != "define_graph":
+                    raise CannotUnroll(f"{helper}() reads a reader object and is used by {name}(), not only by "
+                                       f"define_graph", method)
+                sites = [statement for statement in method.body.body if _helper_call(statement, helper) is not None]
+                if len(sites) != 1 or uses.count != 1:
+                    raise CannotUnroll(f"{helper}() reads a reader object and define_graph does not call it once, by "
+                                       f"a call in a statement of its own body", method)
+    return helpers
+
+
+class _HelperUses(cst.CSTVisitor):
+    """``self.H``, ``super().H``, ``C.H``: the uses of a method by name."""
+
+    def __init__(self, name: str):
+        self.name, self.count, self.calls = name, 0, []
+
+    def visit_Attribute(self, node):
+        if node.attr.value == self.name:
+            self.count += 1
+
+    def visit_Call(self, node):
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == self.name:
+            self.calls.append(node)
+
+
+def _chain_of(cls: cst.ClassDef, classes) -> list[cst.ClassDef]:
+    """``cls`` and its bases among ``classes`` (a hierarchy), nearest first."""
+    by_name = {c.name.value: c for c in classes}
+    chain = [cls]
+    while True:
+        parent = next((by_name[b.value.value] for b in chain[-1].bases if isinstance(b.value, cst.Name)
+                       and b.value.value in by_name and by_name[b.value.value] not in chain), None)
+        if parent is None:
+            return chain
+        chain.append(parent)
+
+
+def _helper_call(statement, helper: str) -> cst.Call | None:
+    """The ``self.H(...)`` call of a simple statement of define_graph (``x = self.H()``, ``return self.H()``), when
+    its arguments are plain (no ``*``/``**``); None otherwise."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return None
+    uses = _HelperUses(helper)
+    walk(statement, uses)
+    if len(uses.calls) != 1 or uses.count != 1 or _self_attr(uses.calls[0].func) != helper \
+            or any(a.star for a in uses.calls[0].args):
+        return None
+    return uses.calls[0]
+
+
+def _graph_with_reader_reads(statements: list, helpers: dict[str, list[_ReaderRead]], taken: set[str]) -> list:
+    """define_graph's statements with each call of a reader helper preceded by its reads, as statements of
+    define_graph's own (``jpegs, labels = self.input(name="Reader")``, under names define_graph does not use), and
+    given their outputs first: ``images, labels = self.load(jpegs, labels)``. The graph is then migrated as one
+    that called the reader itself (pipeline mode built the same graph: where an operator is called in
+    define_graph does not change what it computes)."""
+    out = []
+    for statement in statements:
+        helper, call = next(((h, c) for h in helpers if (c := _helper_call(statement, h)) is not None),
+                            (None, None))
+        if helper is None:
+            out.append(statement)
+            continue
+        passed, reads = [], []
+        for read in helpers[helper]:
+            names = [free_name(param, taken) for param in read.params]
+            taken |= set(names)
+            passed += names
+            if read.target is None or isinstance(read.target, cst.Name):
+                target = cst.Name(names[0])
+            else:
+                target = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[])
+            reads.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], read.call)]))
+        args = [cst.Arg(cst.Name(n)) for n in passed] + list(call.args)
+        new = transform(statement, _ReplaceNode(call, _normalise_commas(call.with_changes(args=args))), layout=False)
+        if reads:  # (the statement's comments stay above the first of them)
+            reads[0] = reads[0].with_changes(leading_lines=statement.leading_lines)
+            new = new.with_changes(leading_lines=[])
+        out += [*reads, new]
+    return out
+
+
+class _ReplaceNode(cst.CSTTransformer):
+    def __init__(self, old, new):
+        super().__init__()
+        self.old, self.new = old, new
+
+    def on_leave(self, original_node, updated_node):
+        return self.new if original_node is self.old else updated_node
+
+
+def _helper_taking_outputs(method: cst.FunctionDef, readers: set[str]) -> cst.FunctionDef:
+    """A reader helper (``_reader_helpers``) as the steps call it: its reads gone, the reader's outputs its first
+    parameters after self (``def load(self, jpegs, labels)``; ``return self.input()`` -> ``return input_outputs``)."""
+    reads = _helper_reads(method, readers)
+    body = list(method.body.body)
+    for read in reversed(reads):
+        if read.target is None:
+            returned = body[read.index].body[0]
+            body[read.index] = body[read.index].with_changes(body=[returned.with_changes(value=cst.Name(
+                read.params[0]))])
+        else:
+            statement = body.pop(read.index)
+            if read.index < len(body) and statement.leading_lines:
+                body[read.index] = body[read.index].with_changes(leading_lines=statement.leading_lines)
+    if not body:
+        body = [cst.SimpleStatementLine([cst.Pass()])]
+    params = method.params
+    added = [cst.Param(cst.Name(name)) for read in reads for name in read.params]
+    new_params = _normalise_params([params.params[0], *added, *params.params[1:]])
+    return method.with_changes(params=params.with_changes(params=new_params),
+                               body=method.body.with_changes(body=body))
+
+
+def _normalise_params(params: list) -> list:
+    fixed = []
+    for i, p in enumerate(params):
+        if i < len(params) - 1 and not isinstance(p.comma, cst.Comma):
+            p = p.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        fixed.append(p)
+    return fixed
 
 
 class _ReaderObjectCalls(cst.CSTVisitor):
@@ -1268,7 +1513,17 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     if desc.extra["super_statement"] is not None:  # the class that derives from Pipeline itself
         unroller._report_config(desc, original)
         attributes = []
-        for name in ("batch_size", "num_threads", "device_id", "seed"):
+        forwarded = desc.extra.get("forwarded_options")
+        if forwarded is not None:
+            call = cst.Call(func=expr(f"self.{OPTIONS_METHOD}"), args=forwarded)
+            attributes.append(stmt(f"{code_of(call)}  # the Pipeline options the steps read: "
+                                   f"{', '.join(_STEP_OPTIONS)}\n"))
+            unroller.report(rules.PIPELINE_OPTION.id, f"{desc.name}: super().__init__({code_of(call).split('(', 1)[1][:-1]}) "
+                            f"forwarded its callers' Pipeline options -> self.{OPTIONS_METHOD}(...) takes "
+                            f"{', '.join(_STEP_OPTIONS)} at run time as Pipeline.__init__ did; the options that only "
+                            f"tuned pipeline mode's execution are dropped, and enable_conditionals, "
+                            f"enable_checkpointing or checkpoint given there raise", original)
+        for name in () if forwarded is not None else _STEP_OPTIONS:
             value = config.get(name)
             if name == "seed" and value is not None and literal_value(value) == -1:
                 value = None
@@ -1393,6 +1648,16 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     makers = _reader_makers(unroller.ctx.imports, methods)
     new_body = [_ndd_maker(unroller, s) if isinstance(s, cst.FunctionDef) and s.name.value in makers else s
                 for s in new_body]
+    reader_helpers = {name: desc.extra["reader_helpers"][method] for name, method in methods.items()
+                      if method in desc.extra.get("reader_helpers", {})}  # this class's own
+    for index, statement in enumerate(new_body):
+        if isinstance(statement, cst.FunctionDef) and statement.name.value in reader_helpers:
+            new_body[index] = _helper_taking_outputs(statement, desc.extra["hierarchy_readers"])
+            reads = reader_helpers[statement.name.value]
+            unroller.report(rules.READER_ONCE.id, f"{desc.name}.{statement.name.value}() read "
+                            f"{', '.join(f'self.{r.attr}' for r in reads)}: the steps iterate the reader where "
+                            f"define_graph called it, and hand its outputs to {statement.name.value}("
+                            f"{', '.join(n for r in reads for n in r.params)})", methods[statement.name.value])
     if desc.extra.get("feeds"):  # iter_setup(): each feed_input statement sets the attribute the steps read
         setup = transform(transform(methods[ITER_SETUP], _InitRewrite(desc.extra["feeds"]), layout=False), helpers,
                           layout=False)
