@@ -82,6 +82,18 @@ class ReaderStream:
             return max(prefetch_queue_depth.values())
         return prefetch_queue_depth
 
+    def _pipeline_options(self, batch_size=None, num_threads=None, device_id=None, seed=None, *tuning, **options):
+        """``super().__init__(*args, **kwargs)`` of a migrated Pipeline subclass that forwarded its callers' options:
+        the four its steps read, taken as Pipeline.__init__ took them (by position in its order, or by name; None
+        where not given, as DALI 2.4.0's defaults). The others only tuned pipeline mode's execution (prefetch queue,
+        executor, worker processes) and are dropped; those that would change what the steps compute raise."""
+        for name in ("enable_conditionals", "enable_checkpointing", "checkpoint"):
+            if options.get(name):
+                raise ValueError(f"{type(self).__name__}: Pipeline option {name}={options[name]!r} was forwarded to "
+                                 f"a class migrated to dynamic mode, which has no counterpart for it")
+        self.batch_size, self.num_threads, self.device_id = batch_size, num_threads, device_id
+        self.seed = None if seed == -1 else seed
+
     @property
     def max_batch_size(self):
         return self.batch_size
