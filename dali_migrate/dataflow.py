@@ -2189,6 +2189,10 @@ class DataFlow:
         known = self._pipeline_defs | set(self.with_origin.values()) | self._pipeline_classes
         return bool(origins) and all(o in known or is_adapted(o) for o in origins)
 
+    def defines_pipelines(self) -> bool:
+        """The module defines a pipeline of its own: a @pipeline_def, a `with pipe:` pipeline or a Pipeline subclass."""
+        return bool(self._pipeline_defs or self.with_origin or self._pipeline_classes)
+
     def own_method(self, origins, attr: str) -> bool:
         """Every pipeline in ``origins`` is an instance of a Pipeline subclass of this module that defines the method
         ``attr`` itself (or a base class of this module does): the migrated class keeps it, so ``pipe.attr`` (and

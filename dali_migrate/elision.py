@@ -111,9 +111,10 @@ def _trailing_newline(text: str) -> str:
     return ""
 
 
-def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
+def elide(source: str, dali_words: set[str], project=None, hot_together=()) -> Elision | None:
     """Split ``source`` into hot and cold top-level statements; None when nothing is cold or the
-    split is not safe to make (then the whole file is parsed, as before)."""
+    split is not safe to make (then the whole file is parsed, as before). ``hot_together``: sets of words that
+    make a statement hot when it mentions all the words of one (``cold_by_fixpoint``)."""
     if PREFIX in source:
         return None
     try:
@@ -139,7 +140,7 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
             if names is None:
                 return None  # a star import from DALI or the project: any word could be one of its names
             hot_words |= names
-    cold = cold_by_fixpoint(units, lambda unit: unit.words, _bound, hot_words)
+    cold = cold_by_fixpoint(units, lambda unit: unit.words, _bound, hot_words, hot_together)
     # Imports stay in the parsed text whatever they import (the import table and the imports pass
     # read them; they do not make the names of other modules hot), and so does the docstring.
     first = units[0].statements[0]
@@ -169,9 +170,10 @@ def elide(source: str, dali_words: set[str], project=None) -> Elision | None:
     return Elision(text="".join(pieces), units=elided, line_map=line_map)
 
 
-def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str]) -> list:
-    """The items (top-level statements) that stay cold: an item that mentions a hot word is hot, and
-    the names it binds (``bound_of``) become hot words, until nothing changes. Order is kept.
+def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], hot_together=()) -> list:
+    """The items (top-level statements) that stay cold: an item that mentions a hot word, or every word of one of
+    the sets in ``hot_together`` (words too common to count alone), is hot, and the names it binds (``bound_of``)
+    become hot words, until nothing changes. Order is kept.
     Shared by elision (before libcst parses) and ``transforms.base.cold_statements`` (after).
     A cold definition that hot code hands a DALI value to is found later, by the flow model, and the
     file is then migrated whole (``context.NeedsWholeFile``)."""
@@ -182,7 +184,8 @@ def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str]) -> li
         changed = False
         still_cold = []
         for item in cold:
-            if words_of(item) & hot_words:
+            words = words_of(item)
+            if words & hot_words or any(together <= words for together in hot_together):
                 hot_words |= bound_of(item)  # seen by the items after it in this same sweep
                 changed = True
             else:

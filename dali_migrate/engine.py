@@ -186,10 +186,10 @@ def migrate_source(source: str, path: str = "<string>", passes=None, project=Non
 def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, force: bool,
                     project=None, elide: bool = True, helper_module: str | None = None) -> MigrationResult:
     from . import elision as elision_module
-    from .transforms import ELISION_WORDS, PASSES
+    from .transforms import ELISION_TOGETHER, ELISION_WORDS, PASSES
 
     # Statements no pass can concern are left out of the (costly) libcst parse and put back after.
-    elision = elision_module.elide(source, ELISION_WORDS, project) if elide and not force else None
+    elision = elision_module.elide(source, ELISION_WORDS, project, ELISION_TOGETHER) if elide and not force else None
     text = elision.text if elision else source
 
     def whole_file() -> MigrationResult:

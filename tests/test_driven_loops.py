@@ -66,6 +66,33 @@ def test_run_and_metadata_alone_tell_a_parameter_holds_pipelines():
     assert migrate_source(plain, "w.py").migrated == plain  # nothing tells worker is a pipeline: left alone
 
 
+def test_build_and_run_together_tell_beside_the_modules_own_pipelines():
+    """build() and run() on one parameter, in a module that defines pipelines the migration turns into generators:
+    the helper adapts its parameter (left alone it would get those generators); only one of the two, or both in a
+    module with no pipeline of its own (above), is left alone."""
+    source = textwrap.dedent('''\
+        from nvidia.dali import fn, pipeline_def
+
+
+        @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+        def pipe_of_ones():
+            return fn.ones(shape=[2])
+
+
+        def drive(worker):
+            worker.build()
+            return worker.run()
+
+
+        def only_built(worker):
+            worker.build()
+            return worker
+    ''')
+    migrated = migrate_source(source, "w.py").migrated
+    assert "worker = ReaderStream.adapt(worker)" in migrated and "return next(worker)" in migrated
+    assert migrated.count("ReaderStream.adapt") == 1 and "def only_built(worker):\n    worker.build()" in migrated
+
+
 def test_pre_scan_lists_the_iterator_classes_of_a_module_without_pipelines():
     from runtime import GOLDEN
 

@@ -18,7 +18,7 @@ from .imports import ImportsPass
 from .leftovers import LeftoversPass
 from .rename import RenamePass
 from .tensorlist import DALI_TEST_TO_ARRAY, TensorListPass
-from .unroll import UNROLL_WORDS, UnrollPass
+from .unroll import UNROLL_TOGETHER, UNROLL_WORDS, UnrollPass
 from .unroll.epoch_iterator import CLASS_NAME as _EPOCH_ITERATOR
 
 PASSES = [
@@ -36,3 +36,4 @@ PASSES = [
 # module that defines it already keeps its own), ``ndd``, which later passes resolve even where
 # it is not imported, and DALI's test helper ``to_array``, whose argument is a pipeline output.
 ELISION_WORDS = frozenset(UNROLL_WORDS | {_EPOCH_ITERATOR, "ndd", DALI_TEST_TO_ARRAY.rpartition(".")[2]})
+ELISION_TOGETHER = UNROLL_TOGETHER  # words that matter only together (unroll.UNROLL_TOGETHER)

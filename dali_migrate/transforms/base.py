@@ -228,7 +228,7 @@ def per_model(ctx, what: str, module: cst.Module, compute):
     return found
 
 
-def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str]) -> set[cst.CSTNode]:
+def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str], hot_together=()) -> set[cst.CSTNode]:
     """Top-level statements that cannot concern a pass which follows DALI through names.
 
     Hot, to start with: every top-level statement whose text mentions a DALI import alias or one of
@@ -237,7 +237,8 @@ def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str]) 
     my_pipe`` makes its callers hot). The rest is cold. Mentions are words in the statement's text
     (strings and comments too), bindings a superset (assignment, loop, ``with``/``except`` targets,
     imports, ``def``/``class`` names, at any depth outside functions and classes; every word of a statement with
-    ``global``, ``:=`` or ``match``). Statements a pass built, or changed, are never cold."""
+    ``global``, ``:=`` or ``match``). Statements a pass built, or changed, are never cold. ``hot_together``: sets of
+    words that make a statement hot when it mentions all of one."""
     hot_words = set(ctx.imports.dali_locals()) | set(words)
     project = ctx.facts.get("project")
     if project:
@@ -255,7 +256,8 @@ def cold_statements(module: cst.Module, ctx: MigrationContext, words: set[str]) 
             found.add("global")  # a walrus may bind a module name from anywhere: count every word
         words_of[statement] = found
     return set(cold_by_fixpoint(body, words_of.__getitem__,
-                                lambda statement: _bound_names(statement, words_of[statement]), hot_words))
+                                lambda statement: _bound_names(statement, words_of[statement]), hot_words,
+                                hot_together))
 
 
 

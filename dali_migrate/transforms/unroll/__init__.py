@@ -45,13 +45,15 @@ from ...elision import ModuleSymbols
 
 from ...names import FN, OPS, NDD
 from ..base import Pass, cold_statements, per_model, run_transformer, walk
-from . import graph_functions, rules, source_helpers  # noqa: F401  (rules declares the DM2xx rules)
+from . import adapted, graph_functions, rules, source_helpers  # noqa: F401  (rules declares the DM2xx rules)
 from .unroll import UNSUPPORTED_METHODS, Discovery, Unroller
 
 # Words besides DALI aliases and pipeline names through which the Unroller changes or marks code
 # (method names it looks for on any object): top-level statements without them, or a name bound by
 # relevant code, are left alone (base.cold_statements).
 UNROLL_WORDS = {*UNSUPPORTED_METHODS, "epoch_size", "reader_meta", "checkpoint"}
+# ... and words that do only together: a value built and run (``p.build()``, ``p.run()``) is a pipeline (adapted.py)
+UNROLL_TOGETHER = (adapted.BUILT_AND_RUN,)
 
 
 class UnrollPass(Pass):
@@ -70,7 +72,8 @@ class UnrollPass(Pass):
         # A statement that holds a pipeline value by another name (``def step(q): return q.run()``,
         # called with one) is hot too: the flow model knows that name.
         flow = ctx.facts.get("flow")
-        cold = cold_statements(module, ctx, UNROLL_WORDS | (flow.dali_names() if flow is not None else set()))
+        cold = cold_statements(module, ctx, UNROLL_WORDS | (flow.dali_names() if flow is not None else set()),
+                               UNROLL_TOGETHER)
         discovery.on_visit(module)
         for statement in module.body:
             if statement not in cold:
@@ -89,6 +92,7 @@ class UnrollPass(Pass):
         ctx.facts["reader_functions"], ctx.facts["seeded_functions"] = per_model(
             ctx, "graph_functions", module, lambda: graph_functions.find(module, ctx.imports))
         unroller = Unroller(ctx, discovery)
+        unroller.adopt_adapted(module)
         unroller.plan_params(module)
         unroller.find_iterator_subclasses(module)
         module = run_transformer(module, unroller, cold)

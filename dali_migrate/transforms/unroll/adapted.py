@@ -38,6 +38,11 @@ _TELLING = frozenset({"schedule_run", "share_outputs", "release_outputs", "_pref
 # ... except in a module an earlier run migrated (it uses the run-time helpers): there the metadata is a ReaderStream's
 # own API, and adapting what a function is given would change the file on every run.
 _METADATA = frozenset({"epoch_size", "max_batch_size", "reader_meta"})
+# A value built and run, ``p.build()`` and ``p.run()`` both without arguments, tells it too in a module that defines
+# pipelines of its own (a helper such as ``def dali_run(pipe): pipe.build(); return pipe.run()`` beside them that
+# nothing in the run calls: left as it was, it would receive the migrated generators of the module's pipelines).
+# Either name alone is too common to tell, and so are both in a module with no pipeline (a worker's build/run).
+BUILT_AND_RUN = frozenset({"build", "run"})
 
 
 class _Calls(cst.CSTVisitor):
@@ -47,6 +52,7 @@ class _Calls(cst.CSTVisitor):
         super().__init__()
         self.flow = flow
         self.found: list[cst.CSTNode] = []  # the values the calls are made on
+        self.built_and_run: dict[str, list[cst.CSTNode]] = {name: [] for name in sorted(BUILT_AND_RUN)}
         self._tool_written = 0
 
     def visit_ClassDef(self, node):
@@ -67,14 +73,27 @@ class _Calls(cst.CSTVisitor):
                 and not (self.migrated and node.attr.value in _METADATA):
             self.found.append(node.value)
 
+    def visit_Call(self, node):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in BUILT_AND_RUN and not node.args \
+                and not self._tool_written and self.flow.value_of(func.value) == df.UNKNOWN:
+            self.built_and_run[func.attr.value].append(func.value)
+
+    def built_and_run_tells(self) -> bool:
+        return all(self.built_and_run.values()) and self.flow.defines_pipelines()
+
 
 class _Words(cst.CSTVisitor):
     def __init__(self):
         super().__init__()
         self.found = False
+        self._built_and_run: set[str] = set()
 
     def visit_Attribute(self, node):
         self.found |= node.attr.value in _TELLING or node.attr.value == ADAPT
+        if node.attr.value in BUILT_AND_RUN:
+            self._built_and_run.add(node.attr.value)
+            self.found |= len(self._built_and_run) == len(BUILT_AND_RUN)
 
 
 def mentions(module: cst.Module) -> bool:
@@ -93,11 +112,12 @@ def find(module: cst.Module, flow, make_flow, text: str | None = None) -> dict[s
     holds then (a pipeline, or a list of them, of an origin of its own). ``flow``: the module's model;
     ``make_flow(adapted)``: the same model with parameters seeded (``DataFlow(adapted=...)``); ``text``: the source
     ``module`` was parsed from (where none of the telling attribute names is a word of it, there is nothing to find)."""
-    if text is not None and not any(word in text for word in _TELLING):
+    if text is not None and not any(word in text for word in _TELLING) \
+            and not all(f".{word}()" in text for word in BUILT_AND_RUN):
         return {}
     calls = _Calls(flow)
     walk(module, calls)
-    if not calls.found:
+    if not calls.found and not calls.built_and_run_tells():
         return {}
     candidates: dict[str, dict[str, df.Value]] = {}
     for statement in module.body:
@@ -120,6 +140,15 @@ def find(module: cst.Module, flow, make_flow, text: str | None = None) -> dict[s
         origins = probe.value_of(node)[1]
         if len(origins) == 1 and df.is_adapted(next(iter(origins))):
             reaching.setdefault(next(iter(origins)), []).append(node)
+    built_and_run: dict[str, dict[str, list]] = {}  # origin -> {"build": its nodes, "run": its nodes}
+    for word, nodes in calls.built_and_run.items() if calls.built_and_run_tells() else ():
+        for node in nodes:
+            origins = probe.value_of(node)[1]
+            if len(origins) == 1 and df.is_adapted(next(iter(origins))):
+                built_and_run.setdefault(next(iter(origins)), {}).setdefault(word, []).append(node)
+    for found_origin, by_word in built_and_run.items():
+        if len(by_word) == len(BUILT_AND_RUN):  # both built and run: a pipeline
+            reaching.setdefault(found_origin, []).extend(node for nodes in by_word.values() for node in nodes)
     chosen = {(name, param): (df.PIPELINE, found[1]) for name, params in candidates.items()
               for param, found in params.items() if next(iter(found[1])) in reaching}
     # One pipeline, or a list of them: whichever makes every call the parameter reaches a call on a pipeline (a

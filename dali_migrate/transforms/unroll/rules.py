@@ -62,8 +62,8 @@ ITERATOR_KIND_AT_RUN_TIME = rule(
 ADAPTED_AT_RUN_TIME = rule(
     "DM242", "pipelines-adapted-at-run-time", "info",
     "A function or an iterator class of the module is given pipelines from elsewhere (another module builds them) and "
-    "uses them as pipelines (build, schedule_run, share_outputs, release_outputs, max_batch_size, epoch_size, "
-    "device_id): it migrates, and its parameter goes through ReaderStream.adapt when it is called, so it takes "
+    "uses them as pipelines (schedule_run, share_outputs, release_outputs, max_batch_size, epoch_size, device_id; "
+    "build() and run() together, beside pipelines the module defines): it migrates, and its parameter goes through ReaderStream.adapt when it is called, so it takes "
     "migrated pipelines and nvidia.dali Pipelines alike.",
     "The module cannot see whether its callers were migrated. ReaderStream.adapt leaves a migrated pipeline as it is "
     "and wraps an nvidia.dali Pipeline in a ReaderStream over its run() outputs, copied into ndd Batches (a "

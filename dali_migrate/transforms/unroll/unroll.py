@@ -651,9 +651,11 @@ class Unroller(MigrationTransformer):
         self.streamed |= {name for name, desc in self.descs.items() if desc.style == "class"
                           and not desc.extra.get("checkpoint") and not desc.extra.get("imported")}
         self.adapted = {}  # def node -> [(parameter, origin)] it adapts at run time (adapted.py)
+        self._adapted_names = {}  # the same def node -> its top-level function's or class's name
         for name, params in (flow.adapted if flow is not None else {}).items():
             node = flow.seeded_function(flow.seeded[name])
             self.adapted[node] = [(param, next(iter(found[1]))) for param, found in params.items()]
+            self._adapted_names[node] = name
             self.streamed |= {next(iter(found[1])) for found in params.values()}
         self.imported_objects: dict[str, object] = {}
         for local, pipeline in self.d.imported().items():
@@ -1457,6 +1459,21 @@ class Unroller(MigrationTransformer):
         return module.with_changes(body=body)
 
     # -- what the generators take: only the parameters their bodies or callers use --------------------
+    def adopt_adapted(self, module: cst.Module) -> None:
+        """``self.adapted`` keyed by the defs of ``module``, the tree this pass rewrites: the flow model knows the defs
+        of the parse, and an earlier pass that changed a def's body (``x.as_array()``, the tensorlist pass) made a
+        new node for it. A top-level function's def is the last one of its name, as the model seeds it; a class's,
+        its own ``__init__`` (an inherited one keeps the model's node)."""
+        current = {s.name.value: s for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+        adopted = {}
+        for node, params in self.adapted.items():
+            found = current.get(self._adapted_names[node])
+            if isinstance(found, cst.ClassDef) and isinstance(found.body, cst.IndentedBlock):
+                found = next((s for s in found.body.body if isinstance(s, cst.FunctionDef)
+                              and s.name.value == "__init__"), None)
+            adopted[found if isinstance(found, cst.FunctionDef) else node] = params
+        self.adapted = adopted
+
     def plan_params(self, module: cst.Module) -> None:
         """Decide, for each top-level ``@pipeline_def`` unrolled here, which of ``batch_size``, ``num_threads``,
         ``device_id`` and ``seed`` its generator takes (``desc.extra["core"]``), before any call site is
