@@ -163,6 +163,12 @@ def policies_become_strings(module: cst.Module, imports, skipped=frozenset(), fl
     return uses.migrated_iterators or (flow is not None and any(flow.wrapper_inputs(call) for call, _ in flow.calls))
 
 
+def _assigns(statement, call: cst.Call) -> bool:
+    """``statement`` is the one-line assignment of ``call``'s value."""
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(part, cst.Assign) and part.value is call for part in statement.body)
+
+
 class _Leftovers(MigrationTransformer):
     _pipeline_returns: dict[cst.FunctionDef, bool] = {}  # def -> its body holds no pipeline-mode API
     _kept_made: set = frozenset()  # the callees of the Pipeline(...) calls of pipelines the unroll pass kept
@@ -184,10 +190,13 @@ class _Leftovers(MigrationTransformer):
         self._policies_to_strings = policies_become_strings(node, self.ctx.imports, flow=flow, text=self.ctx.source)
         # `pipe = Pipeline(...)` of a pipeline the unroll pass kept, with a marker that says why (at its `with` block):
         # its unit stays in pipeline mode as it was, so the Pipeline is not a leftover of its own, and a marker here
-        # would only say less than that one
+        # would only say less than that one. Only the statement that is the unit's definition: the engine marks that
+        # one (DM230), so it still sits under a marker (another Pipeline(...) of the same origin does not)
         kept = self.ctx.facts.get("keep_pipeline_mode") or set()
+        units = self.ctx.facts.get("units")
+        definitions = units.definitions if units is not None else {}
         self._kept_made = {call.func for call, origin in (flow.pipeline_calls.items() if flow is not None else ())
-                           if origin.rpartition(":")[2] in kept}
+                           if origin.rpartition(":")[2] in kept and _assigns(definitions.get(origin), call)}
         return True
 
     def leave_Attribute(self, original_node, updated_node):

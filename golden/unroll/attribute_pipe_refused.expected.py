@@ -70,7 +70,7 @@ class ForwardedOptions:
 class Train:
     def __init__(self, root, batch_size):
         self.root = root
-        # dali-migrate: DM230 self._pipe stays in pipeline mode with everything that uses it: line 69: self._pipe stays in pipeline mode: 2 classes of the module make a Pipeline in __init__ as self._pipe, and the tool tells such Pipelines apart by the method that makes them, not by its class; line 81: self._pipe stays in pipeline mode: 2 classes of the module make a Pipeline in __init__ as self._pipe, and the tool tells such Pipelines apart by the method that makes them, not by its class
+        # dali-migrate: DM230 self._pipe stays in pipeline mode with everything that uses it: line 69: self._pipe stays in pipeline mode: 2 classes of the module make a Pipeline in __init__ as self._pipe, and the tool tells such Pipelines apart by the method that makes them, not by its class; line 77: Pipeline is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code; line 81: self._pipe stays in pipeline mode: 2 classes of the module make a Pipeline in __init__ as self._pipe, and the tool tells such Pipelines apart by the method that makes them, not by its class
         self._pipe = Pipeline(batch_size=batch_size, num_threads=1, device_id=None)
         self.fill()
 
@@ -84,6 +84,7 @@ class Train:
 class Validation:
     def __init__(self, root, batch_size):
         self.root = root
+        # dali-migrate: DM105 Pipeline is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code
         self._pipe = Pipeline(batch_size=batch_size, num_threads=1, device_id=None)
         self.fill()
 
