@@ -1,7 +1,8 @@
 """Data classes that are not Pipelines and keep one as an attribute: __init__ makes it from a config object's fields
 (batch size, worker threads, a seed computed from the config's, the prefetch depth), another method fills it in
 `with self.pipe:`, and further methods run it several times per epoch and reset it between epochs. A second class
-makes its Pipeline from literal options and is filled by a method its caller calls after construction."""
+makes its Pipeline from literal options and is filled by a method its caller calls after construction; a third one
+feeds its Pipeline from a Python iterator whose epochs end with StopIteration, so its reset() starts the next epoch."""
 
 import argparse
 from dataclasses import dataclass
@@ -72,6 +73,47 @@ class EvalData:
             yield [np.array(images.at(i)).sum() for i in range(len(images))], labels.as_array().ravel().tolist()
 
 
+class Chunks:
+    """Batches of arrays, an epoch of `count` of them; each epoch starts again from the first."""
+
+    def __init__(self, count, batch_size):
+        self.count, self.batch_size = count, batch_size
+
+    def __iter__(self):
+        self.i = 0
+        return self
+
+    def __next__(self):
+        if self.i >= self.count:
+            raise StopIteration
+        self.i += 1
+        return [np.full((2, 3), self.i * 10 + k, dtype=np.float32) for k in range(self.batch_size)]
+
+
+class FedData:
+    def __init__(self, config, chunks):
+        self.chunks = Chunks(chunks, config.batch_size)
+        self.feed_pipe = Pipeline(batch_size=config.batch_size, num_threads=1, device_id=None,
+                                  prefetch_queue_depth=config.prefetch)
+        self.setup()
+
+    def setup(self):
+        with self.feed_pipe:
+            data = fn.external_source(source=self.chunks, cycle="raise")
+            self.feed_pipe.set_outputs(fn.reductions.sum(data, axes=1), data * 2)
+
+    def epoch(self):
+        sums = []
+        while True:
+            try:
+                sums_out, doubled = self.feed_pipe.run()
+            except StopIteration:
+                break
+            sums.append((sums_out.as_array().tolist(), float(np.array(doubled.as_tensor()).sum())))
+        self.feed_pipe.reset()
+        return sums
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("data")
@@ -86,3 +128,6 @@ if __name__ == "__main__":
     evaluation.define()
     for sums, labels in evaluation.batches(3):
         print("eval", [int(s) for s in sums], labels)
+    fed = FedData(LoaderConfig(batch_size=2), chunks=3)
+    for epoch in range(3):
+        print("fed epoch", epoch, fed.epoch())
