@@ -589,6 +589,7 @@ class Unroller(MigrationTransformer):
         # `with pipe:` blocks are unrolled when their enclosing block is left, after the code that
         # uses them was visited: decide now which ones will unroll, so consumers follow suit.
         self.with_ok = set()
+        self.with_refused: dict[str, CannotUnroll] = {}  # with key -> why its graph cannot be described
         self.with_checkpoint: dict[str, dict] = {}  # with key -> checkpoints.with_plan(...)
         self.with_readers: set[str] = set()  # with keys whose graph has a reader (it can be a ReaderStream)
         quiet = Env(self.ctx, lambda *a: None, batch_size="batch_size", seed="seed", rng_mode=self.d.rng_mode)
@@ -612,8 +613,8 @@ class Unroller(MigrationTransformer):
                     self.with_readers.add(key)
                 if checkpoints.enabled(config):
                     self.with_checkpoint[key] = checkpoints.with_plan(self.d, key, config)
-            except CannotUnroll:
-                pass
+            except CannotUnroll as e:
+                self.with_refused[key] = e  # (a block over a Pipeline made elsewhere is marked with it: withstyle)
         # factory name -> the parameter that carries its pipeline's checkpoint
         self.checkpoint_factories = {plan["factory"]: plan["param"] for plan in self.with_checkpoint.values()
                                      if plan.get("factory")}

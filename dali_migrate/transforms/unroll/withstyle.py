@@ -88,7 +88,7 @@ def graph_statements(statements, name, imports) -> tuple[list, list | None] | No
 
 def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
     out = list(body)
-    if not any(isinstance(s, cst.With) for s in out) and not unroller.d.attribute_pipes:
+    if not any(isinstance(s, cst.With) for s in out) and not unroller.d.migrating_attribute_pipes:
         return out  # (an attribute pipe's __init__ has no `with`: the statement that makes it changes all the same)
     # the statements here were already rewritten: let findings find their original lines
     unroller.ctx.positions.update(unroller.moved_positions)
@@ -191,8 +191,12 @@ def _mark_filled_elsewhere(unroller, out) -> None:
         why = (f"its graph is filled here, but {name} = Pipeline(...) is not made in this block (another method "
                f"makes it, or an enclosing block), and the tool migrates a Pipeline made and filled in one block")
         rule_id = rules.CANNOT_UNROLL.id
+        refused = unroller.with_refused.get(pipe.key) if pipe is not None else None
         if pipe is not None and pipe.refused is not None:
             why = pipe.refused
+        elif refused is not None:  # made in __init__, its graph cannot be described: that cause
+            why = refused.reason
+            rule_id = refused.rule or (rules.CONDITIONALS.id if why.startswith("enable_conditionals") else rule_id)
         elif pipe is not None and _attribute_pipe(unroller, pipe.key) is not None:
             try:
                 replacement = _unroll_one(unroller, name, pipe.carried_call(), statement, False, key=pipe.key)
