@@ -2,7 +2,8 @@
 stores the options it computed (not the literal ones, nor those that only tuned pipeline mode) on the object, in
 the order the Pipeline evaluated them, and the filling method's block becomes the generator with those as its
 defaults. A method runs it several times, another resets it, one hands it to DALIGenericIterator. A second class
-makes its Pipeline from literals only and is filled by a method its caller calls."""
+makes its Pipeline from literals only and is filled by a method its caller calls; a third fills it through a method
+__init__ calls (called once, so the Pipeline is filled once) and builds it after."""
 
 import numpy as np
 import nvidia.dali.experimental.dynamic as ndd
@@ -66,6 +67,29 @@ class Evaluation:
         return np.array(ndd.as_tensor(data)).mean()
 
 
+class Chained:
+    def __init__(self, root, batch_size):
+        self.root = root
+        self.chained_pipe_batch_size = batch_size  # the options self.chained_pipe was made with, for _define()
+        self._setup()
+
+    def _setup(self):
+        self._define()
+
+    def _define(self):
+        @Prefetch(depth=2)
+        def chained_pipe_steps(*, batch_size=self.chained_pipe_batch_size):
+            reader = ndd.readers.Numpy(file_root=self.root)
+            while True:
+                for (data,) in reader.next_epoch(batch_size=batch_size):
+                    yield (data * 2,)
+        self.chained_pipe = chained_pipe_steps()
+
+    def next(self):
+        (data,) = next(self.chained_pipe)
+        return np.array(ndd.as_tensor(data))
+
+
 class Config:
     root, batch_size, workers, seed, shuffle, overlap = "/data", 4, 2, 3, True, False
 
@@ -78,3 +102,4 @@ for batch in loader.torch_loader():
 evaluation = Evaluation("/arrays")
 evaluation.define()
 print(evaluation.run())
+print(Chained("/arrays", 2).next().shape)

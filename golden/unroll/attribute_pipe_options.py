@@ -2,7 +2,8 @@
 stores the options it computed (not the literal ones, nor those that only tuned pipeline mode) on the object, in
 the order the Pipeline evaluated them, and the filling method's block becomes the generator with those as its
 defaults. A method runs it several times, another resets it, one hands it to DALIGenericIterator. A second class
-makes its Pipeline from literals only and is filled by a method its caller calls."""
+makes its Pipeline from literals only and is filled by a method its caller calls; a third fills it through a method
+__init__ calls (called once, so the Pipeline is filled once) and builds it after."""
 import nvidia.dali.fn as fn
 from nvidia.dali.pipeline import Pipeline
 from nvidia.dali.plugin.pytorch import DALIGenericIterator
@@ -48,6 +49,26 @@ class Evaluation:
         return data.as_array().mean()
 
 
+class Chained:
+    def __init__(self, root, batch_size):
+        self.root = root
+        self.chained_pipe = Pipeline(batch_size=batch_size, num_threads=1, device_id=None)
+        self._setup()
+        self.chained_pipe.build()
+
+    def _setup(self):
+        self._define()
+
+    def _define(self):
+        with self.chained_pipe:
+            data = fn.readers.numpy(file_root=self.root)
+            self.chained_pipe.set_outputs(data * 2)
+
+    def next(self):
+        (data,) = self.chained_pipe.run()
+        return data.as_array()
+
+
 class Config:
     root, batch_size, workers, seed, shuffle, overlap = "/data", 4, 2, 3, True, False
 
@@ -60,3 +81,4 @@ for batch in loader.torch_loader():
 evaluation = Evaluation("/arrays")
 evaluation.define()
 print(evaluation.run())
+print(Chained("/arrays", 2).next().shape)

@@ -7,12 +7,12 @@ from nvidia.dali.pipeline import Pipeline
 class FilledAgain:
     def __init__(self, root, batch_size):
         self.root = root
-        # dali-migrate: DM230 self.train_pipe stays in pipeline mode with everything that uses it: line 14: self.train_pipe stays in pipeline mode: fill() fills self.train_pipe and is called again by restart(): each call would make a new generator, where pipeline mode filled one Pipeline
+        # dali-migrate: DM230 self.train_pipe stays in pipeline mode with everything that uses it: line 14: self.train_pipe stays in pipeline mode: fill() fills self.train_pipe and may run more than once (called by __init__(), restart()): each call would make a new generator, where pipeline mode filled one Pipeline
         self.train_pipe = Pipeline(batch_size=batch_size, num_threads=1, device_id=None)
         self.fill()
 
     def fill(self):
-        # dali-migrate: DM212 self.train_pipe stays in pipeline mode: fill() fills self.train_pipe and is called again by restart(): each call would make a new generator, where pipeline mode filled one Pipeline
+        # dali-migrate: DM212 self.train_pipe stays in pipeline mode: fill() fills self.train_pipe and may run more than once (called by __init__(), restart()): each call would make a new generator, where pipeline mode filled one Pipeline
         with self.train_pipe:
             jpegs, labels = fn.readers.file(file_root=self.root)
             self.train_pipe.set_outputs(labels)

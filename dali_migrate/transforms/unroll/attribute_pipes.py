@@ -321,21 +321,48 @@ def _refusal(pipe: AttributePipe, init, uses, blocks, methods) -> str | None:
     if bound > 1:
         return f"the class binds {name} {bound} times, and the tool follows a Pipeline bound once"
     fill = method.name.value
-    again = [other.name.value for other, use in uses.items() if other is not init and use.calls.get(fill)]
-    if again or uses[init].calls.get(fill, 0) > 1:
-        where = f"{again[0]}()" if again else f"{INIT}() more than once"
-        return (f"{fill}() fills {name} and is called again by {where}: each call would make a new generator, "
-                f"where pipeline mode filled one Pipeline")
-    read_early = _read_before_filled(pipe, init)
+    callers = _callers_beyond_init(fill, uses, init)
+    if callers:
+        return (f"{fill}() fills {name} and may run more than once (called by {', '.join(callers)}): each call would "
+                f"make a new generator, where pipeline mode filled one Pipeline")
+    read_early = _read_before_filled(pipe, init, _chain(fill, uses, init))
     if read_early:
         return (f"{INIT}() reads {name} before {fill}() fills it, where the migrated object has no {name} yet "
                 f"(it holds the generator once {fill}() has run)")
     return None
 
 
-def _read_before_filled(pipe: AttributePipe, init: cst.FunctionDef) -> bool:
+def _callers_beyond_init(name: str, uses, init, seen=frozenset()) -> list[str]:
+    """The callers (``method()``) through which the method ``name`` may run more than once: none where the class calls
+    it at most once, from ``__init__`` or from a method that is itself called that way (or from outside alone)."""
+    sites = [(caller, use.calls[name]) for caller, use in uses.items() if use.calls.get(name)]
+    if not sites:
+        return []  # called from outside the class, if at all
+    if len(sites) > 1 or sites[0][1] > 1:
+        return [f"{caller.name.value}()" for caller, _ in sites]
+    caller = sites[0][0]
+    if caller is init:
+        return []
+    if caller.name.value in seen:  # recursion
+        return [f"{caller.name.value}()"]
+    return _callers_beyond_init(caller.name.value, uses, init, seen | {name})
+
+
+def _chain(name: str, uses, init) -> set[str]:
+    """The methods through which __init__ calls the method ``name`` (``name`` itself, and each one's single caller up
+    to the one __init__ calls; ``_callers_beyond_init`` found one caller at each step)."""
+    chain = {name}
+    while True:
+        callers = [caller for caller, use in uses.items() if use.calls.get(name)]
+        if len(callers) != 1 or callers[0] is init or callers[0].name.value in chain:
+            return chain
+        name = callers[0].name.value
+        chain.add(name)
+
+
+def _read_before_filled(pipe: AttributePipe, init: cst.FunctionDef, fills: set[str]) -> bool:
     """__init__ reads the attribute after the statement of its body that makes the Pipeline and before one that
-    calls the filling method."""
+    calls the filling method (or a method of ``fills``, through which it is called)."""
     made = False
     for statement in init.body.body:
         if not made:
@@ -346,7 +373,7 @@ def _read_before_filled(pipe: AttributePipe, init: cst.FunctionDef) -> bool:
         walk(statement, use)
         if any(attr == pipe.attr for attr, _ in use.read):
             return True
-        if use.calls.get(pipe.method.name.value):
+        if any(use.calls.get(name) for name in fills):
             return False
     return False
 
