@@ -190,13 +190,16 @@ class _Leftovers(MigrationTransformer):
         self._policies_to_strings = policies_become_strings(node, self.ctx.imports, flow=flow, text=self.ctx.source)
         # `pipe = Pipeline(...)` of a pipeline the unroll pass kept, with a marker that says why (at its `with` block):
         # its unit stays in pipeline mode as it was, so the Pipeline is not a leftover of its own, and a marker here
-        # would only say less than that one. Only the statement that is the unit's definition: the engine marks that
-        # one (DM230), so it still sits under a marker (another Pipeline(...) of the same origin does not)
+        # would only say less than that one. Only where the flow model ties that block to this Pipeline (the marker
+        # there keeps its unit) and only the statement that is the unit's definition: the engine marks that one
+        # (DM230), so it still sits under a marker (another Pipeline(...) of the same origin does not)
         kept = self.ctx.facts.get("keep_pipeline_mode") or set()
         units = self.ctx.facts.get("units")
         definitions = units.definitions if units is not None else {}
+        filled = set(flow.with_origin.values()) if flow is not None else set()
         self._kept_made = {call.func for call, origin in (flow.pipeline_calls.items() if flow is not None else ())
-                           if origin.rpartition(":")[2] in kept and _assigns(definitions.get(origin), call)}
+                           if origin.rpartition(":")[2] in kept and origin in filled
+                           and _assigns(definitions.get(origin), call)}
         return True
 
     def leave_Attribute(self, original_node, updated_node):

@@ -67,10 +67,27 @@ class ForwardedOptions:
             self.pipe.set_outputs(labels)
 
 
+class FilledInClosure:
+    def __init__(self, root, batch_size):
+        self.root = root
+        # dali-migrate: DM105 Pipeline is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code
+        self.inner_pipe = Pipeline(batch_size=batch_size, num_threads=1, device_id=None)
+        self.fill()
+
+    def fill(self):
+        def define():
+            # dali-migrate: DM212 self.inner_pipe stays in pipeline mode: self.inner_pipe is filled in a loop or a nested function of fill() (the tool migrates a Pipeline filled once, in the method's own body)
+            with self.inner_pipe:
+                jpegs, labels = fn.readers.file(file_root=self.root)
+                self.inner_pipe.set_outputs(labels)
+
+        define()
+
+
 class Train:
     def __init__(self, root, batch_size):
         self.root = root
-        # dali-migrate: DM230 self._pipe stays in pipeline mode with everything that uses it: line 69: self._pipe stays in pipeline mode: 2 classes of the module make a Pipeline in __init__ as self._pipe, and the tool tells such Pipelines apart by the method that makes them, not by its class; line 77: Pipeline is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code; line 81: self._pipe stays in pipeline mode: 2 classes of the module make a Pipeline in __init__ as self._pipe, and the tool tells such Pipelines apart by the method that makes them, not by its class
+        # dali-migrate: DM230 self._pipe stays in pipeline mode with everything that uses it: line 84: self._pipe stays in pipeline mode: 2 classes of the module make a Pipeline in __init__ as self._pipe, and the tool tells such Pipelines apart by the method that makes them, not by its class; line 92: Pipeline is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code; line 96: self._pipe stays in pipeline mode: 2 classes of the module make a Pipeline in __init__ as self._pipe, and the tool tells such Pipelines apart by the method that makes them, not by its class
         self._pipe = Pipeline(batch_size=batch_size, num_threads=1, device_id=None)
         self.fill()
 

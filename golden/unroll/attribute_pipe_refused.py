@@ -59,6 +59,21 @@ class ForwardedOptions:
             self.pipe.set_outputs(labels)
 
 
+class FilledInClosure:
+    def __init__(self, root, batch_size):
+        self.root = root
+        self.inner_pipe = Pipeline(batch_size=batch_size, num_threads=1, device_id=None)
+        self.fill()
+
+    def fill(self):
+        def define():
+            with self.inner_pipe:
+                jpegs, labels = fn.readers.file(file_root=self.root)
+                self.inner_pipe.set_outputs(labels)
+
+        define()
+
+
 class Train:
     def __init__(self, root, batch_size):
         self.root = root

@@ -11,6 +11,7 @@ with pipe:
     pipe.set_outputs(fn.decoders.image(jpegs), labels)
 pipe.build()
 
+# dali-migrate: DM105 Pipeline is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code
 # dali-migrate: DM230 sized_pipe stays in pipeline mode with everything that uses it (one unit with pipe): line 13: sized_pipe stays in pipeline mode: its graph is built in `with pipe:` and reads Pipeline.current(), which is pipe there, not sized_pipe; line 14: ndd.readers.File is a stateful reader: create it once and iterate reader.next_epoch(batch_size=...); calling it does not return batches
 sized_pipe = Pipeline(batch_size=4, num_threads=1, device_id=None)
 # dali-migrate: DM212 sized_pipe stays in pipeline mode: its graph is built in `with pipe:` and reads Pipeline.current(), which is pipe there, not sized_pipe

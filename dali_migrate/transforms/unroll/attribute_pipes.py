@@ -37,11 +37,11 @@ Pipeline. The other methods' ``build()``, ``run()`` and ``reset()`` follow the f
 (``__init__:self._pipe``), as for a Pipeline made and filled in one block.
 
 Refused, with the cause (the block stays in pipeline mode, marked DM212): a Pipeline the class binds to that
-attribute more than once, one filled by more than one ``with`` block or in a loop, by a static or class method,
-one whose filling method another method of the class calls again (each call would make a new generator), one
-``__init__`` reads before it is filled (it would not be bound yet), options given by ``*args``/``**kwargs``, a
-checkpointed one, and an attribute another class of the module makes too (the flow model's origin is named by
-``__init__`` alone).
+attribute more than once; one filled by more than one ``with`` block, in a loop or a nested function, or by a class
+method; one whose filling method may run more than once (several call sites in the class, or one in a method called
+again: each call would make a new generator); one ``__init__`` reads before it is filled (it would not be bound yet);
+options given by ``*args``/``**kwargs``; a checkpointed one; and an attribute another class of the module makes in its
+``__init__`` too (the flow model names such a Pipeline by its method, not its class).
 """
 
 from __future__ import annotations
@@ -107,6 +107,10 @@ class AttributePipe:
         return statements
 
 
+def _is_static(function: cst.FunctionDef) -> bool:
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in function.decorators)
+
+
 def _first_param(function: cst.FunctionDef | None) -> str | None:
     params = function.params.posonly_params or function.params.params if function is not None else ()
     return params[0].name.value if params else None
@@ -133,17 +137,18 @@ class _Reads(cst.CSTVisitor):
 
 
 class _SelfUses(cst.CSTVisitor):
-    """In a method (nested defs and classes left out): assignments to ``<self>.<attr>`` (its statements), ``with
-    <self>.<attr>:`` blocks, reads of ``<self>.<attr>``, calls of ``<self>.<name>(...)``, and whether a ``with`` is
-    inside a loop."""
+    """In a method (its closures too, which share its ``self``; nested classes left out): assignments to
+    ``<self>.<attr>`` (its statements), ``with <self>.<attr>:`` blocks (and whether each is in a loop or a nested
+    function), reads of ``<self>.<attr>``, calls of ``<self>.<name>(...)``."""
 
     def __init__(self, self_name: str):
         self.self_name = self_name
         self.assigned: dict[str, list[cst.CSTNode]] = {}
-        self.blocks: list[tuple[str, cst.With, bool]] = []  # (attr, block, in a loop)
+        self.blocks: list[tuple[str, cst.With, bool]] = []  # (attr, block, in a loop or a nested function)
         self.read: list[tuple[str, cst.Attribute]] = []
         self.calls: dict[str, int] = {}
         self._loops = 0
+        self._nested = 0
         self._targets: set[cst.CSTNode] = set()
 
     def _attr(self, node) -> str | None:
@@ -152,12 +157,18 @@ class _SelfUses(cst.CSTVisitor):
         return None
 
     def visit_FunctionDef(self, node):
-        return False
+        self._nested += 1
 
-    def visit_ClassDef(self, node):
-        return False
+    def leave_FunctionDef(self, node):
+        self._nested -= 1
 
     def visit_Lambda(self, node):
+        self._nested += 1
+
+    def leave_Lambda(self, node):
+        self._nested -= 1
+
+    def visit_ClassDef(self, node):
         return False
 
     def visit_For(self, node):
@@ -193,7 +204,7 @@ class _SelfUses(cst.CSTVisitor):
         for item in node.items:
             attr = self._attr(item.item)
             if attr is not None:
-                self.blocks.append((attr, node, self._loops > 0))
+                self.blocks.append((attr, node, self._loops > 0 or self._nested > 0))
 
     def visit_Attribute(self, node):
         attr = self._attr(node)
@@ -260,7 +271,7 @@ def _in_class(node: cst.ClassDef, functions: tuple[str, ...], imports) -> list[A
     uses = {}
     for method in methods:
         self_name = _first_param(method)
-        if self_name is not None:
+        if self_name is not None and not _is_static(method):
             uses[method] = _SelfUses(self_name)
             walk(method.body, uses[method])
     pipes = []
@@ -310,13 +321,14 @@ def _refusal(pipe: AttributePipe, init, uses, blocks, methods) -> str | None:
     if "checkpoint" in config or literal_value(config.get("enable_checkpointing")) not in (None, False):
         return (f"{name} = Pipeline(...) is checkpointed, and the tool migrates the checkpoints of a Pipeline made "
                 f"and filled in one block")
-    if any(isinstance(decorator.decorator, cst.Name) and decorator.decorator.value in ("staticmethod", "classmethod")
+    if any(isinstance(decorator.decorator, cst.Name) and decorator.decorator.value == "classmethod"
            for decorator in method.decorators):
-        return f"{method.name.value}() that fills {name} is a static or class method"
+        return f"{method.name.value}() that fills {name} is a class method"
     if len(blocks) > 1:
         return f"{name} is filled by {len(blocks)} `with` blocks (the tool migrates a Pipeline filled once)"
     if blocks[0][2]:
-        return f"{name} is filled in a loop of {method.name.value}() (the tool migrates a Pipeline filled once)"
+        return (f"{name} is filled in a loop or a nested function of {method.name.value}() (the tool migrates a "
+                f"Pipeline filled once, in the method's own body)")
     bound = sum(len(use.assigned.get(attr, ())) for use in uses.values())
     if bound > 1:
         return f"the class binds {name} {bound} times, and the tool follows a Pipeline bound once"

@@ -165,9 +165,10 @@ def _store_options(unroller, name, call, statement) -> list | None:
 
 
 def _filled_here(unroller, name):
-    """The attribute pipe that the method being rewritten fills in ``with name:``, else None."""
-    method = unroller._functions[-1] if unroller._functions else None
-    return next((pipe for pipe in unroller.d.attribute_pipes if pipe.method is method and pipe.name == name), None)
+    """The attribute pipe that the method being rewritten (or a function nested in it) fills in ``with name:``, else
+    None."""
+    return next((pipe for pipe in unroller.d.attribute_pipes if pipe.name == name
+                 and any(pipe.method is function for function in unroller._functions)), None)
 
 
 def _mark_filled_elsewhere(unroller, out) -> None:
@@ -184,8 +185,10 @@ def _mark_filled_elsewhere(unroller, out) -> None:
                 and isinstance(statement.items[0].item, cst.Attribute)) or statement in unroller.ctx.kept_statements:
             continue
         name = code_of(statement.items[0].item)
-        if name in made_here or has_marker(statement, rules.CANNOT_UNROLL.id) \
-                or graph_statements(list(statement.body.body), name, unroller.ctx.imports) is None:
+        if name in made_here or graph_statements(list(statement.body.body), name, unroller.ctx.imports) is None:
+            continue
+        if has_marker(statement, rules.CANNOT_UNROLL.id):  # marked by an earlier run: it stays as it was, again
+            unroller.keep.add(name)
             continue
         pipe = _filled_here(unroller, name)
         why = (f"its graph is filled here, but {name} = Pipeline(...) is not made in this block (another method "
@@ -202,7 +205,7 @@ def _mark_filled_elsewhere(unroller, out) -> None:
                 replacement = _unroll_one(unroller, name, pipe.carried_call(), statement, False, key=pipe.key)
             except CannotUnroll as e:
                 why = e.reason
-                rule_id = e.rule or (rules.CONDITIONALS.id if e.reason.startswith("enable_conditionals") else rule_id)
+                rule_id = e.rule or (rules.CONDITIONALS.id if why.startswith("enable_conditionals") else rule_id)
             else:
                 replacement[0] = replacement[0].with_changes(leading_lines=statement.leading_lines)
                 out[k - 1:k] = replacement
