@@ -152,9 +152,7 @@ class _SelfUses(cst.CSTVisitor):
         self._targets: set[cst.CSTNode] = set()
 
     def _attr(self, node) -> str | None:
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == self.self_name:
-            return node.attr.value
-        return None
+        return _self_attr(node, self.self_name)
 
     def visit_FunctionDef(self, node):
         self._nested += 1
@@ -217,6 +215,13 @@ class _SelfUses(cst.CSTVisitor):
             self.calls[attr] = self.calls.get(attr, 0) + 1
 
 
+def _self_attr(node, self_name: str) -> str | None:
+    """``attr`` of ``<self_name>.attr``, else None."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == self_name:
+        return node.attr.value
+    return None
+
+
 def _target_nodes(target):
     if isinstance(target, (cst.Tuple, cst.List)):
         for element in target.elements:
@@ -236,6 +241,9 @@ class _Classes(cst.CSTVisitor):
 
     def visit_ClassDef(self, node):
         self.found.append((node, tuple(self._functions)))
+
+    def visit_SimpleStatementLine(self, node):
+        return False  # (no class in it: the walk goes through compound statements only)
 
     def visit_FunctionDef(self, node):
         self._functions.append(node.name.value)
@@ -266,8 +274,18 @@ def _in_class(node: cst.ClassDef, functions: tuple[str, ...], imports) -> list[A
         if isinstance(node.body, cst.IndentedBlock) else []
     init = next((m for m in methods if m.name.value == INIT), None)
     init_self = _first_param(init)
-    if init is None or init_self is None:
+    if init is None or init_self is None or _is_static(init):
         return []
+    made = []  # (statement, call, attribute) of each `self.X = Pipeline(...)` in __init__
+    for statement in _simple_statements(init.body):
+        assign = statement.body[0] if len(statement.body) == 1 else None
+        if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.value, cst.Call) \
+                and imports.qualname(assign.value.func) == PIPELINE_CLS:
+            attr = _self_attr(assign.targets[0].target, init_self)
+            if attr is not None:
+                made.append((statement, assign.value, attr))
+    if not made:
+        return []  # (the methods are walked only for a class that makes one)
     uses = {}
     for method in methods:
         self_name = _first_param(method)
@@ -275,21 +293,13 @@ def _in_class(node: cst.ClassDef, functions: tuple[str, ...], imports) -> list[A
             uses[method] = _SelfUses(self_name)
             walk(method.body, uses[method])
     pipes = []
-    for statement in _simple_statements(init.body):
-        assign = statement.body[0] if len(statement.body) == 1 else None
-        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.value, cst.Call)
-                and imports.qualname(assign.value.func) == PIPELINE_CLS):
-            continue
-        target = assign.targets[0].target
-        attr = uses[init]._attr(target)
-        if attr is None:
-            continue
+    for statement, call, attr in made:
         blocks = [(method, block, looped) for method, use in uses.items() for a, block, looped in use.blocks
                   if a == attr and filled_pipeline(block, code_of(block.items[0].item)) == code_of(block.items[0].item)]
         if not blocks or any(method is init for method, _, _ in blocks):
             continue  # not filled here, or filled in __init__ itself: a Pipeline made and filled in one block
         pipe = AttributePipe(key=".".join([*functions, INIT]) + ":" + f"{init_self}.{attr}", attr=attr,
-                             assign=statement, call=assign.value, init_self=init_self)
+                             assign=statement, call=call, init_self=init_self)
         pipe.method, pipe.block = blocks[0][0], blocks[0][1]
         pipe.refused = _refusal(pipe, init, uses, blocks, methods)
         if pipe.refused is None:
