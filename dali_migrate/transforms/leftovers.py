@@ -163,8 +163,15 @@ def policies_become_strings(module: cst.Module, imports, skipped=frozenset(), fl
     return uses.migrated_iterators or (flow is not None and any(flow.wrapper_inputs(call) for call, _ in flow.calls))
 
 
+def _assigns(statement, call: cst.Call) -> bool:
+    """``statement`` is the one-line assignment of ``call``'s value."""
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(part, cst.Assign) and part.value is call for part in statement.body)
+
+
 class _Leftovers(MigrationTransformer):
     _pipeline_returns: dict[cst.FunctionDef, bool] = {}  # def -> its body holds no pipeline-mode API
+    _kept_made: set = frozenset()  # the callees of the Pipeline(...) calls of pipelines the unroll pass kept
 
     def visit_FunctionDef(self, node):
         """``-> Pipeline`` on a function: dropped where the function's pipeline was migrated (nothing in its
@@ -179,8 +186,20 @@ class _Leftovers(MigrationTransformer):
     _policies_to_strings = False
 
     def visit_Module(self, node):
-        self._policies_to_strings = policies_become_strings(node, self.ctx.imports, flow=self.ctx.facts.get("flow"),
-                                                         text=self.ctx.source)
+        flow = self.ctx.facts.get("flow")
+        self._policies_to_strings = policies_become_strings(node, self.ctx.imports, flow=flow, text=self.ctx.source)
+        # `pipe = Pipeline(...)` of a pipeline the unroll pass kept, with a marker that says why (at its `with` block):
+        # its unit stays in pipeline mode as it was, so the Pipeline is not a leftover of its own, and a marker here
+        # would only say less than that one. Only where the flow model ties that block to this Pipeline (the marker
+        # there keeps its unit) and only the statement that is the unit's definition: the engine marks that one
+        # (DM230), so it still sits under a marker (another Pipeline(...) of the same origin does not)
+        kept = self.ctx.facts.get("keep_pipeline_mode") or set()
+        units = self.ctx.facts.get("units")
+        definitions = units.definitions if units is not None else {}
+        filled = set(flow.with_origin.values()) if flow is not None else set()
+        self._kept_made = {call.func for call, origin in (flow.pipeline_calls.items() if flow is not None else ())
+                           if origin.rpartition(":")[2] in kept and origin in filled
+                           and _assigns(definitions.get(origin), call)}
         return True
 
     def leave_Attribute(self, original_node, updated_node):
@@ -227,7 +246,7 @@ class _Leftovers(MigrationTransformer):
         qualname = self.ctx.imports.qualname(node)
         if qualname is None:
             return True
-        if is_pipeline_mode(qualname) and not self._covered():
+        if is_pipeline_mode(qualname) and not self._covered() and node not in self._kept_made:
             self.mark(PIPELINE_MODE_LEFT.id, f"{dotted(node)} is pipeline-mode API that was not migrated "
                       f"here: rewrite it with dynamic-mode (ndd) code", node)
         return False  # a resolved dotted name: its parts are not references of their own

@@ -32,7 +32,6 @@ def evaluation_pipeline(root):
 # dali-migrate: DM105 Pipeline is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code
 def fed_pipeline() -> Pipeline:
     # stays in pipeline mode (fed by feed_input): its annotation stays, marked
-    # dali-migrate: DM105 Pipeline is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code
     # dali-migrate: DM230 pipe stays in pipeline mode with everything that uses it: line 28: pipe stays in pipeline mode: external_source without source= is fed by feed_input; pass the data to the ndd ops instead
     pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
     # dali-migrate: DM220 pipe stays in pipeline mode: external_source without source= is fed by feed_input; pass the data to the ndd ops instead

@@ -1,28 +1,31 @@
-"""A Pipeline made in __init__ as an attribute and filled by another method's `with self.pipe:` stays, marked with
-that cause at the block (its reader is not marked for what it would lack once rewritten)."""
-import nvidia.dali.fn as fn
-from nvidia.dali.pipeline import Pipeline
+"""A Pipeline made in __init__ as an attribute and filled by another method's `with self.pipe:`: __init__ stores the
+option it computed (batch_size) on the object, and the block becomes the generator with it as its default
+(attribute_pipes.py); the other methods' run() and the caller's build() follow."""
+
+import numpy as np
+import nvidia.dali.experimental.dynamic as ndd
+from dali_dynamic_compat import Prefetch  # written by dali-migrate (migrate --write recreates it)
 
 
 class Loader:
     def __init__(self, root, batch_size):
         self.root = root
-        # dali-migrate: DM105 Pipeline is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code
-        # dali-migrate: DM230 self.pipe stays in pipeline mode with everything that uses it: line 14: self.pipe stays in pipeline mode: its graph is filled here, but self.pipe = Pipeline(...) is not made in this block (another method makes it, or an enclosing block), and the tool migrates a Pipeline made and filled in one block
-        self.pipe = Pipeline(batch_size=batch_size, num_threads=1, device_id=None)
+        self.pipe_batch_size = batch_size  # the options self.pipe was made with, for fill()
         self.fill()
 
     def fill(self):
-        # dali-migrate: DM212 self.pipe stays in pipeline mode: its graph is filled here, but self.pipe = Pipeline(...) is not made in this block (another method makes it, or an enclosing block), and the tool migrates a Pipeline made and filled in one block
-        with self.pipe:
-            data = fn.readers.numpy(file_root=self.root, name="Reader")
-            self.pipe.set_outputs(data * 2)
+        @Prefetch(depth=2)
+        def pipe_steps(*, batch_size=self.pipe_batch_size):
+            reader = ndd.readers.Numpy(file_root=self.root, name="Reader")
+            while True:
+                for (data,) in reader.next_epoch(batch_size=batch_size):
+                    yield (data * 2,)
+        self.pipe = pipe_steps()
 
     def next(self):
-        (data,) = self.pipe.run()
-        return data.as_array()
+        (data,) = next(self.pipe)
+        return np.array(ndd.as_tensor(data))
 
 
 loader = Loader("/data", 2)
-loader.pipe.build()
 print(loader.next().shape)

@@ -1,5 +1,6 @@
-"""A Pipeline made in __init__ as an attribute and filled by another method's `with self.pipe:` stays, marked with
-that cause at the block (its reader is not marked for what it would lack once rewritten)."""
+"""A Pipeline made in __init__ as an attribute and filled by another method's `with self.pipe:`: __init__ stores the
+option it computed (batch_size) on the object, and the block becomes the generator with it as its default
+(attribute_pipes.py); the other methods' run() and the caller's build() follow."""
 import nvidia.dali.fn as fn
 from nvidia.dali.pipeline import Pipeline
 

@@ -9,7 +9,6 @@ def finish(pipeline, data):
 
 
 def make(root):
-    # dali-migrate: DM105 Pipeline is pipeline-mode API that was not migrated here: rewrite it with dynamic-mode (ndd) code
     # dali-migrate: DM230 pipe stays in pipeline mode with everything that uses it: line 12: pipe stays in pipeline mode: `with pipe:` does not end with pipe.set_outputs(...): it hands pipe to finish(...), and the tool does not follow a pipeline into another function to find where its outputs are set
     pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
     # dali-migrate: DM212 pipe stays in pipeline mode: `with pipe:` does not end with pipe.set_outputs(...): it hands pipe to finish(...), and the tool does not follow a pipeline into another function to find where its outputs are set

@@ -14,8 +14,8 @@ from ...source import register_names
 from ..base import MigrationTransformer, name_nodes_in
 from ..imports import first_use
 from ...walk import node_children, transform, walk
-from . import (adapted, body_ops, checkpoints, conditional, current, epoch_iterator, frameworks, iterator_subclass,
-               prefetch, rules, stream)
+from . import (adapted, attribute_pipes, body_ops, checkpoints, conditional, current, epoch_iterator, frameworks,
+               iterator_subclass, prefetch, rules, stream)
 from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, closing_returns, device_statement, eager_sources, epoch_statements,
                     grow_statement, loop_statements, output_elements, rng_statements_after_pre, seeding_statements,
@@ -85,6 +85,10 @@ class Discovery(cst.CSTVisitor):
         self.scope: list[str] = []  # enclosing functions: the same name in two functions is two variables
         self.checkpointed_calls: set[str] = set()  # pipeline functions called with enable_checkpointing/checkpoint
         self.function_params: dict[str, list[str]] = {}  # "outer.f" -> f's parameter names
+        # Pipelines made in __init__ and filled by another method (attribute_pipes.py), and those that migrate by
+        # their origin keys ("__init__:self._pipe")
+        self.attribute_pipes: list[attribute_pipes.AttributePipe] = []
+        self.migrating_attribute_pipes: dict[str, attribute_pipes.AttributePipe] = {}
 
     def anything(self) -> bool:
         return bool(self.defs or self.classes or self.with_names or self.uses_iterators or self.pipe_vars
@@ -97,6 +101,13 @@ class Discovery(cst.CSTVisitor):
             return {}
         return {local: found for local in self.ctx.imports.aliases
                 if (found := project.lookup(self.ctx.imports, local)) is not None}
+
+    def visit_Module(self, node):
+        self.attribute_pipes = attribute_pipes.find(node, self.ctx.imports)
+        for pipe in self.attribute_pipes:
+            if pipe.refused is None:  # its block, with the options as the filling method sees them
+                self.migrating_attribute_pipes[pipe.key] = pipe
+                self.with_blocks[pipe.key] = (pipe.block, pipe.carried_call())
 
     def visit_FunctionDef(self, node):
         for decorator in node.decorators:
@@ -578,6 +589,7 @@ class Unroller(MigrationTransformer):
         # `with pipe:` blocks are unrolled when their enclosing block is left, after the code that
         # uses them was visited: decide now which ones will unroll, so consumers follow suit.
         self.with_ok = set()
+        self.with_refused: dict[str, CannotUnroll] = {}  # with key -> why its graph cannot be described
         self.with_checkpoint: dict[str, dict] = {}  # with key -> checkpoints.with_plan(...)
         self.with_readers: set[str] = set()  # with keys whose graph has a reader (it can be a ReaderStream)
         quiet = Env(self.ctx, lambda *a: None, batch_size="batch_size", seed="seed", rng_mode=self.d.rng_mode)
@@ -601,8 +613,8 @@ class Unroller(MigrationTransformer):
                     self.with_readers.add(key)
                 if checkpoints.enabled(config):
                     self.with_checkpoint[key] = checkpoints.with_plan(self.d, key, config)
-            except CannotUnroll:
-                pass
+            except CannotUnroll as e:
+                self.with_refused[key] = e  # (a block over a Pipeline made elsewhere is marked with it: withstyle)
         # factory name -> the parameter that carries its pipeline's checkpoint
         self.checkpoint_factories = {plan["factory"]: plan["param"] for plan in self.with_checkpoint.values()
                                      if plan.get("factory")}

@@ -88,8 +88,8 @@ def graph_statements(statements, name, imports) -> tuple[list, list | None] | No
 
 def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
     out = list(body)
-    if not any(isinstance(s, cst.With) for s in out):
-        return out
+    if not any(isinstance(s, cst.With) for s in out) and not unroller.d.migrating_attribute_pipes:
+        return out  # (an attribute pipe's __init__ has no `with`: the statement that makes it changes all the same)
     # the statements here were already rewritten: let findings find their original lines
     unroller.ctx.positions.update(unroller.moved_positions)
     i = 0
@@ -104,6 +104,11 @@ def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
         if j is None:
             j = next((k for k in range(i + 1, len(out)) if _with_closing(out[k], name)), None)
         if j is None:
+            stored = _store_options(unroller, name, call, out[i])
+            if stored is not None:  # made here, filled by another method (attribute_pipes.py)
+                out[i:i + 1] = stored
+                i += max(len(stored), 1)
+                continue
             k = next((k for k in range(i + 1, len(out)) if _closes(out[k], name)), None)
             if k is not None:  # filled in another pipeline's block that reads Pipeline.current(): that one's
                 item = code_of(out[k].items[0].item)
@@ -136,23 +141,77 @@ def unroll_with_blocks(unroller, body, module_level=False, in_loop=False):
     return out if module_level else _mark_unadopted(unroller, out)
 
 
+def _attribute_pipe(unroller, key: str):
+    """The Pipeline of this origin key made in __init__ and filled by another method that migrates (the filling
+    block's graph described, ``Unroller._prepare``), else None."""
+    pipe = unroller.d.migrating_attribute_pipes.get(key)
+    return pipe if pipe is not None and key in unroller.with_ok else None
+
+
+def _store_options(unroller, name, call, statement) -> list | None:
+    """``self._pipe = Pipeline(...)`` in __init__, filled by another method that migrates: the statements that store
+    its computed options on the object instead (``attribute_pipes.AttributePipe.storing_statements``), else None."""
+    pipe = _attribute_pipe(unroller, ".".join(unroller._scope) + ":" + name)
+    if pipe is None:
+        return None
+    stored = pipe.storing_statements(call, statement)
+    what = ", ".join(f"{pipe.init_self}.{attribute}" for attribute in pipe.stored.values())
+    unroller.report(rules.UNROLL.id, f"{name} = Pipeline(...) is filled by {pipe.method.name.value}(), which becomes "
+                    f"its generator: " + (f"the options computed here are stored in {what} for it" if what else
+                                          "its options are literals, written there"), statement)
+    if not stored and len(statement.leading_lines):
+        stored = [cst.SimpleStatementLine([cst.Pass()], leading_lines=statement.leading_lines)]  # (its comments)
+    return stored
+
+
+def _filled_here(unroller, name):
+    """The attribute pipe that the method being rewritten (or a function nested in it) fills in ``with name:``, else
+    None."""
+    return next((pipe for pipe in unroller.d.attribute_pipes if pipe.name == name
+                 and any(pipe.method is function for function in unroller._functions)), None)
+
+
 def _mark_filled_elsewhere(unroller, out) -> None:
-    """``with self._pipe:`` closed with ``self._pipe.set_outputs(...)``, over a Pipeline not made in the same block
-    (``self._pipe = Pipeline(...)`` in ``__init__``, the block in another method): only a Pipeline made and filled in
-    one block is migrated, so this one stays, marked with that cause rather than with what its operators would lack
-    outside a pipeline."""
+    """``with self._pipe:`` closed with ``self._pipe.set_outputs(...)``, over a Pipeline not made in the same block.
+    ``self._pipe = Pipeline(...)`` made in ``__init__`` and filled here becomes the generator (``attribute_pipes``),
+    with the options __init__ stored on the object; otherwise (made elsewhere, or refused) it stays, marked with that
+    cause rather than with what its operators would lack outside a pipeline."""
     made_here = {found[0] for statement in out if (found := _pipeline_assign(unroller, statement)) is not None}
-    for k, statement in enumerate(out):
+    k = 0
+    while k < len(out):
+        statement = out[k]
+        k += 1
         if not (isinstance(statement, cst.With) and len(statement.items) == 1 and statement.items[0].asname is None
                 and isinstance(statement.items[0].item, cst.Attribute)) or statement in unroller.ctx.kept_statements:
             continue
         name = code_of(statement.items[0].item)
-        if name in made_here or has_marker(statement, rules.CANNOT_UNROLL.id) \
-                or graph_statements(list(statement.body.body), name, unroller.ctx.imports) is None:
+        if name in made_here or graph_statements(list(statement.body.body), name, unroller.ctx.imports) is None:
             continue
-        out[k] = _marked(unroller, statement, rules.CANNOT_UNROLL.id, f"{name} stays in pipeline mode: its graph is "
-                         f"filled here, but {name} = Pipeline(...) is not made in this block (another method makes "
-                         f"it, or an enclosing block), and the tool migrates a Pipeline made and filled in one block")
+        if has_marker(statement, rules.CANNOT_UNROLL.id):  # marked by an earlier run: it stays as it was, again
+            unroller.keep.add(name)
+            continue
+        pipe = _filled_here(unroller, name)
+        why = (f"its graph is filled here, but {name} = Pipeline(...) is not made in this block (another method "
+               f"makes it, or an enclosing block), and the tool migrates a Pipeline made and filled in one block")
+        rule_id = rules.CANNOT_UNROLL.id
+        refused = unroller.with_refused.get(pipe.key) if pipe is not None else None
+        if pipe is not None and pipe.refused is not None:
+            why = pipe.refused
+        elif refused is not None:  # made in __init__, its graph cannot be described: that cause
+            why = refused.reason
+            rule_id = refused.rule or (rules.CONDITIONALS.id if why.startswith("enable_conditionals") else rule_id)
+        elif pipe is not None and _attribute_pipe(unroller, pipe.key) is not None:
+            try:
+                replacement = _unroll_one(unroller, name, pipe.carried_call(), statement, False, key=pipe.key)
+            except CannotUnroll as e:
+                why = e.reason
+                rule_id = e.rule or (rules.CONDITIONALS.id if why.startswith("enable_conditionals") else rule_id)
+            else:
+                replacement[0] = replacement[0].with_changes(leading_lines=statement.leading_lines)
+                out[k - 1:k] = replacement
+                k += len(replacement) - 1
+                continue
+        out[k - 1] = _marked(unroller, statement, rule_id, f"{name} stays in pipeline mode: {why}")
         unroller.keep.add(name)
 
 
@@ -369,7 +428,7 @@ def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseSta
     return tuple(o for o in CORE if o in core), grow
 
 
-def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=False, around=()):
+def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=False, around=(), key=None):
     config = pipeline_call_config(call)
     unroller._check_config(name, config, with_statement)
     statements = list(with_statement.body.body)
@@ -393,7 +452,7 @@ def _unroll_one(unroller, name, call, with_statement, module_level, in_loop=Fals
                         f"was decided when the graph was defined)", statements[-1])
     build_graph(desc, *graph, env, closing=statements[-1] if graph[1] is not None else None)
     unroller.descs[name] = desc
-    key = ".".join(unroller._scope) + ":" + name
+    key = key or ".".join(unroller._scope) + ":" + name  # (the origin of a Pipeline made in another method: given)
     desc.extra["origin"] = key
     unroller.d.pipe_vars[key] = ("with", name, call)
     plan = unroller.with_checkpoint.get(key)
