@@ -29,11 +29,12 @@ import re
 from pathlib import Path
 
 from ... import runtime
-from . import epoch_iterator, frameworks, prefetch, stream
+from . import epoch_iterator, frameworks, per_sample, prefetch, stream
 
 DEFAULT_MODULE = "dali_dynamic_compat"
 # The modules of dali_migrate/runtime, in the order the helper module holds their definitions.
-RUNTIME_MODULES = ("settle", "epoch_iterator", "reader_stream", "prefetch", "jax_iterator", "tf_dataset", "tf_iterator")
+RUNTIME_MODULES = ("settle", "epoch_iterator", "reader_stream", "prefetch", "jax_iterator", "tf_dataset", "tf_iterator",
+                   "sample_split")
 # Each helper migrated code may import, and how to do without it (the helper module's header says so).
 DROP = {
     epoch_iterator.CLASS_NAME: "iterate the reader's epochs (`for jpegs, labels in reader.next_epoch(): ...`) and "
@@ -49,6 +50,9 @@ DROP = {
                         "`np.asarray(ndd.as_tensor(batch).cpu())`",
     frameworks.TF_OP_NAME: "call `next()` on the generator and convert each output with "
                            "`tf.convert_to_tensor(np.asarray(ndd.as_tensor(batch).cpu()))`",
+    per_sample.CLASS_NAME: "take the samples of each branch with `ndd.as_batch([batch.select(i) for i in "
+                           "indices])`, the indices those where `sample.item()` of the condition is true (or not), and "
+                           "put the branches' values back with `ndd.as_batch` in sample order",
 }
 CHECKED_WITH_DALI = "2.4.0"  # the DALI the helpers were verified against (a test compares the installed one)
 IMPORT_COMMENT = "# written by dali-migrate (migrate --write recreates it)"
@@ -61,7 +65,7 @@ EARLIER_TEXTS = frozenset(
 # SHA-256 of today's text with every helper. A test fails when a definition changes and this does not: then append
 # the hashes of every text the old definitions made (``text_hashes()`` before the change) to
 # data/helper_text_hashes.txt, so projects migrated with them are updated, not refused, and put the new one here.
-TEXT_SHA256 = "b5f1ed52d7348fb75663394916487b3bba85367d1518a72bf60fd12ec83dbf80"
+TEXT_SHA256 = "addc1fe537bc988831db504023ffdf19c5b2b0921aff0151aff63a728f6d2e07"
 
 # The first line of every release's helper module: only a file that begins with it is hashed (helper_names).
 _FIRST_LINE = '"""Run-time helpers for the code that dali-migrate moved to DALI dynamic mode (nvidia.dali.experimental.dynamic).\n'
