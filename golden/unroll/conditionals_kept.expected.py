@@ -3,7 +3,7 @@
 from nvidia.dali import fn, pipeline_def
 
 
-# dali-migrate: DM213 returns_early stays in pipeline mode: enable_conditionals=True: a branch of `if labels[0] == 1` returns (pipeline mode merged the returned values per sample)
+# dali-migrate: DM213 returns_early stays in pipeline mode: per-sample conditionals: a branch of `if labels[0] == 1` returns (pipeline mode merged the returned values per sample)
 @pipeline_def(batch_size=4, num_threads=2, device_id=0, enable_conditionals=True)
 def returns_early(root):
     jpegs, labels = fn.readers.file(file_root=root)
@@ -13,7 +13,7 @@ def returns_early(root):
     return images, labels
 
 
-# dali-migrate: DM213 python_in_branch stays in pipeline mode: enable_conditionals=True: a branch of `if labels[0] == 1` binds size, a plain Python value read after it (pipeline mode made it a constant batch, merged per sample)
+# dali-migrate: DM213 python_in_branch stays in pipeline mode: per-sample conditionals: a branch of `if labels[0] == 1` binds size, a plain Python value read after it (pipeline mode made it a constant batch, merged per sample)
 @pipeline_def(batch_size=4, num_threads=2, device_id=0, enable_conditionals=True)
 def python_in_branch(root):
     jpegs, labels = fn.readers.file(file_root=root)
@@ -32,14 +32,14 @@ def mirror_some(images, labels):
     return images
 
 
-# dali-migrate: DM213 helper_branches stays in pipeline mode: enable_conditionals=True: mirror_some(), which the pipeline calls, branches on pipeline data itself (`if labels[0] == 1`): pipeline mode ran it per sample too
+# dali-migrate: DM213 helper_branches stays in pipeline mode: per-sample conditionals: mirror_some(), which the pipeline calls, branches on pipeline data itself (`if labels[0] == 1`): pipeline mode ran it per sample too
 @pipeline_def(batch_size=4, num_threads=2, device_id=0, enable_conditionals=True)
 def helper_branches(root):
     jpegs, labels = fn.readers.file(file_root=root)
     return mirror_some(fn.decoders.image(jpegs), labels), labels
 
 
-# dali-migrate: DM213 in_a_loop stays in pipeline mode: enable_conditionals=True: `if labels[0] == step` on pipeline data inside a `for` of the pipeline body
+# dali-migrate: DM213 in_a_loop stays in pipeline mode: per-sample conditionals: `if labels[0] == step` on pipeline data inside a `for` of the pipeline body
 @pipeline_def(batch_size=4, num_threads=2, device_id=0, enable_conditionals=True)
 def in_a_loop(root):
     jpegs, labels = fn.readers.file(file_root=root)
@@ -50,7 +50,7 @@ def in_a_loop(root):
     return images, labels
 
 
-# dali-migrate: DM213 reader_in_branch stays in pipeline mode: enable_conditionals=True: fn.readers.file in a per-sample branch: the migration creates readers and sources once and steps them whole, not per branch
+# dali-migrate: DM213 reader_in_branch stays in pipeline mode: per-sample conditionals: fn.readers.file in a per-sample branch: the migration creates readers and sources once and steps them whole, not per branch
 @pipeline_def(batch_size=4, num_threads=2, device_id=0, enable_conditionals=True)
 def reader_in_branch(root):
     jpegs, labels = fn.readers.file(file_root=root)

@@ -44,6 +44,8 @@ from .model import (AssignedNames, CannotUnroll, NameReads, code_of, expr, fn_pa
                     ndd_entry, ops_fn_entry, stmt, with_kwarg)
 
 CLASS_NAME = "SampleSplit"
+_BUILTINS = frozenset(("len", "isinstance", "hasattr", "getattr", "callable", "type", "id", "str", "repr", "bool",
+                       "print"))
 _DALI_PREFIXES = (FN + ".", OPS + ".", NDD + ".", MATH + ".", f"{TYPES}.Constant")
 _SOURCES = (f"{FN}.external_source", f"{OPS}.ExternalSource", f"{FN}.python_function",
             f"{FN}.dl_tensor_python_function", "nvidia.dali.plugin.pytorch.fn.torch_python_function")
@@ -68,7 +70,7 @@ def shown_test(env, statement: cst.If) -> str:
 
 
 def cannot(why: str, node) -> CannotUnroll:
-    return CannotUnroll(f"enable_conditionals=True: {why}", node, rule=rules.CONDITIONALS.id)
+    return CannotUnroll(f"per-sample conditionals: {why}", node, rule=rules.CONDITIONALS.id)
 
 
 class _Scope:
@@ -123,11 +125,41 @@ class Rewriter:
         return data
 
     def is_data(self, node, data=None) -> bool:
-        """``node`` (an expression) computes with pipeline data: it calls a DALI operator, or reads a name bound
-        to pipeline data (the body's own, or what the flow model says is a DataNode)."""
-        found = _DataReads(self, self.data if data is None else data)
-        walk(cst.Expr(node) if isinstance(node, cst.BaseExpression) else node, found)
-        return found.found
+        """``node`` (an expression) evaluates to pipeline data (a DataNode): a DALI operator's result, a name bound
+        to one (the body's own, or what the flow model says is a DataNode), arithmetic, a comparison or
+        ``and``/``or``/``not`` with one, an index into one, a method of one (``x.gpu()``), or a function of the
+        module given one. Not ``x is None``, ``x in ...``, an attribute (``x.device``) or a builtin's result
+        (``len``, ``isinstance``): those are plain Python values, tested as such in both modes."""
+        data = self.data if data is None else data
+        if isinstance(node, cst.Name):
+            return node.value in data or self.flow_says_data(node)
+        if isinstance(node, cst.Call):
+            if self.is_dali_call(node):
+                return True
+            if isinstance(node.func, cst.Attribute):
+                return self.is_data(node.func.value, data)  # a DataNode's method: x.gpu(), x.shape()
+            if isinstance(node.func, cst.Name) and node.func.value in _BUILTINS:
+                return False
+            return any(self.is_data(a.value, data) for a in node.args)  # a helper given pipeline data
+        if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
+            return self.is_data(node.left, data) or self.is_data(node.right, data)
+        if isinstance(node, cst.UnaryOperation):
+            return self.is_data(node.expression, data)
+        if isinstance(node, cst.Comparison):
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
+                return False
+            return self.is_data(node.left, data) or any(self.is_data(c.comparator, data) for c in node.comparisons)
+        if isinstance(node, cst.Subscript):
+            return self.is_data(node.value, data)
+        if isinstance(node, cst.Attribute) and node.attr.value == "slice":  # x[0] as an earlier pass writes it
+            return self.is_data(node.value, data)
+        if isinstance(node, cst.IfExp):
+            return self.is_data(node.body, data) or self.is_data(node.orelse, data)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            return any(self.is_data(e.value, data) for e in node.elements)
+        if isinstance(node, cst.NamedExpr):
+            return self.is_data(node.value, data)
+        return False
 
     def is_dali_call(self, call: cst.Call) -> bool:
         qualname = self.imports.qualname(call.func)
@@ -420,34 +452,6 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-class _DataReads(cst.CSTVisitor):
-    def __init__(self, rewriter: Rewriter, data: set[str]):
-        self.r, self.data = rewriter, data
-        self.found = False
-        self._skip: set[int] = set()
-
-    def on_visit(self, node):
-        return not self.found and super().on_visit(node)
-
-    def visit_Attribute(self, node):
-        self._skip.add(id(node.attr))
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self._skip.add(id(node.keyword))
-
-    def visit_Call(self, node):
-        if self.r.is_dali_call(node):
-            self.found = True
-
-    def visit_Name(self, node):
-        if id(node) not in self._skip and (node.value in self.data or self.r.flow_says_data(node)):
-            self.found = True
-
-    def visit_Lambda(self, node):
-        return False
-
-
 class _Assignments(cst.CSTVisitor):
     """(names, value) of each assignment of a block (not inside nested functions)."""
 
@@ -551,12 +555,10 @@ class _LogicOnData(cst.CSTVisitor):
         self.r = rewriter
         self.found: str | None = None
 
+    data: frozenset = frozenset()  # the names known to hold pipeline data beside what the flow model says
+
     def _flow(self, node) -> bool:
-        reads = NameReads()
-        walk(cst.Expr(node), reads)
-        calls = _DataReads(self.r, set())
-        walk(cst.Expr(node), calls)
-        return calls.found
+        return self.r.is_data(node, set(self.data))
 
     def visit_If(self, node):
         if self.found is None and self._flow(node.test):
@@ -626,3 +628,15 @@ class _Calls(cst.CSTVisitor):
 
     def visit_Call(self, node):
         self.found.append(node)
+
+
+def used(statements, env) -> bool:
+    """The body tests pipeline data (``if``, ``and``/``or``/``not``): it only runs with conditionals enabled (without
+    them DALI raises TypeError on the DataNode's truth value), so however it enabled them (the decorator, or
+    ``enable_conditionals=True`` where it is called, here or in another module), its ifs are per sample."""
+    rewriter = Rewriter(env, statements)
+    found = _LogicOnData(rewriter)
+    found.data = rewriter.data
+    for statement in statements:
+        walk(statement, found)
+    return found.found is not None

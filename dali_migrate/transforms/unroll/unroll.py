@@ -773,7 +773,7 @@ class Unroller(MigrationTransformer):
         docstring = []
         if statements and _is_docstring(statements[0]):
             docstring = [statements.pop(0)]
-        conditionals = per_sample.enabled(config)
+        conditionals = per_sample.enabled(config) or per_sample.used(statements, self._env())
         if conditionals:
             per_sample.check_returns(statements, self._env())
             per_sample.check_helpers(statements, self._env())
@@ -1403,8 +1403,12 @@ class Unroller(MigrationTransformer):
         dropped = [a.keyword.value for a in call.args
                    if a.keyword is not None and a.keyword.value in PIPELINE_POSITIONAL + (
                        "exec_dynamic", "enable_memory_stats", "output_dtype", "output_ndim", "py_callback_pickler",
-                       "prefetch_queue_depth") and a.keyword.value not in CORE]
+                       "prefetch_queue_depth", "enable_conditionals") and a.keyword.value not in CORE]
         for option in dropped:
+            if option == "enable_conditionals":
+                self.report(rules.CONDITIONALS.id, f"enable_conditionals= is dropped here: {desc.name}'s per-sample "
+                            f"ifs are written out in its steps ({per_sample.CLASS_NAME})", original)
+                continue
             if option == "prefetch_queue_depth" and not desc.extra.get("imported") and self._not_prefetched(desc) is None:
                 self.report(rules.PIPELINE_OPTION.id, f"prefetch_queue_depth= is dropped here: {desc.name} loads "
                             f"ahead with its definition's depth ({prefetch.depth(desc)})", original)
