@@ -103,6 +103,7 @@ class Rewriter:
         self.allocated: dict[tuple[str, str], str] = {}
         self.used = False
         self.forced: list = []  # statements that belong to each step whatever they read (build_graph)
+        self.hoisted: list = []  # plain Python of the branches that runs once (_runs_once)
         self.data = self._data_names(statements)
 
     # -- what holds pipeline data ------------------------------------------------------------------------------
@@ -193,6 +194,8 @@ class Rewriter:
                 out += self.per_sample_if(statement, scope, later)
             elif isinstance(statement, cst.If) and self._holds_per_sample(statement):
                 out += self.plain_if(statement, scope, later)
+            elif scope.split and self._runs_once(statement):
+                self.hoisted.append(statement)  # pipeline mode ran it once, tracing the branch
             else:
                 self._check_plain(statement, scope)
                 out += self.takes(statement, scope)
@@ -201,7 +204,25 @@ class Rewriter:
                 binds = _binds(statement)
                 scope.available |= binds & self.data
                 scope.python |= binds - self.data
+                if scope.split:
+                    self._branch_bound.update(binds)
         return out
+
+    def _runs_once(self, statement) -> bool:
+        """A statement of a branch that neither reads nor binds anything (``print("...")``, a log call): pipeline mode
+        ran it once, when it traced the branch; it goes before the steps' split, where the generator runs it once
+        too (before the loop, as the rest of the body's plain Python)."""
+        if not isinstance(statement, cst.SimpleStatementLine) or any(
+                isinstance(s, (cst.Pass, cst.Return, cst.Raise, cst.Assert)) for s in statement.body):
+            return False
+        reads = NameReads()
+        walk(statement, reads)
+        return not _binds(statement) and not (reads.names & (self.data | self._branch_bound)) and not any(
+            self.flow_says_data(n) for n in reads.nodes)
+
+    @property
+    def _branch_bound(self) -> set[str]:
+        return self.__dict__.setdefault("_bound_in_branches", set())
 
     def _holds_per_sample(self, statement) -> bool:
         found = _PerSampleIfs(self)
@@ -269,7 +290,10 @@ class Rewriter:
             target = self.bind(name, scope)
             out.append(stmt(f"{target} = {split}.merge({then_scope.names[name]}, {else_scope.names[name]})\n"))
         scope.available |= set(merged)
-        return takes + out
+        hoisted = []
+        if not scope.split:  # the outermost split: its branches' plain Python before it
+            hoisted, self.hoisted = self.hoisted, []
+        return hoisted + takes + out
 
     # -- names --------------------------------------------------------------------------------------------------
     def _name(self, base: str, path: str, split=False) -> str:

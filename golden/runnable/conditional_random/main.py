@@ -6,6 +6,11 @@ import numpy as np
 from nvidia.dali import fn, pipeline_def, types
 
 
+def jitter(images):
+    shift = fn.random.uniform(range=[-1, 1], shape=[2])
+    return fn.warp_affine(images, matrix=fn.transforms.translation(offset=shift), fill_value=0)
+
+
 @pipeline_def(batch_size=4, num_threads=2, device_id=0, seed=42, enable_conditionals=True)
 def augmented(root):
     jpegs, labels = fn.readers.file(file_root=root)
@@ -18,6 +23,7 @@ def augmented(root):
     else:
         angle = fn.random.uniform(range=[100, 120])
         noise = fn.random.uniform(range=[5, 6], shape=[3])
+        images = jitter(images)
     if fn.random.coin_flip():
         images = fn.flip(images, horizontal=1)
     return images, labels, angle, noise

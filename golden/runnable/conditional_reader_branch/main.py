@@ -11,12 +11,14 @@ def decoded(list_file, root):
     jpegs, labels = fn.readers.file(file_list=list_file, file_root=root, random_shuffle=True, seed=7)
     size = fn.cast(fn.shapes(jpegs)[0] * 0, dtype=types.INT32)
     if labels[0] == 0:
+        print("tracing the branch of class 0")
         images = fn.decoders.image(jpegs, output_type=types.GRAY)
         images = fn.resize(images, resize_x=3, resize_y=2)
     elif labels[0] == 1:
         images = fn.decoders.image_crop(jpegs, output_type=types.GRAY, crop=[2, 3])
         size = size + 1
     else:
+        print("tracing the branch of class 2")
         images = fn.decoders.image(jpegs, output_type=types.GRAY)
         images = fn.crop(images, crop=[2, 3], crop_pos_x=1.0, crop_pos_y=1.0)
         size = size + 2
