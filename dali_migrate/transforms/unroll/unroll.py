@@ -754,8 +754,9 @@ class Unroller(MigrationTransformer):
         (a Pipeline subclass or ``Pipeline()``, which DALI 2.4.0 does not let enable them) they stay marked."""
         if not conditionals and config.get("enable_conditionals") is not None and \
                 literal_value(config["enable_conditionals"]) is not False:
-            raise CannotUnroll("enable_conditionals=True: `if` on a Batch is always true in dynamic mode; "
-                               "rewrite the branches as per-sample arguments or arithmetic", node)
+            raise CannotUnroll("enable_conditionals=True: only @pipeline_def enables conditionals (DALI 2.4.0's "
+                               "Pipeline() raises TypeError on the keyword), so the migration keeps this one as it "
+                               "is", node)
         for option in ("py_num_workers", "py_start_method"):
             if option in config:  # the worker processes of parallel external sources: those now run in-thread
                 self.report(rules.EXTERNAL_SOURCE.id, f"{name}: {option}={code_of(config[option])} is dropped: "
@@ -789,7 +790,7 @@ class Unroller(MigrationTransformer):
             statements, desc.extra["steps_anyway"], desc.extra["sample_split"] = per_sample.rewrite(
                 statements, self._env())
             if desc.extra["sample_split"]:
-                self.report(rules.CONDITIONALS.id, f"{node.name.value}: each `if` on pipeline data -> "
+                self.report(rules.CONDITIONALS_SPLIT.id, f"{node.name.value}: each `if` on pipeline data -> "
                             f"{per_sample.CLASS_NAME}(condition): each branch runs on the samples that take it, its "
                             f"values merged back in sample order, as pipeline mode did", node)
         desc.params = params
@@ -1406,7 +1407,7 @@ class Unroller(MigrationTransformer):
                        "prefetch_queue_depth", "enable_conditionals") and a.keyword.value not in CORE]
         for option in dropped:
             if option == "enable_conditionals":
-                self.report(rules.CONDITIONALS.id, f"enable_conditionals= is dropped here: {desc.name}'s per-sample "
+                self.report(rules.CONDITIONALS_SPLIT.id, f"enable_conditionals= is dropped here: {desc.name}'s per-sample "
                             f"ifs are written out in its steps ({per_sample.CLASS_NAME})", original)
                 continue
             if option == "prefetch_queue_depth" and not desc.extra.get("imported") and self._not_prefetched(desc) is None:
