@@ -57,3 +57,18 @@ def reader_in_branch(root):
     if labels[0] == 1:
         jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=3)
     return jpegs, labels
+
+
+# dali-migrate: DM230 is_gpu builds part of unknown_test, which stays in pipeline mode with everything that uses it: see its definition
+def is_gpu(images):
+    return images.device == "gpu"
+
+
+# dali-migrate: DM213 unknown_test stays in pipeline mode: per-sample conditionals: whether `if is_gpu(images)` tests pipeline data (then pipeline mode split the batch) or a plain Python value is not known before it runs
+@pipeline_def(batch_size=4, num_threads=2, device_id=0, enable_conditionals=True)
+def unknown_test(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    images = fn.decoders.image(jpegs)
+    if is_gpu(images):
+        images = images.cpu()
+    return images, labels

@@ -51,3 +51,16 @@ def reader_in_branch(root):
     if labels[0] == 1:
         jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=3)
     return jpegs, labels
+
+
+def is_gpu(images):
+    return images.device == "gpu"
+
+
+@pipeline_def(batch_size=4, num_threads=2, device_id=0, enable_conditionals=True)
+def unknown_test(root):
+    jpegs, labels = fn.readers.file(file_root=root)
+    images = fn.decoders.image(jpegs)
+    if is_gpu(images):
+        images = images.cpu()
+    return images, labels

@@ -141,7 +141,7 @@ class Rewriter:
                 return self.is_data(node.func.value, data)  # a DataNode's method: x.gpu(), x.shape()
             if isinstance(node.func, cst.Name) and node.func.value in _BUILTINS:
                 return False
-            return any(self.is_data(a.value, data) for a in node.args)  # a helper given pipeline data
+            return self.flow_says_data(node)  # a function of the module that returns pipeline data
         if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
             return self.is_data(node.left, data) or self.is_data(node.right, data)
         if isinstance(node, cst.UnaryOperation):
@@ -162,6 +162,15 @@ class Rewriter:
             return self.is_data(node.value, data)
         return False
 
+    def unknown(self, node) -> bool:
+        """``node`` calls a function given pipeline data whose result the flow model cannot tell (a DataNode, or a
+        plain value such as ``x.device == "gpu"``): pipeline mode decided which when it ran."""
+        found = _Calls()
+        walk(cst.Expr(node), found)
+        return any(not self.is_data(call) and not self.is_dali_call(call) and any(
+            self.is_data(a.value) for a in call.args) and not (
+            isinstance(call.func, cst.Name) and call.func.value in _BUILTINS) for call in found.found)
+
     def is_dali_call(self, call: cst.Call) -> bool:
         qualname = self.imports.qualname(call.func)
         if qualname is not None and qualname.startswith(_DALI_PREFIXES):
@@ -174,11 +183,11 @@ class Rewriter:
         except Exception:  # a node the flow model never saw (rewritten by an earlier pass)
             return []
 
-    def flow_says_data(self, name: cst.Name) -> bool:
+    def flow_says_data(self, node) -> bool:
         if self.flow is None:
             return False
         try:
-            return self.flow.is_dali(name, DATANODE, DATANODES)
+            return self.flow.is_dali(node, DATANODE, DATANODES)
         except Exception:
             return False
 
@@ -192,6 +201,9 @@ class Rewriter:
             later = live_after | _reads(statements[k + 1:])
             if self.per_sample(statement):
                 out += self.per_sample_if(statement, scope, later)
+            elif isinstance(statement, cst.If) and self.unknown(statement.test):
+                raise cannot(f"whether `if {shown_test(self.env, statement)}` tests pipeline data (then pipeline mode "
+                             f"split the batch) or a plain Python value is not known before it runs", statement)
             elif isinstance(statement, cst.If) and self._holds_per_sample(statement):
                 out += self.plain_if(statement, scope, later)
             elif scope.split and self._runs_once(statement):
