@@ -11,15 +11,18 @@ class SampleSplit:
     list: no sample takes that branch, which is then skipped). ``then_part(batch)`` and ``else_part(batch)`` are the
     samples of ``batch`` each branch runs on; ``merge(then_value, else_value)`` puts a value the branches computed
     back together in sample order. The condition must hold one scalar per sample (a bool, or a number: nonzero is
-    true), as pipeline mode required.
+    true), as pipeline mode required; a plain Python value (with the batch size) sends every sample one way.
     """
 
-    def __init__(self, condition):
+    def __init__(self, condition, batch_size=None):
         import numpy as np
+        import nvidia.dali.experimental.dynamic as ndd
 
+        if not isinstance(condition, (ndd.Batch, ndd.Tensor)):  # `flag and c` where flag is false: a plain Python
+            condition = [np.asarray(bool(condition))] * batch_size  # if in pipeline mode, for every sample
         flags = []
         for sample in condition:
-            value = np.asarray(sample.cpu())
+            value = np.asarray(sample.cpu() if hasattr(sample, "cpu") else sample)
             if value.ndim != 0:
                 raise ValueError(f"Conditions inside `if` statements are restricted to scalar (0-d tensors) inputs, as "
                                  f"in pipeline mode; got a {value.ndim}-d input as a condition of the `if` statement.")

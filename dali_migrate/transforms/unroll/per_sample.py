@@ -26,8 +26,9 @@ requires to be boolean scalars, where the bitwise forms give the same values (DA
 What cannot be written that way keeps the pipeline in pipeline mode with a DM213 marker saying why: a branch that
 returns, a per-sample ``if`` in a loop, ``with`` or ``try`` of the body, a reader or external source in a branch, a
 branch that binds a plain Python value read after the ``if``, a helper function the pipeline calls that branches
-on pipeline data itself (pipeline mode converted it too), a condition that mixes plain Python values and pipeline
-data in ``and``/``or``.
+on pipeline data itself (pipeline mode converted it too), pipeline data ``and``/``or`` a plain Python value.
+(``flag and c`` with a plain ``flag`` is Python's own ``and`` in both modes: a false ``flag`` sends the whole batch
+to the ``else`` branch, ``SampleSplit(flag and c, batch_size)``.)
 """
 
 from __future__ import annotations
@@ -44,11 +45,11 @@ from .model import (AssignedNames, CannotUnroll, NameReads, code_of, expr, fn_pa
                     ndd_entry, ops_fn_entry, stmt, with_kwarg)
 
 CLASS_NAME = "SampleSplit"
+_DATANODE_METHODS = frozenset(("gpu", "cpu", "shape", "property", "source_info"))  # (DataNode's own, DALI 2.4.0)
 _BUILTINS = frozenset(("len", "isinstance", "hasattr", "getattr", "callable", "type", "id", "str", "repr", "bool",
                        "print"))
 _DALI_PREFIXES = (FN + ".", OPS + ".", NDD + ".", MATH + ".", f"{TYPES}.Constant")
-_SOURCES = (f"{FN}.external_source", f"{OPS}.ExternalSource", f"{FN}.python_function",
-            f"{FN}.dl_tensor_python_function", "nvidia.dali.plugin.pytorch.fn.torch_python_function")
+_SOURCES = (f"{FN}.external_source", f"{OPS}.ExternalSource")
 
 
 def enabled(config: dict) -> bool:
@@ -137,8 +138,10 @@ class Rewriter:
         if isinstance(node, cst.Call):
             if self.is_dali_call(node):
                 return True
-            if isinstance(node.func, cst.Attribute):
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value in _DATANODE_METHODS:
                 return self.is_data(node.func.value, data)  # a DataNode's method: x.gpu(), x.shape()
+            if isinstance(node.func, cst.Attribute) and self.is_data(node.func.value, data):
+                return False  # another object's method (debug mode's x.get().is_dense_tensor()): plain Python
             if isinstance(node.func, cst.Name) and node.func.value in _BUILTINS:
                 return False
             return self.flow_says_data(node)  # a function of the module that returns pipeline data
@@ -264,7 +267,11 @@ class Rewriter:
         split = self._name("split", scope.path or "", split=True)
         test = self.rewritten_expr(statement.test, scope)
         self.used = True
-        first = stmt(f"{split} = {CLASS_NAME}({code_of(test)})  # per-sample if: each branch runs on its samples\n")
+        size = ""
+        if isinstance(statement.test, cst.BooleanOperation) and not self.is_data(statement.test.left):
+            # `flag and c`: flag when it is false, a plain Python value: the whole batch takes one branch
+            size = f", {scope.batch_size or self.env.batch_size}"
+        first = stmt(f"{split} = {CLASS_NAME}({code_of(test)}{size})  # per-sample if: each branch runs on its samples\n")
         first = first.with_changes(leading_lines=statement.leading_lines)
         out = [first]
         self.forced.append(first)
@@ -420,11 +427,12 @@ class _Rewrite(cst.CSTTransformer):
 
     def leave_BooleanOperation(self, original_node, updated_node):
         left, right = self.r.is_data(original_node.left), self.r.is_data(original_node.right)
-        if not left and not right:
-            return updated_node
-        if left != right:
-            raise cannot(f"`{code_of(original_node)}` mixes plain Python values and pipeline data in "
-                         f"`{'and' if isinstance(original_node.operator, cst.And) else 'or'}`", original_node)
+        if not left:
+            return updated_node  # `factor or fn.random.uniform(...)`: Python's own `or` in both modes
+        if not right:
+            raise cannot(f"`{_one_line(code_of(original_node))}`: pipeline data `"
+                         f"{'and' if isinstance(original_node.operator, cst.And) else 'or'}` a plain Python value "
+                         f"(pipeline mode checked the right side per sample)", original_node)
         operator = cst.BitAnd() if isinstance(original_node.operator, cst.And) else cst.BitOr()
         return cst.BinaryOperation(_operand(updated_node.left), operator, _operand(updated_node.right),
                                    lpar=updated_node.lpar, rpar=updated_node.rpar)
@@ -601,7 +609,7 @@ class _LogicOnData(cst.CSTVisitor):
             self.found = f"if {_one_line(code_of(node.test))}"
 
     def visit_BooleanOperation(self, node):
-        if self.found is None and (self._flow(node.left) or self._flow(node.right)):
+        if self.found is None and self._flow(node.left):  # (a plain left operand: Python's own and/or)
             self.found = _one_line(code_of(node))
 
     def visit_UnaryOperation(self, node):

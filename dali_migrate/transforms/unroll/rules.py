@@ -215,7 +215,7 @@ CONDITIONALS = rule(
     "enable_conditionals=True) that the tool cannot write out faithfully keeps its pipeline in pipeline mode, marked "
     "with the reason: a branch that returns, a per-sample `if` inside a loop, `with` or `try`, a reader or external "
     "source in a branch, a plain Python value assigned in a branch and read after it, a helper function that "
-    "branches on pipeline data itself, `and`/`or` between a plain Python value and pipeline data; and every "
+    "branches on pipeline data itself, pipeline data `and`/`or` a plain Python value; and every "
     "`enable_conditionals=True` of a Pipeline subclass or Pipeline() (DALI 2.4.0 lets only @pipeline_def enable "
     "them).",
     "`if` on a Batch is always true in dynamic mode (Batch has no __bool__): a literal port silently takes one "
