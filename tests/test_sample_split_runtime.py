@@ -105,3 +105,17 @@ def test_equal_to_pipeline_modes_if():
     y_else_else = inner.else_part(x_else) - 1
     y = split.merge(y_then, inner.merge(y_else_then, y_else_else))
     assert _values(y) == expected
+
+
+def test_tuples_and_dicts_merge_item_by_item_with_constants_typed_as_pipeline_mode():
+    split = SampleSplit(ndd.as_batch(np.array([1, 0, 1], np.int32)))
+    data = ndd.as_batch(np.arange(3, dtype=np.int32))
+    then = {"pair": (split.then_part(data) * 10, np.array(7)), "scale": 2.5}
+    orelse = {"pair": (split.else_part(data), np.array(-1)), "scale": 0.5}
+    assert split.then_part({"x": (data, 3)})["x"][0].batch_size == 2
+    merged = split.merge(then, orelse)
+    assert _values(merged["pair"][0]) == [0, 1, 20]
+    assert _values(merged["pair"][1]) == [7, -1, 7] and merged["pair"][1].dtype == ndd.int32  # (int64 -> int32)
+    assert _values(merged["scale"]) == [2.5, 0.5, 2.5] and merged["scale"].dtype == ndd.float32
+    with pytest.raises(ValueError, match="nesting structure"):
+        split.merge((data, data), (data,))

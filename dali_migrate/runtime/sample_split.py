@@ -32,16 +32,21 @@ class SampleSplit:
         self.orelse = [i for i, flag in enumerate(flags) if not flag]
 
     def then_part(self, value):
-        """The samples of ``value`` where the condition holds (a value that is not a batch: itself)."""
+        """The samples of ``value`` where the condition holds (a tuple, list or dict: of each of its values; a value
+        that is not a batch: itself)."""
         return self._part(value, self.then)
 
     def else_part(self, value):
-        """The samples of ``value`` where it does not hold (a value that is not a batch: itself)."""
+        """The samples of ``value`` where it does not hold (as ``then_part``)."""
         return self._part(value, self.orelse)
 
     def _part(self, value, samples):
         import nvidia.dali.experimental.dynamic as ndd
 
+        if isinstance(value, (tuple, list)):
+            return type(value)(self._part(item, samples) for item in value)
+        if isinstance(value, dict):
+            return {key: self._part(item, samples) for key, item in value.items()}
         if not isinstance(value, ndd.Batch):
             return value
         if value.batch_size != self.batch_size:
@@ -52,19 +57,39 @@ class SampleSplit:
 
     def merge(self, then_value, else_value):
         """The branches' values of one variable in sample order: sample i from the branch that sample took
-        (``None`` for a branch no sample took). Like pipeline mode, both must agree in type, dimensions and layout."""
+        (``None`` for a branch no sample took). Like pipeline mode, both must agree in type, dimensions and layout,
+        tuples, lists and dicts in their structure (merged item by item), and a plain value (a number, an array) in
+        a branch is a constant of each sample, typed as pipeline mode typed it (int64 to int32, float64 to float32)."""
+        return self._merge([(value, indices) for value, indices in ((then_value, self.then),
+                                                                    (else_value, self.orelse)) if indices])
+
+    def _merge(self, parts):
+        import numpy as np
         import nvidia.dali.experimental.dynamic as ndd
 
+        first = parts[0][0]
+        if isinstance(first, (tuple, list, dict)):
+            shapes = {(type(v), tuple(v) if isinstance(v, dict) else len(v)) if isinstance(v, (tuple, list, dict))
+                      else type(v) for v, _ in parts}
+            if len(shapes) > 1:
+                raise ValueError("Divergent data found in different branches of `if/else` control flow statement: "
+                                 "a variable must have the same nesting structure in every branch, as in pipeline "
+                                 "mode")
+            keys = list(first) if isinstance(first, dict) else range(len(first))
+            merged = [self._merge([(v[key], indices) for v, indices in parts]) for key in keys]
+            return dict(zip(keys, merged)) if isinstance(first, dict) else type(first)(merged)
         samples = [None] * self.batch_size
         kinds = set()
-        for value, indices in ((then_value, self.then), (else_value, self.orelse)):
-            if not indices:
-                continue
+        for value, indices in parts:
             batch = isinstance(value, ndd.Batch)
             if batch and value.batch_size != len(indices):
                 raise ValueError(f"a branch computed {value.batch_size} samples for {len(indices)} that took it")
+            if not batch and not isinstance(value, ndd.Tensor):  # a constant, as pipeline mode's Constant typed it
+                array = np.asarray(value)
+                narrowed = {"float64": np.float32, "int64": np.int32, "uint64": np.uint32}.get(str(array.dtype))
+                value = ndd.as_tensor(array.astype(narrowed) if narrowed else array)
             for k, i in enumerate(indices):
-                samples[i] = value.select(k) if batch else ndd.as_tensor(value)
+                samples[i] = value.select(k) if batch else value
                 kinds.add((samples[i].dtype, samples[i].ndim, samples[i].layout or None))
         if len(kinds) > 1:
             raise ValueError("Divergent data found in different branches of `if/else` control flow statement: "

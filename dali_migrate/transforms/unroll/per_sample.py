@@ -161,6 +161,8 @@ class Rewriter:
             return self.is_data(node.body, data) or self.is_data(node.orelse, data)
         if isinstance(node, (cst.Tuple, cst.List)):
             return any(self.is_data(e.value, data) for e in node.elements)
+        if isinstance(node, cst.Dict):
+            return any(isinstance(e, cst.DictElement) and self.is_data(e.value, data) for e in node.elements)
         if isinstance(node, cst.NamedExpr):
             return self.is_data(node.value, data)
         return False
