@@ -5,15 +5,15 @@ branches assign in sample order; ``and``/``or``/``not`` on DataNodes are per-sam
 ``Batch`` in dynamic mode has no truth value of its own (a Python ``if`` on one is always true), so the step
 splits the batch itself, with the run-time helper ``SampleSplit`` (``dali_migrate/runtime/sample_split.py``)::
 
-    if flip:                                  split = SampleSplit(flip)  # `if flip:`, sample by sample
+    if flip:                                     split = SampleSplit(flip)  # per-sample if: ...
         images = fn.flip(images, horizontal=1)   images_then = images_else = None
-    else:                                      if split.then:
+    else:                                        if split.then:
         images = fn.rotate(images, angle=10)         images_then = split.then_part(images)
-                                      ->             images_then = ndd.flip(images_then, horizontal=1)
-                                               if split.orelse:
-                                                   images_else = split.else_part(images)
-                                                   images_else = ndd.rotate(images_else, angle=10)
-                                               images = split.merge(images_then, images_else)
+                                         ->          images_then = ndd.flip(images_then, horizontal=1)
+                                                 if split.orelse:
+                                                     images_else = split.else_part(images)
+                                                     images_else = ndd.rotate(images_else, angle=10)
+                                                 images = split.merge(images_then, images_else)
 
 Each branch runs on its part only (skipped when no sample takes it), reading the part of each pipeline value it
 uses; an operator with no input gets ``batch_size=len(split.then)``, the part's size, so a random op draws for
@@ -28,7 +28,13 @@ returns, a per-sample ``if`` in a loop, ``with`` or ``try`` of the body, a reade
 branch that binds a plain Python value read after the ``if``, a helper function the pipeline calls that branches
 on pipeline data itself (pipeline mode converted it too), pipeline data ``and``/``or`` a plain Python value.
 (``flag and c`` with a plain ``flag`` is Python's own ``and`` in both modes: a false ``flag`` sends the whole batch
-to the ``else`` branch, ``SampleSplit(flag and c, batch_size)``.)
+to the ``else`` branch, ``SampleSplit(flag and c, batch_size)``.) A test whose kind the flow model cannot tell (a
+function of the module given pipeline data, that may return a plain value: ``is_gpu(images)``) stays too.
+
+A body that tests pipeline data only runs with conditionals enabled (DALI raises TypeError on a DataNode's truth
+value otherwise), so it is rewritten however they were enabled (the decorator, or the keyword where the pipeline
+function is called). Plain Python in a branch that reads and binds nothing (a ``print``) runs once, before the
+steps, as pipeline mode ran it when it traced the branch; tuples and dicts a branch assigns merge item by item.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from .model import (AssignedNames, CannotUnroll, NameReads, code_of, expr, fn_pa
                     ndd_entry, ops_fn_entry, stmt, with_kwarg)
 
 CLASS_NAME = "SampleSplit"
+SPLIT_COMMENT = "# per-sample if: each branch runs on its samples"
 _DATANODE_METHODS = frozenset(("gpu", "cpu", "shape", "property", "source_info"))  # (DataNode's own, DALI 2.4.0)
 _BUILTINS = frozenset(("len", "isinstance", "hasattr", "getattr", "callable", "type", "id", "str", "repr", "bool",
                        "print"))
@@ -273,7 +280,7 @@ class Rewriter:
         if isinstance(statement.test, cst.BooleanOperation) and not self.is_data(statement.test.left):
             # `flag and c`: flag when it is false, a plain Python value: the whole batch takes one branch
             size = f", {scope.batch_size or self.env.batch_size}"
-        first = stmt(f"{split} = {CLASS_NAME}({code_of(test)}{size})  # per-sample if: each branch runs on its samples\n")
+        first = stmt(f"{split} = {CLASS_NAME}({code_of(test)}{size})  {SPLIT_COMMENT}\n")
         first = first.with_changes(leading_lines=statement.leading_lines)
         out = [first]
         self.forced.append(first)
@@ -532,7 +539,7 @@ def _target_names(target) -> list[str]:
     if isinstance(target, cst.Name):
         return [target.value]
     if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value.value if isinstance(e.value, cst.StarredElement) else e.value)]
+        return [n for e in target.elements for n in _target_names(e.value)]
     if isinstance(target, cst.StarredElement):
         return _target_names(target.value)
     return []
