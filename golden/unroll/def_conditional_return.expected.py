@@ -23,7 +23,7 @@ def serving(root, for_server=False, *, batch_size=2):
             yield tuple((images, labels) if not for_server else (ndd.cast(images, dtype=types.FLOAT16),))
 
 
-# dali-migrate: DM212 data_dependent stays in pipeline mode: the pipeline function does not end with `return <outputs>`
+# dali-migrate: DM213 data_dependent stays in pipeline mode: per-sample conditionals: a branch of `if labels` returns (pipeline mode merged the returned values per sample)
 @pipeline_def(batch_size=2, num_threads=1, device_id=None)
 def data_dependent(root):
     # the condition reads pipeline data: kept

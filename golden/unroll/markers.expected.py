@@ -5,13 +5,13 @@ from nvidia.dali import Pipeline, pipeline_def
 from nvidia.dali.plugin.tf import DALIDataset
 
 
-# dali-migrate: DM213 conditional_pipe stays in pipeline mode: enable_conditionals=True: `if` on a Batch is always true in dynamic mode; rewrite the branches as per-sample arguments or arithmetic
+# dali-migrate: DM213 conditional_pipe stays in pipeline mode: per-sample conditionals: a branch of `if fn.random.coin_flip()` returns (pipeline mode merged the returned values per sample)
 @pipeline_def(batch_size=4, num_threads=2, device_id=0, enable_conditionals=True)
 def conditional_pipe(root):
     jpegs, labels = fn.readers.file(file_root=root)
     images = fn.decoders.image(jpegs)
     if fn.random.coin_flip():
-        images = fn.flip(images, horizontal=1)
+        return fn.flip(images, horizontal=1), labels
     return images, labels
 
 

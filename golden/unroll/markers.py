@@ -10,7 +10,7 @@ def conditional_pipe(root):
     jpegs, labels = fn.readers.file(file_root=root)
     images = fn.decoders.image(jpegs)
     if fn.random.coin_flip():
-        images = fn.flip(images, horizontal=1)
+        return fn.flip(images, horizontal=1), labels
     return images, labels
 
 

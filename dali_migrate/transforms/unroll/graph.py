@@ -529,7 +529,9 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
     step_names: set[str] = set()  # names that hold pipeline data (bound once per step)
     read_by_steps: set[str] = set()  # names the per-step statements read
     loop_bound: set[str] = set()  # names the per-step statements bind
-    changed = _changed_by_steps(facts, {*reader_at, *source_specs, *conditional_at}, yields_in_steps)
+    anyway = desc.extra.get("steps_anyway", ())  # (per_sample.py: a split's parts start as None in each step)
+    forced = {i for i, statement in enumerate(statements) if any(statement is s for s in anyway)}
+    changed = _changed_by_steps(facts, {*reader_at, *source_specs, *conditional_at, *forced}, yields_in_steps)
     for i, statement in enumerate(statements):
         env.current = statement
         spec = source_specs.get(i)
@@ -588,8 +590,8 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
                 desc.loop.append(stmt(f"{target.value} = {target.value}.{copied}()\n"))
                 step_names.add(target.value)
             continue
-        if not facts[i].calls.found and not reads & step_names and not binds & (read_by_steps | changed) and not (
-                yields_in_steps and i == len(statements) - 1):
+        if i not in forced and not facts[i].calls.found and not reads & step_names and not binds & (
+                read_by_steps | changed) and not (yields_in_steps and i == len(statements) - 1):
             # plain Python that uses no pipeline data: the pipeline body ran it once, at definition
             new = _with_constants_made_once(statement, fixer, False, step_names, loop_bound)
             _made_once(desc, fixer)  # a constant's call, made just before, as there (constants.py)

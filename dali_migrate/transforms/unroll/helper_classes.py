@@ -1,6 +1,6 @@
 """The names of the run-time helper classes migrated code imports from the project's helper module (their code is
 ``dali_migrate/runtime``): one place below the steps that write them (``epoch_iterator``, ``stream``,
-``prefetch``, ``frameworks``) and ``helpers``, which says what each one holds and how to drop it."""
+``prefetch``, ``frameworks``, ``per_sample``) and ``helpers``, which says what each one holds and how to drop it."""
 
 from __future__ import annotations
 
@@ -12,3 +12,4 @@ PREFETCH = "Prefetch"
 JAX_ITERATOR = "JaxEpochIterator"
 TF_DATASET = "TFDataset"
 TF_ITERATOR = TF_OP_CLASS
+SAMPLE_SPLIT = "SampleSplit"

@@ -29,11 +29,13 @@ import re
 from pathlib import Path
 
 from ... import runtime
-from .helper_classes import EPOCH_ITERATOR, JAX_ITERATOR, PREFETCH, READER_STREAM, TF_DATASET, TF_ITERATOR
+from .helper_classes import (EPOCH_ITERATOR, JAX_ITERATOR, PREFETCH, READER_STREAM, SAMPLE_SPLIT, TF_DATASET,
+                             TF_ITERATOR)
 
 DEFAULT_MODULE = "dali_dynamic_compat"
 # The modules of dali_migrate/runtime, in the order the helper module holds their definitions.
-RUNTIME_MODULES = ("settle", "epoch_iterator", "reader_stream", "prefetch", "jax_iterator", "tf_dataset", "tf_iterator")
+RUNTIME_MODULES = ("settle", "epoch_iterator", "reader_stream", "prefetch", "jax_iterator", "tf_dataset", "tf_iterator",
+                   "sample_split")
 # Each helper migrated code may import, and how to do without it (the helper module's header says so).
 DROP = {
     EPOCH_ITERATOR: "iterate the reader's epochs (`for jpegs, labels in reader.next_epoch(): ...`) and "
@@ -49,6 +51,9 @@ DROP = {
                 "`np.asarray(ndd.as_tensor(batch).cpu())`",
     TF_ITERATOR: "call `next()` on the generator and convert each output with "
                  "`tf.convert_to_tensor(np.asarray(ndd.as_tensor(batch).cpu()))`",
+    SAMPLE_SPLIT: "take the samples of each branch with `ndd.as_batch([batch.select(i) for i in indices])`, the "
+                  "indices those where `sample.item()` of the condition is true (or not), and put the branches' "
+                  "values back with `ndd.as_batch` in sample order",
 }
 CHECKED_WITH_DALI = "2.4.0"  # the DALI the helpers were verified against (a test compares the installed one)
 IMPORT_COMMENT = "# written by dali-migrate (migrate --write recreates it)"
@@ -61,7 +66,7 @@ EARLIER_TEXTS = frozenset(
 # SHA-256 of today's text with every helper. A test fails when a definition changes and this does not: then append
 # the hashes of every text the old definitions made (``text_hashes()`` before the change) to
 # data/helper_text_hashes.txt, so projects migrated with them are updated, not refused, and put the new one here.
-TEXT_SHA256 = "4406433bc5e08a3b7bf54332ffd85e27e94ea18656ed0d115ea6833255330424"
+TEXT_SHA256 = "282650f26cb091ff165e0e232521d6857ea968bdaaa0aee984bcacecc0c17844"
 
 # The first line of every release's helper module: only a file that begins with it is hashed (helper_names).
 _FIRST_LINE = '"""Run-time helpers for the code that dali-migrate moved to DALI dynamic mode (nvidia.dali.experimental.dynamic).\n'

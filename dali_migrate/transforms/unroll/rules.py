@@ -211,16 +211,50 @@ CANNOT_UNROLL = rule(
 )
 CONDITIONALS = rule(
     "DM213", "per-sample-conditionals", "warning",
-    "A pipeline with enable_conditionals=True is left in pipeline mode and marked.",
-    "`if` on a Batch is always true in dynamic mode (Batch has no __bool__): a literal port silently "
-    "takes one branch for every sample.",
-    before="@pipeline_def(enable_conditionals=True)\ndef pipe():\n    if fn.random.coin_flip():\n        ...",
-    after="# dali-migrate: DM213 pipe stays in pipeline mode: enable_conditionals=True: `if` on a Batch is always "
-          "true in dynamic mode; rewrite the branches as per-sample arguments or arithmetic\n"
-          "@pipeline_def(enable_conditionals=True)\ndef pipe():\n    if fn.random.coin_flip():\n        ...",
+    "A per-sample conditional (an `if`, `and`, `or` or `not` on pipeline data, which pipeline mode runs with "
+    "enable_conditionals=True) that the tool cannot write out faithfully keeps its pipeline in pipeline mode, marked "
+    "with the reason: a branch that returns, a per-sample `if` inside a loop, `with` or `try`, a reader or external "
+    "source in a branch, a plain Python value assigned in a branch and read after it, a helper function that "
+    "branches on pipeline data itself, pipeline data `and`/`or` a plain Python value; and every "
+    "`enable_conditionals=True` of a Pipeline subclass or Pipeline() (DALI 2.4.0 lets only @pipeline_def enable "
+    "them).",
+    "`if` on a Batch is always true in dynamic mode (Batch has no __bool__): a literal port silently takes one "
+    "branch for every sample. The rewrite (DM243) covers the shapes whose meaning it can keep.",
+    before="@pipeline_def(enable_conditionals=True)\ndef pipe():\n    x = fn.random.uniform(range=(0, 1))\n"
+           "    if x > 0.5:\n        return x * 2\n    return x",
+    after="# dali-migrate: DM213 pipe stays in pipeline mode: per-sample conditionals: a branch of `if x > 0.5` returns "
+          "(pipeline mode merged the returned values per sample)\n"
+          "@pipeline_def(enable_conditionals=True)\ndef pipe():\n    x = fn.random.uniform(range=(0, 1))\n"
+          "    if x > 0.5:\n        return x * 2\n    return x",
     fix="manual",
-    suggestion="Turn the branch into a per-sample argument (flip(horizontal=mask)) or arithmetic blend "
-               "(mask * a + (1 - mask) * b), or loop over samples and branch on t.item().",
+    suggestion="Assign the branch's value to a variable and return it after the `if` (the rewrite then merges it), "
+               "or split the batch by hand with SampleSplit.",
+)
+CONDITIONALS_SPLIT = rule(
+    "DM243", "per-sample-conditionals-split", "info",
+    "An `if` on pipeline data in a @pipeline_def (enable_conditionals=True) becomes SampleSplit(condition), a "
+    "run-time helper (DM224): each branch runs on the part of the values it reads that takes it (skipped when no "
+    "sample does), operators with no input there get batch_size=len(split.then), and each value a branch assigns "
+    "and the code reads after the `if` is merged back in sample order. `elif` and nested ifs split their part "
+    "again; `a and b`, `a or b`, `not a` on pipeline data become `a & b`, `a | b`, `a == 0` (or `a != b` for "
+    "`not a == b`). enable_conditionals= at a call is dropped.",
+    "Pipeline mode runs each branch only on the samples whose condition holds and merges the branches' values "
+    "per sample; dynamic mode has no such statement, and Python's `if` on a Batch is always true. A random "
+    "operator in a branch draws for the branch's samples only in both modes (its values differ from pipeline "
+    "mode: DM202). Pipeline mode requires the logical operands to be boolean scalars, on which the bitwise forms "
+    "give the same values (DALI's own error message suggests them). Plain Python in a branch that neither reads "
+    "nor binds anything (a print) runs once, before the steps, as pipeline mode ran it when it traced the branch.",
+    before="@pipeline_def(enable_conditionals=True)\ndef pipe():\n    jpegs, labels = fn.readers.file(file_root=root)\n"
+           "    images = fn.decoders.image(jpegs)\n    if labels[0] == 1:\n        images = fn.flip(images, horizontal=1)\n"
+           "    return images, labels",
+    after="        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+          "            images = ndd.decoders.image(jpegs)\n"
+          "            split = SampleSplit(labels.slice[0] == 1)  # per-sample if: each branch runs on its samples\n"
+          "            images_then = images_else = None\n            if split.then:\n"
+          "                images_then = split.then_part(images)\n"
+          "                images_then = ndd.flip(images_then, horizontal=1)\n            if split.orelse:\n"
+          "                images_else = split.else_part(images)\n"
+          "            images = split.merge(images_then, images_else)\n            yield images, labels",
 )
 UNSUPPORTED_API = rule(
     "DM214", "pipeline-only-api", "warning",

@@ -15,7 +15,7 @@ from ..base import MigrationTransformer, name_nodes_in
 from ..imports import first_use
 from ...walk import node_children, transform, walk
 from . import (adapted, attribute_pipes, body_ops, checkpoints, conditional, current, epoch_iterator, frameworks,
-               iterator_subclass, prefetch, rules, stream)
+               iterator_subclass, per_sample, prefetch, rules, stream)
 from . import helpers as helpers_module
 from .graph import (Env, _uses_name, build_graph, closing_returns, device_statement, eager_sources, epoch_statements,
                     grow_statement, loop_statements, output_elements, rng_statements_after_pre, seeding_statements,
@@ -278,6 +278,7 @@ class Unroller(MigrationTransformer):
         self.keep: set[str] = ctx.facts.setdefault("keep_pipeline_mode", set())
         self.need_epoch_iterator = False
         self.need_prefetch = False
+        self.need_sample_split = False
         self.need_stream = False
         self.need_tf_dataset = False  # DALIDataset -> TFDataset (frameworks.py)
         self.need_tf_iterator = False  # DALIIterator() -> TFIterator() (frameworks.py)
@@ -737,10 +738,14 @@ class Unroller(MigrationTransformer):
                 return True  # its value meets a random ops object made outside (``self.coin()`` in augment(images))
         return False
 
-    def _check_config(self, name, config, node):
-        if config.get("enable_conditionals") is not None and literal_value(config["enable_conditionals"]) is not False:
-            raise CannotUnroll("enable_conditionals=True: `if` on a Batch is always true in dynamic mode; "
-                               "rewrite the branches as per-sample arguments or arithmetic", node)
+    def _check_config(self, name, config, node, conditionals=False):
+        """``conditionals``: the caller rewrites per-sample ``if``s (a @pipeline_def, per_sample.py); elsewhere
+        (a Pipeline subclass or ``Pipeline()``, which DALI 2.4.0 does not let enable them) they stay marked."""
+        if not conditionals and config.get("enable_conditionals") is not None and \
+                literal_value(config["enable_conditionals"]) is not False:
+            raise CannotUnroll("enable_conditionals=True: only @pipeline_def enables conditionals (DALI 2.4.0's "
+                               "Pipeline() raises TypeError on the keyword), so the migration keeps this one as it "
+                               "is", node)
         for option in ("py_num_workers", "py_start_method"):
             if option in config:  # the worker processes of parallel external sources: those now run in-thread
                 self.report(rules.EXTERNAL_SOURCE.id, f"{name}: {option}={code_of(config[option])} is dropped: "
@@ -753,11 +758,15 @@ class Unroller(MigrationTransformer):
             found = _is_pipeline_def(self.ctx.imports, decorator)
             if isinstance(found, cst.Call):
                 config.update(pipeline_call_config(found))
-        self._check_config(node.name.value, config, node)
+        self._check_config(node.name.value, config, node, conditionals=True)
         statements = list(node.body.body)
         docstring = []
         if statements and _is_docstring(statements[0]):
             docstring = [statements.pop(0)]
+        conditionals = per_sample.enabled(config) or per_sample.used(statements, self._env())
+        if conditionals:
+            per_sample.check_returns(statements, self._env())
+            per_sample.check_helpers(statements, self._env())
         statements, branched = closing_returns(statements, self.ctx.imports, self.report, node.name.value)
         if not branched and (not statements or not _is_return(statements[-1])):
             raise CannotUnroll("the pipeline function does not end with `return <outputs>`", node)
@@ -766,6 +775,13 @@ class Unroller(MigrationTransformer):
         statements, current_options = current.substitute(statements, params, self.ctx.imports)
         statements = body_ops.inline(statements, params, self.ctx.imports, self.report)
         desc = PipelineDesc(name=node.name.value, style="def", node=node, config=config)
+        if conditionals:  # per-sample ifs: split, branches, merges (per_sample.py)
+            statements, desc.extra["steps_anyway"], desc.extra["sample_split"] = per_sample.rewrite(
+                statements, self._env())
+            if desc.extra["sample_split"]:
+                self.report(rules.CONDITIONALS_SPLIT.id, f"{node.name.value}: each `if` on pipeline data -> "
+                            f"{per_sample.CLASS_NAME}(condition): each branch runs on the samples that take it, its "
+                            f"values merged back in sample order, as pipeline mode did", node)
         desc.params = params
         desc.extra["current_options"] = current_options
         desc.param_defaults = {p.name.value: p.default for p in node.params.params if p.default is not None}
@@ -800,6 +816,7 @@ class Unroller(MigrationTransformer):
         if desc is None:
             return updated_node
         self.migrated_origin(desc.name, desc.name)
+        self.need_sample_split |= bool(desc.extra.get("sample_split"))
         self.report(rules.UNROLL.id, f"@pipeline_def {desc.name} -> a generator yielding one step per "
                     f"pipe.run()", original_node)
         self._report_config(desc, original_node)
@@ -1376,8 +1393,12 @@ class Unroller(MigrationTransformer):
         dropped = [a.keyword.value for a in call.args
                    if a.keyword is not None and a.keyword.value in PIPELINE_POSITIONAL + (
                        "exec_dynamic", "enable_memory_stats", "output_dtype", "output_ndim", "py_callback_pickler",
-                       "prefetch_queue_depth") and a.keyword.value not in CORE]
+                       "prefetch_queue_depth", "enable_conditionals") and a.keyword.value not in CORE]
         for option in dropped:
+            if option == "enable_conditionals":
+                self.report(rules.CONDITIONALS_SPLIT.id, f"enable_conditionals= is dropped here: {desc.name}'s per-sample "
+                            f"ifs are written out in its steps ({per_sample.CLASS_NAME})", original)
+                continue
             if option == "prefetch_queue_depth" and not desc.extra.get("imported") and self._not_prefetched(desc) is None:
                 self.report(rules.PIPELINE_OPTION.id, f"prefetch_queue_depth= is dropped here: {desc.name} loads "
                             f"ahead with its definition's depth ({prefetch.depth(desc)})", original)
@@ -1427,6 +1448,7 @@ class Unroller(MigrationTransformer):
                    # (source helpers that return ReaderStreams need the class too, whatever the pipelines need)
                    (self.need_stream or self.ctx.facts.get("source_streams"), stream.CLASS_NAME),
                    (self.need_prefetch, prefetch.CLASS_NAME),
+                   (self.need_sample_split, per_sample.CLASS_NAME),
                    (self.need_jax_iterator, frameworks.JAX_NAME),
                    (self.need_tf_dataset, frameworks.TF_NAME),
                    (self.need_tf_iterator, frameworks.TF_OP_NAME)]

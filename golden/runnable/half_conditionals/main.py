@@ -1,4 +1,4 @@
-"""Per-sample branches (enable_conditionals) in one pipeline, a plain pipeline next to it."""
+"""Per-sample branches (enable_conditionals) that return in one pipeline, a plain pipeline next to it."""
 
 import sys
 
@@ -11,11 +11,9 @@ def branchy(root):
     jpegs, labels = fn.readers.file(file_root=root)
     images = fn.decoders.image(jpegs, device="cpu", output_type=types.GRAY)
     images = fn.resize(images, resize_x=4, resize_y=4)
-    if labels[0] == 1:
-        images = fn.flip(images, horizontal=1)
-    else:
-        images = fn.flip(images, vertical=1)
-    return images, labels
+    if labels[0] == 1:  # a branch that returns: the migration keeps this pipeline (DM213)
+        return fn.flip(images, horizontal=1), labels
+    return fn.flip(images, vertical=1), labels
 
 
 @pipeline_def(batch_size=4, num_threads=2, device_id=0)
