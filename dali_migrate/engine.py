@@ -296,7 +296,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     from .dataflow import DataFlow
     from .transforms.unroll import adapted as adapted_params
     from .dataflow import is_site
-    from .units import CHECK_FAILED, VALUE_ESCAPES, Kept, Reason, Units
+    from .units import CHECK_FAILED, VALUE_ESCAPES, Kept, Reason, Units, outputs_returned
 
     original = module
     start_aliases = dict(ctx.imports.aliases)  # passes add to the table: each run starts from this
@@ -349,6 +349,8 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     # Values handed to a definition elision left out, or another module's seeds for one: read it all.
     needs_whole_file(ctx, {e.callee for e in units.escapes if e.callee} | units.handed_to | set(seeds)
                      | {name.removesuffix(CALLED_SUFFIX) for name in foreign})
+    if project is not None and here in project.said_elsewhere:
+        units.escapes += outputs_returned(flow, module, project.said_elsewhere[here])
     kept = Kept(units)
     for escape in [*units.escapes, *units.operator_escapes]:
         kept.keep(escape.origins, Reason(ctx.position(escape.node)[0], escape.rule, escape.message))

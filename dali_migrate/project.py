@@ -13,6 +13,8 @@ Module names come from the file's place among packages: ``examples/repo/loaders/
 
 from __future__ import annotations
 
+from collections import Counter
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,6 +98,10 @@ class Project:
     # The Pipeline subclasses of the run's modules, by qualname (``scan_classes``): a class hierarchy across
     # modules (a base in one, its subclasses in others) is migrated on both sides alike.
     pipeline_classes: dict[str, ProjectClass] = field(default_factory=dict)
+    # The top-level functions and classes of those imported modules whose names another file of the run says: module
+    # -> names. What one of them returns goes to that file, which the migration does not follow into (a function
+    # returning a pipeline's outputs keeps its pipeline: units.outputs_returned).
+    said_elsewhere: dict[str, frozenset] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.pipelines or self.kept or self.source_helpers or self.iterator_wrappers
@@ -386,6 +392,13 @@ def scan_project(paths) -> Project:
             says = lambda name: pattern.search(texts[name])  # noqa: E731
         if any(modules[name] != module and says(name) for name in texts):
             project.imported_modules.add(module)
+    files_saying = Counter(word for found in words.values() for word in found)  # word -> how many files say it
+    for name, text in texts.items():
+        if modules[name] in project.imported_modules:
+            defined = set(re.findall(r"^(?:async\s+)?(?:def|class)\s+(\w+)", text, re.M))
+            said = frozenset(d for d in defined if files_saying[d] > 1)  # (this file says each of them once)
+            if said:
+                project.said_elsewhere[modules[name]] = said
     return project
 
 

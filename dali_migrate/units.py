@@ -303,6 +303,44 @@ class Escape:
     rule: str = VALUE_ESCAPES.id  # the marker's rule (ERROR_EXPECTED for a pipeline inside an error check)
 
 
+_OUTPUT_KINDS = (df.OUTPUTS, df.TENSORLIST, df.TENSORCPU)
+
+
+def _holds_outputs(kind) -> bool:
+    """A pipeline's outputs, one of them, one of its samples, or a container holding one."""
+    if kind in _OUTPUT_KINDS:
+        return True
+    if isinstance(kind, tuple):
+        if kind[0] == "tup":
+            return any(_holds_outputs(k) for k in kind[1])
+        return kind[0] in ("seq", "gen", "map", "keyed") and _holds_outputs(kind[1])
+    return isinstance(kind, str) and kind.startswith("tuple:") and _holds_outputs(kind[len("tuple:"):])
+
+
+def outputs_returned(flow: df.DataFlow, module: cst.Module, names) -> list[Escape]:
+    """The top-level functions, and the methods of top-level classes, among ``names`` (another module of the run says
+    them: ``project.Project.said_elsewhere``) that return a pipeline's outputs: those go to that module's code, which
+    the migration does not follow into (it would get ndd Batches where it used TensorLists), so their pipelines stay
+    in pipeline mode, marked where the function is defined."""
+    found = []
+    for statement in module.body:
+        if not isinstance(statement, (cst.FunctionDef, cst.ClassDef)) or statement.name.value not in names:
+            continue
+        functions = [statement] if isinstance(statement, cst.FunctionDef) else [
+            s for s in statement.body.body if isinstance(s, cst.FunctionDef)] if isinstance(
+            statement.body, cst.IndentedBlock) else []
+        for function in functions:
+            result = flow._returns.get(function)
+            if result is None or not result[1] or not _holds_outputs(result[0]):
+                continue
+            name = function.name.value if function is statement else f"{statement.name.value}.{function.name.value}"
+            found.append(Escape(function, result[1], f"{name}() returns {_describe(result[0])}, and another module of "
+                                                     f"the run uses {statement.name.value}: the migration does not "
+                                                     f"follow a returned value into another module (it would get "
+                                                     f"ndd Batches there)"))
+    return found
+
+
 @dataclass
 class Reason:
     """Why a unit stays in pipeline mode: a place (original line) and what is there."""
