@@ -21,7 +21,7 @@ import libcst as cst
 from . import dataflow as df
 from .names import ImportTable, import_bindings
 from .transforms.unroll.helpers import is_tool_written_class
-from .walk import holds_a_line, leave_hook_call, visit_hook_result, walk
+from .walk import line_hooks, walk
 
 # TensorList/TensorCPU methods that an ndd Batch/Tensor does not have.
 PIPELINE_ONLY_DATA_METHODS = {"at", "as_cpu", "as_array", "as_tensor", "as_reshaped_tensor", "is_dense_tensor",
@@ -101,6 +101,7 @@ def _word(kind) -> str:
     return {"batch": "an ndd.Batch", "tensor": "an ndd.Tensor", "data": "an ndd Batch/Tensor"}.get(kind, "it")
 
 
+@line_hooks
 class _Check(cst.CSTVisitor):
     def __init__(self, flow: df.DataFlow, migrated: frozenset, kept: frozenset, epoch_iterator: str | None,
                  known_undefined: set, positioned):
@@ -114,13 +115,12 @@ class _Check(cst.CSTVisitor):
         self.violations: list[Violation] = []
         self._statements: list[cst.CSTNode] = []
 
-    def on_visit(self, node) -> bool:
-        if holds_a_line(type(node)) and node in self.positioned:
+    # (walk.line_hooks: before a statement's own visit hook, after its leave hook)
+    def enter_line(self, node) -> None:
+        if node in self.positioned:
             self._statements.append(node)
-        return visit_hook_result(self, node)
 
-    def on_leave(self, node) -> None:
-        leave_hook_call(self, node)
+    def leave_line(self, node) -> None:
         if self._statements and self._statements[-1] is node:
             self._statements.pop()
 

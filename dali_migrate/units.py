@@ -40,7 +40,7 @@ from .names import CALLED_SUFFIX
 from .transforms.tensorlist import DALI_TEST_TO_ARRAY
 from .transforms.unroll.epoch_iterator import ITERATOR_ATTRS
 from .transforms.unroll.helpers import is_helper_import, is_tool_written_class
-from .walk import holds_a_line, leave_hook_call, visit_hook_result, walk
+from .walk import holds_a_line, line_hooks, walk
 
 UNIT_KEPT = rule(
     "DM230", "unit-kept", "warning",
@@ -557,6 +557,7 @@ class _Statements(cst.CSTVisitor):
         return True
 
 
+@line_hooks
 class _Tagger(cst.CSTVisitor):
     """One walk: each statement's origins, the pipelines' definitions, and the escapes."""
 
@@ -596,39 +597,32 @@ class _Tagger(cst.CSTVisitor):
         self._calls_made: list[_Op] = []  # calls of the module's functions (``node``: the call, ``origins``: empty)
         self._callee: dict[cst.Call, cst.CSTNode] = {}
 
-    # -- statements and their context --------------------------------------------------------------
-    def on_visit(self, node) -> bool:
-        if holds_a_line(type(node)):
-            for line in node.leading_lines:
-                text = line.comment.value if line.comment is not None else ""
-                if text.startswith(MARKER_PREFIX) and len(text.split(" ", 3)) == 4:
-                    _, _, rule_id, message = text.split(" ", 3)
-                    self.existing_markers.append((node, rule_id, message))
-            self._error_region(node)
-            if isinstance(node, cst.With) and node in self.flow.with_origin and not self._graph[-1]:
-                # the graph of a `with pipe:` pipeline is made here; the migrated one at its first step
-                self._ops.append(_Op(node, False, frozenset((self.flow.with_origin[node],)),
-                                     self._stack() + (node,), tuple(self._expression_regions), True))
-            own = self._own_context(node)
-            context = self._context[-1] | own
-            self._statements.append([node, set(context)])
-            self._context.append(context)
-            self._graph.append(self._graph[-1] or bool(own))
-        return visit_hook_result(self, node)
+    # -- statements and their context (walk.line_hooks: before a statement's own visit hook, after its leave hook) --
+    def enter_line(self, node) -> None:
+        for line in node.leading_lines:
+            text = line.comment.value if line.comment is not None else ""
+            if text.startswith(MARKER_PREFIX) and len(text.split(" ", 3)) == 4:
+                _, _, rule_id, message = text.split(" ", 3)
+                self.existing_markers.append((node, rule_id, message))
+        self._error_region(node)
+        if isinstance(node, cst.With) and node in self.flow.with_origin and not self._graph[-1]:
+            # the graph of a `with pipe:` pipeline is made here; the migrated one at its first step
+            self._ops.append(_Op(node, False, frozenset((self.flow.with_origin[node],)),
+                                 self._stack() + (node,), tuple(self._expression_regions), True))
+        own = self._own_context(node)
+        context = self._context[-1] | own
+        self._statements.append([node, set(context)])
+        self._context.append(context)
+        self._graph.append(self._graph[-1] or bool(own))
 
-    def on_leave(self, node) -> None:
-        leave_hook_call(self, node)
-        if holds_a_line(type(node)):
-            statement, origins = self._statements.pop()
-            self._context.pop()
-            self._graph.pop()
-            found = frozenset(origins)
-            self.statement_origins[statement] = found
-            if len(found) > 1:
-                self.statement_contexts.append(found)
-            if self._statements:
-                # an enclosing compound statement is part of what its body touches only through context
-                pass
+    def leave_line(self, node) -> None:
+        statement, origins = self._statements.pop()
+        self._context.pop()
+        self._graph.pop()
+        found = frozenset(origins)
+        self.statement_origins[statement] = found
+        if len(found) > 1:
+            self.statement_contexts.append(found)
 
     def _own_context(self, node) -> frozenset:
         if isinstance(node, cst.FunctionDef):

@@ -96,17 +96,38 @@ def holds_a_line(node_type: type) -> bool:
     return found
 
 
-def visit_hook_result(visitor, node) -> bool:
-    """``cst.CSTVisitor.on_visit(visitor, node)`` through the cached hooks (no name formatted, no getattr)."""
-    hook = (_HOOKS.get((type(visitor), type(node))) or hooks_for(type(visitor), type(node)))[0]
-    return hook is None or hook(visitor, node) is not False
+def line_hooks(cls: type) -> type:
+    """A class decorator for a read-only visitor that does something around every statement (a node that
+    ``holds_a_line``) before and after that statement's own hooks: ``enter_line(node)`` before its ``visit_<Node>``,
+    ``leave_line(node)`` after its ``leave_<Node>``. The same calls, in the same order, as an ``on_visit`` that runs
+    ``enter_line`` for a statement and then the visit hook, and an ``on_leave`` that runs the leave hook and then
+    ``leave_line``; but the visitor keeps libcst's own on_visit/on_leave, so ``walk`` takes its fast path
+    (``_walk_hooks``) instead of two method calls and a hook lookup per node of the tree."""
+    for node_type in _LINE_TYPES:
+        name = node_type.__name__
+        setattr(cls, "visit_" + name, _entering_line(getattr(cls, "visit_" + name, None)))
+        setattr(cls, "leave_" + name, _leaving_line(getattr(cls, "leave_" + name, None)))
+    return cls
 
 
-def leave_hook_call(visitor, node) -> None:
-    """``cst.CSTVisitor.on_leave(visitor, node)`` through the cached hooks."""
-    hook = (_HOOKS.get((type(visitor), type(node))) or hooks_for(type(visitor), type(node)))[1]
-    if hook is not None:
-        hook(visitor, node)
+def _entering_line(visit):
+    def visit_line(self, node):
+        self.enter_line(node)
+        return None if visit is None else visit(self, node)
+    return visit_line
+
+
+def _leaving_line(leave):
+    def leave_line(self, node):
+        if leave is not None:
+            leave(self, node)
+        self.leave_line(node)
+    return leave_line
+
+
+_LINE_TYPES = tuple(node_type for node_type in vars(cst).values() if isinstance(node_type, type)
+                    and issubclass(node_type, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+                    and not inspect.isabstract(node_type))
 
 
 def hooks_for(cls: type, node_type: type) -> tuple:

@@ -456,3 +456,30 @@ def test_word_indexes_answer_as_the_word_patterns_did():
                 [n for n, d in data if word.encode() in set(api._BYTE_WORDS(d))]
     assert api._packages_reexporting({"pkg.alias": "pkg.sub.mod.name", "top": "other.f"}) == {
         "pkg": {"pkg"}, "pkg.sub": {"pkg"}, "pkg.sub.mod": {"pkg"}, "other": {""}}
+
+
+def test_phases_splits_a_migration_and_puts_the_engine_back(tmp_path, capsys):
+    """benchmarks/phases.py: every phase of a migration gets a share, a file that needs the whole file is counted,
+    and the timers come off the engine, the flow model and the passes afterwards."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import phases
+    from dali_migrate import dataflow, source as source_module
+    from dali_migrate.transforms import PASSES
+
+    (tmp_path / "one.py").write_text((ROOT / "golden" / "runnable" / "per_sample_loader" / "main.py").read_text())
+    # a pipeline handed to a definition elision leaves out: migrated again on the whole file (NeedsWholeFile)
+    (tmp_path / "two.py").write_text(
+        "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n\ndef check(given):\n    return given\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\ndef pipe():\n"
+        "    return fn.random.uniform(range=[0, 1], shape=[2])\n\n\np = pipe()\np.build()\nprint(check(p))\n")
+    before = (engine.parse_module, engine.migrate_source, dataflow.DataFlow.__init__, PASSES[0].run)
+    assert phases.main(["--real-corpus", str(tmp_path), "--dali-heavy", "0", "--rounds", "1"]) == 0
+    printed = capsys.readouterr().out
+    for phase in ("parse", "print_with_spans", "flow", "flow(post)", "units", "postcheck", "pass:unroll"):
+        assert re.search(rf"^  {re.escape(phase)} +\d+\.\d\dx", printed, re.M), phase
+    assert "2 files:" in printed and "migrated again on the whole file: 1 files" in printed
+    assert engine.parse_module is source_module.parse_module
+    assert (engine.parse_module, engine.migrate_source, dataflow.DataFlow.__init__, PASSES[0].run) == before
+    assert "run" not in vars(PASSES[0])

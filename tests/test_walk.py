@@ -345,3 +345,54 @@ def test_the_final_print_that_copies_unchanged_text_prints_what_libcst_prints(mo
     assert all(a.migrated == b.migrated for a, b in zip(fast, slow))
     assert sum(a.changed for a in fast) > 80
     assert sum(a.migrated.endswith("\n") for a in fast) <= len(sources) - 10
+
+
+@pytest.mark.parametrize("index", range(0, len(SOURCES), 7))
+def test_line_hooks_call_what_an_on_visit_around_statements_called(index):
+    """walk.line_hooks: enter_line before a statement's visit hook, leave_line after its leave hook, a visit hook that
+    says False skipping the statement's body: the calls an on_visit/on_leave pair made (and the fast walk is taken)."""
+    module = cst.parse_module(SOURCES[index])
+
+    class Hooks(cst.CSTVisitor):
+        def __init__(self):
+            super().__init__()
+            self.log = []
+
+        def visit_FunctionDef(self, node):
+            self.log.append(("def", node))
+            return not node.name.value.startswith("_")  # some bodies skipped
+
+        def leave_If(self, node):
+            self.log.append(("left if", node))
+
+        def visit_Name(self, node):
+            self.log.append(("name", node))
+
+    class Around(Hooks):
+        def on_visit(self, node):
+            if walk_module.holds_a_line(type(node)):
+                self.log.append(("enter", node))
+            hook = walk_module.hooks_for(type(self), type(node))[0]
+            return hook is None or hook(self, node) is not False
+
+        def on_leave(self, node):
+            hook = walk_module.hooks_for(type(self), type(node))[1]
+            if hook is not None:
+                hook(self, node)
+            if walk_module.holds_a_line(type(node)):
+                self.log.append(("leave", node))
+
+    @walk_module.line_hooks
+    class Lines(Hooks):
+        def enter_line(self, node):
+            self.log.append(("enter", node))
+
+        def leave_line(self, node):
+            self.log.append(("leave", node))
+
+    around, lines = Around(), Lines()
+    walk_module.walk(module, around)
+    walk_module.walk(module, lines)
+    assert Lines.on_visit is cst.CSTVisitor.on_visit and Lines.on_leave is cst.CSTVisitor.on_leave
+    assert [kind for kind, _ in lines.log].count("enter") > 3
+    assert [(kind, id(node)) for kind, node in lines.log] == [(kind, id(node)) for kind, node in around.log]
