@@ -615,7 +615,9 @@ class Unroller(MigrationTransformer):
                 if checkpoints.enabled(config):
                     self.with_checkpoint[key] = checkpoints.with_plan(self.d, key, config)
             except CannotUnroll as e:
-                self.with_refused[key] = e  # (a block over a Pipeline made elsewhere is marked with it: withstyle)
+                # (a block over a Pipeline made elsewhere is marked with it: withstyle); a copy never raised, without
+                # the traceback whose frames would hold the tree in a reference cycle
+                self.with_refused[key] = CannotUnroll(e.reason, e.node, e.rule)
         # factory name -> the parameter that carries its pipeline's checkpoint
         self.checkpoint_factories = {plan["factory"]: plan["param"] for plan in self.with_checkpoint.values()
                                      if plan.get("factory")}
