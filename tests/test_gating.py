@@ -110,11 +110,11 @@ def test_cold_statements_are_not_parsed_and_far_consumers_are_migrated():
 
 def _without_gating(monkeypatch):
     from dali_migrate import elision
-    monkeypatch.setattr(elision, "elide", lambda source, words, project=None: None)
+    monkeypatch.setattr(elision, "elide", lambda source, words, project=None, hot_together=(): None)
     monkeypatch.setattr(MigrationContext, "may_mention", lambda self, node, names: True)
-    monkeypatch.setattr(base, "cold_statements", lambda module, ctx, words: set())
+    monkeypatch.setattr(base, "cold_statements", lambda module, ctx, words, hot_together=(): set())
     import dali_migrate.transforms.unroll as unroll
-    monkeypatch.setattr(unroll, "cold_statements", lambda module, ctx, words: set())
+    monkeypatch.setattr(unroll, "cold_statements", lambda module, ctx, words, hot_together=(): set())
 
 
 SOURCES = {p.name: p.read_text() for p in sorted(ROOT.glob("golden/*/*.py")) if not p.name.endswith(".expected.py")}
