@@ -237,7 +237,10 @@ def _instance_kind(source: cst.Name, found, symbols: dict, flow) -> str | None:
     if value is not None and isinstance(value[0], tuple) and value[0][0] == "instance":
         class_node = value[0][1]
         methods = {name: flow.method_of(class_node, name) for name in ("__call__", "__iter__")}
-    elif isinstance(found, cst.Call) and isinstance(found.func, cst.Name):
+        found = None
+    elif found is None and value is not None:  # a local name: what its one binding makes (a class elision left out
+        found = flow.single_value(source)      # is not known to the model, only to the module's symbols)
+    if isinstance(found, cst.Call) and isinstance(found.func, cst.Name):
         class_node = symbols.get(found.func.value)
         if isinstance(class_node, cst.ClassDef) and not class_node.bases:
             defined = {s.name.value: s for s in class_node.body.body if isinstance(s, cst.FunctionDef)}
