@@ -9,7 +9,7 @@ from pathlib import Path
 from .engine import MigrationResult, migrate_source
 from .files import SourceError, atomic_write, decode_source, module_name_of, read_bytes
 from .findings import Finding
-from .project import Project, across_modules, scan_classes, scan_source
+from .project import Project, across_modules, said_elsewhere, scan_classes, scan_source
 
 from .exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_PENDING  # noqa: F401  (the commands' contract, api.EXIT_*)
 
@@ -105,7 +105,6 @@ _says_dali = re.compile(b"dali").search
 # the str set: Unicode word characters; bytes: ASCII ones). One pass per file, whatever the number of words asked.
 _WORDS = re.compile(r"\w+").findall
 _BYTE_WORDS = re.compile(rb"\w+").findall
-_TOP_LEVEL_DEFS = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M).findall
 
 
 def _packages_reexporting(reexports: dict[str, str]) -> dict[str, set[str]]:
@@ -118,32 +117,6 @@ def _packages_reexporting(reexports: dict[str, str]) -> dict[str, set[str]]:
         while at >= 0:  # every prefix that ends before a dot: target.startswith(prefix + ".")
             found.setdefault(target[:at], set()).add(package)
             at = target.find(".", at + 1)
-    return found
-
-
-def _said_elsewhere(imported: set[str], texts: list[tuple[str, str]], quiet_reads: dict | None) -> dict[str, frozenset]:
-    """``project.Project.said_elsewhere``: for each module of ``imported`` (another file says its name), its top-level
-    functions and classes whose names another file of the run says, from each file's words (found once). ``texts``:
-    ``(name, text)`` of the files read; ``quiet_reads``: the bytes of the quiet files that say a candidate module's
-    name (``_imported_candidates``)."""
-    defined = {name: set(_TOP_LEVEL_DEFS(text)) for name, text in texts if module_name_of(name) in imported}
-    wanted = set().union(*defined.values()) if defined else set()
-    if not wanted:
-        return {}
-    saying: dict[str, set[str]] = {}  # name -> the files that say it
-    for name, text in texts:
-        for word in wanted.intersection(_WORDS(text)):
-            saying.setdefault(word, set()).add(name)
-    wanted_bytes = {word.encode() for word in wanted}
-    for name, data in (quiet_reads or {}).items():
-        if isinstance(data, bytes):
-            for word in wanted_bytes.intersection(_BYTE_WORDS(data)):
-                saying.setdefault(word.decode(), set()).add(name)
-    found = {}
-    for name, names in defined.items():
-        said = frozenset(d for d in names if saying.get(d, set()) - {name})
-        if said:
-            found[module_name_of(name)] = said
     return found
 
 
@@ -366,7 +339,7 @@ def migrate_paths(paths, write: bool = False, *, jobs: int | None = None, includ
                                                                  slots[slot] is not None and not slots[slot].error]
                        if name.endswith(".py")}
     # What another file says of an imported module: a function there that returns a pipeline's outputs keeps it
-    project.said_elsewhere = _said_elsewhere(project.imported_modules, list(sources.values()), quiet_reads)
+    project.said_elsewhere = said_elsewhere(project.imported_modules, list(sources.values()), quiet_reads)
     task_slots = sorted(sources)
     # With pipelines shared between modules, a unit can span files: the files are migrated without writing
     # until no module keeps in pipeline mode a pipeline that another one migrated, then written.

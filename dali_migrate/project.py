@@ -13,7 +13,7 @@ Module names come from the file's place among packages: ``examples/repo/loaders/
 
 from __future__ import annotations
 
-from collections import Counter
+import re
 
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -369,8 +369,6 @@ def across_modules(classes: dict) -> dict:
 
 def scan_project(paths) -> Project:
     """The pre-scan over every Python file under ``paths``."""
-    import re
-
     project = Project()
     texts = {}
     for path in iter_source_files(paths):
@@ -392,14 +390,40 @@ def scan_project(paths) -> Project:
             says = lambda name: pattern.search(texts[name])  # noqa: E731
         if any(modules[name] != module and says(name) for name in texts):
             project.imported_modules.add(module)
-    files_saying = Counter(word for found in words.values() for word in found)  # word -> how many files say it
-    for name, text in texts.items():
-        if modules[name] in project.imported_modules:
-            defined = set(re.findall(r"^(?:async\s+)?(?:def|class)\s+(\w+)", text, re.M))
-            said = frozenset(d for d in defined if files_saying[d] > 1)  # (this file says each of them once)
-            if said:
-                project.said_elsewhere[modules[name]] = said
+    project.said_elsewhere = said_elsewhere(project.imported_modules, list(texts.items()))
     return project
 
 
-__all__ = ["Project", "ProjectClass", "ProjectPipeline", "across_modules", "scan_classes", "scan_project", "scan_source", "module_name_of"]
+_WORDS = re.compile(r"\w+").findall
+_BYTE_WORDS = re.compile(rb"\w+").findall
+_TOP_LEVEL_DEFS = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M).findall
+
+
+def said_elsewhere(imported: set[str], texts: list[tuple[str, str]],
+                   quiet_reads: dict | None = None) -> dict[str, frozenset]:
+    """``Project.said_elsewhere``: for each module of ``imported`` (another file says its name), its top-level
+    functions and classes whose names another file of the run says, from each file's words (found once). ``texts``:
+    ``(name, text)`` of the files read; ``quiet_reads``: the bytes of files not kept as text (the run's quiet files
+    that say a candidate module's name: ``api._imported_candidates``)."""
+    defined = {name: set(_TOP_LEVEL_DEFS(text)) for name, text in texts if module_name_of(name) in imported}
+    wanted = set().union(*defined.values()) if defined else set()
+    if not wanted:
+        return {}
+    saying: dict[str, set[str]] = {}  # name -> the files that say it
+    for name, text in texts:
+        for word in wanted.intersection(_WORDS(text)):
+            saying.setdefault(word, set()).add(name)
+    wanted_bytes = {word.encode() for word in wanted}
+    for name, data in (quiet_reads or {}).items():
+        if isinstance(data, bytes):
+            for word in wanted_bytes.intersection(_BYTE_WORDS(data)):
+                saying.setdefault(word.decode(), set()).add(name)
+    found = {}
+    for name, names in defined.items():
+        said = frozenset(d for d in names if saying.get(d, set()) - {name})
+        if said:
+            found[module_name_of(name)] = said
+    return found
+
+
+__all__ = ["Project", "ProjectClass", "ProjectPipeline", "across_modules", "scan_classes", "said_elsewhere", "scan_project", "scan_source", "module_name_of"]
