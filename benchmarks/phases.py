@@ -41,10 +41,9 @@ _calls: dict[str, int] = defaultdict(int)
 _stack: list[list] = []  # [phase, time spent in the phases it called]
 
 
-def _timed(owner, attribute: str, phase, undo: list) -> None:
-    """Wrap ``owner.attribute`` so that its exclusive time goes to ``phase`` (a name, or a function of the stack)."""
-    function = getattr(owner, attribute)
-    undo.append((owner, attribute, owner.__dict__[attribute]))
+def _timing(function, phase):
+    """``function`` with its exclusive time (less the timed calls it makes) going to ``phase`` (a name, or a
+    function of the stack)."""
 
     @functools.wraps(function)
     def timed(*args, **kwargs):
@@ -61,7 +60,14 @@ def _timed(owner, attribute: str, phase, undo: list) -> None:
             if _stack:
                 _stack[-1][1] += spent
 
-    setattr(owner, attribute, timed)
+    return timed
+
+
+def _timed(owner, attribute: str, phase, undo: list) -> None:
+    """Wrap ``owner.attribute`` so that its exclusive time goes to ``phase`` (a name, or a function of the stack)."""
+    function = getattr(owner, attribute)
+    undo.append((owner, attribute, owner.__dict__[attribute]))
+    setattr(owner, attribute, _timing(function, phase))
 
 
 def _instrument() -> tuple[dict, list]:
@@ -103,22 +109,7 @@ def _timed_pass(migration_pass, undo: list) -> None:
     """A pass's ``run`` (an instance's attribute for the time of the measure: the class's method stays)."""
     function = migration_pass.run
     undo.append((migration_pass, "run", None))
-
-    @functools.wraps(function)
-    def timed(*args, **kwargs):
-        _stack.append([f"pass:{migration_pass.name}", 0.0])
-        start = time.perf_counter()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            spent = time.perf_counter() - start
-            name, inner = _stack.pop()
-            _own[name] += spent - inner
-            _calls[name] += 1
-            if _stack:
-                _stack[-1][1] += spent
-
-    migration_pass.run = timed
+    migration_pass.run = _timing(function, f"pass:{migration_pass.name}")
 
 
 def _restore(undo: list) -> None:
