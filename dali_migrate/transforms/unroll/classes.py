@@ -21,7 +21,7 @@ from ...walk import transform, walk
 from ... import optable
 from ...dataflow import STREAM_CLASS
 from ...files import module_name_of
-from ...names import NDD, dotted, free_name
+from ...names import NDD, free_name
 from . import checkpoints, conditional, constants, prefetch, rules, sources as external, stream
 from .graph import (_source_setup, _uses_name, Env, argument_inputs_alike, build_graph, closing_returns,
                     device_statement, eager_sources, loop_statements, make_reader, output_elements, seeding_statements,
@@ -2034,4 +2034,4 @@ def _assigns(statement, var):
         and code_of(statement.body[0].targets[0].target) == var
 
 
-__all__ = ["describe_class", "emit_class", "dotted"]
+__all__ = ["describe_class", "emit_class"]
