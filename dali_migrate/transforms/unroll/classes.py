@@ -23,6 +23,8 @@ from ...dataflow import STREAM_CLASS
 from ...files import module_name_of
 from ...names import NDD, free_name
 from . import checkpoints, conditional, constants, prefetch, rules, sources as external, stream
+from .class_common import (OPTIONS_METHOD, STEPS_METHOD, _STEP_OPTIONS, _STREAM_ATTRIBUTES, _AttrUses, _InitRewrite,
+                           _SelfAttributes, _SelfTargets, _methods, _normalise_commas, _self_attr)
 from .graph import (_source_setup, _uses_name, Env, argument_inputs_alike, build_graph, closing_returns,
                     device_statement, eager_sources, loop_statements, make_reader, output_elements, seeding_statements,
                     thread_statement)
@@ -40,11 +42,6 @@ FEED_INPUT = "feed_input"
 # ops.ExternalSource(...) arguments: ndd.as_batch's, and those that only tuned the pipeline's copy of the data
 SOURCE_AS_BATCH = ("dtype", "layout", "device")
 SOURCE_DROPPED = ("name", "ndim", "no_copy", "blocking", "use_copy_kernel", "cuda_stream")
-STEPS_METHOD = "steps"  # the generator ReaderStream.__next__ starts (dali_migrate/runtime/reader_stream.py)
-OPTIONS_METHOD = "_pipeline_options"  # ReaderStream's: the options a super().__init__(*args, **kwargs) forwarded
-_STREAM_ATTRIBUTES = (STEPS_METHOD, "_steps", "_readers", "_dali_pipeline", OPTIONS_METHOD)  # what ReaderStream defines
-# the options a migrated class's steps read (``self.<name>``), set by its __init__
-_STEP_OPTIONS = ("batch_size", "num_threads", "device_id", "seed")
 _POSITIONAL = ("batch_size", "num_threads", "device_id", "seed", "exec_pipelined", "prefetch_queue_depth",
                "exec_async", "bytes_per_sample", "set_affinity", "max_streams", "default_cuda_stream_priority")
 NON_READER_DROPPED = ("name", "preserve", "bytes_per_sample_hint")
@@ -88,10 +85,6 @@ class _OpsObject:
     def random(self) -> bool:
         """Random in some branch: the pipeline seed applies to it."""
         return any(entry.get("random") for entry in [self.entry, *(other[2] for other in self.others)])
-
-
-def _methods(node: cst.ClassDef):
-    return {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
 
 
 def _super_init(statement, class_name, imports):
@@ -327,36 +320,6 @@ class _GraphCalls(cst.CSTTransformer):
 def _ctor_kwargs(obj: _OpsObject):
     args = [a for a in obj.call.args if a.keyword is None or a.keyword.value not in NON_READER_DROPPED]
     return args
-
-
-def _normalise_commas(call: cst.Call) -> cst.Call:
-    args = list(call.args)
-    fixed = []
-    for i, a in enumerate(args):
-        if i < len(args) - 1:
-            if not isinstance(a.comma, cst.Comma):
-                a = a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        else:
-            a = a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        fixed.append(a)
-    return call.with_changes(args=fixed)
-
-
-class _SelfTargets(cst.CSTVisitor):
-    """Attributes of self assigned inside define_graph (self.jpegs, self.labels = ...)."""
-
-    def __init__(self):
-        self.names: set[str] = set()
-
-    def visit_AssignTarget(self, node):
-        self._collect(node.target)
-
-    def _collect(self, target):
-        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
-            self.names.add(target.attr.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for e in target.elements:
-                self._collect(e.value)
 
 
 def filled_instances(unroller, class_name: str) -> list[str]:
@@ -1250,21 +1213,6 @@ class _Fed:
         self.in_graph: dict = {}
 
 
-class _AttrUses(cst.CSTVisitor):
-    def __init__(self, attr):
-        self.attr, self.count = attr, 0
-
-    def visit_Attribute(self, node):
-        if _self_attr(node) == self.attr:
-            self.count += 1
-
-    @classmethod
-    def count_in(cls, node, attr) -> int:
-        uses = cls(attr)
-        walk(node, uses)
-        return uses.count
-
-
 def _source_in_graph(node: cst.ClassDef, obj: _OpsObject, graph_statements, fed: _Fed) -> None:
     """``self.src = ops.ExternalSource(source=data, ...)`` in __init__, called once in define_graph as
     ``x = self.src()``: pipeline mode made that call an fn.external_source over ``data`` (the object given when
@@ -1308,12 +1256,6 @@ class _FeedCalls(cst.CSTVisitor):
 
     def visit_Return(self, node):
         self.returns.append(node)
-
-
-def _self_attr(node) -> str | None:
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return node.attr.value
-    return None
 
 
 def _feeds(node: cst.ClassDef, own: dict, objects: dict, graph_statements) -> _Fed:
@@ -1409,15 +1351,6 @@ def _feeding_statements(setup: cst.FunctionDef) -> list:
     return out
 
 
-class _SelfAttributes(cst.CSTVisitor):
-    def __init__(self):
-        self.names: set[str] = set()
-
-    def visit_Attribute(self, node):
-        if isinstance(node.value, cst.Name) and node.value.value == "self":
-            self.names.add(node.attr.value)
-
-
 def _hoist_reader(unroller, desc: PipelineDesc, graph: cst.FunctionDef, attributes: set[str]) -> None:
     """An fn reader called in define_graph is created at the end of ``__init__`` instead, as an ops reader object
     is: the object answers epoch_size()/reader_meta() before its first step, as the built pipeline did. Only
@@ -1473,29 +1406,6 @@ def _reader_call(statement, objects):
             and func.attr.value in objects and objects[func.attr.value].is_reader:
         return objects[func.attr.value]
     return None
-
-
-class _InitRewrite(cst.CSTTransformer):
-    def __init__(self, replacements):
-        super().__init__()
-        self.replacements = replacements  # original statement -> list of statements
-
-    def visit_SimpleStatementLine(self, node):
-        return False  # replaced whole or kept whole: nothing inside a simple statement is looked at
-
-    def leave_SimpleStatementLine(self, original_node, updated_node):
-        if original_node in self.replacements:
-            new = self.replacements[original_node]
-            if not new:
-                return cst.RemoveFromParent()
-            new[0] = new[0].with_changes(leading_lines=updated_node.leading_lines)
-            return cst.FlattenSentinel(new)
-        return updated_node
-
-    def leave_IndentedBlock(self, original_node, updated_node):
-        if not updated_node.body:
-            return updated_node.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
-        return updated_node
 
 
 def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cst.ClassDef):
