@@ -147,11 +147,11 @@ def test_pass_transformers_have_no_layout_hooks():
     on a layout node would silently never run."""
     import dali_migrate.transforms  # noqa: F401  (imports every pass module)
     from dali_migrate.transforms.base import MigrationTransformer
-    from dali_migrate.transforms.unroll import class_common, classes, consumers, graph
+    from dali_migrate.transforms.unroll import class_common, class_ops_objects, consumers, graph
 
     layout = {"EmptyLine", "Comment", "TrailingWhitespace", "Newline", "SimpleWhitespace",
               "ParenthesizedWhitespace", "Comma", "Semicolon", "LeftParen", "RightParen"}
-    pending, seen = [MigrationTransformer, graph._RandomFixer, class_common._InitRewrite, classes._GraphCalls,
+    pending, seen = [MigrationTransformer, graph._RandomFixer, class_common._InitRewrite, class_ops_objects._GraphCalls,
                      consumers._Substitute], []
     while pending:
         cls = pending.pop()
