@@ -226,7 +226,7 @@ def _instance_of_kept_class(unroller, out, i) -> int:
             and isinstance(statement.body[0].value, cst.Call) and isinstance(statement.body[0].value.func, cst.Name)
             and isinstance(statement.body[0].targets[0].target, (cst.Name, cst.Attribute))):
         return i + 1
-    from .classes import filled_instances
+    from .class_hierarchy import filled_instances
 
     class_name, name = statement.body[0].value.func.value, code_of(statement.body[0].targets[0].target)
     if name not in filled_instances(unroller, class_name):
