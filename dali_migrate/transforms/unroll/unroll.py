@@ -1019,7 +1019,7 @@ class Unroller(MigrationTransformer):
         desc = self._desc_to_emit(original_node)
         if desc is None:
             return updated_node
-        from .classes import emit_class
+        from .class_writing import emit_class
         self.migrated_origin(desc.name, desc.name)
         return emit_class(self, desc, original_node, updated_node)
 
