@@ -954,7 +954,7 @@ class Unroller(MigrationTransformer):
 
     # -- Pipeline subclasses with define_graph -----------------------------------------------
     def _describe_class(self, node: cst.ClassDef) -> PipelineDesc:
-        from .classes import describe_class
+        from .class_description import describe_class
         desc = describe_class(self, node)
         # random ops in its helper methods, or in graph helpers it calls: the pipeline's seed applies to them
         desc.has_random = desc.has_random or not desc.extra.get("base") and (self._helpers_may_draw(desc.name) or any(

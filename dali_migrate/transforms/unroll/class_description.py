@@ -1,4 +1,4 @@
-"""Pipeline subclasses with define_graph, and the legacy ``ops.*`` objects they hold.
+"""Pipeline subclasses with define_graph, and the legacy ``ops.*`` objects they hold: reading one (``describe_class``).
 
 ``class P(Pipeline)`` becomes ``class P(ReaderStream)`` with the same ``__init__`` signature:
 ``super().__init__`` turns into attributes (batch_size, num_threads, device_id, seed), the reader ops object
@@ -9,6 +9,13 @@ answer from its reader (``stream.py``). Other ops objects become ndd calls with 
 in ``steps`` when their arguments are constants, else a lambda built in ``__init__`` (so arguments
 computed there keep their values, as the ops object kept them). Removed classes such as
 ``ops.nvJPEGDecoder`` or ``ops.FileReader`` map through the op table.
+
+``describe_class`` reads a class into a ``PipelineDesc``, or raises CannotUnroll with the reason it stays in
+pipeline mode: its ``super().__init__`` options, its ops objects (``class_ops_objects``), its hierarchy
+(``class_hierarchy``), its external sources (``class_sources``), its methods that call reader objects
+(``class_reader_methods``), its methods named like define_graph (``class_renames``), and define_graph's
+statements as the graph builder takes them (``graph.build_graph``). ``class_writing.emit_class`` writes the
+migrated class from the description.
 """
 
 from __future__ import annotations
