@@ -147,11 +147,11 @@ def test_pass_transformers_have_no_layout_hooks():
     on a layout node would silently never run."""
     import dali_migrate.transforms  # noqa: F401  (imports every pass module)
     from dali_migrate.transforms.base import MigrationTransformer
-    from dali_migrate.transforms.unroll import classes, consumers, graph
+    from dali_migrate.transforms.unroll import classes, consumers, step_calls
 
     layout = {"EmptyLine", "Comment", "TrailingWhitespace", "Newline", "SimpleWhitespace",
               "ParenthesizedWhitespace", "Comma", "Semicolon", "LeftParen", "RightParen"}
-    pending, seen = [MigrationTransformer, graph._RandomFixer, classes._InitRewrite, classes._GraphCalls,
+    pending, seen = [MigrationTransformer, step_calls._RandomFixer, classes._InitRewrite, classes._GraphCalls,
                      consumers._Substitute], []
     while pending:
         cls = pending.pop()

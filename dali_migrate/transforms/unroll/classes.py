@@ -23,9 +23,9 @@ from ...dataflow import STREAM_CLASS
 from ...files import module_name_of
 from ...names import NDD, dotted, free_name
 from . import checkpoints, conditional, constants, prefetch, rules, sources as external, stream
-from .graph import (_source_setup, _uses_name, Env, argument_inputs_alike, build_graph, closing_returns,
-                    device_statement, eager_sources, loop_statements, make_reader, output_elements, seeding_statements,
-                    thread_statement)
+from .graph import (_source_setup, _uses_name, build_graph, closing_returns, device_statement, eager_sources,
+                    loop_statements, make_reader, output_elements, seeding_statements, thread_statement)
+from .step_calls import Env, argument_inputs_alike
 from .helpers import class_source
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, ops_path,
                     stmt, with_kwarg, without_kwargs, ndd_attr, literal_value, ops_object_callable, _Substitute)
