@@ -12,53 +12,19 @@ import re
 
 import libcst as cst
 
-from ...walk import transform, walk, walk_many
+from ...walk import transform, walk
 from ... import dataflow as df
-from ...names import FN, NDD, OPS, free_name
+from ...names import free_name
 from ..imports import request_import
 from . import checkpoints, conditional, graph_functions, python_functions, rules, sources
 from .model import (AssignedNames, CannotUnroll, ChangedNames, NameReads, PipelineDesc, ReaderSpec, code_of, expr,
                     fn_path, kwarg, literal_value, ndd_attr, ndd_path_of, ndd_entry, op_entry, stmt, with_kwarg,
                     target_names, without_kwargs)
 from .step_calls import Env, _RandomFixer
+from .statement_facts import _ContainsCall, _NestedSources, _Returns, _StatementFacts, _reads_and_binds
 
 READER_DROPPED = ("bytes_per_sample_hint", "preserve")
 DICT_READERS = {"readers.tfrecord", "readers.webdataset"}
-
-
-class _ContainsCall(cst.CSTVisitor):
-    def __init__(self, imports, paths=("fn", "ops", "ndd"), flow=None):
-        self.imports = imports
-        self.flow = flow
-        self.found = False
-        self.readers: list[cst.Call] = []
-
-    def visit_Call(self, node):
-        qualname = self.imports.qualname(node.func)
-        if qualname and (qualname.startswith(FN + ".") or qualname.startswith(OPS + ".")
-                         or qualname.startswith(NDD + ".")):
-            self.found = True
-            if qualname.startswith(FN + "."):
-                _, entry = op_entry(qualname[len(FN) + 1:])
-                if entry and entry.get("kind") == "reader":
-                    self.readers.append(node)
-        elif not self.found and qualname is None and self.flow is not None and self.flow.ops_objects_in(node.func):
-            self.found = True  # an ops object made outside the definitions (``coin()``): an operator of each step
-        # self.attr() calls on the class's own op objects were turned into ndd calls before we get here.
-
-
-class _Returns(cst.CSTVisitor):
-    def __init__(self):
-        self.found: list[cst.Return] = []
-
-    def visit_Return(self, node):
-        self.found.append(node)
-
-    def visit_FunctionDef(self, node):
-        return False  # nested functions have their own returns
-
-    def visit_Lambda(self, node):
-        return False
 
 
 def _reader_statement(statement, imports):
@@ -147,20 +113,6 @@ class _NameUses(cst.CSTVisitor):
     def visit_Name(self, node):
         if node.value == self.name and node not in self._indexed:
             self.whole += 1
-
-
-class _StatementFacts:
-    """What ``build_graph`` asks of one statement of a pipeline body, gathered in one traversal."""
-
-    def __init__(self, statement, imports, flow=None):
-        self.direct_source = sources.external_source_statement(statement, imports)
-        self.returns = _Returns()
-        self.calls = _ContainsCall(imports, flow=flow)
-        self.reads = NameReads()
-        self.binds = AssignedNames()
-        self.changes = ChangedNames()
-        self.nested_sources = _NestedSources(imports, self.direct_source[1] if self.direct_source else None)
-        walk_many(statement, [self.returns, self.calls, self.reads, self.binds, self.changes, self.nested_sources])
 
 
 def _changed_by_steps(facts, in_steps: set[int], yields_in_steps: bool) -> set[str]:
@@ -756,25 +708,6 @@ def _pull_stream(statement, stream: tuple[cst.Call, bool], env: Env, desc: Pipel
            "too)" if assumed else "holds the pipeline's readers in another module (a source helper)")
     env.report(rules.SOURCE_HELPER.id, f"{code_of(call.func)}(...) {why}: its stream is created once ({var}) and "
                f"next({var}) gives each step", statement)
-
-
-def _reads_and_binds(statement) -> tuple[set[str], set[str]]:
-    """(names the statement mentions, names it assigns); a rough but safe split for ordering."""
-    reads, binds = NameReads(), AssignedNames()
-    walk(statement, reads)
-    walk(statement, binds)
-    return reads.names, binds.names
-
-
-class _NestedSources(cst.CSTVisitor):
-    def __init__(self, imports, allowed):
-        self.imports = imports
-        self.allowed = allowed
-        self.found = None
-
-    def visit_Call(self, node):
-        if node is not self.allowed and self.found is None and sources.is_external_source(self.imports, node):
-            self.found = node
 
 
 def _nested_source_reason(statement) -> str:

@@ -279,7 +279,7 @@ def _outside_random(unroller, statement) -> str | None:
 def _adoptable(unroller, out, i, j) -> list[int]:
     """Indexes of the statements of ``out`` that ``_adopt_outside_nodes`` moves into the ``with`` at ``j``
     (the pipeline is created at ``i``)."""
-    from .graph import _reads_and_binds
+    from .statement_facts import _reads_and_binds
 
     with_reads = _reads_and_binds(out[j].body)[0]
     moved: list[int] = []
@@ -360,7 +360,7 @@ def _marked(unroller, statement, rule_id, message):
 def _bound_now(unroller, call, with_statement, name) -> list[str]:
     """Names the pipeline reads from around it, in first-use order: the pipeline bound their values when
     it was defined, a generator reads them at its first next(): passed as arguments, they are bound now."""
-    from .graph import _reads_and_binds
+    from .statement_facts import _reads_and_binds
 
     reads: list[str] = []
     assigned: set[str] = set()
