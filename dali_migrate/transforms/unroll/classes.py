@@ -23,8 +23,8 @@ from ...dataflow import STREAM_CLASS
 from ...files import module_name_of
 from ...names import NDD, dotted, free_name
 from . import checkpoints, conditional, constants, prefetch, rules, sources as external, stream
-from .graph import (_source_setup, _uses_name, build_graph, device_statement, eager_sources, loop_statements,
-                    make_reader, seeding_statements, thread_statement)
+from .graph import _source_setup, build_graph, eager_sources, make_reader
+from .generator_code import _uses_name, device_statement, loop_statements, seeding_statements, thread_statement
 from .outputs import closing_returns, output_elements
 from .step_calls import Env, argument_inputs_alike
 from .helpers import class_source

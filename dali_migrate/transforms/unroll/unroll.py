@@ -17,8 +17,9 @@ from ...walk import node_children, transform, walk
 from . import (adapted, attribute_pipes, body_ops, checkpoints, conditional, current, epoch_iterator, frameworks,
                iterator_subclass, per_sample, prefetch, rules, stream)
 from . import helpers as helpers_module
-from .graph import (_uses_name, build_graph, device_statement, eager_sources, epoch_statements, grow_statement,
-                    loop_statements, rng_statements_after_pre, seeding_statements, takes_device, thread_statement)
+from .graph import build_graph, eager_sources
+from .generator_code import (_uses_name, device_statement, epoch_statements, grow_statement, loop_statements,
+                             rng_statements_after_pre, seeding_statements, takes_device, thread_statement)
 from .outputs import closing_returns, output_elements
 from .step_calls import Env
 from .model import (CORE, HANDLED_ELSEWHERE, PIPELINE_CLS, PIPELINE_DEF, PIPELINE_POSITIONAL, AssignedNames,

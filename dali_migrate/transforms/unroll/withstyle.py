@@ -12,8 +12,9 @@ from ...findings import marker_text
 from ..base import has_marker
 from ...walk import walk
 from . import checkpoints, rules
-from .graph import (_uses_name, build_graph, device_statement, eager_sources, epoch_statements, grow_statement,
-                    loop_statements, rng_statements_after_pre, seeding_statements, takes_device, thread_statement)
+from .graph import build_graph, eager_sources
+from .generator_code import (_uses_name, device_statement, epoch_statements, grow_statement, loop_statements,
+                             rng_statements_after_pre, seeding_statements, takes_device, thread_statement)
 from .outputs import closing_branches
 from .model import CORE, PIPELINE_CLS, AssignedNames, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
 from .signature import (add_core_params, filled_pipeline, generator_names, pipeline_call_config, takes_seed,
