@@ -1,9 +1,12 @@
-"""From pipeline-graph statements to the pieces of a dynamic-mode loop, and the emitter.
+"""Reading a pipeline's body into the pieces of a dynamic-mode loop (``PipelineDesc``).
 
 ``build_graph`` splits a pipeline body into readers (created once), statements that run once
-before the loop, and the statements of one step; it adds ``batch_size=`` to input-less random and
-transform ops, turns per-op ``seed=`` into ``rng=`` and gives shuffling readers a ``seed=``.
-``emit_generator_body`` writes the loop every style shares.
+before the loop, and the statements of one step; each statement it keeps goes through the call rewrites
+of ``step_calls.py`` (``batch_size=`` on input-less random and transform ops, per-op ``seed=`` into ``rng=``),
+and shuffling readers get a ``seed=``. It owns what the body's readers, external sources and source helpers
+become, readers and sources under a build-time ``if`` (``conditional.py``), the names the steps change, and
+each step starting from a value bound outside it. ``statement_facts.py`` says what each statement holds,
+``outputs.py`` how the body gives its outputs, and ``generator_code.py`` writes the loop every style shares.
 """
 
 from __future__ import annotations
