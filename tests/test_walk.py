@@ -13,7 +13,7 @@ from dali_migrate.names import ImportTable
 from dali_migrate import dataflow
 from dali_migrate import walk as walk_module
 from dali_migrate.transforms import imports
-from dali_migrate.transforms.unroll.unroll import Discovery
+from dali_migrate.transforms.unroll.discovery import Discovery
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
