@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import functools
-
 import libcst as cst
 
 from ... import dataflow as df
 from ... import optable
 from ...names import dotted
 from ...files import module_name_of
-from ...source import register_names
 from ..base import MigrationTransformer
-from ..imports import first_use
-from ...walk import node_children, walk
-from . import body_ops, checkpoints, current, epoch_iterator, frameworks, per_sample, prefetch, rules, stream
-from . import helpers as helpers_module
+from ...walk import walk
+from . import body_ops, checkpoints, current, per_sample, rules
 from .graph import build_graph, eager_sources
-from .generator_code import grow_statement, takes_device
+from .generator_code import takes_device
 from .outputs import closing_returns, output_elements
 from .step_calls import Env
 from .model import (CORE, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, fn_path, kwarg,
@@ -27,6 +22,7 @@ from .discovery import RNG_OPS, Discovery, _is_pipeline_def
 from .random_outside import RandomOpsOutside
 from .call_sites import UNSUPPORTED_METHODS, CallSiteRewrites
 from .definitions import DefinitionRewrites, _is_docstring
+from .finish import ModuleFinish
 
 
 def streamable(desc) -> bool:
@@ -41,7 +37,7 @@ _METHOD_WORDS = frozenset({*UNSUPPORTED_METHODS, "run", "build", "epoch_size", "
                            "set_outputs", "_prefetch", "reset"})
 
 
-class Unroller(DefinitionRewrites, CallSiteRewrites, RandomOpsOutside, MigrationTransformer):
+class Unroller(DefinitionRewrites, CallSiteRewrites, RandomOpsOutside, ModuleFinish, MigrationTransformer):
     def __init__(self, ctx, discovery: Discovery):
         super().__init__(ctx)
         self.d = discovery
@@ -445,56 +441,6 @@ class Unroller(DefinitionRewrites, CallSiteRewrites, RandomOpsOutside, Migration
             if isinstance(method, cst.FunctionDef) and method.name.value not in ("__init__", "define_graph")))
         return desc
 
-    def finish(self, module: cst.Module) -> cst.Module:
-        module = self._grow_threads_once(module)
-        helpers = [(self.need_epoch_iterator, epoch_iterator.CLASS_NAME),
-                   # (source helpers that return ReaderStreams need the class too, whatever the pipelines need)
-                   (self.need_stream or self.ctx.facts.get("source_streams"), stream.CLASS_NAME),
-                   (self.need_prefetch, prefetch.CLASS_NAME),
-                   (self.need_sample_split, per_sample.CLASS_NAME),
-                   (self.need_jax_iterator, frameworks.JAX_NAME),
-                   (self.need_tf_dataset, frameworks.TF_NAME),
-                   (self.need_tf_iterator, frameworks.TF_OP_NAME)]
-        needed = [name for wanted, name in helpers if wanted and not _defines(module, name)]
-        if self.need_jax_iterator and epoch_iterator.CLASS_NAME in needed \
-                and first_use(module, epoch_iterator.CLASS_NAME) is None:
-            needed.remove(epoch_iterator.CLASS_NAME)  # only JaxEpochIterator's base: the helper module brings it
-        self.ctx.facts["helpers"] = sorted(needed)
-        shared = self.ctx.facts.get("helper_module", helpers_module.DEFAULT_MODULE)
-        if shared and needed:  # the project's helper module (helpers.py): the imports pass imports them
-            self.ctx.facts["helper_import"] = (helpers_module.import_line(shared, needed), needed)
-        else:  # no helper module can be written (a user's file of that name): each definition inline
-            for name in reversed([n for n in helpers_module.needed(needed) if not _defines(module, n)]):
-                module = self._insert_helper(module, helpers_module.class_source(name), first_use(module, name))
-        self.ctx.facts["migrated"] = True
-        self.ctx.facts["uses_ndd"] = True
-        return module
-
-    def _insert_helper(self, module: cst.Module, source: str, before: int | None) -> cst.Module:
-        """A run-time helper class (``EpochIterator``, ``Prefetch``) written into the module after its imports
-        above ``before``, the first statement that uses it (in a notebook the last import can sit in a later
-        cell than the pipeline)."""
-        index = _after_imports(module, before)
-        cls = _helper_class(source)
-        self.ctx.built_words.update(_helper_words(source))
-        body = list(module.body)
-        body.insert(index, cls)
-        if index + 1 < len(body):  # two blank lines after the class, as before any top-level code
-            after = body[index + 1]
-            blanks = 0
-            for line in after.leading_lines:
-                if line.comment is not None:
-                    break
-                blanks += 1
-            if blanks < 2:
-                body[index + 1] = after.with_changes(
-                    leading_lines=[cst.EmptyLine()] * (2 - blanks) + list(after.leading_lines))
-                if after in self.ctx.kept_statements:  # only blank lines added: still the kept unit's, untouched
-                    self.ctx.kept_statements.add(body[index + 1])
-                    # the same statement: the marker the engine puts on it (by identity) still finds it
-                    self.ctx.facts.setdefault("same_statements", {})[body[index + 1]] = after
-        return module.with_changes(body=body)
-
     # -- what the generators take: only the parameters their bodies or callers use --------------------
     def adopt_adapted(self, module: cst.Module) -> None:
         """``self.adapted`` keyed by the defs of ``module``, the tree this pass rewrites: the flow model knows the defs
@@ -561,30 +507,6 @@ class Unroller(DefinitionRewrites, CallSiteRewrites, RandomOpsOutside, Migration
                 core.append("seed")
             desc.extra["core"] = tuple(o for o in CORE if o in core)
 
-    def _grow_threads_once(self, module: cst.Module) -> cst.Module:
-        """The module's one ``set_num_threads`` (``plan_params``), before the first pipeline definition that
-        needs it: grown to the largest constant num_threads, never shrunk (as the per-generator block did)."""
-        threads = getattr(self, "module_threads", 0)
-        if threads <= 1:
-            return module
-        names = set(self.module_thread_pipelines)
-        body = list(module.body)
-        for index, statement in enumerate(body):
-            if isinstance(statement, cst.FunctionDef) and statement.name.value in names:
-                break
-        else:
-            return module
-        grow = grow_statement(threads)
-        statement = body[index]
-        grow = grow.with_changes(leading_lines=statement.leading_lines)
-        body[index] = statement.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-        body.insert(index, grow)
-        first = self.descs.get(statement.name.value)
-        self.report(rules.NUM_THREADS.id, f"the thread pool is grown once, before the first pipeline, to the largest "
-                    f"num_threads the pipelines of this module are given ({threads}: {', '.join(sorted(names))}); "
-                    f"the thread count changes speed only", first.node if first is not None else None)
-        return module.with_changes(body=body)
-
 
 class _PipelineUses(cst.CSTVisitor):
     """Each plain call of the named pipeline functions, and the names used any other way (passed, stored)."""
@@ -633,23 +555,6 @@ class _RandomCalls(cst.CSTVisitor):
             self.any = True
 
 
-@functools.lru_cache(maxsize=None)
-def _helper_class(source: str) -> cst.ClassDef:
-    """A helper class, parsed once per process (nodes are immutable: every module that needs it can hold
-    the same one)."""
-    cls = cst.parse_statement(source)
-    return cls.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-
-
-@functools.lru_cache(maxsize=None)
-def _helper_words(source: str) -> dict:
-    """Each node of a helper class with the names in it (attributes and keywords too): what later passes
-    could react to there (``MigrationContext.built_words``)."""
-    found: dict = {}
-    register_names(_helper_class(source), found, node_children)
-    return found
-
-
 def _imported_desc(local: str, pipeline) -> PipelineDesc:
     """A stand-in description of a pipeline defined in another module of the project: enough for the
     consumers here (style, parameters, batch size, checkpointing); its readers are not known here."""
@@ -657,23 +562,6 @@ def _imported_desc(local: str, pipeline) -> PipelineDesc:
     desc = PipelineDesc(name=local, style=pipeline.style, node=None, config=config, params=list(pipeline.params))
     desc.extra.update(imported=pipeline.qualname, checkpoint=pipeline.checkpoint)
     return desc
-
-
-def _defines(module: cst.Module, name: str) -> bool:
-    return any(isinstance(s, (cst.ClassDef, cst.FunctionDef)) and s.name.value == name for s in module.body)
-
-
-def _after_imports(module: cst.Module, before: int | None = None) -> int:
-    index = 0
-    for i, statement in enumerate(module.body):
-        if before is not None and i >= before:
-            break
-        if isinstance(statement, cst.SimpleStatementLine) and any(
-                isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body):
-            index = i + 1
-        elif i == 0 and _is_docstring(statement):
-            index = 1
-    return index
 
 
 def _is_return(statement) -> bool:
