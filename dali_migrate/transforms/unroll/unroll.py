@@ -1,4 +1,13 @@
-"""Discovery of the pipelines and their consumers in one module, and the transformer that unrolls them."""
+"""The transformer that unrolls a module's pipelines (``Unroller``), and what it decides before it rewrites anything.
+
+Before the walk (``_prepare``, ``plan_params``), from what ``discovery.py`` found: which pipelines unroll and which
+stay in pipeline mode (marked), each one's description (``_describe_def``, ``classes.describe_class``,
+``graph.build_graph``), which are written as ReaderStreams (``streamed``: their metadata or epochs are asked for),
+which parameters each generator takes, and what a name or value holding a pipeline stands for (``_pipe_kind_of``).
+The rewrites are the Unroller's parts, one module each: where pipelines are defined (``definitions.py``), where they
+are used (``call_sites.py``), random ops outside them (``random_outside.py``), and the whole module at the end
+(``finish.py``).
+"""
 
 from __future__ import annotations
 
