@@ -147,12 +147,15 @@ def test_pass_transformers_have_no_layout_hooks():
     on a layout node would silently never run."""
     import dali_migrate.transforms  # noqa: F401  (imports every pass module)
     from dali_migrate.transforms.base import MigrationTransformer
-    from dali_migrate.transforms.unroll import classes, consumers, step_calls
+    from dali_migrate.transforms.unroll import (call_sites, classes, consumers, definitions, finish, random_outside,
+                                                step_calls)
 
     layout = {"EmptyLine", "Comment", "TrailingWhitespace", "Newline", "SimpleWhitespace",
               "ParenthesizedWhitespace", "Comma", "Semicolon", "LeftParen", "RightParen"}
+    # (the Unroller's parts are mixins, not subclasses of MigrationTransformer: their hooks are listed here)
     pending, seen = [MigrationTransformer, step_calls._RandomFixer, classes._InitRewrite, classes._GraphCalls,
-                     consumers._Substitute], []
+                     consumers._Substitute, definitions.DefinitionRewrites, call_sites.CallSiteRewrites,
+                     random_outside.RandomOpsOutside, finish.ModuleFinish], []
     while pending:
         cls = pending.pop()
         seen.append(cls)
