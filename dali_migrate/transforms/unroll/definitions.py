@@ -191,7 +191,7 @@ class DefinitionRewrites:
 
     def device_of(self, desc: PipelineDesc) -> str | None:
         """The expression of the device_id under which the generator written for ``desc`` runs its steps
-        (``graph.device_statement``), or None when it selects no device: a ``@pipeline_def`` whose generator
+        (``generator_code.device_statement``), or None when it selects no device: a ``@pipeline_def`` whose generator
         takes ``device_id`` (a caller or the decorator gives one that is not None/0, or its callers are not
         all known: ``plan_params``), a ``with pipe:`` pipeline or a Pipeline subclass given one
         (``takes_device``). Not when the pipeline function has a parameter of that name itself, nor for a
