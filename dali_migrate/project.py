@@ -199,7 +199,8 @@ def scan_source(text: str, path: str, project: Project) -> None:
     from .transforms import ELISION_WORDS
     from .transforms.unroll import graph_functions, module_symbols
     from .transforms.unroll.model import code_of
-    from .transforms.unroll.unroll import Discovery, Unroller, streamable
+    from .transforms.unroll.unroll import Unroller, streamable
+    from .transforms.unroll.discovery import Discovery
     from .walk import walk
 
     # As in the migration, top-level statements that cannot concern a pipeline are not parsed.

@@ -13,7 +13,7 @@ from dali_migrate.names import ImportTable
 from dali_migrate import dataflow
 from dali_migrate import walk as walk_module
 from dali_migrate.transforms import imports
-from dali_migrate.transforms.unroll.unroll import Discovery
+from dali_migrate.transforms.unroll.discovery import Discovery
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -147,12 +147,15 @@ def test_pass_transformers_have_no_layout_hooks():
     on a layout node would silently never run."""
     import dali_migrate.transforms  # noqa: F401  (imports every pass module)
     from dali_migrate.transforms.base import MigrationTransformer
-    from dali_migrate.transforms.unroll import class_common, class_ops_objects, consumers, graph
+    from dali_migrate.transforms.unroll import (call_sites, class_common, class_ops_objects, consumers, definitions,
+                                                finish, random_outside, step_calls)
 
     layout = {"EmptyLine", "Comment", "TrailingWhitespace", "Newline", "SimpleWhitespace",
               "ParenthesizedWhitespace", "Comma", "Semicolon", "LeftParen", "RightParen"}
-    pending, seen = [MigrationTransformer, graph._RandomFixer, class_common._InitRewrite, class_ops_objects._GraphCalls,
-                     consumers._Substitute], []
+    # (the Unroller's parts are mixins, not subclasses of MigrationTransformer: their hooks are listed here)
+    pending, seen = [MigrationTransformer, step_calls._RandomFixer, class_common._InitRewrite,
+                     class_ops_objects._GraphCalls, consumers._Substitute, definitions.DefinitionRewrites,
+                     call_sites.CallSiteRewrites, random_outside.RandomOpsOutside, finish.ModuleFinish], []
     while pending:
         cls = pending.pop()
         seen.append(cls)

@@ -417,7 +417,7 @@ class _Rename(MigrationTransformer):
         statement = self.current_statement()
         if statement is not None and has_marker(statement, RANDOM_OUTSIDE.id):
             return
-        from .unroll.unroll import batch_size_from
+        from .unroll.random_outside import batch_size_from
 
         data = batch_size_from(self._functions[-1], self.ctx) if self._functions else None
         if data is not None:  # a graph helper (of another module's pipeline): its data's batch size
@@ -433,7 +433,7 @@ class _Rename(MigrationTransformer):
         many samples as the helper's data has (``constants``). Elsewhere it stays, and the post-check marks what
         uses it."""
         from .unroll import constants
-        from .unroll.unroll import batch_size_from
+        from .unroll.random_outside import batch_size_from
 
         data = batch_size_from(self._functions[-1], self.ctx) if self._functions else None
         replacement = constants.rewrite(self.ctx.imports, call, False, f"{data}.batch_size") if data else None
@@ -532,7 +532,7 @@ class _Rename(MigrationTransformer):
         entries = [ops_fn_entry(self.ctx.imports.qualname(c.func)[len(OPS) + 1:])[1] for c in made]
         if not any(e.get("input_less") and e.get("random") for e in entries):
             return
-        from .unroll.unroll import batch_size_from
+        from .unroll.random_outside import batch_size_from
 
         data = batch_size_from(self._functions[-1], self.ctx) if self._functions else None
         if self.ctx.facts.get("rng_mode") and any(kwarg(c, "seed") is None for c in made):

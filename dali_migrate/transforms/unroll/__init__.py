@@ -46,7 +46,9 @@ from ...elision import ModuleSymbols
 from ...names import FN, OPS, NDD
 from ..base import Pass, cold_statements, per_model, run_transformer, walk
 from . import adapted, graph_functions, rules, source_helpers  # noqa: F401  (rules declares the DM2xx rules)
-from .unroll import UNSUPPORTED_METHODS, Discovery, Unroller
+from .unroll import Unroller
+from .call_sites import UNSUPPORTED_METHODS
+from .discovery import Discovery
 
 # Words besides DALI aliases and pipeline names through which the Unroller changes or marks code
 # (method names it looks for on any object): top-level statements without them, or a name bound by

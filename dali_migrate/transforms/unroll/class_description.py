@@ -33,7 +33,9 @@ from .class_ops_objects import COMPOSE_PATH, _GraphCalls, _OpsObject, _collect_o
 from .class_reader_methods import _graph_with_reader_reads, _hierarchy_readers, _reader_helpers
 from .class_renames import _graph_helper_names
 from .class_sources import FEED_INPUT, ITER_SETUP, _feeds
-from .graph import Env, argument_inputs_alike, build_graph, closing_returns, make_reader, output_elements
+from .graph import build_graph, make_reader
+from .outputs import closing_returns, output_elements
+from .step_calls import Env, argument_inputs_alike
 from .model import (PIPELINE_CLS, AssignedNames, CannotUnroll, NameReads, PipelineDesc, code_of, expr, kwarg, stmt,
                     with_kwarg, ndd_attr)
 

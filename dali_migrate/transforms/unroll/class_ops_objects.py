@@ -11,7 +11,7 @@ from ...walk import transform, walk
 from ... import optable
 from . import rules
 from .class_common import _normalise_commas
-from .graph import Env
+from .step_calls import Env
 from .model import CannotUnroll, NameReads, code_of, expr, kwarg, ops_path, with_kwarg, ndd_attr, literal_value, _Substitute
 
 NON_READER_DROPPED = ("name", "preserve", "bytes_per_sample_hint")

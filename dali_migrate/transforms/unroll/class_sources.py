@@ -13,7 +13,8 @@ from ...names import free_name
 from . import rules, sources as external
 from .class_common import _AttrUses, _normalise_commas, _self_attr
 from .class_ops_objects import _OpsObject
-from .graph import _source_setup, Env
+from .graph import _source_setup
+from .step_calls import Env
 from .model import CannotUnroll, NameReads, code_of, expr, kwarg, stmt
 
 ITER_SETUP = "iter_setup"

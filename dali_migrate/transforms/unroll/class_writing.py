@@ -18,7 +18,9 @@ from .class_ops_objects import COMPOSE_PATH, NON_READER_DROPPED, _GraphCalls, _O
 from .class_reader_methods import _helper_taking_outputs
 from .class_renames import _rename_graph_helpers
 from .class_sources import ITER_SETUP, _SourceEnds, _source_branch_statements
-from .graph import _uses_name, Env, device_statement, eager_sources, loop_statements, seeding_statements, thread_statement
+from .generator_code import _uses_name, device_statement, loop_statements, seeding_statements, thread_statement
+from .graph import eager_sources
+from .step_calls import Env
 from .model import (PIPELINE_CLS, AssignedNames, NameReads, PipelineDesc, code_of, expr, kwarg, stmt, with_kwarg,
                     without_kwargs, ndd_attr, literal_value, ops_object_callable, ops_path)
 

@@ -143,7 +143,7 @@ def _readers_named(unroller, node) -> bool:
     answers for them all, by the names pipeline mode gave (an unnamed reader had a name DALI made up). Read from
     the definition itself, which may come further down than this line; one with a legacy ops object is not
     looked into."""
-    from .graph import _ContainsCall
+    from .statement_facts import _ContainsCall
 
     for origin in unroller.ctx.facts["flow"].pipelines_in(node):
         block = unroller.d.with_blocks.get(origin, (unroller.d.defs.get(origin),))[0]

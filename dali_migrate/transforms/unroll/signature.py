@@ -9,7 +9,7 @@ import libcst as cst
 
 from ...names import dotted
 from ...walk import walk
-from .graph import loop_statements, seeding_statements
+from .generator_code import loop_statements, seeding_statements
 from .model import CORE, PIPELINE_POSITIONAL, NameReads, PipelineDesc, code_of, literal_value
 
 

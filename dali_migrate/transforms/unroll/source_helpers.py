@@ -46,7 +46,8 @@ from ...names import NDD, free_name
 from ..base import per_model
 from ...walk import transform, walk
 from . import rules, stream
-from .graph import READER_DROPPED, endless_function, parenthesized
+from .graph import READER_DROPPED
+from .generator_code import endless_function, parenthesized
 from .model import (AssignedNames, NameReads, expr, fn_path, is_reader_path, kwarg, literal_value, ndd_attr,
                     op_entry, with_kwarg, without_kwargs)
 

@@ -12,9 +12,10 @@ from ...findings import marker_text
 from ..base import has_marker
 from ...walk import walk
 from . import checkpoints, rules
-from .graph import (_uses_name, build_graph, closing_branches, device_statement, eager_sources, epoch_statements,
-                    grow_statement, loop_statements, rng_statements_after_pre, seeding_statements, takes_device,
-                    thread_statement)
+from .graph import build_graph, eager_sources
+from .generator_code import (_uses_name, device_statement, epoch_statements, grow_statement, loop_statements,
+                             rng_statements_after_pre, seeding_statements, takes_device, thread_statement)
+from .outputs import closing_branches
 from .model import CORE, PIPELINE_CLS, AssignedNames, CannotUnroll, PipelineDesc, code_of, literal_value, stmt
 from .signature import (add_core_params, filled_pipeline, generator_names, pipeline_call_config, takes_seed,
                         threads_plan)
@@ -279,7 +280,7 @@ def _outside_random(unroller, statement) -> str | None:
 def _adoptable(unroller, out, i, j) -> list[int]:
     """Indexes of the statements of ``out`` that ``_adopt_outside_nodes`` moves into the ``with`` at ``j``
     (the pipeline is created at ``i``)."""
-    from .graph import _reads_and_binds
+    from .statement_facts import _reads_and_binds
 
     with_reads = _reads_and_binds(out[j].body)[0]
     moved: list[int] = []
@@ -360,7 +361,7 @@ def _marked(unroller, statement, rule_id, message):
 def _bound_now(unroller, call, with_statement, name) -> list[str]:
     """Names the pipeline reads from around it, in first-use order: the pipeline bound their values when
     it was defined, a generator reads them at its first next(): passed as arguments, they are bound now."""
-    from .graph import _reads_and_binds
+    from .statement_facts import _reads_and_binds
 
     reads: list[str] = []
     assigned: set[str] = set()
