@@ -52,7 +52,7 @@ class ProjectPipeline:
 @dataclass(frozen=True)
 class ProjectClass:
     """A Pipeline subclass of a module of the run (``scan_classes``), as other modules of the run see it: a subclass
-    there of this one (or this one, of a base there) migrates consistently with it (capability 2, classes.py)."""
+    there of this one (or this one, of a base there) migrates consistently with it (capability 2, unroll/class_hierarchy.py)."""
     module: str
     name: str
     source: str  # the class's own text, parsed where another module needs its methods

@@ -528,7 +528,7 @@ def test_an_imported_migrated_pipeline_is_a_generator_or_a_stream(streamed, expe
 
 def test_super_of_a_pipeline_subclass_is_left_to_the_class_pass():
     """super().__init__ in a Pipeline class hierarchy is not routed to the base's __init__: the hierarchy's
-    migration (classes.py) rewrites those calls itself."""
+    migration (unroll/class_writing.py) rewrites those calls itself."""
     source = """
         class Base(Pipeline):
             def __init__(self, batch_size, extra):

@@ -15,7 +15,7 @@ In pipeline mode each *call* of an ops object adds an operator of its own to the
 constructor arguments and the call's: the same as the ``fn`` call with both (docs/dali-facts.md). So each
 call becomes that ndd call, written where the call was, and the object's statement goes: a seeded random
 object called twice is two operators with the same seed, which draw the same values (VERIFIED), and becomes
-two ``ndd.random.RNG(seed=...)`` made once by the generator (``graph.fix_random_call``), which draw the same
+two ``ndd.random.RNG(seed=...)`` made once by the generator (``step_calls.fix_random_call``), which draw the same
 values too. ``seed=`` given to the call of an operator that draws nothing (``crop(..., seed=seed)``) is
 ignored by pipeline mode (a DeprecationWarning) and a TypeError in ndd: it is dropped.
 

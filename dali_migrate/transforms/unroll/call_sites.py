@@ -501,7 +501,7 @@ class CallSiteRewrites:
         return bool(origins)
 
     def _fed_by_iter_setup(self, call: cst.Call) -> bool:
-        """A ``self.feed_input(...)`` of a migrated class's iter_setup(), which the class rewrites (classes.py)."""
+        """A ``self.feed_input(...)`` of a migrated class's iter_setup(), which the class rewrites (class_sources.py)."""
         return any(statement.body[0].value is call for desc in self.descs.values()
                    for statement in desc.extra.get("feeds", ()))
 

@@ -20,7 +20,7 @@ In a Pipeline subclass the readers are created in ``__init__`` instead (graph._i
 called in a branch where ``__init__`` created it, a named fn reader at the end of ``__init__`` under the condition;
 each named one is listed in ``self._readers`` under the condition, so the pipeline answers epoch_size(name) before
 its first step; the steps keep the ``if`` and take its stream. A closing ``if`` whose branches each create readers
-and return the same number of outputs sets output variables in each branch instead (graph._returns_joined).
+and return the same number of outputs sets output variables in each branch instead (outputs._returns_joined).
 
 A condition that reads pipeline data, calls DALI, or whose names the body assigns again is not decided at
 definition: the pipeline stays marked (DM212/DM220).

@@ -4,7 +4,7 @@ A ``@pipeline_def`` becomes a generator (``leave_FunctionDef``): its parameters 
 (``signature.py``), its body the thread pool, the seed and the steps (``generator_code.py``), decorated with
 ``@Prefetch`` where it loads ahead (``prefetch.py``), run under ``ndd.Device`` where it was given a GPU
 (``device_of``), and written as a function returning a ``ReaderStream`` where its readers' metadata or its epochs
-are asked for (``stream_body``, ``stream.py``). A Pipeline subclass goes to ``classes.emit_class`` and
+are asked for (``stream_body``, ``stream.py``). A Pipeline subclass goes to ``class_writing.emit_class`` and
 ``pipe = Pipeline(...)`` with ``with pipe:`` to ``withstyle.py``, when the block that holds it is left. The options
 with no dynamic-mode counterpart are reported (``_report_config``).
 """

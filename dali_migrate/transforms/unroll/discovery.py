@@ -106,7 +106,7 @@ class Discovery(cst.CSTVisitor):
                 self.classes[node.name.value] = node
         project = self.ctx.facts.get("project")
         if node.name.value not in self.classes and not self.scope and project and project.pipeline_classes:
-            # a subclass of a Pipeline class of another module of the run (classes.py: a hierarchy across modules)
+            # a subclass of a Pipeline class of another module of the run (class_hierarchy.py: a hierarchy across modules)
             here = module_name_of(self.ctx.path)
             foreign = project.foreign_base(here, node.name.value)
             record = project.pipeline_classes.get(f"{here}.{node.name.value}")

@@ -189,7 +189,7 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
             reader_at.append(i)
         elif conditional.holds_sources(statement, facts[i]) or isinstance(statement, cst.If) and any(
                 inner in desc.extra.get("branch_object_readers", {}) for block in conditional.branches(statement)
-                for inner in block.body):  # (a Pipeline subclass's ops reader objects, classes._branch_readers)
+                for inner in block.body):  # (a Pipeline subclass's ops reader objects, class_description._branch_readers)
             conditional_at.append(i)
         elif facts[i].calls.readers:
             raise CannotUnroll("a reader that is not assigned directly in the pipeline body", statement)
@@ -519,7 +519,7 @@ def _conditional_if(statement: cst.If, env: Env, desc: PipelineDesc, fixer, nest
             reads, binds = facts.reads.names, facts.binds.names
             held = desc.extra.get("branch_object_readers", {}).get(inner)
             if held is not None or desc.style == "class" and _named_reader(inner, imports):
-                # a Pipeline subclass's reader: created in __init__ (classes.py), its stream here
+                # a Pipeline subclass's reader: created in __init__ (class_writing.py), its stream here
                 _init_reader(inner, held, statement, condition, env, desc, taken, setup, step)
                 step_names.update(binds)
                 continue
@@ -603,7 +603,7 @@ def _init_reader(inner, held, statement: cst.If, condition, env: Env, desc: Pipe
     table entry), or an fn reader with a name: created in ``__init__``, the object where the ops object was, the
     fn reader at its end under the same condition, each listed in ``self._readers`` under the condition (so
     epoch_size()/reader_meta() answer by its name before the first step); the steps take its stream where the
-    ``if`` held the call (``desc.extra["init_branch_readers"]``, written by classes.emit_class)."""
+    ``if`` held the call (``desc.extra["init_branch_readers"]``, written by class_writing.emit_class)."""
     if held is not None:
         attr, target, call, fn_name, entry = held
     else:

@@ -105,7 +105,7 @@ class SourceSpec:
 
 def is_external_source(imports, call: cst.Call) -> bool:
     """fn.external_source(...); also ops.ExternalSource(source=...), which a migrated Pipeline class calls in its
-    steps for an ops object of its own (classes._source_in_graph): the same arguments."""
+    steps for an ops object of its own (class_sources._source_in_graph): the same arguments."""
     return fn_path(imports, call.func) == "external_source" or (
         ops_path(imports, call.func) == "ExternalSource" and kwarg(call, "source") is not None)
 

@@ -1,7 +1,7 @@
 """The transformer that unrolls a module's pipelines (``Unroller``), and what it decides before it rewrites anything.
 
 Before the walk (``_prepare``, ``plan_params``), from what ``discovery.py`` found: which pipelines unroll and which
-stay in pipeline mode (marked), each one's description (``_describe_def``, ``classes.describe_class``,
+stay in pipeline mode (marked), each one's description (``_describe_def``, ``class_description.describe_class``,
 ``graph.build_graph``), which are written as ReaderStreams (``streamed``: their metadata or epochs are asked for),
 which parameters each generator takes, and what a name or value holding a pipeline stands for (``_pipe_kind_of``).
 The rewrites are the Unroller's parts, one module each: where pipelines are defined (``definitions.py``), where they
@@ -302,7 +302,7 @@ class Unroller(DefinitionRewrites, CallSiteRewrites, RandomOpsOutside, ModuleFin
         self.epochs_asked = flow.epochs_asked() if flow is not None else frozenset()
         self.streamed |= {name for name, desc in self.descs.items() if desc.style == "def" and self.restarts(name, desc)}
         self.streamed |= {key for key in self.epochs_asked & self.with_ok if key not in self.with_checkpoint}
-        # a migrated Pipeline subclass is a ReaderStream itself (classes.stream_bases)
+        # a migrated Pipeline subclass is a ReaderStream itself (class_writing.stream_bases)
         self.streamed |= {name for name, desc in self.descs.items() if desc.style == "class"
                           and not desc.extra.get("checkpoint") and not desc.extra.get("imported")}
         self.adapted = {}  # def node -> [(parameter, origin)] it adapts at run time (adapted.py)

@@ -78,7 +78,7 @@ def _set_outputs(statement, name):
 def graph_statements(statements, name, imports) -> tuple[list, list | None] | None:
     """(statements, outputs) that ``build_graph`` takes for the body of ``with name:``: those before its closing
     ``name.set_outputs(...)`` and that call's outputs; or, for a body that ends with an if/else chain with
-    ``name.set_outputs(...)`` closing each branch (``graph.closing_branches``), all of them with each branch
+    ``name.set_outputs(...)`` closing each branch (``outputs.closing_branches``), all of them with each branch
     yielding its outputs, and None. None for any other ending."""
     outputs = _set_outputs(statements[-1], name) if statements else None
     if outputs is not None:
@@ -218,7 +218,7 @@ def _mark_filled_elsewhere(unroller, out) -> None:
 
 def _instance_of_kept_class(unroller, out, i) -> int:
     """``pipe = MyPipeline(...)`` of a Pipeline subclass of this module with no define_graph, filled with ``with
-    pipe:`` (``classes.filled_instances``): the class stays in pipeline mode (its definition says why), so its
+    pipe:`` (``class_hierarchy.filled_instances``): the class stays in pipeline mode (its definition says why), so its
     block does too, marked with that cause rather than with what its operators would lack outside a pipeline.
     The index of the next statement to look at."""
     statement = out[i]
@@ -409,7 +409,7 @@ def _used_options(unroller, desc: PipelineDesc, env) -> tuple[tuple, cst.BaseSta
     * ``num_threads`` stays a parameter only when the Pipeline got a computed value; a literal above 1 grows
       the pool (never shrinking it) with that number, 1 or none needs nothing;
     * ``device_id`` where the Pipeline got one that is not a literal None/0 (the generator runs its steps on
-      that GPU, ``graph.device_statement``; its default is the Pipeline's argument, evaluated where the
+      that GPU, ``generator_code.device_statement``; its default is the Pipeline's argument, evaluated where the
       Pipeline was created);
     * ``seed`` where the readers or RNG objects read it, or ``set_seed`` gets a seed the Pipeline was given;
       without one, pipeline mode drew a seed at random, and so does the migration (no ``set_seed``)."""
