@@ -106,6 +106,28 @@ def test_the_probe_at_batch_size_three_finds_random_bbox_crops_input_shape():
     assert "input_shape" in committed and committed["input_shape"][3] is False, "regenerate data/argument_inputs.json"
 
 
+def test_the_probe_blames_a_one_element_companion_not_the_argument_measured():
+    """Pipeline mode broadcasts a one-element list of a plain argument and dynamic mode does not: beside
+    ``roi_start=[0]``, ``crop_shape=[4, 4]`` hidden from the call site failed in dynamic mode, which the probe once
+    recorded as a difference of ``crop_shape``. With companions of the tested list's length it runs alike, as a real
+    call does (roi_start and roi_end of the crop's rank), so a crop_shape the call site does not show is not marked;
+    the difference is roi_start's own list of one, measured beside companions of two elements."""
+    import nvidia.dali.experimental.dynamic as ndd
+
+    from dali_migrate.tools.probe_arguments import probe
+
+    labels = ndd.as_batch([np.zeros((16, 16), dtype=np.uint8)] * 3)
+    hidden = {"crop_shape": [4, 4], "roi_start": [2, 2], "roi_end": [10, 10]}
+    anchors = ndd.roi_random_crop(labels, **hidden)
+    assert [np.asarray(anchors.select(i)).shape for i in range(3)] == [(2,)] * 3
+    with pytest.raises(RuntimeError):
+        ndd.roi_random_crop(labels, **{**hidden, "roi_start": [2], "roi_end": [10]}).evaluate()
+    found = probe(["roi_random_crop"])["ops"]["roi_random_crop"]
+    assert found["crop_shape"]["verdict"] == "same", found
+    assert "[0]" in found["roi_start"]["differs"], found  # its own list of one, beside crop_shape=[0, 0]
+    assert "crop_shape" not in optable.argument_inputs_differ("roi_random_crop"), "regenerate data/argument_inputs.json"
+
+
 def test_an_argument_dynamic_mode_reads_differently_keeps_its_pipeline_and_runs_the_same(tmp_path):
     migrated = _migrate(SQUEEZE)
     assert "# dali-migrate: DM117 squeezed stays in pipeline mode: axes=axes on ndd.squeeze" in migrated

@@ -156,6 +156,44 @@ def _short(error: BaseException) -> str:
     return next((line.strip() for line in text if "Assert" in line or "Error" in line), text[0])[:200]
 
 
+def _same_length(others: dict, value) -> dict:
+    """The other arguments' values, a one-element list among them repeated to the tested list's length.
+
+    Pipeline mode broadcasts a one-element list of a plain argument to every dimension and dynamic mode does not;
+    measured beside a longer list, a one-element companion (``roi_start=[0]`` beside ``crop_shape=[4, 4]``) made the
+    *tested* argument look different, where the difference is the companion's: a list of one is measured beside
+    companions of two elements when it is the argument tested (``_beside_longer_companions``)."""
+    if not isinstance(value, list) or len(value) < 2:
+        return dict(others)
+    return {name: other * len(value) if isinstance(other, list) and len(other) == 1 else other
+            for name, other in others.items()}
+
+
+def _difference(run, path, inputs, kwargs, expected, random) -> str | None:
+    """What went wrong in dynamic mode with ``kwargs`` where pipeline mode gave ``expected``, or None."""
+    try:
+        got = run.dynamic(path, inputs, kwargs)
+        return None if run.same(expected, got, random) else "different outputs"
+    except Exception as error:  # noqa: BLE001 -- what dynamic mode raises is the finding
+        return _short(error)
+
+
+def _beside_longer_companions(run, path, inputs, kwargs, arg, random) -> str | None:
+    """A one-element list of ``arg`` beside companions of two elements (``roi_start=[0]`` beside
+    ``crop_shape=[4, 4]``): pipeline mode broadcasts it, dynamic mode may not. None where there is no list companion,
+    pipeline mode rejects it too, or both run alike."""
+    widened = _same_length({name: v for name, v in kwargs.items() if name != arg}, [0, 0])
+    if widened == {name: v for name, v in kwargs.items() if name != arg}:
+        return None
+    widened[arg] = kwargs[arg]
+    try:
+        expected = run.pipeline(path, inputs, widened)
+    except Exception:  # noqa: BLE001 -- not a spelling pipeline mode runs either
+        return None
+    why = _difference(run, path, inputs, widened, expected, random)
+    return None if why is None else f"{why} (beside {', '.join(sorted(set(widened) - {arg}))} of two elements)"
+
+
 def _probe_argument(run, path, schema, arg, count, candidates, random, extras):
     """How each spelling of ``arg`` that pipeline mode runs fares in dynamic mode: ``{"same": [...], "differs":
     {spelling: what happened}}`` (reprs), and the first value both ran alike (to help the others run)."""
@@ -167,18 +205,17 @@ def _probe_argument(run, path, schema, arg, count, candidates, random, extras):
         if repr(value) in differs or repr(value) in same:
             continue
         for extra in extras:
-            kwargs = {**required, **extra, arg: value}
+            kwargs = _same_length({**required, **extra}, value)
+            kwargs[arg] = value
             for what, samples, layout in candidates:
                 inputs = [(samples, layout)] * count
                 try:
                     expected = run.pipeline(path, inputs, kwargs)
                 except Exception:  # noqa: BLE001 -- this input or value does not suit the operator
                     continue
-                try:
-                    got = run.dynamic(path, inputs, kwargs)
-                    why = None if run.same(expected, got, random) else "different outputs"
-                except Exception as error:  # noqa: BLE001 -- what dynamic mode raises is the finding
-                    why = _short(error)
+                why = _difference(run, path, inputs, kwargs, expected, random)
+                if why is None and isinstance(value, list) and len(value) == 1:
+                    why = _beside_longer_companions(run, path, inputs, kwargs, arg, random)
                 if why is None:
                     same.append(repr(value))
                     first = value if first is None else first
@@ -229,14 +266,14 @@ def probe(paths=None, progress=sys.stderr) -> dict:
             break
         print(f"{path}: {len(tensor_args)} arguments, {len(candidates)} inputs", file=progress, flush=True)
         op_result = {}
-        companions: dict = {}  # arguments that ran the same in both modes: help the others run
+        companions: dict = {}  # a value of each argument that ran the same in both modes: helps the others run
         for second_round in (False, True):
             for arg in tensor_args:
                 if second_round and op_result[arg]["verdict"] != "not exercised":
                     continue
                 extras = [{}] if not second_round else [{a: v} for a, v in companions.items() if a != arg]
                 op_result[arg], accepted = _probe_argument(run, path, schema, arg, count, candidates, random, extras)
-                if op_result[arg]["verdict"] == "same":
+                if accepted is not None:  # a value both modes ran alike, whatever other spellings did
                     companions.setdefault(arg, accepted)
         result[entry["ndd"]] = op_result
     return {"dali_version": dali.__version__, "generated_by": "python -m dali_migrate.tools.probe_arguments",
