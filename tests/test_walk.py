@@ -10,7 +10,7 @@ import pytest
 
 from dali_migrate.context import MigrationContext
 from dali_migrate.names import ImportTable
-from dali_migrate import dataflow
+from dali_migrate import dataflow, flow_bindings
 from dali_migrate import walk as walk_module
 from dali_migrate.transforms import imports
 from dali_migrate.transforms.unroll.discovery import Discovery
@@ -55,6 +55,7 @@ def test_walk_matches_visit(index, monkeypatch):
 
     def kinds(walker):
         monkeypatch.setattr(dataflow, "walk", walker)
+        monkeypatch.setattr(flow_bindings, "walk", walker)  # the collector walks the bodies it enters itself
         flow = dataflow.DataFlow(module, table)
         return ({(n, flow.value_of(n), flow.is_builtin(n)) for n in flow.name_scope}, flow.calls_dali,
                 set(flow.graph_origin.items()))

@@ -385,7 +385,7 @@ def run_time_inputs(module: cst.Module, imports) -> dict[str, frozenset]:
     for statement in module.body:  # migrated already: a class on the EpochIterator the migration wrote
         if isinstance(statement, cst.ClassDef) and any(_migrated_iterator(base.value) for base in statement.bases):
             found[statement.name.value] = frozenset({ANY_ARGUMENT})
-    for statement in module.body:  # *args/**kwargs handed on to DALIGenericIterator (dataflow.forwarded_stars)
+    for statement in module.body:  # *args/**kwargs handed on to DALIGenericIterator (flow_star_args.forwarded_stars)
         keys = _forwarding_keys(statement, imports)
         if keys:
             found[statement.name.value] = found.get(statement.name.value, frozenset()) | keys
@@ -408,7 +408,7 @@ def _forwarding_keys(statement, imports) -> frozenset:
     """For a top-level def or class (its ``__init__``) that hands its ``*args``/``**kwargs`` on to DALIGenericIterator:
     ``("*", n)`` (the positions from n on land in ``*args``) and ``("**", named)`` (the keywords not named land in
     ``**kwargs``), as ``DataFlow.wrapper_inputs`` reads them; empty for any other statement."""
-    from ...dataflow import forwarded_stars
+    from ...flow_star_args import forwarded_stars
 
     node = statement
     if isinstance(statement, cst.ClassDef):
