@@ -10,7 +10,9 @@ Cold is decided as ``transforms.base.cold_statements`` decides it for the unroll
 words of each statement's text (code, strings and comments alike, so a superset of the references):
 a statement is hot when it holds an import, mentions a name an import binds to DALI (or to a
 pipeline of the project), a word a pass reacts to on any object (``UNROLL_WORDS``), or a name that a
-hot statement binds at module level; the module docstring is hot. The rest is cold.
+hot statement binds at module level; the module docstring is hot. The rest is cold. Imports stay, and so does
+the statement that holds the file's first indented block (libcst's default indentation, which the passes write
+with).
 
 A placeholder keeps what the passes may ask of the module around it: it binds, at module level,
 the names its statements bind (``_dali_migrate_elided_3 = MEAN = helper = ...``), so that the
@@ -146,7 +148,11 @@ def elide(source: str, dali_words: set[str], project=None, hot_together=()) -> E
     first = units[0].statements[0]
     docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
         and isinstance(first.value.value, str)
-    cold = [unit for unit in cold if "import" not in unit.words and not (docstring and unit is units[0])]
+    # libcst takes the module's default indentation (what the code the passes write is indented with) from the
+    # file's first indented block: the unit that holds it stays in the parsed text, which then has the same one.
+    indented = _first_indented(units, source, starts)
+    cold = [unit for unit in cold if "import" not in unit.words and not (docstring and unit is units[0])
+            and unit is not indented]
     if not cold:
         return None
 
@@ -167,7 +173,10 @@ def elide(source: str, dali_words: set[str], project=None, hot_together=()) -> E
         line = unit.last + 1
     pieces.append(source[starts[line - 1]:] if line - 1 < len(starts) else "")
     line_map.extend(range(line, len(starts) + 1))
-    return Elision(text="".join(pieces), units=elided, line_map=line_map)
+    text = "".join(pieces)
+    if _first_newline(text) != _first_newline(source):
+        return None  # (mixed line endings in a first unit left out: libcst's default newline is the file's first)
+    return Elision(text=text, units=elided, line_map=line_map)
 
 
 def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], hot_together=()) -> list:
@@ -192,6 +201,54 @@ def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], hot_t
                 still_cold.append(item)
         cold = still_cold
     return cold
+
+
+_NEWLINE = re.compile(r"\r\n?|\n")  # (as libcst finds a module's default newline)
+
+
+def _first_newline(text: str) -> str:
+    found = _NEWLINE.search(text)
+    return found.group(0) if found else ""
+
+
+def _first_indented(units: list[Unit], source: str, starts: list[int]) -> Unit | None:
+    """The unit that holds the file's first indented block (libcst's first INDENT token)."""
+    for unit in units:
+        if any(_has_indented_block(statement, source, starts) for statement in unit.statements):
+            return unit
+    return None
+
+
+def _has_indented_block(statement: ast.stmt, source: str, starts: list[int]) -> bool:
+    """Whether a top-level statement has a block whose first statement starts a line of its own (``if x: y`` has
+    none)."""
+    if isinstance(statement, ast.Match):
+        return True  # (its cases are indented lines)
+    orelse = getattr(statement, "orelse", None)
+    for block in (getattr(statement, "body", None), *(handler.body for handler in getattr(statement, "handlers", ())),
+                  orelse, getattr(statement, "finalbody", None)):
+        if not block:
+            continue
+        if block is orelse and isinstance(block[0], ast.If) and block[0].col_offset == 0:  # an elif: its own blocks
+            if _has_indented_block(block[0], source, starts):
+                return True
+        elif _starts_a_line(block[0], source, starts):
+            return True
+    return False
+
+
+def _starts_a_line(node, source: str, starts: list[int]) -> bool:
+    """Only blanks stand before ``node`` (its first decorator) on its line, and the line before does not go on
+    into it with a backslash."""
+    first = min([node, *getattr(node, "decorator_list", ())], key=lambda n: (n.lineno, n.col_offset))
+    begin = starts[first.lineno - 1]
+    before = source[begin:begin + first.col_offset]  # (col_offset counts UTF-8 bytes: blanks are one byte each)
+    if first is not node:  # a decorator: its expression, after the @
+        before = before.rstrip(" \t\f").removesuffix("@")
+    if not before or before.strip(" \t\f"):
+        return False
+    previous = source[starts[first.lineno - 2]:begin] if first.lineno > 1 else ""
+    return not previous.rstrip("\r\n").endswith("\\")
 
 
 def _units(body: list[ast.stmt]) -> list[Unit]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
 from dali_migrate import elision, engine
@@ -20,6 +21,8 @@ LAYOUT = (
     '"""Docstring."""\r\n'
     "import nvidia.dali.fn as fn\r\n"
     "from nvidia.dali import pipeline_def\r\n"
+    "if fn:\r\n"
+    "    pass  # hot, and the file's first indented block (which is never left out)\r\n"
     "\r\n"
     "# a comment before a cold statement\r\n"
     "MEAN = [0.5,\r\n"
@@ -53,6 +56,12 @@ import nvidia.dali.fn as fn
 from nvidia.dali import pipeline_def
 
 
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe():
+    data = fn.external_source(source=batches)
+    return data
+
+
 def batches():
     """A generator far from DALI: its kind is read from its definition."""
     while True:
@@ -61,12 +70,6 @@ def batches():
 
 def len(x):
     return 0
-
-
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def pipe():
-    data = fn.external_source(source=batches)
-    return data
 
 
 p = pipe()
@@ -80,16 +83,16 @@ import nvidia.dali.fn as fn
 from nvidia.dali import pipeline_def
 
 
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe():
+    return fn.random.uniform(range=[0, 1], shape=[2])
+
+
 def sizes(xs):
     """A walrus makes every word of this statement count as bound for heat, not for its placeholder."""
     if (n := len(xs)) > 3:
         print(n)
     return n
-
-
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def pipe():
-    return fn.random.uniform(range=[0, 1], shape=[2])
 
 
 p = pipe()
@@ -116,9 +119,34 @@ out, = p.run()
 first = out.at(0)
 '''
 
+TWO_SPACES_FIRST = '''\
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+
+class Meter:
+  """Indented by two: the file's first indented block gives libcst the module's default indentation."""
+
+  def __init__(self):
+    self.total = 0
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe():
+    return fn.random.uniform(range=[0, 1], shape=[2])
+
+
+p = pipe()
+p.build()
+for _ in range(2):
+    out, = p.run()
+    print(out.as_array())
+'''
+
 SOURCES = {p.name: p.read_text() for p in sorted(ROOT.glob("golden/*/*.py")) if not p.name.endswith(".expected.py")}
 SOURCES.update({f"script{i}": s for i, s in enumerate(generate_scripts(10, seed=5))})
-SOURCES.update({"layout": LAYOUT, "external_source": EXTERNAL_SOURCE, "walrus": WALRUS, "np_taken": NP_TAKEN})
+SOURCES.update({"layout": LAYOUT, "external_source": EXTERNAL_SOURCE, "walrus": WALRUS, "np_taken": NP_TAKEN,
+                "two_spaces_first": TWO_SPACES_FIRST})
 # and the modules of the golden programs (a per-sample source whose class elision left out was migrated with a
 # run-time adapter where the whole file gave a direct call: per_sample_loader)
 SOURCES.update({str(p.relative_to(ROOT / "golden")): p.read_text() for p in sorted(ROOT.glob("golden/runnable/*/*.py"))})
@@ -227,6 +255,7 @@ def test_a_placeholder_binds_names_bound_from_inside_functions_and_match_capture
     walk that finds them runs only when one of those words is there, and must still run then."""
     source = (
         "import nvidia.dali.fn as fn\n"
+        "def hot():\n    return fn.flip(1)\n"  # (the file's first indented block: never left out)
         "def reset():\n    global counter\n    counter = 0\n"
         "def grow(items):\n    return [total := item for item in items]\n"
         "match sys_argv:\n    case [first, *rest]:\n        pass\n    case {'k': v, **others}:\n        pass\n"
@@ -235,3 +264,32 @@ def test_a_placeholder_binds_names_bound_from_inside_functions_and_match_capture
     split = elision.elide(source, set(ELISION_WORDS))
     assert [unit.placeholder.split(" = ", 1)[1] for unit in split.units.values()] == [
         "counter = reset = ...", "grow = total = ...", "first = others = rest = v = ...", "plain = ..."]
+
+
+def test_the_first_indented_block_stays_in_the_parsed_text():
+    """libcst's default indentation (what the code the passes write is indented with) is the first indented
+    block's: a cold class indented by two before a pipeline indented by four is parsed, and the generator the
+    unroll writes is indented by two, as on the whole file."""
+    split = elision.elide(TWO_SPACES_FIRST, set(ELISION_WORDS))
+    assert split is None or not any(unit.text.startswith("class Meter") for unit in split.units.values())
+    assert "\n      yield (ndd.random.uniform(" in engine.migrate_source(TWO_SPACES_FIRST, "m.py").migrated
+
+
+
+@pytest.mark.parametrize("cold", [
+    "if a: x\nelif b:\n   y\n", "if a: x\nelif b: y\nelse:\n\tz\n", "try: x\nexcept E:\n  y\n", "try: x\nexcept E: y\n",
+    "if x: \\\n        pass\n", "def f(): return 1\n", "class A:\n  @d\n  def f(self): pass\n",
+    "class A:\n  @ d\n  def f(self): pass\n", "while a: b\nelse:\n      c\n", "if (a and\n  b): c\n",
+    "for x in y:\n # a comment\n     z\n", "match v:\n  case 1: pass\n", "async def f():\n\tawait x\n"])
+def test_the_parsed_text_has_the_files_default_indentation(cold):
+    source = f"{cold}import nvidia.dali.fn as fn\n\n\ndef hot():\n    return fn.flip(1)\n"
+    split = elision.elide(source, set(ELISION_WORDS))
+    parsed = split.text if split is not None else source
+    assert cst.parse_module(parsed).default_indent == cst.parse_module(source).default_indent
+
+
+def test_the_parsed_text_has_the_files_default_newline():
+    """libcst's default newline is the file's first: a first statement left out must not change it."""
+    source = "x = (1,\r\n     2)\nimport nvidia.dali.fn as fn\ny = fn.flip(1)\n"
+    assert elision.elide(source, set(ELISION_WORDS)) is None
+    assert elision.elide(source.replace("\r\n", "\n"), set(ELISION_WORDS)) is not None
