@@ -10,9 +10,10 @@ Cold is decided as ``transforms.base.cold_statements`` decides it for the unroll
 words of each statement's text (code, strings and comments alike, so a superset of the references):
 a statement is hot when it holds an import, mentions a name an import binds to DALI (or to a
 pipeline of the project), a word a pass reacts to on any object (``UNROLL_WORDS``), or a name that a
-hot statement binds at module level; the module docstring is hot. The rest is cold. Imports stay, and so does
-the statement that holds the file's first indented block (libcst's default indentation, which the passes write
-with).
+hot statement binds at module level; the module docstring is hot. So are the functions and classes hot code
+names, and those they name in turn (``_without_named_definitions``: hot code calls them or hands them on, and
+the flow model must read what they do with a DALI value). The rest is cold. Imports stay, and so does the
+statement that holds the file's first indented block (libcst's default indentation, which the passes write with).
 
 A placeholder keeps what the passes may ask of the module around it: it binds, at module level,
 the names its statements bind (``_dali_migrate_elided_3 = MEAN = helper = ...``), so that the
@@ -143,6 +144,7 @@ def elide(source: str, dali_words: set[str], project=None, hot_together=()) -> E
                 return None  # a star import from DALI or the project: any word could be one of its names
             hot_words |= names
     cold = cold_by_fixpoint(units, lambda unit: unit.words, _bound, hot_words, hot_together)
+    cold = _without_named_definitions(units, cold)
     # Imports stay in the parsed text whatever they import (the import table and the imports pass
     # read them; they do not make the names of other modules hot), and so does the docstring.
     first = units[0].statements[0]
@@ -184,8 +186,9 @@ def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], hot_t
     the sets in ``hot_together`` (words too common to count alone), is hot, and the names it binds (``bound_of``)
     become hot words, until nothing changes. Order is kept.
     Shared by elision (before libcst parses) and ``transforms.base.cold_statements`` (after).
-    A cold definition that hot code hands a DALI value to is found later, by the flow model, and the
-    file is then migrated whole (``context.NeedsWholeFile``)."""
+    Elision then parses the definitions hot code names too (``_without_named_definitions``); a cold statement
+    that hot code still hands a DALI value to (through a name bound by an assignment, say) is found later, by
+    the flow model, and the file is then migrated whole (``context.NeedsWholeFile``)."""
     hot_words = set(hot_words)
     cold = list(items)
     changed = True
@@ -201,6 +204,33 @@ def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], hot_t
                 still_cold.append(item)
         cold = still_cold
     return cold
+
+
+def _without_named_definitions(units: list[Unit], cold: list[Unit]) -> list[Unit]:
+    """``cold`` less the functions and classes that hot code names, and those that they name in turn.
+
+    Hot code calls them (``check_results(pipe)``) or hands them on (``MyPipeline(lookup_func)``, whose graph calls
+    its parameter): the flow model and the units must read them, or the first attempt would find a DALI value
+    handed to a placeholder (``context.NeedsWholeFile``) and the file be migrated again whole, or, where nothing
+    tells it, miss what their code does with the value. A name is a word of the text (a superset: attributes,
+    keywords, strings, comments too); the names a parsed definition binds do not make other statements hot."""
+    defined: dict[str, list[Unit]] = {}  # a name -> the cold units with a def or class of that name
+    for unit in cold:
+        for statement in unit.statements:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.setdefault(statement.name, []).append(unit)
+    if not defined:
+        return cold
+    cold_ids = {id(unit) for unit in cold}
+    naming = [unit for unit in units if id(unit) not in cold_ids]
+    parsed: set[int] = set()
+    while naming and defined:
+        for name in naming.pop().words & defined.keys():
+            for unit in defined.pop(name):
+                if id(unit) not in parsed:
+                    parsed.add(id(unit))
+                    naming.append(unit)
+    return [unit for unit in cold if id(unit) not in parsed] if parsed else cold
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")  # (as libcst finds a module's default newline)
