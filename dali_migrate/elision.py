@@ -13,7 +13,8 @@ pipeline of the project), a word a pass reacts to on any object (``UNROLL_WORDS`
 hot statement binds at module level; the module docstring is hot. So are the functions and classes hot code
 names, and those they name in turn (``_without_named_definitions``: hot code calls them or hands them on, and
 the flow model must read what they do with a DALI value). The rest is cold. Imports stay, and so does the
-statement that holds the file's first indented block (libcst's default indentation, which the passes write with).
+statement that holds the file's first indented block where leaving it out would change the parsed text's first
+indentation (libcst's default indentation, which the passes write with).
 
 A placeholder keeps what the passes may ask of the module around it: it binds, at module level,
 the names its statements bind (``_dali_migrate_elided_3 = MEAN = helper = ...``), so that the
@@ -150,11 +151,8 @@ def elide(source: str, dali_words: set[str], project=None, hot_together=()) -> E
     first = units[0].statements[0]
     docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
         and isinstance(first.value.value, str)
-    # libcst takes the module's default indentation (what the code the passes write is indented with) from the
-    # file's first indented block: the unit that holds it stays in the parsed text, which then has the same one.
-    indented = _first_indented(units, source, starts)
-    cold = [unit for unit in cold if "import" not in unit.words and not (docstring and unit is units[0])
-            and unit is not indented]
+    cold = [unit for unit in cold if "import" not in unit.words and not (docstring and unit is units[0])]
+    cold = _keeping_the_default_indent(units, cold, source, starts)
     if not cold:
         return None
 
@@ -241,44 +239,76 @@ def _first_newline(text: str) -> str:
     return found.group(0) if found else ""
 
 
-def _first_indented(units: list[Unit], source: str, starts: list[int]) -> Unit | None:
-    """The unit that holds the file's first indented block (libcst's first INDENT token)."""
+_LIBCST_FALLBACK_INDENT = "    "  # (a module without an indented block)
+
+
+def _keeping_the_default_indent(units: list[Unit], cold: list[Unit], source: str, starts: list[int]) -> list[Unit]:
+    """``cold`` less the unit that holds the file's first indented block, where leaving it out would give the parsed
+    text another first indentation: libcst takes the module's default indentation from it, and the passes write
+    their new blocks with it (a left-out class indented by two before pipelines indented by four)."""
+    cold_ids = {id(unit) for unit in cold}
+    first = whole = None  # the unit with the file's first indented block, and its indentation
     for unit in units:
-        if any(_has_indented_block(statement, source, starts) for statement in unit.statements):
-            return unit
+        indent = _block_indent(unit, source, starts)
+        if indent is None:
+            continue
+        if first is None:
+            if id(unit) not in cold_ids:
+                return cold  # it stays: the parsed text has the same first indented block
+            first, whole = unit, indent
+        elif id(unit) not in cold_ids:
+            parsed = indent  # the parsed text's first indented block
+            break
+    else:
+        parsed = _LIBCST_FALLBACK_INDENT  # the parsed text has none
+    if first is None or parsed == whole:
+        return cold
+    return [unit for unit in cold if unit is not first]
+
+
+def _block_indent(unit: Unit, source: str, starts: list[int]) -> str | None:
+    """The indentation of the unit's first indented block (libcst's first INDENT token if the unit is the first to
+    have one); None when it has none."""
+    for statement in unit.statements:
+        found = _indent_in(statement, source, starts)
+        if found is not None:
+            return found
     return None
 
 
-def _has_indented_block(statement: ast.stmt, source: str, starts: list[int]) -> bool:
-    """Whether a top-level statement has a block whose first statement starts a line of its own (``if x: y`` has
-    none)."""
+def _indent_in(statement: ast.stmt, source: str, starts: list[int]) -> str | None:
+    """The indentation of a top-level statement's first block whose first statement starts a line of its own
+    (``if x: y`` has none), the blocks in the order of the text."""
     if isinstance(statement, ast.Match):
-        return True  # (its cases are indented lines)
+        line = statement.cases[0].pattern.lineno  # (a case is always on an indented line of its own)
+        text = source[starts[line - 1]:starts[line] if line < len(starts) else len(source)]
+        return text[:len(text) - len(text.lstrip(" \t\f"))]
     orelse = getattr(statement, "orelse", None)
     for block in (getattr(statement, "body", None), *(handler.body for handler in getattr(statement, "handlers", ())),
                   orelse, getattr(statement, "finalbody", None)):
         if not block:
             continue
         if block is orelse and isinstance(block[0], ast.If) and block[0].col_offset == 0:  # an elif: its own blocks
-            if _has_indented_block(block[0], source, starts):
-                return True
-        elif _starts_a_line(block[0], source, starts):
-            return True
-    return False
+            found = _indent_in(block[0], source, starts)
+        else:
+            found = _line_indent(block[0], source, starts)
+        if found is not None:
+            return found
+    return None
 
 
-def _starts_a_line(node, source: str, starts: list[int]) -> bool:
-    """Only blanks stand before ``node`` (its first decorator) on its line, and the line before does not go on
-    into it with a backslash."""
+def _line_indent(node, source: str, starts: list[int]) -> str | None:
+    """The blanks before ``node`` (its first decorator) where only blanks stand before it on its line and the line
+    before does not go on into it with a backslash; else None."""
     first = min([node, *getattr(node, "decorator_list", ())], key=lambda n: (n.lineno, n.col_offset))
     begin = starts[first.lineno - 1]
     before = source[begin:begin + first.col_offset]  # (col_offset counts UTF-8 bytes: blanks are one byte each)
     if first is not node:  # a decorator: its expression, after the @
         before = before.rstrip(" \t\f").removesuffix("@")
     if not before or before.strip(" \t\f"):
-        return False
+        return None
     previous = source[starts[first.lineno - 2]:begin] if first.lineno > 1 else ""
-    return not previous.rstrip("\r\n").endswith("\\")
+    return None if previous.rstrip("\r\n").endswith("\\") else before
 
 
 def _units(body: list[ast.stmt]) -> list[Unit]:

@@ -21,8 +21,6 @@ LAYOUT = (
     '"""Docstring."""\r\n'
     "import nvidia.dali.fn as fn\r\n"
     "from nvidia.dali import pipeline_def\r\n"
-    "if fn:\r\n"
-    "    pass  # hot, and the file's first indented block (which is never left out)\r\n"
     "\r\n"
     "# a comment before a cold statement\r\n"
     "MEAN = [0.5,\r\n"
@@ -56,12 +54,6 @@ import nvidia.dali.fn as fn
 from nvidia.dali import pipeline_def
 
 
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def pipe():
-    data = fn.external_source(source=batches)
-    return data
-
-
 def batches():
     """A generator far from DALI: its kind is read from its definition."""
     while True:
@@ -70,6 +62,12 @@ def batches():
 
 def len(x):
     return 0
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe():
+    data = fn.external_source(source=batches)
+    return data
 
 
 p = pipe()
@@ -83,16 +81,16 @@ import nvidia.dali.fn as fn
 from nvidia.dali import pipeline_def
 
 
-@pipeline_def(batch_size=2, num_threads=1, device_id=None)
-def pipe():
-    return fn.random.uniform(range=[0, 1], shape=[2])
-
-
 def sizes(xs):
     """A walrus makes every word of this statement count as bound for heat, not for its placeholder."""
     if (n := len(xs)) > 3:
         print(n)
     return n
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe():
+    return fn.random.uniform(range=[0, 1], shape=[2])
 
 
 p = pipe()
@@ -286,7 +284,6 @@ def test_a_placeholder_binds_names_bound_from_inside_functions_and_match_capture
     walk that finds them runs only when one of those words is there, and must still run then."""
     source = (
         "import nvidia.dali.fn as fn\n"
-        "def hot():\n    return fn.flip(1)\n"  # (the file's first indented block: never left out)
         "def reset():\n    global counter\n    counter = 0\n"
         "def grow(items):\n    return [total := item for item in items]\n"
         "match sys_argv:\n    case [first, *rest]:\n        pass\n    case {'k': v, **others}:\n        pass\n"
@@ -299,11 +296,18 @@ def test_a_placeholder_binds_names_bound_from_inside_functions_and_match_capture
 
 def test_the_first_indented_block_stays_in_the_parsed_text():
     """libcst's default indentation (what the code the passes write is indented with) is the first indented
-    block's: a cold class indented by two before a pipeline indented by four is parsed, and the generator the
-    unroll writes is indented by two, as on the whole file."""
+    block's: a cold class indented by two before a pipeline indented by four is parsed (left out, the parsed text's
+    first indentation would be four), and the generator the unroll writes is indented by two, as on the whole
+    file."""
     split = elision.elide(TWO_SPACES_FIRST, set(ELISION_WORDS))
     assert split is None or not any(unit.text.startswith("class Meter") for unit in split.units.values())
     assert "\n      yield (ndd.random.uniform(" in engine.migrate_source(TWO_SPACES_FIRST, "m.py").migrated
+    # indented as the pipeline is, the class is left out as before
+    same = TWO_SPACES_FIRST.replace("\n    self", "\n        self").replace("\n  def", "\n    def").replace(
+        '\n  """', '\n    """')
+    split = elision.elide(same, set(ELISION_WORDS))
+    assert [unit.text.split(":")[0] for unit in split.units.values()] == ["class Meter"]
+    assert "\n        yield (ndd.random.uniform(" in engine.migrate_source(same, "m.py").migrated
 
 
 
