@@ -1,6 +1,6 @@
 """Elision is transparent: every file migrates to the same text and findings with elision as on the whole file.
 
-    PYTHONPATH=$PWD python benchmarks/transparency.py [--shard 0/2] ROOT [ROOT ...]
+    PYTHONPATH=$PWD python benchmarks/transparency.py [--shard 0/2] [--again] ROOT [ROOT ...]
 
 Migrates each ``.py``/``.ipynb`` under the roots as ``identity.py`` does (``api._migrate_text``, no project) twice:
 as ``migrate`` does, and with ``elision.elide`` answering None (the whole file parsed, as
@@ -30,6 +30,7 @@ def _outcome(result) -> tuple:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shard", default="0/1", help="K/N: every N-th file from the K-th")
+    parser.add_argument("--again", action="store_true", help="also name the files migrated again on the whole file")
     parser.add_argument("roots", nargs="+")
     args = parser.parse_args(argv)
     shard, shards = map(int, args.shard.split("/"))
@@ -63,6 +64,9 @@ def main(argv=None) -> int:
             differ += 1
             what = [k for k, a, b in zip(("migrated", "error", "findings"), elided, whole_file) if a != b]
             print(f"{path}: {', '.join(what)}", flush=True)
+    if args.again:
+        for path in sorted(set(again)):
+            print(f"migrated again on the whole file: {path}")
     print(f"{compared} files, {differ} differ; migrated again on the whole file after elision: "
           f"{len(set(again))} files")
     return 1 if differ else 0
