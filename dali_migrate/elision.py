@@ -10,7 +10,11 @@ Cold is decided as ``transforms.base.cold_statements`` decides it for the unroll
 words of each statement's text (code, strings and comments alike, so a superset of the references):
 a statement is hot when it holds an import, mentions a name an import binds to DALI (or to a
 pipeline of the project), a word a pass reacts to on any object (``UNROLL_WORDS``), or a name that a
-hot statement binds at module level; the module docstring is hot. The rest is cold.
+hot statement binds at module level; the module docstring is hot. So are the functions and classes hot code
+names, and those they name in turn (``_without_named_definitions``: hot code calls them or hands them on, and
+the flow model must read what they do with a DALI value). The rest is cold. Imports stay, and so does the
+statement that holds the file's first indented block where leaving it out would change the parsed text's first
+indentation (libcst's default indentation, which the passes write with).
 
 A placeholder keeps what the passes may ask of the module around it: it binds, at module level,
 the names its statements bind (``_dali_migrate_elided_3 = MEAN = helper = ...``), so that the
@@ -141,12 +145,14 @@ def elide(source: str, dali_words: set[str], project=None, hot_together=()) -> E
                 return None  # a star import from DALI or the project: any word could be one of its names
             hot_words |= names
     cold = cold_by_fixpoint(units, lambda unit: unit.words, _bound, hot_words, hot_together)
+    cold = _without_named_definitions(units, cold)
     # Imports stay in the parsed text whatever they import (the import table and the imports pass
     # read them; they do not make the names of other modules hot), and so does the docstring.
     first = units[0].statements[0]
     docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
         and isinstance(first.value.value, str)
     cold = [unit for unit in cold if "import" not in unit.words and not (docstring and unit is units[0])]
+    cold = _keeping_the_default_indent(units, cold, source, starts)
     if not cold:
         return None
 
@@ -167,7 +173,10 @@ def elide(source: str, dali_words: set[str], project=None, hot_together=()) -> E
         line = unit.last + 1
     pieces.append(source[starts[line - 1]:] if line - 1 < len(starts) else "")
     line_map.extend(range(line, len(starts) + 1))
-    return Elision(text="".join(pieces), units=elided, line_map=line_map)
+    text = "".join(pieces)
+    if _first_newline(text) != _first_newline(source):
+        return None  # (mixed line endings in a first unit left out: libcst's default newline is the file's first)
+    return Elision(text=text, units=elided, line_map=line_map)
 
 
 def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], hot_together=()) -> list:
@@ -175,8 +184,9 @@ def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], hot_t
     the sets in ``hot_together`` (words too common to count alone), is hot, and the names it binds (``bound_of``)
     become hot words, until nothing changes. Order is kept.
     Shared by elision (before libcst parses) and ``transforms.base.cold_statements`` (after).
-    A cold definition that hot code hands a DALI value to is found later, by the flow model, and the
-    file is then migrated whole (``context.NeedsWholeFile``)."""
+    Elision then parses the definitions hot code names too (``_without_named_definitions``); a cold statement
+    that hot code still hands a DALI value to (through a name bound by an assignment, say) is found later, by
+    the flow model, and the file is then migrated whole (``context.NeedsWholeFile``)."""
     hot_words = set(hot_words)
     cold = list(items)
     changed = True
@@ -192,6 +202,113 @@ def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], hot_t
                 still_cold.append(item)
         cold = still_cold
     return cold
+
+
+def _without_named_definitions(units: list[Unit], cold: list[Unit]) -> list[Unit]:
+    """``cold`` less the functions and classes that hot code names, and those that they name in turn.
+
+    Hot code calls them (``check_results(pipe)``) or hands them on (``MyPipeline(lookup_func)``, whose graph calls
+    its parameter): the flow model and the units must read them, or the first attempt would find a DALI value
+    handed to a placeholder (``context.NeedsWholeFile``) and the file be migrated again whole, or, where nothing
+    tells it, miss what their code does with the value. A name is a word of the text (a superset: attributes,
+    keywords, strings, comments too); the names a parsed definition binds do not make other statements hot."""
+    defined: dict[str, list[Unit]] = {}  # a name -> the cold units with a def or class of that name
+    for unit in cold:
+        for statement in unit.statements:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.setdefault(statement.name, []).append(unit)
+    if not defined:
+        return cold
+    cold_ids = {id(unit) for unit in cold}
+    naming = [unit for unit in units if id(unit) not in cold_ids]
+    parsed: set[int] = set()
+    while naming and defined:
+        for name in naming.pop().words & defined.keys():
+            for unit in defined.pop(name):
+                if id(unit) not in parsed:
+                    parsed.add(id(unit))
+                    naming.append(unit)
+    return [unit for unit in cold if id(unit) not in parsed] if parsed else cold
+
+
+_NEWLINE = re.compile(r"\r\n?|\n")  # (as libcst finds a module's default newline)
+
+
+def _first_newline(text: str) -> str:
+    found = _NEWLINE.search(text)
+    return found.group(0) if found else ""
+
+
+_LIBCST_FALLBACK_INDENT = "    "  # (a module without an indented block)
+
+
+def _keeping_the_default_indent(units: list[Unit], cold: list[Unit], source: str, starts: list[int]) -> list[Unit]:
+    """``cold`` less the unit that holds the file's first indented block, where leaving it out would give the parsed
+    text another first indentation: libcst takes the module's default indentation from it, and the passes write
+    their new blocks with it (a left-out class indented by two before pipelines indented by four)."""
+    cold_ids = {id(unit) for unit in cold}
+    first = whole = None  # the unit with the file's first indented block, and its indentation
+    for unit in units:
+        indent = _block_indent(unit, source, starts)
+        if indent is None:
+            continue
+        if first is None:
+            if id(unit) not in cold_ids:
+                return cold  # it stays: the parsed text has the same first indented block
+            first, whole = unit, indent
+        elif id(unit) not in cold_ids:
+            parsed = indent  # the parsed text's first indented block
+            break
+    else:
+        parsed = _LIBCST_FALLBACK_INDENT  # the parsed text has none
+    if first is None or parsed == whole:
+        return cold
+    return [unit for unit in cold if unit is not first]
+
+
+def _block_indent(unit: Unit, source: str, starts: list[int]) -> str | None:
+    """The indentation of the unit's first indented block (libcst's first INDENT token if the unit is the first to
+    have one); None when it has none."""
+    for statement in unit.statements:
+        found = _indent_in(statement, source, starts)
+        if found is not None:
+            return found
+    return None
+
+
+def _indent_in(statement: ast.stmt, source: str, starts: list[int]) -> str | None:
+    """The indentation of a top-level statement's first block whose first statement starts a line of its own
+    (``if x: y`` has none), the blocks in the order of the text."""
+    if isinstance(statement, ast.Match):
+        line = statement.cases[0].pattern.lineno  # (a case is always on an indented line of its own)
+        text = source[starts[line - 1]:starts[line] if line < len(starts) else len(source)]
+        return text[:len(text) - len(text.lstrip(" \t\f"))]
+    orelse = getattr(statement, "orelse", None)
+    for block in (getattr(statement, "body", None), *(handler.body for handler in getattr(statement, "handlers", ())),
+                  orelse, getattr(statement, "finalbody", None)):
+        if not block:
+            continue
+        if block is orelse and isinstance(block[0], ast.If) and block[0].col_offset == 0:  # an elif: its own blocks
+            found = _indent_in(block[0], source, starts)
+        else:
+            found = _line_indent(block[0], source, starts)
+        if found is not None:
+            return found
+    return None
+
+
+def _line_indent(node, source: str, starts: list[int]) -> str | None:
+    """The blanks before ``node`` (its first decorator) where only blanks stand before it on its line and the line
+    before does not go on into it with a backslash; else None."""
+    first = min([node, *getattr(node, "decorator_list", ())], key=lambda n: (n.lineno, n.col_offset))
+    begin = starts[first.lineno - 1]
+    before = source[begin:begin + first.col_offset]  # (col_offset counts UTF-8 bytes: blanks are one byte each)
+    if first is not node:  # a decorator: its expression, after the @
+        before = before.rstrip(" \t\f").removesuffix("@")
+    if not before or before.strip(" \t\f"):
+        return None
+    previous = source[starts[first.lineno - 2]:begin] if first.lineno > 1 else ""
+    return None if previous.rstrip("\r\n").endswith("\\") else before
 
 
 def _units(body: list[ast.stmt]) -> list[Unit]:

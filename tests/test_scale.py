@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 import tomllib
 from pathlib import Path
 
@@ -458,7 +459,7 @@ def test_word_indexes_answer_as_the_word_patterns_did():
         "pkg": {"pkg"}, "pkg.sub": {"pkg"}, "pkg.sub.mod": {"pkg"}, "other": {""}}
 
 
-def test_phases_splits_a_migration_and_puts_the_engine_back(tmp_path, capsys):
+def test_phases_splits_a_migration_and_puts_the_engine_back(tmp_path, capsys, monkeypatch):
     """benchmarks/phases.py: every phase of a migration gets a share, a file that needs the whole file is counted,
     and the timers come off the engine, the flow model and the passes afterwards."""
     import sys
@@ -469,13 +470,17 @@ def test_phases_splits_a_migration_and_puts_the_engine_back(tmp_path, capsys):
     from dali_migrate.transforms import PASSES
 
     (tmp_path / "one.py").write_text((ROOT / "golden" / "runnable" / "per_sample_loader" / "main.py").read_text())
-    # a pipeline handed to a definition elision leaves out: migrated again on the whole file (NeedsWholeFile)
+    # a pipeline handed to a name an assignment elision leaves out binds: migrated again on the whole file
+    # (NeedsWholeFile; elision parses the functions and classes hot code names, not the assignments)
     (tmp_path / "two.py").write_text(
-        "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n\ndef check(given):\n    return given\n\n\n"
+        "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n\n"
         "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\ndef pipe():\n"
-        "    return fn.random.uniform(range=[0, 1], shape=[2])\n\n\np = pipe()\np.build()\nprint(check(p))\n")
+        "    return fn.random.uniform(range=[0, 1], shape=[2])\n\n\ncheck = repr\n\n\n"
+        "p = pipe()\np.build()\nprint(check(p))\n")
     before = (engine.parse_module, engine.migrate_source, dataflow.DataFlow.__init__, PASSES[0].run)
-    assert phases.main(["--real-corpus", str(tmp_path), "--dali-heavy", "0", "--rounds", "1"]) == 0
+    monkeypatch.setattr(phases, "CLOCK", phases.CLOCK)  # (--cpu sets it: put back afterwards)
+    assert phases.main(["--real-corpus", str(tmp_path), "--dali-heavy", "0", "--rounds", "1", "--cpu"]) == 0
+    assert phases.CLOCK is time.process_time
     printed = capsys.readouterr().out
     for phase in ("parse", "print_with_spans", "flow", "flow(post)", "units", "postcheck", "pass:unroll"):
         assert re.search(rf"^  {re.escape(phase)} +\d+\.\d\dx", printed, re.M), phase
@@ -483,3 +488,22 @@ def test_phases_splits_a_migration_and_puts_the_engine_back(tmp_path, capsys):
     assert engine.parse_module is source_module.parse_module
     assert (engine.parse_module, engine.migrate_source, dataflow.DataFlow.__init__, PASSES[0].run) == before
     assert "run" not in vars(PASSES[0])
+
+
+def test_speed_real_times_by_cpu_time_when_asked(tmp_path, capsys, monkeypatch):
+    """benchmarks/speed.py --cpu: the rounds are timed by the process's CPU time (other jobs on a shared machine
+    are not counted), and the ratio line is printed as with the wall clock."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import speed
+
+    clocks = []
+    monkeypatch.setattr(speed, "best", lambda funcs, rounds, clock=None: (clocks.append(clock or speed.CLOCK),
+                                                                          [1.0 for f in funcs if f() or True])[1])
+    (tmp_path / "one.py").write_text((ROOT / "golden" / "runnable" / "per_sample_loader" / "main.py").read_text())
+    monkeypatch.setattr(speed, "CLOCK", speed.CLOCK)  # (put back afterwards)
+    assert speed.main(["--only", "real", "--real-corpus", str(tmp_path), "--dali-heavy", "0", "--rounds", "1",
+                       "--cpu"]) == 0
+    assert clocks == [time.process_time]
+    assert "0. real DALI files, migrate_source vs bare round trip per file: 1 files: median 1.00x" in capsys.readouterr().out
