@@ -91,13 +91,14 @@ PIPELINE_CLASSES = ("nvidia.dali.Pipeline", "nvidia.dali.pipeline.Pipeline")
 
 class _PipelineModeUse(cst.CSTVisitor):
     def __init__(self, imports):
-        self.imports, self.found = imports, False
+        self.imports, self.found, self.members = imports, False, set()
 
     def visit_Attribute(self, node):
+        self.members.add(node.attr)
         return self._check(node)
 
     def visit_Name(self, node):
-        return self._check(node)
+        return node not in self.members and self._check(node)
 
     def _check(self, node) -> bool:
         qualname = self.imports.qualname(node)
@@ -116,7 +117,7 @@ class _PluginUses(cst.CSTVisitor):
 
     def __init__(self, imports, skipped=frozenset()):
         self.imports, self.policies, self.others, self.migrated_iterators = imports, False, False, False
-        self.skipped = skipped
+        self.skipped, self.members = skipped, set()
 
     def visit_SimpleStatementLine(self, node):
         return node not in self.skipped
@@ -128,12 +129,15 @@ class _PluginUses(cst.CSTVisitor):
         return False
 
     def visit_Attribute(self, node):
+        self.members.add(node.attr)
         if epoch_iterator.policy_member(self.imports, node) is not None:
             self.policies = True
             return False
         return self._other(node)
 
     def visit_Name(self, node):
+        if node in self.members:
+            return False  # the member of `x.name`, not a reference to `name`
         if node.value in MIGRATED_ITERATORS:
             self.migrated_iterators = True
         return self._other(node)
@@ -172,6 +176,7 @@ def _assigns(statement, call: cst.Call) -> bool:
 class _Leftovers(MigrationTransformer):
     _pipeline_returns: dict[cst.FunctionDef, bool] = {}  # def -> its body holds no pipeline-mode API
     _kept_made: set = frozenset()  # the callees of the Pipeline(...) calls of pipelines the unroll pass kept
+    _members: set = frozenset()  # the `name` of each `x.name` seen: never a reference of its own
 
     def visit_FunctionDef(self, node):
         """``-> Pipeline`` on a function: dropped where the function's pipeline was migrated (nothing in its
@@ -186,6 +191,7 @@ class _Leftovers(MigrationTransformer):
     _policies_to_strings = False
 
     def visit_Module(self, node):
+        self._members = set()
         flow = self.ctx.facts.get("flow")
         self._policies_to_strings = policies_become_strings(node, self.ctx.imports, flow=flow, text=self.ctx.source)
         # `pipe = Pipeline(...)` of a pipeline the unroll pass kept, with a marker that says why (at its `with` block):
@@ -231,10 +237,12 @@ class _Leftovers(MigrationTransformer):
         return False
 
     def visit_Attribute(self, node):
+        self._members.add(node.attr)
         return self._check(node)
 
     def visit_Name(self, node):
-        return self._check(node)
+        # the member of `self.ops` or `aug.fn` is not a reference to the module imported as `ops` or `fn`
+        return node not in self._members and self._check(node)
 
     def _covered(self) -> bool:
         """Inside a statement that another rule's marker already hands to a person."""
