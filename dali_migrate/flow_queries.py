@@ -134,6 +134,13 @@ class FlowQueries:
         scope = self.name_scope.get(name)
         return scope.lookup_scope(name.value) if scope is not None else None
 
+    def reads_a_parameter(self, name: cst.Name) -> bool:
+        """``name`` reads a parameter of the function around it (every binding it can see there is the parameter):
+        a function's ``ops`` or ``fn`` argument, not the module of that name its file imports."""
+        owner = self.binding_scope(name)
+        sources = owner.bindings.get(name.value, []) if owner is not None and owner is not self.module_scope else []
+        return bool(sources) and all(source[0] == "param" for source in sources)
+
     def reaching_bindings(self, name: cst.Name) -> frozenset | None:
         """The indices of the bindings (of ``binding_scope(name)``) that can reach this read, or None: any."""
         scope = self.name_scope.get(name)

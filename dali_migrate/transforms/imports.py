@@ -278,11 +278,25 @@ class _DottedUses(cst.CSTVisitor):
 
 
 class _Uses(_References):
-    """``_References`` and ``_DottedUses`` in one walk."""
+    """``_References`` and ``_DottedUses`` in one walk. With the flow model, a function's parameter named like an
+    import (``def twice(ops, value)``) and what reads it are not uses of the import."""
 
-    def __init__(self):
+    def __init__(self, flow=None):
         super().__init__()
         self.uses: set[str] = set()
+        self.flow, self.parameters = flow, set()
+
+    def visit_Param(self, node):
+        self.parameters.add(node.name)
+        return True
+
+    def visit_Name(self, node):
+        if node in self.parameters or self._reads_a_parameter(node):
+            return
+        super().visit_Name(node)
+
+    def _reads_a_parameter(self, node: cst.Name) -> bool:
+        return self.flow is not None and self.flow.reads_a_parameter(node)
 
     def visit_Attribute(self, node):
         name = dotted(node)
@@ -364,7 +378,7 @@ class ImportsPass(Pass):
         return bool(ctx.facts.get("uses_ndd") or ctx.facts.get("migrated") or ctx.facts.get("add_imports"))
 
     def run(self, module, ctx):
-        uses = _Uses()  # one walk for both: each full-tree visit costs about a parse
+        uses = _Uses(ctx.facts.get("flow"))  # one walk for both: each full-tree visit costs about a parse
         # Only some names matter here: DALI aliases (kept or pruned), ndd, and the names other passes
         # asked imports for. Unchanged subtrees whose text has none of them are skipped.
         test_helpers = {local for name in _TEST_HELPER_NAMES

@@ -176,7 +176,7 @@ def _assigns(statement, call: cst.Call) -> bool:
 class _Leftovers(MigrationTransformer):
     _pipeline_returns: dict[cst.FunctionDef, bool] = {}  # def -> its body holds no pipeline-mode API
     _kept_made: set = frozenset()  # the callees of the Pipeline(...) calls of pipelines the unroll pass kept
-    _members: set = frozenset()  # the `name` of each `x.name` seen: never a reference of its own
+    _not_references: set = frozenset()  # the `name` of each `x.name`, and each parameter's name
 
     def visit_FunctionDef(self, node):
         """``-> Pipeline`` on a function: dropped where the function's pipeline was migrated (nothing in its
@@ -191,7 +191,7 @@ class _Leftovers(MigrationTransformer):
     _policies_to_strings = False
 
     def visit_Module(self, node):
-        self._members = set()
+        self._not_references = set()
         flow = self.ctx.facts.get("flow")
         self._policies_to_strings = policies_become_strings(node, self.ctx.imports, flow=flow, text=self.ctx.source)
         # `pipe = Pipeline(...)` of a pipeline the unroll pass kept, with a marker that says why (at its `with` block):
@@ -237,12 +237,26 @@ class _Leftovers(MigrationTransformer):
         return False
 
     def visit_Attribute(self, node):
-        self._members.add(node.attr)
+        self._not_references.add(node.attr)
+        root = node.value
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if isinstance(root, cst.Name) and self._reads_a_parameter(root):
+            return True  # `fn._schema_name` of a parameter `fn`
         return self._check(node)
 
+    def visit_Param(self, node):
+        self._not_references.add(node.name)
+        return True
+
     def visit_Name(self, node):
-        # the member of `self.ops` or `aug.fn` is not a reference to the module imported as `ops` or `fn`
-        return node not in self._members and self._check(node)
+        # the member of `self.ops` or `aug.fn` is not a reference to the module imported as `ops` or `fn`, nor is
+        # a parameter of a function that happens to share its name (`def __init__(self, dali_proxy)`)
+        return node not in self._not_references and not self._reads_a_parameter(node) and self._check(node)
+
+    def _reads_a_parameter(self, node: cst.Name) -> bool:
+        flow = self.ctx.facts.get("flow")
+        return flow is not None and flow.reads_a_parameter(node)
 
     def _covered(self) -> bool:
         """Inside a statement that another rule's marker already hands to a person."""

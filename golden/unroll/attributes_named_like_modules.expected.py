@@ -1,5 +1,6 @@
 """Attributes named like the modules the file imports (self.ops, self.fn, config.types) are attributes, not
-references to nvidia.dali.ops, fn or types: the leftovers pass once marked `self.ops[...]` as pipeline-mode API."""
+references to nvidia.dali.ops, fn or types, nor are a function's parameters of those names: the leftovers pass once
+marked `self.ops[...]` and `ops(value)` as pipeline-mode API."""
 import numpy as np
 from nvidia.dali import types
 import nvidia.dali.experimental.dynamic as ndd
@@ -16,6 +17,14 @@ class Augment:
         return self.ops["resize"](images)
 
 
+def twice(ops, value):
+    return ops(ops(value))
+
+
+def name_of(fn):
+    return fn.__name__
+
+
 AUGMENT = Augment(type("Config", (), {"fn": len, "types": "float"}))
 
 
@@ -29,4 +38,4 @@ def augmented(root, *, batch_size=2):
 
 pipe = augmented("images")
 images, labels = next(pipe)
-print(np.array(images.select(0)).shape, AUGMENT.fn([1, 2]), AUGMENT.types)
+print(np.array(images.select(0)).shape, AUGMENT.fn([1, 2]), AUGMENT.types, twice(abs, -3), name_of(len))

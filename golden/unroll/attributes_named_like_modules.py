@@ -1,5 +1,6 @@
 """Attributes named like the modules the file imports (self.ops, self.fn, config.types) are attributes, not
-references to nvidia.dali.ops, fn or types: the leftovers pass once marked `self.ops[...]` as pipeline-mode API."""
+references to nvidia.dali.ops, fn or types, nor are a function's parameters of those names: the leftovers pass once
+marked `self.ops[...]` and `ops(value)` as pipeline-mode API."""
 from nvidia.dali import fn, ops, pipeline_def, types
 
 
@@ -12,6 +13,14 @@ class Augment:
     def __call__(self, images):
         images = self.ops["flip"](images)
         return self.ops["resize"](images)
+
+
+def twice(ops, value):
+    return ops(ops(value))
+
+
+def name_of(fn):
+    return fn.__name__
 
 
 AUGMENT = Augment(type("Config", (), {"fn": len, "types": "float"}))
@@ -27,4 +36,4 @@ def augmented(root):
 pipe = augmented("images")
 pipe.build()
 images, labels = pipe.run()
-print(images.at(0).shape, AUGMENT.fn([1, 2]), AUGMENT.types)
+print(images.at(0).shape, AUGMENT.fn([1, 2]), AUGMENT.types, twice(abs, -3), name_of(len))
