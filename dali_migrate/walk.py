@@ -143,23 +143,36 @@ def hooks_for(cls: type, node_type: type) -> tuple:
 
 def _walk_hooks(node, visitor, cls, keep=None):
     """``_walk`` for a visitor with libcst's own on_visit/on_leave, dispatching through ``hooks_for``."""
+    _walk_plans(node, visitor, _PLANS.get(cls) or _PLANS.setdefault(cls, {}), cls, keep)
+
+
+# Per visitor class, per node type: (visit hook, leave hook, child fields): one lookup keyed by the node's type per
+# node, where ``_HOOKS`` needs a (class, type) tuple built and hashed and ``_CHILD_FIELDS`` a second lookup.
+_PLANS: dict[type, dict[type, tuple]] = {}
+
+
+def _walk_plans(node, visitor, plans, cls, keep):
     if keep is not None and not keep(node):
         return
-    hooks = _HOOKS.get((cls, type(node))) or hooks_for(cls, type(node))
-    if hooks[0] is None or hooks[0](visitor, node) is not False:
+    node_type = type(node)
+    plan = plans.get(node_type)
+    if plan is None:
+        plan = plans[node_type] = (*hooks_for(cls, node_type), _child_fields(node_type))
+    visit, leave, fields = plan
+    if visit is None or visit(visitor, node) is not False:
         # ``node_children`` inlined: this is the walk every pass's read-only visitor takes, and building
         # a list per node cost 0.05-0.08x of a bare round trip on the speed corpus.
-        for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
+        for name in fields:
             value = getattr(node, name)
             kind = _VALUE_KIND.get(type(value)) or _value_kind(value)
             if kind == _NODE:
-                _walk_hooks(value, visitor, cls, keep)
+                _walk_plans(value, visitor, plans, cls, keep)
             elif kind == _SEQ:
                 for item in value:
                     if (_VALUE_KIND.get(type(item)) or _value_kind(item)) == _NODE:
-                        _walk_hooks(item, visitor, cls, keep)
-    if hooks[1] is not None:
-        hooks[1](visitor, node)
+                        _walk_plans(item, visitor, plans, cls, keep)
+    if leave is not None:
+        leave(visitor, node)
 
 
 def walk_many(node: cst.CSTNode, visitors) -> None:
