@@ -701,19 +701,32 @@ def _super_call(node: cst.Call) -> bool:
         func.value.func, cst.Name) and func.value.func.value == "super" and len(func.value.args) in (0, 2)
 
 
+def listed_name(test) -> str | None:
+    """The name ``x`` that ``isinstance(x, list)`` tests (``list``, ``tuple`` or both), else None."""
+    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+        return None
+    types = test.args[1].value
+    names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+    if not names or not all(isinstance(n, cst.Name) and n.value in ("list", "tuple") for n in names):
+        return None
+    return test.args[0].value.value
+
+
+def list_of_name(made, name: str) -> bool:
+    """``made`` is ``[name]`` or ``(name,)``."""
+    return isinstance(made, (cst.List, cst.Tuple)) and len(made.elements) == 1 \
+        and not isinstance(made.elements[0], cst.StarredElement) \
+        and isinstance(made.elements[0].value, cst.Name) and made.elements[0].value.value == name
+
+
 def _listify_idiom(node: cst.If) -> cst.Assign | None:
     """``if not isinstance(x, list): x = [x]`` (``list``, ``tuple`` or both; ``(x,)`` too): the assignment."""
     test = node.test
     if node.orelse is not None or not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
         return None
-    call = test.expression
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "isinstance"
-            and len(call.args) == 2 and isinstance(call.args[0].value, cst.Name)):
-        return None
-    name = call.args[0].value.value
-    types = call.args[1].value
-    names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-    if not names or not all(isinstance(n, cst.Name) and n.value in ("list", "tuple") for n in names):
+    name = listed_name(test.expression)
+    if name is None:
         return None
     body = node.body.body if isinstance(node.body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
     if len(body) != 1:
@@ -723,10 +736,8 @@ def _listify_idiom(node: cst.If) -> cst.Assign | None:
     if len(small) != 1 or not isinstance(small[0], cst.Assign) or len(small[0].targets) != 1:
         return None
     assign = small[0]
-    target, made = assign.targets[0].target, assign.value
-    if not (isinstance(target, cst.Name) and target.value == name and isinstance(made, (cst.List, cst.Tuple))
-            and len(made.elements) == 1 and isinstance(made.elements[0].value, cst.Name)
-            and made.elements[0].value.value == name and not isinstance(made.elements[0], cst.StarredElement)):
+    target = assign.targets[0].target
+    if not (isinstance(target, cst.Name) and target.value == name and list_of_name(assign.value, name)):
         return None
     return assign
 

@@ -21,7 +21,7 @@ from .flow_values import (_BATCH_MAKERS, _COMMON_EXPRESSION, _common_expression,
                           _SAME_KIND_METHODS, _several_outputs, STREAM_CLASS, STREAM_FACTORY, _TENSOR_MAKERS,
                           TENSORCPU, TENSORLIST, TF_ITERATOR_OP, TF_OP, TF_OP_CLASS, TOP, TORCH_ITERATORS, tuple_of,
                           UNKNOWN, Value, value)
-from .flow_bindings import Scope
+from .flow_bindings import Scope, list_of_name, listed_name
 
 
 # Where a name's read finds its value (``DataFlow._lookup_plan``).
@@ -586,17 +586,8 @@ def _listify_expression(node: cst.IfExp) -> cst.Name | None:
     test, kept, made = node.test, node.body, node.orelse
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test, kept, made = test.expression, node.orelse, node.body
-    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
-            and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
-        return None
-    name = test.args[0].value.value
-    types = test.args[1].value
-    names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
-    if not names or not all(isinstance(n, cst.Name) and n.value in ("list", "tuple") for n in names):
-        return None
-    if not (isinstance(kept, cst.Name) and kept.value == name and isinstance(made, (cst.List, cst.Tuple))
-            and len(made.elements) == 1 and not isinstance(made.elements[0], cst.StarredElement)
-            and isinstance(made.elements[0].value, cst.Name) and made.elements[0].value.value == name):
+    name = listed_name(test)
+    if name is None or not (isinstance(kept, cst.Name) and kept.value == name and list_of_name(made, name)):
         return None
     return kept
 
