@@ -182,8 +182,9 @@ def _beside_longer_companions(run, path, inputs, kwargs, arg, random) -> str | N
     """A one-element list of ``arg`` beside companions of two elements (``roi_start=[0]`` beside
     ``crop_shape=[4, 4]``): pipeline mode broadcasts it, dynamic mode may not. None where there is no list companion,
     pipeline mode rejects it too, or both run alike."""
-    widened = _same_length({name: v for name, v in kwargs.items() if name != arg}, [0, 0])
-    if widened == {name: v for name, v in kwargs.items() if name != arg}:
+    others = {name: v for name, v in kwargs.items() if name != arg}
+    widened = _same_length(others, [0, 0])
+    if widened == others:
         return None
     widened[arg] = kwargs[arg]
     try:
