@@ -157,6 +157,8 @@ class DataFlow(FlowQueries, FlowSolver, FlowEvaluation):
         self._clock = 0
         self._stamps: dict[tuple, int] = {}
         self._evaluated: dict = {}  # unit -> (the clock when it was evaluated, what it read)
+        self._readers: dict[tuple, set] = {}  # an entry -> the units whose evaluations read it
+        self._dirty: set = set()  # evaluated units something they read has changed since (``_stale``)
         self._passed: dict = {}  # call -> (what it reaches, the (parameter, value) it passes, in order)
         self._pipeline_functions = {f.pipeline: f for f in self.functions.values()
                                     if f.pipeline and isinstance(f.node, cst.FunctionDef) and f.pipeline in

@@ -95,28 +95,38 @@ class FlowSolver:
                     changed = True
             if not changed:
                 break
-        self._evaluated, self._passed, self._stamps = {}, {}, {}  # (the solver's bookkeeping, not the model)
+        self._evaluated, self._passed, self._stamps, self._readers, self._dirty = {}, {}, {}, {}, set()  # (bookkeeping)
 
     def _stale(self, unit) -> bool:
-        """``unit`` was never evaluated, or something it read has changed since."""
-        seen = self._evaluated.get(unit)
-        if seen is None:
-            return True
-        when, reads = seen
-        stamps = self._stamps
-        return any(stamps.get(tag, -1) >= when for tag in reads)
+        """``unit`` was never evaluated, or something it read has changed since: a change stamped at or after the
+        clock of its last evaluation, to an entry that evaluation read. Kept as it happens (``_end``, ``_changed``)
+        rather than asked of every read of every unit in every round."""
+        return unit in self._dirty or unit not in self._evaluated
 
     def _begin(self, unit) -> None:
         self._evaluated[unit] = (self._clock, ())
         self._reads = set()
 
     def _end(self, unit) -> None:
-        self._evaluated[unit] = (self._evaluated[unit][0], self._reads)
+        when, reads = self._evaluated[unit][0], self._reads
+        self._evaluated[unit] = (when, reads)
         self._reads = None
+        stamps, readers = self._stamps, self._readers
+        for tag in reads:
+            readers.setdefault(tag, set()).add(unit)
+        # (an entry it read may have changed while it was evaluated: a binding's own value, say)
+        if any(stamps.get(tag, -1) >= when for tag in reads):
+            self._dirty.add(unit)
+        else:
+            self._dirty.discard(unit)
 
     def _changed(self, tag) -> None:
         self._stamps[tag] = self._clock
         self._clock += 1
+        evaluated = self._evaluated
+        for unit in self._readers.get(tag, ()):
+            if tag in evaluated[unit][1]:  # (not a read of an earlier evaluation only)
+                self._dirty.add(unit)
 
     def _joined_attr(self, key, sources):
         """What an attribute holds with ``sources`` joined in (read only: the caller writes it, ``_set_attr``)."""
