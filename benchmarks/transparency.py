@@ -3,7 +3,8 @@
     PYTHONPATH=$PWD python benchmarks/transparency.py [--shard 0/2] [--again] ROOT [ROOT ...]
 
 Migrates each ``.py``/``.ipynb`` under the roots as ``identity.py`` does (``api._migrate_text``, no project) twice:
-as ``migrate`` does, and with ``elision.elide`` answering None (the whole file parsed, as
+with elision wherever it leaves anything out (``elision.worth_eliding`` answering True: ``migrate`` elides only
+where that leaves out enough to pay for itself), and with ``elision.elide`` answering None (the whole file parsed, as
 ``tests/test_elision.py::test_elision_changes_nothing`` does). Prints each file whose text, error or findings
 differ, how many files were migrated again on the whole file after an elided first attempt
 (``context.NeedsWholeFile`` and the other fallbacks), and exits 1 if any file differs.
@@ -34,7 +35,7 @@ def main(argv=None) -> int:
     parser.add_argument("roots", nargs="+")
     args = parser.parse_args(argv)
     shard, shards = map(int, args.shard.split("/"))
-    elide, whole = elision.elide, engine._migrate_parsed
+    elide, whole, worth = elision.elide, engine._migrate_parsed, elision.worth_eliding
     again: list[str] = []
 
     def counting(result, source, path, passes, force, project=None, elide=True, helper_module=None):
@@ -50,10 +51,12 @@ def main(argv=None) -> int:
         except (UnicodeDecodeError, OSError):
             continue
         engine._migrate_parsed = counting
+        elision.worth_eliding = lambda *args, **kwargs: True
         try:
             elided = _outcome(_migrate_text(source, str(path), path.suffix))
         finally:
             engine._migrate_parsed = whole
+            elision.worth_eliding = worth
         elision.elide = lambda *args, **kwargs: None
         try:
             whole_file = _outcome(_migrate_text(source, str(path), path.suffix))

@@ -115,6 +115,91 @@ def _trailing_newline(text: str) -> str:
     return ""
 
 
+# Lines that may start a top-level statement: anything at the start of a line but blanks, comments and what closes
+# brackets (``worth_eliding``: a line inside a string that looks like one only splits a stretch, which counts more
+# text as cold, the side the estimate errs on).
+_TOP_LINE = re.compile(r"^(?=[^\s#)\]}])", re.M)
+_DECORATED = re.compile(r"@|(?:async\s+)?def\s|class\s")
+_IMPORT_FROM = re.compile(r"from\s+(nvidia(?:\.\w+)*)\s+import\b(.*)", re.S)
+_IMPORTED = re.compile(r"([\w.]+)(?:\s+as\s+(\w+))?")
+_COMMENT = re.compile(r"#[^\r\n]*")
+# Elision pays for its own ``ast`` parse (about a tenth of a libcst round trip) once it leaves out a few hundredths
+# of the file (a libcst parse and every walk over less text).
+WORTH_ELIDING = 0.05
+
+
+_DEFINITION = re.compile(r"(?:@[^\r\n]*(?:\r\n?|\n))*(?:async\s+def|def|class)\s")
+_BINDING = re.compile(r"(?:@[^\r\n]*(?:\r\n?|\n))*(?:(?:async\s+def|def|class)\s+([^\W\d]\w*)|([^\W\d]\w*)\s*[:=]"
+                      r"(?!=))")
+
+
+def _first_binding(text: str) -> set[str]:
+    """The name a top-level stretch of text starts by binding: ``def f``, ``class C``, ``x =``, ``x: int =``."""
+    found = _BINDING.match(text)
+    return {found.group(1) or found.group(2)} if found else set()
+
+
+def _dali_import_locals(text: str) -> set[str]:
+    """The names a top-level ``import nvidia...`` or ``from nvidia... import ...`` statement binds (not the words of
+    its module's path: ``pipeline`` of ``from nvidia.dali.pipeline import Pipeline`` is not a DALI name here)."""
+    found = _IMPORT_FROM.match(text)
+    if found is not None:
+        names = _COMMENT.sub("", found.group(2)).replace("(", " ").replace(")", " ")
+        return {alias or name for name, alias in _IMPORTED.findall(names)}
+    if text.startswith("import"):
+        return {alias or name.split(".")[0] for name, alias in _IMPORTED.findall(_COMMENT.sub("", text[len("import"):]))
+                if name.startswith("nvidia")}
+    return set()
+
+
+def worth_eliding(source: str, dali_words: set[str], hot_together=()) -> bool:
+    """Whether ``elide`` may leave out at least ``WORTH_ELIDING`` of the text, estimated from the text alone (no
+    parse): the stretches between lines that start at column 0, a decorator with what it decorates, count as cold
+    when they mention none of ``dali_words``, of the words of the lines that import from ``nvidia``, nor every word
+    of one set of ``hot_together``, and import nothing. That is fewer hot words than ``elide`` finds (no names that hot code binds, no
+    project pipelines), so more text counts as cold than it leaves out: False only where it would leave out less.
+    Elision changes no output (``benchmarks/transparency.py``), so this decides the time only."""
+    starts = [m.start() for m in _TOP_LINE.finditer(source)]
+    if len(starts) < 2:
+        return False  # (``elide`` needs two top-level statements)
+    starts.append(len(source))
+    hot = set(dali_words)
+    stretches: list[str] = []
+    decorated = False
+    for begin, end in zip(starts, starts[1:]):
+        text = source[begin:end]
+        if decorated and _DECORATED.match(text):
+            stretches[-1] += text
+        else:
+            stretches.append(text)
+        decorated = text.startswith("@")
+        if text.startswith(("import", "from")) and "nvidia" in text:
+            hot |= _dali_import_locals(text)
+    # As ``elide`` decides, to a fixpoint: a stretch is hot when it mentions a hot word, and then the name it starts
+    # by binding (``def f``, ``class C``, ``x =``) is one; a def or class whose name a hot stretch says is hot.
+    cold, named = [], set()
+    for text in stretches:
+        words = set(WORD.findall(text))
+        if "import" in words or words & hot or any(together <= words for together in hot_together):
+            hot |= _first_binding(text)
+            named |= words
+        else:
+            cold.append((text, words))
+    changed = True
+    while changed and cold:
+        changed, still = False, []
+        for text, words in cold:
+            bound = _first_binding(text)
+            if words & hot or bound & named and _DEFINITION.match(text):
+                hot |= bound
+                named |= words
+                changed = True
+            else:
+                still.append((text, words))
+        cold = still
+    return sum(len(text) for text, _ in cold) >= WORTH_ELIDING * len(source)
+
+
 def elide(source: str, dali_words: set[str], project=None, hot_together=()) -> Elision | None:
     """Split ``source`` into hot and cold top-level statements; None when nothing is cold or the
     split is not safe to make (then the whole file is parsed, as before). ``hot_together``: sets of words that

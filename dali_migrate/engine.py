@@ -188,8 +188,10 @@ def _migrate_parsed(result: MigrationResult, source: str, path: str, passes, for
     from . import elision as elision_module
     from .transforms import ELISION_TOGETHER, ELISION_WORDS, PASSES
 
-    # Statements no pass can concern are left out of the (costly) libcst parse and put back after.
-    elision = elision_module.elide(source, ELISION_WORDS, project, ELISION_TOGETHER) if elide and not force else None
+    # Statements no pass can concern are left out of the (costly) libcst parse and put back after, where that may
+    # leave out enough to pay for the split.
+    elision = elision_module.elide(source, ELISION_WORDS, project, ELISION_TOGETHER) \
+        if elide and not force and elision_module.worth_eliding(source, ELISION_WORDS, ELISION_TOGETHER) else None
     text = elision.text if elision else source
 
     def whole_file() -> MigrationResult:
@@ -341,7 +343,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
 
     flow = make_flow()
     # pipelines given from elsewhere, adapted at run time (the module is the parse of ctx.source, untouched yet)
-    adapted = adapted_params.find(module, flow, make_flow, ctx.source)
+    adapted = adapted_params.find(module, flow, make_flow, ctx.source, ctx.may_mention)
     if adapted:
         flow = make_flow(adapted)
     follows = (lambda qualname: project.follows(qualname, here)) if project is not None and project.modules else None

@@ -10,7 +10,7 @@ import libcst as cst
 import pytest
 
 from dali_migrate import elision, engine
-from dali_migrate.transforms import ELISION_WORDS, PASSES
+from dali_migrate.transforms import ELISION_TOGETHER, ELISION_WORDS, PASSES
 from dali_migrate.transforms.base import Pass
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -192,8 +192,10 @@ def _whole(source, name, passes=None):
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
 @pytest.mark.slow  # slow: every golden case again, through another path of the engine
-def test_elision_changes_nothing(name):
-    """Same text and the same findings (lines and columns included) as parsing the whole file."""
+def test_elision_changes_nothing(name, monkeypatch):
+    """Same text and the same findings (lines and columns included) as parsing the whole file, wherever elision
+    leaves anything out (not only where that pays for itself, ``worth_eliding``)."""
+    monkeypatch.setattr(elision, "worth_eliding", lambda *args, **kwargs: True)
     elided = engine.migrate_source(SOURCES[name], name)
     whole = _whole(SOURCES[name], name)
     assert elided.error == whole.error
@@ -349,3 +351,28 @@ def test_a_definition_no_hot_code_names_is_still_left_out():
     source = NAMED_DEFINITIONS + "\n\ndef unused(x):\n    return twice\n"
     split = elision.elide(source, set(ELISION_WORDS))
     assert [unit.text.split("(")[0] for unit in split.units.values()] == ["def unused"]
+
+
+def test_elision_is_worth_it_only_where_it_leaves_out_enough():
+    """``worth_eliding`` guesses from the text alone; it may say True where ``elide`` then leaves out little, never
+    False where ``elide`` would leave out ``WORTH_ELIDING`` or more of the file."""
+    together = ELISION_TOGETHER
+    said_no = 0
+    for name, source in SOURCES.items():
+        split = elision.elide(source, set(ELISION_WORDS), None, together)
+        left_out = 0 if split is None else sum(len(unit.text) for unit in split.units.values())
+        if not elision.worth_eliding(source, set(ELISION_WORDS), together):
+            said_no += 1
+            assert left_out < elision.WORTH_ELIDING * len(source), name
+    assert said_no > 50  # (most golden cases are a pipeline and the code that runs it: nothing worth leaving out)
+    # A training script leaves out its model and its schedule; the estimate sees them.
+    assert all(elision.worth_eliding(s, set(ELISION_WORDS)) for s in generate_scripts(5, seed=7))
+
+
+def test_what_a_dali_import_binds_heats_and_its_path_does_not():
+    hot = "from nvidia.dali.pipeline import Pipeline\nimport nvidia.dali.fn as fn\n\n\n"
+    cold = "def helper():\n    '''Mentions the pipeline, a word of the first statement's path only.'''\n" + "    x = 1\n" * 40
+    assert elision.worth_eliding(hot + cold + "p = Pipeline()\n", set())
+    assert not elision.worth_eliding(hot + cold.replace("x = 1", "x = fn") + "p = Pipeline()\n", set())
+    # a def that hot code names is hot (elide parses it with the hot code)
+    assert not elision.worth_eliding(hot + cold + "p = Pipeline(helper)\n", set())
