@@ -378,10 +378,18 @@ def device_variables(ctx) -> tuple[dict, set[str], set]:
     flow = ctx.facts.get("flow")
     if flow is None or "mixed" not in (getattr(ctx, "source", None) or "mixed"):
         return {}, set(), set()  # (most modules: no walk)
+    # What is read below is about the Names of variables given as device=: their bindings, comparisons and device=
+    # arguments, all in subtrees whose text says the variable's name. A device= argument is in a call whose text says
+    # device, so those come first (most modules spell the device out, and have none), with what a variable named
+    # device needs; a variable of another name, walked for again.
     uses = _DeviceUses(ctx.imports)
-    walk(flow.module, uses)  # read-only: the project's walk, not libcst's rebuilding visit
+    walk(flow.module, uses, lambda node: ctx.may_mention(node, _DEVICE_WORDS))  # read-only: no rebuild
     if not uses.device_args:
         return {}, set(), set()
+    variables = frozenset(n.value for n in uses.device_args)
+    if not variables <= _DEVICE_WORDS:
+        uses = _DeviceUses(ctx.imports)
+        walk(flow.module, uses, lambda node: ctx.may_mention(node, variables | _DEVICE_WORDS))
     groups: dict[tuple, list] = {}
     for name in flow.name_scope:
         owner = flow.binding_scope(name)
@@ -458,6 +466,9 @@ def _strings(expr) -> list | None:
         body, orelse = _strings(expr.body), _strings(expr.orelse)
         return body + orelse if body is not None and orelse is not None else None
     return None
+
+
+_DEVICE_WORDS = frozenset({_DEVICE_ARG})
 
 
 class _DeviceUses(cst.CSTVisitor):

@@ -309,10 +309,11 @@ class _Bindings(cst.CSTVisitor):
         return False
 
 
-def names_in(node: cst.CSTNode) -> set[str]:
-    """Every ``Name`` in ``node``'s subtree (references, targets, parameters alike)."""
+def names_in(node: cst.CSTNode, keep=None) -> set[str]:
+    """Every ``Name`` in ``node``'s subtree (references, targets, parameters alike); with ``keep``, in the subtrees
+    it keeps (``walk``)."""
     collector = _NameCollector()
-    walk(node, collector)
+    walk(node, collector, keep)
     return collector.names
 
 

@@ -366,9 +366,12 @@ def _insert_index(module: cst.Module, before: int | None = None) -> int:
     return 0
 
 
-def first_use(module: cst.Module, name: str) -> int | None:
-    """The index of the first top-level statement whose code reads ``name`` (at any depth)."""
-    return next((i for i, stmt in enumerate(module.body) if name in names_in(stmt)), None)
+def first_use(module: cst.Module, name: str, may_mention=None) -> int | None:
+    """The index of the first top-level statement whose code reads ``name`` (at any depth). ``may_mention(node,
+    words)`` (``MigrationContext.may_mention``): False where the node's text has none of the words (not walked)."""
+    words = frozenset({name})
+    keep = (lambda node: may_mention(node, words)) if may_mention is not None else None
+    return next((i for i, stmt in enumerate(module.body) if name in names_in(stmt, keep)), None)
 
 
 class ImportsPass(Pass):
@@ -394,12 +397,12 @@ class ImportsPass(Pass):
         from .base import run_transformer
         module = run_transformer(module, pruner)
         if "ndd" in used and not _has_ndd_import(module):
-            module = _insert_statement(module, _insert_index(module, first_use(module, "ndd")), NDD_IMPORT)
+            module = _insert_statement(module, _insert_index(module, first_use(module, "ndd", ctx.may_mention)), NDD_IMPORT)
             ctx.report(IMPORTS.id, f"added `{NDD_IMPORT}`", line=0)
         module = _add_requested_imports(module, ctx, used)
         if ctx.facts.get("helper_import"):  # the project's helper module (unroll/helpers.py): after the DALI imports
             line, names = ctx.facts["helper_import"]
-            uses = [i for i in (first_use(module, name) for name in names) if i is not None]
+            uses = [i for i in (first_use(module, name, ctx.may_mention) for name in names) if i is not None]
             module = _insert_statement(module, _insert_index(module, min(uses) if uses else None), line.rstrip("\n"))
             ctx.report(IMPORTS.id, f"added `{line.split('  #')[0]}` (the project's helper module)", line=0)
         if pruner.removed:

@@ -239,7 +239,8 @@ class _Rename(MigrationTransformer):
         holds: the unroll turned those into ``rng=``) stays as it was: ndd takes no seed= (TypeError), and an RNG
         made in the function would restart at each call; renaming its other operators would leave it half in
         each mode. Its seeded calls are marked (DM112), which keeps the units that use it in pipeline mode."""
-        found = seeded_calls(function.body, self.ctx.imports, self.ctx.kept_statements or frozenset())
+        found = seeded_calls(function.body, self.ctx.imports, self.ctx.kept_statements or frozenset(),
+                             self.ctx.may_mention)
         if found:  # one marker, above the def: the whole function is left as it was
             self._mark_seeded(found, function)
         return bool(found)

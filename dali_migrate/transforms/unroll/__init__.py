@@ -92,7 +92,7 @@ class UnrollPass(Pass):
             return module
         ctx.imports.aliases.setdefault("ndd", NDD)
         ctx.facts["reader_functions"], ctx.facts["seeded_functions"] = per_model(
-            ctx, "graph_functions", module, lambda: graph_functions.find(module, ctx.imports))
+            ctx, "graph_functions", module, lambda: graph_functions.find(module, ctx.imports, ctx.may_mention))
         unroller = Unroller(ctx, discovery)
         unroller.adopt_adapted(module)
         unroller.plan_params(module)

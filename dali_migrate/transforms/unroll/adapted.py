@@ -43,6 +43,7 @@ _METADATA = frozenset({"epoch_size", "max_batch_size", "reader_meta"})
 # nothing in the run calls: left as it was, it would receive the migrated generators of the module's pipelines).
 # Either name alone is too common to tell, and so are both in a module with no pipeline (a worker's build/run).
 BUILT_AND_RUN = frozenset({"build", "run"})
+_CALLED = _TELLING | BUILT_AND_RUN
 
 
 class _Calls(cst.CSTVisitor):
@@ -107,16 +108,19 @@ def origin(name: str, param: str) -> str:
     return f"{df.ADAPTED_PREFIX}{name}({param})>"
 
 
-def find(module: cst.Module, flow, make_flow, text: str | None = None) -> dict[str, dict[str, df.Value]]:
+def find(module: cst.Module, flow, make_flow, text: str | None = None,
+         may_mention=None) -> dict[str, dict[str, df.Value]]:
     """{top-level function or class: {parameter: value}} for the parameters to adapt at run time, with the value each
     holds then (a pipeline, or a list of them, of an origin of its own). ``flow``: the module's model;
     ``make_flow(adapted)``: the same model with parameters seeded (``DataFlow(adapted=...)``); ``text``: the source
-    ``module`` was parsed from (where none of the telling attribute names is a word of it, there is nothing to find)."""
+    ``module`` was parsed from (where none of the telling attribute names is a word of it, there is nothing to find);
+    ``may_mention(node, words)`` (``MigrationContext.may_mention``): False where the node's text has none of the words
+    (a subtree that says none of the attributes holds no call that tells: not walked)."""
     if text is not None and not any(word in text for word in _TELLING) \
             and not all(f".{word}()" in text for word in BUILT_AND_RUN):
         return {}
     calls = _Calls(flow)
-    walk(module, calls)
+    walk(module, calls, (lambda node: may_mention(node, _CALLED)) if may_mention is not None else None)
     if not calls.found and not calls.built_and_run_tells():
         return {}
     candidates: dict[str, dict[str, df.Value]] = {}

@@ -232,6 +232,9 @@ def _target_nodes(target):
         yield target
 
 
+_CLASS = frozenset({"class"})
+
+
 class _Classes(cst.CSTVisitor):
     """Each class of the module with the names of the functions around it (the flow model's origin keys)."""
 
@@ -252,11 +255,12 @@ class _Classes(cst.CSTVisitor):
         self._functions.pop()
 
 
-def find(module: cst.Module, imports) -> list[AttributePipe]:
+def find(module: cst.Module, imports, may_mention=None) -> list[AttributePipe]:
     """The attribute pipelines of ``module`` made in ``__init__`` and filled by another method (each with its cause
-    where it stays in pipeline mode)."""
+    where it stays in pipeline mode). ``may_mention(node, words)`` (``MigrationContext.may_mention``): False where
+    the node's text has none of the words (a function whose text does not say class holds none: not walked)."""
     classes = _Classes()
-    walk(module, classes)
+    walk(module, classes, (lambda node: may_mention(node, _CLASS)) if may_mention is not None else None)
     found = [pipe for node, functions in classes.found for pipe in _in_class(node, functions, imports)]
     made_by: dict[str, int] = {}  # origin key -> how many classes make it
     for pipe in found:

@@ -117,7 +117,8 @@ class CallSiteRewrites:
     def find_iterator_subclasses(self, module: cst.Module) -> None:
         """The module's subclasses of the PyTorch iterators, and whether each can derive from the EpochIterator
         (iterator_subclass.py; the pipelines must be known to stream, so after ``_prepare``)."""
-        self.iterator_subclasses = iterator_subclass.find(module, self.ctx.imports, self.streams, self.untraced)
+        self.iterator_subclasses = iterator_subclass.find(module, self.ctx.imports, self.streams, self.untraced,
+                                                           self.ctx.may_mention)
 
     def _iterator_subclass(self, node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
         found = getattr(self, "iterator_subclasses", {}).get(node.name.value)

@@ -77,7 +77,7 @@ class Discovery(cst.CSTVisitor):
                 if (found := project.lookup(self.ctx.imports, local)) is not None}
 
     def visit_Module(self, node):
-        self.attribute_pipes = attribute_pipes.find(node, self.ctx.imports)
+        self.attribute_pipes = attribute_pipes.find(node, self.ctx.imports, self.ctx.may_mention)
         for pipe in self.attribute_pipes:
             if pipe.refused is None:  # its block, with the options as the filling method sees them
                 self.migrating_attribute_pipes[pipe.key] = pipe

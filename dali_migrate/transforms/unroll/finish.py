@@ -71,7 +71,7 @@ class ModuleFinish:
                    (self.need_tf_iterator, frameworks.TF_OP_NAME)]
         needed = [name for wanted, name in helpers if wanted and not _defines(module, name)]
         if self.need_jax_iterator and epoch_iterator.CLASS_NAME in needed \
-                and first_use(module, epoch_iterator.CLASS_NAME) is None:
+                and first_use(module, epoch_iterator.CLASS_NAME, self.ctx.may_mention) is None:
             needed.remove(epoch_iterator.CLASS_NAME)  # only JaxEpochIterator's base: the helper module brings it
         self.ctx.facts["helpers"] = sorted(needed)
         shared = self.ctx.facts.get("helper_module", helpers_module.DEFAULT_MODULE)
@@ -79,7 +79,7 @@ class ModuleFinish:
             self.ctx.facts["helper_import"] = (helpers_module.import_line(shared, needed), needed)
         else:  # no helper module can be written (a user's file of that name): each definition inline
             for name in reversed([n for n in helpers_module.needed(needed) if not _defines(module, n)]):
-                module = self._insert_helper(module, helpers_module.class_source(name), first_use(module, name))
+                module = self._insert_helper(module, helpers_module.class_source(name), first_use(module, name, self.ctx.may_mention))
         self.ctx.facts["migrated"] = True
         self.ctx.facts["uses_ndd"] = True
         return module

@@ -75,9 +75,11 @@ class SeededFunction:
         return default if default is not None and _is_literal(default) else None
 
 
-def find(module: cst.Module, imports) -> tuple[dict[str, ReaderFunction], dict[str, SeededFunction]]:
+def find(module: cst.Module, imports, may_mention=None) -> tuple[dict[str, ReaderFunction], dict[str, SeededFunction]]:
     """The module's top-level reader functions and functions with seeded random operators, by name; only
-    names bound once at the top of the module (a notebook cell that redefines one makes it ambiguous)."""
+    names bound once at the top of the module (a notebook cell that redefines one makes it ambiguous).
+    ``may_mention(node, words)`` (``MigrationContext.may_mention``): False where the node's text has none of the
+    words (a body without the word seed has no seeded op: not walked)."""
     bound: dict[str, int] = {}
     for statement in module.body:
         for name in _top_level_bindings(statement):
@@ -90,6 +92,8 @@ def find(module: cst.Module, imports) -> tuple[dict[str, ReaderFunction], dict[s
         reader = _reader_function(statement, imports)
         if reader is not None:
             readers[statement.name.value] = reader
+            continue
+        if may_mention is not None and not may_mention(statement.body, _SEED):
             continue
         every = [p.name.value for p in [*statement.params.params, *statement.params.kwonly_params]]
         rebound = AssignedNames()
@@ -108,6 +112,9 @@ def find(module: cst.Module, imports) -> tuple[dict[str, ReaderFunction], dict[s
                 {p.name.value: p.default for p in [*statement.params.params, *statement.params.kwonly_params]
                  if p.default is not None})
     return readers, seeded
+
+
+_SEED = frozenset({"seed"})
 
 
 def _top_level_bindings(statement) -> list[str]:

@@ -110,11 +110,22 @@ class IteratorSubclass:
         return BASES[self.base]
 
 
-class _Find(cst.CSTVisitor):
+class _Calls(cst.CSTVisitor):
+    """The calls of plain names, in the order of the text."""
+
+    def __init__(self, calls: list):
+        self.calls = calls
+
+    def visit_Call(self, node):
+        if isinstance(node.func, cst.Name):
+            self.calls.append(node)
+
+
+class _Find(_Calls):
     def __init__(self, imports):
+        super().__init__([])
         self.imports = imports
         self.found: dict[str, IteratorSubclass] = {}
-        self.calls: list[cst.Call] = []
 
     def visit_ClassDef(self, node):
         for base in node.bases:
@@ -122,20 +133,25 @@ class _Find(cst.CSTVisitor):
             if qualname in BASES:
                 self.found[node.name.value] = IteratorSubclass(node.name.value, node, qualname)
 
-    def visit_Call(self, node):
-        if isinstance(node.func, cst.Name):
-            self.calls.append(node)
 
-
-def find(module: cst.Module, imports, streams, untraced=lambda node: False) -> dict[str, IteratorSubclass]:
+def find(module: cst.Module, imports, streams, untraced=lambda node: False,
+         may_mention=None) -> dict[str, IteratorSubclass]:
     """The module's subclasses of the PyTorch iterators, each with its construction sites and, where it stays
     in pipeline mode, why (``streams(node)``: the migration writes the pipelines ``node`` holds as
-    ReaderStreams; ``untraced(node)``: no pipeline of the run reaches ``node`` as far as the tool sees)."""
-    if not any(base == target or base.startswith(target + ".") for target in imports.aliases.values()
-               for base in BASES):
+    ReaderStreams; ``untraced(node)``: no pipeline of the run reaches ``node`` as far as the tool sees).
+    ``may_mention(node, words)`` (``MigrationContext.may_mention``): False where the node's text has none of the
+    words (not walked)."""
+    leading = frozenset(local for local, target in imports.aliases.items()
+                        if any(base == target or base.startswith(target + ".") for base in BASES))
+    if not leading:
         return {}  # a base resolves through an import whose target leads to the plugin's iterator: there is none
+    # A class whose base resolves to one says the import's local name; a call of a class found says its name.
     finder = _Find(imports)
-    walk(module, finder)
+    walk(module, finder, (lambda node: may_mention(node, leading)) if may_mention is not None else None)
+    if finder.found and may_mention is not None:
+        names = frozenset(finder.found)
+        finder.calls = []
+        walk(module, _Calls(finder.calls), lambda node: may_mention(node, names))
     for subclass in finder.found.values():
         subclass.sites = [c for c in finder.calls if c.func.value == subclass.name]
         subclass.problem = _problem(subclass, streams, untraced)

@@ -272,17 +272,26 @@ class SeededCalls(cst.CSTVisitor):
             self.found.append(node)
 
 
-def seeded_calls(node: cst.CSTNode, imports, skipped=frozenset()) -> list[cst.Call]:
-    """The seeded random-op calls in ``node``, outside the statements ``skipped`` (those of kept units)."""
+def seeded_calls(node: cst.CSTNode, imports, skipped=frozenset(), may_mention=None) -> list[cst.Call]:
+    """The seeded random-op calls in ``node``, outside the statements ``skipped`` (those of kept units).
+    ``may_mention(node, words)`` (``MigrationContext.may_mention``): False where the node's text has none of the
+    words (a subtree that does not say seed holds no seeded call: not walked)."""
     from ...walk import walk
 
+    if may_mention is not None:
+        keep = (lambda n: n not in skipped and may_mention(n, _SEED)) if skipped else (lambda n: may_mention(n, _SEED))
+    else:
+        keep = (lambda n: n not in skipped) if skipped else None
     finder = SeededCalls(imports)
-    walk(node, finder, keep=(lambda n: n not in skipped) if skipped else None)
+    walk(node, finder, keep=keep)
     return finder.found
 
 
-def has_seeded_call(node: cst.CSTNode, imports) -> bool:
-    return bool(seeded_calls(node, imports))
+_SEED = frozenset({"seed"})
+
+
+def has_seeded_call(node: cst.CSTNode, imports, may_mention=None) -> bool:
+    return bool(seeded_calls(node, imports, may_mention=may_mention))
 
 
 def is_reader_path(path: str) -> bool:

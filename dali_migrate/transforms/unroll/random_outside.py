@@ -112,7 +112,7 @@ class RandomOpsOutside:
         if found is None:
             candidate = (self.ctx.facts.get("seeded_functions") or {}).get(function.name.value)
             found = self._seed_functions[function] = not (candidate is not None and candidate.node is function) \
-                and has_seeded_call(function, self.ctx.imports)
+                and has_seeded_call(function, self.ctx.imports, self.ctx.may_mention)
         return found
 
     def _random_outside(self, call: cst.Call, updated: cst.Call) -> cst.Call:

@@ -60,41 +60,49 @@ class SourceHelper:
     random: bool = False  # it calls a random operator: the calling pipeline seeds the thread's RNG for it
 
 
-def find(module: cst.Module, imports) -> dict[str, SourceHelper]:
-    """The module's source helpers by name (see the module docstring)."""
+def find(module: cst.Module, imports, may_mention=None) -> dict[str, SourceHelper]:
+    """The module's source helpers by name (see the module docstring). ``may_mention(node, words)``
+    (``MigrationContext.may_mention``): False where the node's text has none of the words (no walk there)."""
     found = {}
-    for statement in exported_functions(module).values():
+    for statement in exported_functions(module, may_mention).values():
         helper = _source_helper(_assigned_return(statement, imports), imports)
         if helper is not None:
             found[statement.name.value] = helper
     return found
 
 
-def exported_functions(module: cst.Module) -> dict[str, cst.FunctionDef]:
+def exported_functions(module: cst.Module, may_mention=None) -> dict[str, cst.FunctionDef]:
     """Top-level functions defined once and never named in their module: only other modules can call them
-    (a graph helper module's functions)."""
+    (a graph helper module's functions). ``may_mention``: as for ``find``."""
     bound: dict[str, int] = {}
-    named = _CalledNames()
     for statement in module.body:
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             bound[statement.name.value] = bound.get(statement.name.value, 0) + 1
-        walk(statement, named)
-    return {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef) and bound[s.name.value] == 1
+    candidates = frozenset(s.name.value for s in module.body if isinstance(s, cst.FunctionDef)
+                           and bound[s.name.value] == 1)
+    if not candidates:
+        return {}
+    # Only the candidates' names matter: a subtree whose text says none of them holds no Name of one.
+    named = _CalledNames((lambda node: may_mention(node, candidates)) if may_mention is not None else None)
+    for statement in module.body:
+        walk(statement, named, named.keep)
+    return {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value in candidates
             and s.name.value not in named.names}
 
 
 class _CalledNames(cst.CSTVisitor):
-    def __init__(self):
+    def __init__(self, keep=None):
         super().__init__()
         self.names: set[str] = set()
+        self.keep = keep
 
     def visit_Name(self, node):
         self.names.add(node.value)
 
     def visit_FunctionDef(self, node):
         for part in (node.params, *node.decorators):  # (a def's own name is not a use of it)
-            walk(part, self)
-        walk(node.body, self)
+            walk(part, self, self.keep)
+        walk(node.body, self, self.keep)
         return False
 
 
@@ -345,7 +353,7 @@ def _names(function) -> set[str]:
 
 def rewrite_module(module: cst.Module, ctx) -> cst.Module:
     """Every source helper of the module as a stream, except in units that stay in pipeline mode."""
-    helpers = per_model(ctx, "source_helpers", module, lambda: find(module, ctx.imports))
+    helpers = per_model(ctx, "source_helpers", module, lambda: find(module, ctx.imports, ctx.may_mention))
     kept = ctx.kept_statements or frozenset()
     if not helpers:
         return module
