@@ -28,6 +28,7 @@ from .findings import Finding, rule
 from .markers import open_markers
 from .names import CALLED_SUFFIX, ImportTable
 from .source import _BUILT_WORDS, code_for_node, parse_module, print_code, print_with_spans
+from .walk import walk
 
 PARSE_ERROR = rule(
     "DM001", "parse-error", "error",
@@ -810,7 +811,7 @@ def _statements_under(nodes) -> set:
     """The simple statements inside ``nodes`` (definitions and helpers a marker covers)."""
     collect = _SimpleStatements()
     for node in nodes:
-        node.visit(collect)
+        walk(node, collect)  # read-only (libcst's visit rebuilds every node)
     return collect.found
 
 

@@ -163,7 +163,8 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
     outputs = [] if outputs is None else outputs
     desc.extra["returned_kinds"] = returned_kinds(outputs, env.ctx.facts.get("flow"), desc.style == "class")
     if desc.style == "with":
-        statements, outputs, renamed = python_functions.unshadow(imports, list(statements), list(outputs))
+        statements, outputs, renamed = python_functions.unshadow(imports, list(statements), list(outputs),
+                                                                   env.ctx.may_mention)
         for rename in renamed:
             env.report(rules.PYTHON_FUNCTION.id, f"{rename}: the block bound a Python operator's result to its "
                        f"function's name, which the generator would make local", desc.node)
@@ -171,7 +172,8 @@ def build_graph(desc: PipelineDesc, statements, outputs, env: Env, closing=None)
     taken = set(desc.params)
     for node in [*statements, *outputs]:
         taken |= _reads_and_binds(node)[0]
-    statements, outputs = sources.hoist_nested(imports, list(statements), list(outputs), taken, env.report)
+    statements, outputs = sources.hoist_nested(imports, list(statements), list(outputs), taken, env.report,
+                                               env.ctx.may_mention)
     desc.extra["statements"] = [*statements, *outputs]  # what a reader's single name is used by
     facts = [_StatementFacts(statement, imports, env.ctx.facts.get("flow")) for statement in statements]
     returns = [found for fact in facts for found in fact.returns.found]

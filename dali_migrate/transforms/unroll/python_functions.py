@@ -188,6 +188,9 @@ def _quoted(layout: str | None) -> str:
     return "None" if layout is None else '"' + layout + '"'
 
 
+_FUNCTION = frozenset({"function"})
+
+
 class _Calls(cst.CSTVisitor):
     """The Python-operator calls of a statement whose function= is a plain name."""
 
@@ -233,14 +236,18 @@ class _RenameName(cst.CSTTransformer):
         return updated_node.with_changes(value=self.new)
 
 
-def unshadow(imports, statements: list, outputs: list) -> tuple[list, list, list[str]]:
+def unshadow(imports, statements: list, outputs: list, may_mention=None) -> tuple[list, list, list[str]]:
     """A ``with pipe:`` block that binds a Python operator's result to its own function's name
     (``perspective = torch_python_function(x, function=perspective)``) read the function, then rebound a
     module name. In the migrated generator that name would be local from the start (UnboundLocalError):
     the block's own binding, and the reads after it, get a new name; function= keeps reading the function.
-    Returns the statements, the outputs and ``"old -> new"`` for each rename."""
+    Returns the statements, the outputs and ``"old -> new"`` for each rename. ``may_mention(node, words)``
+    (``MigrationContext.may_mention``): False where the node's text has none of the words (a statement that does
+    not say function= has no such call: not visited)."""
     renamed = []
     for index, statement in enumerate(statements):
+        if may_mention is not None and not may_mention(statement, _FUNCTION):
+            continue
         calls = _Calls(imports)
         statement.visit(calls)
         for function in calls.functions:

@@ -110,6 +110,9 @@ def is_external_source(imports, call: cst.Call) -> bool:
         ops_path(imports, call.func) == "ExternalSource" and kwarg(call, "source") is not None)
 
 
+_SOURCE_NAMES = frozenset({"external_source", "ExternalSource"})
+
+
 def external_source_statement(statement, imports):
     """(target, call) for ``target = fn.external_source(...)``, else None."""
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
@@ -149,14 +152,22 @@ class _NestedSourceCalls(cst.CSTTransformer):
         return super().on_leave(original_node, updated_node)
 
 
-def hoist_nested(imports, statements: list, outputs: list, taken: set[str], report=None) -> tuple[list, list]:
+def hoist_nested(imports, statements: list, outputs: list, taken: set[str], report=None,
+                 may_mention=None) -> tuple[list, list]:
     """(statements, outputs) with each external_source call nested in a plain expression of a top-level
     statement or of an output read first into a name of its own, in a statement just before (``data =
-    fn.external_source(...)``, which the passes migrate). ``taken``: the names the pipeline already uses."""
+    fn.external_source(...)``, which the passes migrate). ``taken``: the names the pipeline already uses.
+    ``may_mention(node, words)`` (``MigrationContext.may_mention``): False where the node's text has none of the
+    words (a statement that names no external source has none to hoist: not walked)."""
     new_statements, hoisted_any = [], False
+    # A call is_external_source resolves ends in one of these names, or is a name imported as one of them.
+    words = _SOURCE_NAMES | {local for local, target in imports.aliases.items()
+                             if target.rpartition(".")[2] in _SOURCE_NAMES}
 
     def hoisted(node, before):
         nonlocal hoisted_any
+        if may_mention is not None and not may_mention(node, words):
+            return node
         found = _NestedSourceCalls(imports, taken)
         node = transform(node, found, layout=False)
         for name, call in found.hoisted:
