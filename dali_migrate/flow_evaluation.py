@@ -9,6 +9,8 @@ the solver has not decided yet.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import libcst as cst
 
 from . import optable
@@ -31,8 +33,34 @@ _VALUES, _BINDINGS, _OUTSIDE, _UNBOUND = "values", "bindings", "outside", "unbou
 class FlowEvaluation:
     """What an expression of the module evaluates to (a mixin of ``DataFlow``)."""
 
+    # -- answers kept while the model is read -------------------------------------------------------
+    @contextmanager
+    def answers_kept(self):
+        """While a walk reads the solved model and nothing it reads changes (the import table included: the passes
+        add to it, so they do not read through this), each expression is evaluated once: a walk that asks a call's
+        value, then its arguments', then their own arguments' no longer evaluates the innermost ones again each
+        time. The same answers: ``_eval`` of a solved model depends on the expression and the model's tables only."""
+        if "_eval" in self.__dict__:  # (already inside)
+            yield
+            return
+        memo: dict[int, Value | None] = {}
+        evaluate = self._evaluate
+
+        def kept(expr):
+            key = id(expr)  # (the module's nodes outlive the walk; ``id`` skips libcst's Python-level hash)
+            if key in memo:
+                return memo[key]
+            found = memo[key] = evaluate(expr)
+            return found
+
+        self._eval = kept
+        try:
+            yield
+        finally:
+            del self._eval
+
     # -- evaluation ---------------------------------------------------------------------------------
-    def _eval(self, expr) -> Value | None:
+    def _evaluate(self, expr) -> Value | None:
         common = _COMMON_EXPRESSION.get(type(expr))
         if common is None:
             common = _COMMON_EXPRESSION[type(expr)] = _common_expression(expr)
@@ -112,6 +140,8 @@ class FlowEvaluation:
         if isinstance(expr, cst.Lambda):
             return value(("function", expr), self.function_sites.get(expr, _NO_ORIGINS))
         return UNKNOWN
+
+    _eval = _evaluate  # (``answers_kept`` puts a memo in front of it, for one instance)
 
     def _tuple(self, elements):
         """A tuple literal: "tuple:K" when its elements agree, ("tup", kinds) when they differ."""

@@ -233,7 +233,8 @@ def check(module: cst.Module, migrated_origins: dict[str, str], kept: frozenset,
     known = set(known_undefined)
     migrated = frozenset(migrated_origins.values()) | frozenset(imported_generators or ())
     checker = _Check(flow, migrated, kept, epoch_iterator, known, positioned)
-    walk(module, checker)
+    with flow.answers_kept():  # (its own model, read and nothing more)
+        walk(module, checker)
     for name, statement in _read_before_bound(module, flow):
         if name.value not in known:
             known.add(name.value)

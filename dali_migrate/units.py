@@ -399,7 +399,8 @@ class Units:
         self._position = position
         self._parent: dict[str, str] = {}
         tagger = _Tagger(flow, foreign_helpers, follows)
-        walk(module, tagger)
+        with flow.answers_kept():  # (before any pass: nothing the model reads changes during the walk)
+            walk(module, tagger)
         self.statement_origins: dict[cst.CSTNode, frozenset] = tagger.statement_origins
         self.escapes: list[Escape] = tagger.escapes + tagger.expected_errors()
         # operators named as values that reach code the model does not follow: left as they were (kept), marked

@@ -545,3 +545,34 @@ def test_super_of_a_pipeline_subclass_is_left_to_the_class_pass():
 def test_deep_nesting_is_top_and_the_solver_ends():
     source = PIPE + "x = pipe('r')\nfor _ in range(3):\n    x = [x]\nx\n"
     assert value_of(source, "x").startswith("top")
+
+
+class _Expressions(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.found = []
+
+    def on_visit(self, node):
+        if isinstance(node, cst.BaseExpression):
+            self.found.append(node)
+        return True
+
+
+@pytest.mark.parametrize("name", ["unroll/checkpoint_class.py", "unroll/branch_readers.py", "unroll/body_bindings.py",
+                                  "runnable/roi_crop_patch/main.py"])
+def test_answers_kept_while_a_walk_reads_are_the_answers(name):
+    """``answers_kept`` evaluates each expression once while a walk reads the solved model: every expression of the
+    module, asked inside it in the order a walk asks (outer before inner), gets what it gets outside it."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "golden" / name
+    module = parse_module(path.read_text())
+    flow = df.DataFlow(module, ImportTable.from_module(module))
+    expressions = _Expressions()
+    module.visit(expressions)
+    plain = [flow.value_of(e) for e in expressions.found]
+    with flow.answers_kept():
+        kept = [flow.value_of(e) for e in expressions.found]
+        assert "_eval" in flow.__dict__
+    assert kept == plain and len(plain) > 20
+    assert "_eval" not in flow.__dict__  # (the memo goes with the walk)

@@ -6,6 +6,7 @@ hierarchy or by what ReaderStream defines)."""
 from __future__ import annotations
 
 import ast
+import functools
 
 import libcst as cst
 
@@ -19,7 +20,8 @@ from .model import PipelineDesc
 GRAPH_WORD, STEP_WORD = "define_graph", "step"
 
 
-def _stream_attributes() -> set[str]:
+@functools.cache  # (the class's text is the package's: parsed once per process, not per Pipeline class)
+def _stream_attributes() -> frozenset[str]:
     """What the ReaderStream class defines (its methods and class attributes): a migrated class derives from it."""
     tree = ast.parse(class_source(stream.CLASS_NAME))
     names = set(_STREAM_ATTRIBUTES)
@@ -30,7 +32,7 @@ def _stream_attributes() -> set[str]:
             names.add(node.attr)
         elif isinstance(node, ast.Assign):
             names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    return names
+    return frozenset(names)
 
 
 def _graph_helper_names(classes, attributes: set[str]) -> tuple[dict[str, str], dict[str, str]]:
