@@ -24,7 +24,9 @@ collides with one of them; ``ModuleSymbols`` gives the unroll pass the definitio
 
 Whatever does not go to plan (the file does not parse with ``ast``, a statement does not start
 a line, a placeholder does not come back exactly once and unchanged) means: no elision, the file is
-migrated whole, as before.
+migrated whole, as before. Where a look at the text alone says the split would leave out less than
+``WORTH_ELIDING`` of the file (DALI's own test modules: nearly every statement is hot), the engine does
+not try it (``worth_eliding``): the ``ast`` parse would cost more than it saves.
 """
 
 from __future__ import annotations
@@ -123,14 +125,12 @@ _DECORATED = re.compile(r"@|(?:async\s+)?def\s|class\s")
 _IMPORT_FROM = re.compile(r"from\s+(nvidia(?:\.\w+)*)\s+import\b(.*)", re.S)
 _IMPORTED = re.compile(r"([\w.]+)(?:\s+as\s+(\w+))?")
 _COMMENT = re.compile(r"#[^\r\n]*")
-# Elision pays for its own ``ast`` parse (about a tenth of a libcst round trip) once it leaves out a few hundredths
-# of the file (a libcst parse and every walk over less text).
-WORTH_ELIDING = 0.05
-
-
 _DEFINITION = re.compile(r"(?:@[^\r\n]*(?:\r\n?|\n))*(?:async\s+def|def|class)\s")
 _BINDING = re.compile(r"(?:@[^\r\n]*(?:\r\n?|\n))*(?:(?:async\s+def|def|class)\s+([^\W\d]\w*)|([^\W\d]\w*)\s*[:=]"
                       r"(?!=))")
+# Elision pays for its own ``ast`` parse (about a tenth of a libcst round trip) once it leaves out a few hundredths
+# of the file (a libcst parse and every walk over less text).
+WORTH_ELIDING = 0.05
 
 
 def _first_binding(text: str) -> set[str]:
@@ -155,10 +155,11 @@ def _dali_import_locals(text: str) -> set[str]:
 def worth_eliding(source: str, dali_words: set[str], hot_together=()) -> bool:
     """Whether ``elide`` may leave out at least ``WORTH_ELIDING`` of the text, estimated from the text alone (no
     parse): the stretches between lines that start at column 0, a decorator with what it decorates, count as cold
-    when they mention none of ``dali_words``, of the words of the lines that import from ``nvidia``, nor every word
-    of one set of ``hot_together``, and import nothing. That is fewer hot words than ``elide`` finds (no names that hot code binds, no
-    project pipelines), so more text counts as cold than it leaves out: False only where it would leave out less.
-    Elision changes no output (``benchmarks/transparency.py``), so this decides the time only."""
+    when they mention none of ``dali_words``, of the names the lines that import from ``nvidia`` bind, nor every
+    word of one set of ``hot_together``, and import nothing. That is fewer hot words than ``elide`` finds (only the
+    first name a stretch binds, no project pipelines), so the estimate errs on the side of eliding: it says no where
+    ``elide`` would leave out less (tests/test_elision.py checks it over every golden source). Elision changes no
+    output (``benchmarks/transparency.py``), so this decides the time only."""
     starts = [m.start() for m in _TOP_LINE.finditer(source)]
     if len(starts) < 2:
         return False  # (``elide`` needs two top-level statements)
