@@ -43,14 +43,17 @@ class FlowEvaluation:
         if "_eval" in self.__dict__:  # (already inside)
             yield
             return
-        memo: dict[int, Value | None] = {}
+        # By ``id`` (libcst's nodes hash in Python), with the node held beside its value: no node asked about and
+        # freed during the walk (one a caller built to ask with) can leave its id to another.
+        memo: dict[int, tuple] = {}
         evaluate = self._evaluate
 
         def kept(expr):
-            key = id(expr)  # (the module's nodes outlive the walk; ``id`` skips libcst's Python-level hash)
-            if key in memo:
-                return memo[key]
-            found = memo[key] = evaluate(expr)
+            held = memo.get(id(expr))
+            if held is not None and held[0] is expr:
+                return held[1]
+            found = evaluate(expr)
+            memo[id(expr)] = (expr, found)
             return found
 
         self._eval = kept
