@@ -371,7 +371,8 @@ def test_elision_is_worth_it_only_where_it_leaves_out_enough():
 
 def test_what_a_dali_import_binds_heats_and_its_path_does_not():
     hot = "from nvidia.dali.pipeline import Pipeline\nimport nvidia.dali.fn as fn\n\n\n"
-    cold = "def helper():\n    '''Mentions the pipeline, a word of the first statement's path only.'''\n" + "    x = 1\n" * 40
+    cold = ("def helper():\n    '''Mentions the pipeline, a word of the first statement's path only.'''\n"
+            + "    x = 1\n" * 40)
     assert elision.worth_eliding(hot + cold + "p = Pipeline()\n", set())
     assert not elision.worth_eliding(hot + cold.replace("x = 1", "x = fn") + "p = Pipeline()\n", set())
     # a def that hot code names is hot (elide parses it with the hot code)

@@ -397,7 +397,8 @@ class ImportsPass(Pass):
         from .base import run_transformer
         module = run_transformer(module, pruner)
         if "ndd" in used and not _has_ndd_import(module):
-            module = _insert_statement(module, _insert_index(module, first_use(module, "ndd", ctx.may_mention)), NDD_IMPORT)
+            first = first_use(module, "ndd", ctx.may_mention)
+            module = _insert_statement(module, _insert_index(module, first), NDD_IMPORT)
             ctx.report(IMPORTS.id, f"added `{NDD_IMPORT}`", line=0)
         module = _add_requested_imports(module, ctx, used)
         if ctx.facts.get("helper_import"):  # the project's helper module (unroll/helpers.py): after the DALI imports

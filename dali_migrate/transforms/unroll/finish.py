@@ -79,7 +79,8 @@ class ModuleFinish:
             self.ctx.facts["helper_import"] = (helpers_module.import_line(shared, needed), needed)
         else:  # no helper module can be written (a user's file of that name): each definition inline
             for name in reversed([n for n in helpers_module.needed(needed) if not _defines(module, n)]):
-                module = self._insert_helper(module, helpers_module.class_source(name), first_use(module, name, self.ctx.may_mention))
+                module = self._insert_helper(module, helpers_module.class_source(name),
+                                             first_use(module, name, self.ctx.may_mention))
         self.ctx.facts["migrated"] = True
         self.ctx.facts["uses_ndd"] = True
         return module
