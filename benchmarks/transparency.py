@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from unittest.mock import patch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -35,7 +36,7 @@ def main(argv=None) -> int:
     parser.add_argument("roots", nargs="+")
     args = parser.parse_args(argv)
     shard, shards = map(int, args.shard.split("/"))
-    elide, whole, worth = elision.elide, engine._migrate_parsed, elision.worth_eliding
+    whole = engine._migrate_parsed
     again: list[str] = []
 
     def counting(result, source, path, passes, force, project=None, elide=True, helper_module=None):
@@ -50,18 +51,11 @@ def main(argv=None) -> int:
             source = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue
-        engine._migrate_parsed = counting
-        elision.worth_eliding = lambda *args, **kwargs: True
-        try:
+        with patch.object(engine, "_migrate_parsed", counting), \
+                patch.object(elision, "worth_eliding", lambda *args, **kwargs: True):
             elided = _outcome(_migrate_text(source, str(path), path.suffix))
-        finally:
-            engine._migrate_parsed = whole
-            elision.worth_eliding = worth
-        elision.elide = lambda *args, **kwargs: None
-        try:
+        with patch.object(elision, "elide", lambda *args, **kwargs: None):
             whole_file = _outcome(_migrate_text(source, str(path), path.suffix))
-        finally:
-            elision.elide = elide
         compared += 1
         if elided != whole_file:
             differ += 1

@@ -176,28 +176,14 @@ def worth_eliding(source: str, dali_words: set[str], hot_together=()) -> bool:
         decorated = text.startswith("@")
         if text.startswith(("import", "from")) and "nvidia" in text:
             hot |= _dali_import_locals(text)
-    # As ``elide`` decides, to a fixpoint: a stretch is hot when it mentions a hot word, and then the name it starts
-    # by binding (``def f``, ``class C``, ``x =``) is one; a def or class whose name a hot stretch says is hot.
-    cold, named = [], set()
-    for text in stretches:
-        words = set(WORD.findall(text))
-        if "import" in words or words & hot or any(together <= words for together in hot_together):
-            hot |= _first_binding(text)
-            named |= words
-        else:
-            cold.append((text, words))
-    changed = True
-    while changed and cold:
-        changed, still = False, []
-        for text, words in cold:
-            bound = _first_binding(text)
-            if words & hot or bound & named and _DEFINITION.match(text):
-                hot |= bound
-                named |= words
-                changed = True
-            else:
-                still.append((text, words))
-        cold = still
+    # As ``elide`` decides: hot by ``cold_by_fixpoint`` (a stretch that imports is never left out), with the name a
+    # stretch starts by binding (``def f``, ``class C``, ``x =``) for what it binds; then the defs and classes that hot
+    # text names, and what those name in turn (``_without_named_definitions``).
+    items = [(text, set(WORD.findall(text))) for text in stretches]
+    cold = cold_by_fixpoint(items, lambda item: item[1], lambda item: _first_binding(item[0]), hot | {"import"},
+                            hot_together)
+    cold = _without_named_definitions(items, cold, lambda item: item[1],
+                                      lambda item: _first_binding(item[0]) if _DEFINITION.match(item[0]) else ())
     return sum(len(text) for text, _ in cold) >= WORTH_ELIDING * len(source)
 
 
@@ -290,31 +276,36 @@ def cold_by_fixpoint(items: list, words_of, bound_of, hot_words: set[str], hot_t
     return cold
 
 
-def _without_named_definitions(units: list[Unit], cold: list[Unit]) -> list[Unit]:
-    """``cold`` less the functions and classes that hot code names, and those that they name in turn.
+def _without_named_definitions(units: list, cold: list, words_of=lambda unit: unit.words,
+                                defines=lambda unit: _definition_names(unit.statements)) -> list:
+    """``cold`` less the functions and classes that hot code names, and those that they name in turn
+    (``words_of(unit)``: the words of its text; ``defines(unit)``: the names of the defs and classes it holds).
 
     Hot code calls them (``check_results(pipe)``) or hands them on (``MyPipeline(lookup_func)``, whose graph calls
     its parameter): the flow model and the units must read them, or the first attempt would find a DALI value
     handed to a placeholder (``context.NeedsWholeFile``) and the file be migrated again whole, or, where nothing
     tells it, miss what their code does with the value. A name is a word of the text (a superset: attributes,
     keywords, strings, comments too); the names a parsed definition binds do not make other statements hot."""
-    defined: dict[str, list[Unit]] = {}  # a name -> the cold units with a def or class of that name
+    defined: dict[str, list] = {}  # a name -> the cold units with a def or class of that name
     for unit in cold:
-        for statement in unit.statements:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                defined.setdefault(statement.name, []).append(unit)
+        for name in defines(unit):
+            defined.setdefault(name, []).append(unit)
     if not defined:
         return cold
     cold_ids = {id(unit) for unit in cold}
     naming = [unit for unit in units if id(unit) not in cold_ids]
     parsed: set[int] = set()
     while naming and defined:
-        for name in naming.pop().words & defined.keys():
+        for name in words_of(naming.pop()) & defined.keys():
             for unit in defined.pop(name):
                 if id(unit) not in parsed:
                     parsed.add(id(unit))
                     naming.append(unit)
     return [unit for unit in cold if id(unit) not in parsed] if parsed else cold
+
+
+def _definition_names(statements: list[ast.stmt]) -> list[str]:
+    return [s.name for s in statements if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")  # (as libcst finds a module's default newline)
