@@ -32,6 +32,7 @@ from .import_guards import find_guard
 from .imports import NDD_IMPORT, _References
 from .leftovers import policies_become_strings
 from .unroll.epoch_iterator import policy_member
+from ..walk import walk
 
 GUARDED_IMPORTS = rule(
     "DM108", "guarded-imports", "info",
@@ -120,7 +121,7 @@ class GuardsPass(Pass):
         strings = policies_become_strings(module, ctx.imports, frozenset(placeholders), ctx.facts.get("flow"),
                                           text=ctx.source)
         references = _ReferencesOutside(set(placeholders), ctx.imports if strings else None)
-        module.visit(references)
+        walk(module, references)  # read-only: no rebuild
         if "ndd" not in references.names:
             return module  # nothing was migrated to dynamic mode here
         fallback = []
