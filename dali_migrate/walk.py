@@ -9,6 +9,7 @@ import functools
 import inspect
 import re
 import textwrap
+import typing
 
 import libcst as cst
 
@@ -30,8 +31,19 @@ def _child_fields(cls: type) -> tuple[str, ...]:
     if names is None:
         names = _CHILD_FIELDS[cls] = tuple(
             f.name for f in dataclasses.fields(cls)
-            if not f.name.startswith("whitespace") and f.name not in _LAYOUT_FIELDS)
+            if not f.name.startswith("whitespace") and f.name not in _LAYOUT_FIELDS and _may_hold_nodes(f.type))
     return names
+
+
+def _may_hold_nodes(annotation) -> bool:
+    """Whether a field of this declared type can hold a node: ``Name.value: str`` and ``Arg.star: Literal[...]``
+    never do (read from libcst's own annotations; anything unclear counts as a node)."""
+    if isinstance(annotation, type):
+        return issubclass(annotation, cst.CSTNode) or issubclass(annotation, (list, tuple))
+    if typing.get_origin(annotation) is typing.Literal:
+        return False
+    arguments = typing.get_args(annotation)
+    return not arguments or any(_may_hold_nodes(a) for a in arguments)
 
 
 def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, keep=None) -> None:
@@ -143,34 +155,49 @@ def hooks_for(cls: type, node_type: type) -> tuple:
 
 def _walk_hooks(node, visitor, cls, keep=None):
     """``_walk`` for a visitor with libcst's own on_visit/on_leave, dispatching through ``hooks_for``."""
-    _walk_plans(node, visitor, _PLANS.get(cls) or _PLANS.setdefault(cls, {}), cls, keep)
+    plans = _PLANS.get(cls) or _PLANS.setdefault(cls, {list: _SEQUENCE_PLAN, tuple: _SEQUENCE_PLAN})
+    plan = plans.get(type(node)) or _plan(plans, cls, node)
+    if plan is not _INERT:
+        _walk_plans(node, plan, visitor, plans, cls, keep)
 
 
-# Per visitor class, per node type: (visit hook, leave hook, child fields): one lookup keyed by the node's type per
-# node, where ``_HOOKS`` needs a (class, type) tuple built and hashed and ``_CHILD_FIELDS`` a second lookup.
+# Per visitor class, per type of a field's value: for a node, (visit hook, leave hook, child fields); ``_INERT`` for
+# what the walk has nothing to do with (not a node; or a node without hooks or child fields, such as a ``Dot``);
+# ``_SEQUENCE_PLAN`` for a list or tuple. One lookup per value, made by the parent: a value with nothing to do
+# costs no call, where ``_HOOKS`` needed a (class, type) tuple built and hashed and ``_CHILD_FIELDS`` a second lookup.
 _PLANS: dict[type, dict[type, tuple]] = {}
+_INERT, _SEQUENCE_PLAN = (None, None, ()), (None, None, ("sequence",))
 
 
-def _walk_plans(node, visitor, plans, cls, keep):
+def _plan(plans: dict, cls: type, value) -> tuple:
+    value_type = type(value)
+    if _value_kind(value) != _NODE:
+        plan = _INERT
+    else:
+        visit, leave = hooks_for(cls, value_type)
+        fields = _child_fields(value_type)
+        plan = _INERT if visit is None and leave is None and not fields else (visit, leave, fields)
+    plans[value_type] = plan
+    return plan
+
+
+def _walk_plans(node, plan, visitor, plans, cls, keep):
     if keep is not None and not keep(node):
         return
-    node_type = type(node)
-    plan = plans.get(node_type)
-    if plan is None:
-        plan = plans[node_type] = (*hooks_for(cls, node_type), _child_fields(node_type))
     visit, leave, fields = plan
     if visit is None or visit(visitor, node) is not False:
         # ``node_children`` inlined: this is the walk every pass's read-only visitor takes, and building
         # a list per node cost 0.05-0.08x of a bare round trip on the speed corpus.
         for name in fields:
             value = getattr(node, name)
-            kind = _VALUE_KIND.get(type(value)) or _value_kind(value)
-            if kind == _NODE:
-                _walk_plans(value, visitor, plans, cls, keep)
-            elif kind == _SEQ:
+            child = plans.get(type(value)) or _plan(plans, cls, value)
+            if child is _SEQUENCE_PLAN:
                 for item in value:
-                    if (_VALUE_KIND.get(type(item)) or _value_kind(item)) == _NODE:
-                        _walk_plans(item, visitor, plans, cls, keep)
+                    child = plans.get(type(item)) or _plan(plans, cls, item)
+                    if child is not _INERT and child is not _SEQUENCE_PLAN:
+                        _walk_plans(item, child, visitor, plans, cls, keep)
+            elif child is not _INERT:
+                _walk_plans(value, child, visitor, plans, cls, keep)
     if leave is not None:
         leave(visitor, node)
 

@@ -91,9 +91,9 @@ def test_the_guards_skip_most_of_a_module():
     counted = []
     original = walk_module._walk_plans
 
-    def counting(node, visitor, plans, cls, keep):
+    def counting(node, plan, visitor, plans, cls, keep):
         counted.append(node)
-        return original(node, visitor, plans, cls, keep)
+        return original(node, plan, visitor, plans, cls, keep)
 
     walk_module._walk_plans = counting
     try:
