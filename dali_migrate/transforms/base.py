@@ -71,9 +71,17 @@ def _run_inline(module: cst.Module, t: "MigrationTransformer") -> cst.Module:
     count = len(mentions) if mentions is not None else 0
     relevant, built_words = t._relevant, ctx.built_words
     skipped_types = {} if cls.skips is not MigrationTransformer.skips else None
+    inert = _INERT_TYPES.get(cls)
+    if inert is None:
+        inert = _INERT_TYPES[cls] = {}
 
     def visit(node):
         ntype = type(node)
+        found = inert.get(ntype)
+        if found is None:
+            found = inert[ntype] = _inert(cls, ntype)
+        if found:
+            return node  # a token (``Dot``, ``AssignEqual``): no hook and nothing inside, so nothing to do
         if cold and node in cold:
             return node
         if skipped_types is not None:
@@ -199,6 +207,16 @@ class MigrationTransformer(cst.CSTTransformer):
         if self._statement_stack:
             self._statement_stack[-1][1].append(marker_text(rule_id, message))
         return finding
+
+
+# Per transformer class, per node type: whether the inline walk has nothing to do with such a node (no hook for it,
+# no child it enters, not a statement); each answer would return the node as it is, so it is returned at once.
+_INERT_TYPES: dict[type, dict[type, bool]] = {}
+
+
+def _inert(cls: type, node_type: type) -> bool:
+    return hooks_for(cls, node_type) == (None, None) and child_order(node_type, False) == () \
+        and not _is_statement(node_type)
 
 
 _STATEMENT_TYPES: dict[type, bool] = {}
