@@ -32,6 +32,7 @@ from .import_guards import find_guard
 from .imports import NDD_IMPORT, _References
 from .leftovers import policies_become_strings
 from .unroll.epoch_iterator import policy_member
+from ..source import parse_statement
 from ..walk import walk
 
 GUARDED_IMPORTS = rule(
@@ -139,11 +140,11 @@ class GuardsPass(Pass):
             if new is not None:
                 fallback.append(new)
         if placeholders and "ndd" not in guard.bound:
-            fallback.append(cst.parse_statement("ndd = None\n"))
+            fallback.append(parse_statement("ndd = None\n"))
         body = guard.body
         if "ndd" not in guard.bound:
             at = guard.last_dali_import() + 1
-            body.insert(at, cst.parse_statement(NDD_IMPORT + "\n"))
+            body.insert(at, parse_statement(NDD_IMPORT + "\n"))
             ctx.report(GUARDED_IMPORTS.id, f"`{NDD_IMPORT}` added where the module imports DALI (guarded: it "
                        f"still imports without DALI)", guard.node)
         node = guard.node.with_changes(body=guard.node.body.with_changes(body=body))

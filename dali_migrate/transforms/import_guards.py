@@ -8,6 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..names import DALI, import_bindings, module_name
+from ..source import parse_statement
 
 
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
@@ -95,7 +96,7 @@ def find_guard(module: cst.Module) -> Guard | None:
 def insert_guarded(module: cst.Module, guard: Guard, statement: str) -> cst.Module:
     """``statement`` (a DALI import) added to the guard's body after its last DALI import."""
     body = guard.body
-    body.insert(guard.last_dali_import() + 1, cst.parse_statement(statement + "\n"))
+    body.insert(guard.last_dali_import() + 1, parse_statement(statement + "\n"))
     statements = list(module.body)
     statements[guard.index] = guard.node.with_changes(body=guard.node.body.with_changes(body=body))
     return module.with_changes(body=statements)

@@ -30,6 +30,7 @@ from ..findings import rule
 from ..names import DALI, NDD, dotted, import_bindings, module_name
 from .base import MigrationTransformer, Pass, names_in
 from .import_guards import find_guard, insert_guarded
+from ..source import parse_statement
 from ..walk import walk
 
 IMPORTS = rule(
@@ -493,7 +494,7 @@ def _insert_statement(module: cst.Module, index: int, statement: str) -> cst.Mod
     it follows no import (a docstring, or nothing), it takes over the blank lines before the next
     statement so that the layout of the file stays as it was."""
     body = list(module.body)
-    new = cst.parse_statement(statement + "\n")
+    new = parse_statement(statement + "\n")
     following = body[index] if index < len(body) else None
     previous = body[index - 1] if index > 0 else None
     if following is not None and _is_import_line(following):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...source import parse_statement
 from ...walk import transform, walk
 from ... import optable
 from ...dataflow import STREAM_CLASS
@@ -139,7 +140,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     init = methods.get("__init__")
     hoisted = desc.extra.get("hoisted_reader")
     if init is None and hoisted is not None:  # a subclass with only define_graph: its reader needs an __init__
-        init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+        init = parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
     elif init is not None:
         init = transform(init, _InitRewrite(replacements), layout=False)
     inherited_readers = desc.extra.get("inherited_readers", ())
@@ -147,7 +148,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
              if attr in inherited_readers and reader.name is not None]
     if named:  # the base created them: listed by the names this class's define_graph gave them
         if init is None:
-            init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+            init = parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
         init = init.with_changes(body=init.body.with_changes(body=[
             *init.body.body, *(_readers_statement(name, attr, several=True) for name, attr in named)]))
     if hoisted is not None:
@@ -159,12 +160,12 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     branch_readers = _branch_reader_statements(desc)
     if branch_readers:
         if init is None:  # a subclass with only define_graph: its readers need an __init__
-            init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+            init = parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
         init = init.with_changes(body=init.body.with_changes(body=[*init.body.body, *branch_readers]))
     sources = _hoisted_sources(desc, original)
     if sources:
         if init is None:  # a subclass with only define_graph: its sources need an __init__
-            init = cst.parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+            init = parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
         created = []
         for var, setup in sources.items():
             created += [stmt(f"self.{var} = {code_of(setup.body[0].value)}\n"),

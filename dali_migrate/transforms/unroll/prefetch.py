@@ -41,6 +41,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ... import dataflow as df
+from ...source import parse_expression
 from ...walk import walk
 from .helper_classes import PREFETCH
 from .model import PipelineDesc, literal_value
@@ -303,4 +304,4 @@ _LOOPS = (cst.ClassDef, cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictC
 
 def decorator(desc: PipelineDesc) -> cst.Decorator:
     """``@Prefetch(depth=N)`` for the generator of ``desc`` (one that ``why_not`` lets load ahead)."""
-    return cst.Decorator(decorator=cst.parse_expression(f"{CLASS_NAME}(depth={depth(desc)})"))
+    return cst.Decorator(decorator=parse_expression(f"{CLASS_NAME}(depth={depth(desc)})"))
