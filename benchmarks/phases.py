@@ -11,7 +11,10 @@ nodes' places), ``flow`` (the flow models the units and the passes read), ``adap
 ``postcheck`` and ``flow(post)`` (the post-check's walk and its own flow model over the migrated module),
 ``undefined``, ``print`` (the final print), ``units-loop`` (what ``engine._migrate_units`` does itself: markers,
 kept units, project facts) and ``other`` (the rest of ``migrate_source``). Also: how many files were migrated a
-second time from the start on the whole file (``context.NeedsWholeFile``) and what those first attempts cost.
+second time from the start on the whole file (``context.NeedsWholeFile``) and what those first attempts cost; the
+parse and the prints together (the least a libcst migration of the files costs); and the runs of the passes that
+the engine threw away because they kept more units in pipeline mode (``engine._migrate_units`` runs the passes again
+from the original module), with the per-file median ratio with and without them.
 
 The timers add a little to every phase; the ratios say where the time goes, ``speed.py`` says how fast it is.
 The last round's times are printed (the earlier ones warm the caches).
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import statistics
 import sys
 import time
 from collections import defaultdict
@@ -73,7 +77,7 @@ def _timed(owner, attribute: str, phase, undo: list) -> None:
 
 def _instrument() -> tuple[dict, list]:
     """Timers around the phases; returns the retry counts and what to put back (``_restore``)."""
-    retries = {"files": 0, "first_attempts_s": 0.0}
+    retries = {"files": 0, "first_attempts_s": 0.0, "attempts": []}  # (attempts: the running file's runs of the passes)
     undo: list = []
     _timed(engine, "parse_module", "parse", undo)
     _timed(engine, "print_with_spans", "print_with_spans", undo)
@@ -103,6 +107,17 @@ def _instrument() -> tuple[dict, list]:
         return whole(result, source, path, passes, force, project, elide, helper_module)
 
     engine._migrate_parsed = migrate_parsed
+    run_passes = engine._run_passes
+    undo.append((engine, "_run_passes", run_passes))
+
+    def attempt(module, ctx, passes, force):  # (not on the stack: the passes' own timers see no new phase)
+        start = CLOCK()
+        try:
+            return run_passes(module, ctx, passes, force)
+        finally:
+            retries["attempts"].append(CLOCK() - start)
+
+    engine._run_passes = attempt
     return retries, undo
 
 
@@ -146,11 +161,16 @@ def main(argv=None) -> int:
             _calls.clear()
             retries.update(files=0, first_attempts_s=0.0)
             bare = 0.0
+            per_file = []  # (round trip, migrate_source, its runs of the passes before the last)
             for path, source in sources:
                 start = CLOCK()
                 cst.parse_module(source).code
-                bare += CLOCK() - start
+                trip = CLOCK() - start
+                bare += trip
+                retries["attempts"] = []
+                start = CLOCK()
                 engine.migrate_source(source, path)
+                per_file.append((trip, CLOCK() - start, sum(retries["attempts"][:-1])))
     finally:
         _restore(undo)
     total = sum(_own.values())
@@ -159,6 +179,12 @@ def main(argv=None) -> int:
         print(f"  {name:20s} {spent / bare:5.2f}x  {spent:6.2f}s  {_calls[name]:4d} calls")
     print(f"migrated again on the whole file: {retries['files']} files, their first attempts "
           f"{retries['first_attempts_s']:.2f}s -> {retries['first_attempts_s'] / bare:.2f}x")
+    floor = sum(_own[name] for name in ("parse", "print_with_spans", "print"))
+    print(f"the parse and the prints alone (what any migration of these files through libcst costs): {floor / bare:.2f}x")
+    again = [earlier for _, _, earlier in per_file if earlier]
+    print(f"passes run again with more units kept: {len(again)} files, their earlier runs {sum(again):.2f}s -> "
+          f"{sum(again) / bare:.2f}x; per-file median {statistics.median(m / t for t, m, _ in per_file):.2f}x, "
+          f"{statistics.median((m - e) / t for t, m, e in per_file):.2f}x without those earlier runs")
     return 0
 
 
