@@ -337,7 +337,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
     def make_flow(adapted=None):
         if last_made and last_made[0] == adapted:
             return last_made[1]
-        made = DataFlow(module, ctx.imports, extra_pipelines=_imported_pipelines(ctx), param_seeds=seeds,
+        made = DataFlow(module, ctx.imports.copy(), extra_pipelines=_imported_pipelines(ctx), param_seeds=seeds,
                         iterator_wrappers=wrappers, adapted=adapted, imported_attributes=attributes)
         last_made[:] = [adapted, made]
         return made

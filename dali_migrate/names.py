@@ -89,6 +89,11 @@ class ImportTable:
                 collector.visit_ImportFrom(small)
         return table
 
+    def copy(self) -> "ImportTable":
+        table = ImportTable()
+        table.aliases, table.plain_imports = dict(self.aliases), set(self.plain_imports)
+        return table
+
     def qualname(self, expr: cst.BaseExpression) -> str | None:
         """Fully qualified name of a dotted expression, or None when its root is not imported."""
         name = dotted(expr)
