@@ -74,6 +74,9 @@ class DataFlow(FlowQueries, FlowSolver, FlowEvaluation):
                  iterator_wrappers: dict[str, frozenset] | None = None, adapted: dict | None = None,
                  imported_attributes: dict[str, frozenset] | None = None):
         self.module = module
+        # What it was built from, besides the module object (``built_from``).
+        self._inputs = _inputs(imports, extra_pipelines, imported_generators, param_seeds, iterator_wrappers, adapted,
+                               imported_attributes)
         # Pipeline subclasses imported from other modules of the project (their origin here): the attributes code
         # outside the class may read (project.ProjectPipeline.attributes).
         self.imported_attributes = imported_attributes or {}
@@ -166,6 +169,18 @@ class DataFlow(FlowQueries, FlowSolver, FlowEvaluation):
         self._mark_escaping_functions(collector)
         self._solve()
 
+    def built_from(self, module: cst.Module, imports: ImportTable, extra_pipelines: dict[str, str] | None = None,
+                   imported_generators: dict | None = None, param_seeds: dict | None = None,
+                   iterator_wrappers: dict[str, frozenset] | None = None, adapted: dict | None = None,
+                   imported_attributes: dict[str, frozenset] | None = None) -> bool:
+        """Whether ``DataFlow(module, imports, ...)`` would be this model: the same module object, and the same
+        import entries (this model's table unchanged since) and other inputs, by value. Then a caller may read this
+        model instead of solving the module again (the post-check of a module no pass changed): its answers are a
+        function of those inputs alone, and what it keeps on the side (``derived``, memos) holds answers only."""
+        inputs = _inputs(imports, extra_pipelines, imported_generators, param_seeds, iterator_wrappers, adapted,
+                         imported_attributes)
+        return module is self.module and inputs == self._inputs and self._inputs[0] == _import_entries(self.imports)
+
     # -- setting up -------------------------------------------------------------------------------
     def _mark_escaping_functions(self, collector: _Collector) -> None:
         """A function referenced other than as a callee (a callback, a stored value, ``map(f, xs)``,
@@ -193,6 +208,15 @@ class DataFlow(FlowQueries, FlowSolver, FlowEvaluation):
             elif function.node.decorators and not all(
                     _transparent_decorator(d, self.imports) for d in function.node.decorators):
                 function.escapes = True
+
+
+def _import_entries(imports: ImportTable) -> tuple:
+    return dict(imports.aliases), frozenset(imports.plain_imports)
+
+
+def _inputs(imports: ImportTable, *others) -> tuple:
+    """A model's inputs by value (None and an empty mapping alike, as the model reads them)."""
+    return (_import_entries(imports), *(dict(other or {}) for other in others))
 
 
 _TRANSPARENT_DECORATORS = {"staticmethod", "classmethod", "property", "functools.wraps", "torch.no_grad",

@@ -436,7 +436,7 @@ def _migrate_units(module: cst.Module, ctx: MigrationContext, passes, force: boo
                         and local not in kept.origins and _generator_style(project, q)}
             for violation in postcheck.check(module, ctx.facts.get("migrated_origins") or {}, kept.origins,
                                              known_undefined=undefined_before, positioned=ctx.positions,
-                                             imported_generators=imported):
+                                             imported_generators=imported, model=flow):
                 line = ctx.position(violation.statement)[0] if violation.statement is not None else 0
                 # (the check reads the migrated module: its operator sites are not this model's, only pipelines)
                 at = units.pipelines(violation.origins) or units.pipelines(units.origins_at(line))

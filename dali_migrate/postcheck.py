@@ -221,15 +221,20 @@ class _Check(cst.CSTVisitor):
 
 def check(module: cst.Module, migrated_origins: dict[str, str], kept: frozenset, *, known_undefined=(),
           positioned=(), epoch_iterator: str | None = "EpochIterator",
-          imported_generators: dict | None = None) -> list[Violation]:
+          imported_generators: dict | None = None, model: df.DataFlow | None = None) -> list[Violation]:
     """The violations in a migrated ``module``. ``migrated_origins``: the names the migrated pipelines now
     have (a generator function, a class, ``<pipe>_steps``), with the origins they had; ``kept``: the
     origins that stayed in pipeline mode; ``known_undefined``: names the original already read undefined;
     ``positioned``: statements whose place in the file is known (violations point at the innermost);
     ``imported_generators``: names imported from modules of the project that migrated them, each with its
-    ``project.ProjectPipeline`` (``streamed``: written as a ReaderStream there)."""
+    ``project.ProjectPipeline`` (``streamed``: written as a ReaderStream there); ``model``: a model already
+    built, read instead of a new one where it is the very model the check would build (``DataFlow.built_from``:
+    no pass changed the module, say)."""
     imports = ImportTable.from_module(module)
-    flow = df.DataFlow(module, imports, extra_pipelines=migrated_origins, imported_generators=imported_generators)
+    if model is not None and model.built_from(module, imports, migrated_origins, imported_generators):
+        flow = model
+    else:
+        flow = df.DataFlow(module, imports, extra_pipelines=migrated_origins, imported_generators=imported_generators)
     known = set(known_undefined)
     migrated = frozenset(migrated_origins.values()) | frozenset(imported_generators or ())
     checker = _Check(flow, migrated, kept, epoch_iterator, known, positioned)
