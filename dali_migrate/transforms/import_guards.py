@@ -9,6 +9,7 @@ import libcst as cst
 
 from ..names import DALI, import_bindings, module_name
 from ..source import parse_statement
+from ..walk import walk
 
 
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
@@ -52,7 +53,7 @@ class _DaliImports(cst.CSTVisitor):
 def _dali_names_within(block) -> set[str]:
     """The names DALI imports bind anywhere in ``block`` (``if NEW_API: from nvidia.dali... import X`` too)."""
     found = _DaliImports()
-    block.visit(found)
+    walk(block, found)
     return found.names
 
 

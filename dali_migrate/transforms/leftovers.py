@@ -184,7 +184,7 @@ class _Leftovers(MigrationTransformer):
         returns = node.returns.annotation if node.returns is not None else None
         if returns is not None and self.ctx.imports.qualname(returns) in PIPELINE_CLASSES:
             use = _PipelineModeUse(self.ctx.imports)
-            node.body.visit(use)
+            walk(node.body, use)
             self._pipeline_returns = {**self._pipeline_returns, node: not use.found}
         return True
 

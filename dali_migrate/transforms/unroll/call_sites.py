@@ -15,6 +15,7 @@ import libcst as cst
 
 from ... import dataflow as df
 from ...names import dotted
+from ...walk import walk
 from ..base import name_nodes_in
 from . import adapted, checkpoints, epoch_iterator, frameworks, iterator_subclass, per_sample, prefetch, rules, stream
 from .model import CORE, PIPELINE_POSITIONAL, PipelineDesc, code_of, expr, kwarg, literal_value, stmt, without_kwargs
@@ -82,7 +83,7 @@ def _loops_binding(node, name: str) -> tuple[list[cst.For], set[int]]:
     """The ``for name in ...`` loops in ``node`` (not in nested functions, classes or lambdas), and the ids of the
     names there that bind ``name`` (assignment and loop targets: not reads)."""
     found = _LoopsBinding(node, name)
-    node.visit(found)
+    walk(node, found)
     return found.loops, found.bound
 
 

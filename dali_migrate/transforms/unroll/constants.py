@@ -285,7 +285,7 @@ def run_time_typed(value: cst.BaseExpression) -> str:
 def _computed(value) -> bool:
     """``value`` calls something (``np.load(path)``, ``np.array(self.patch)``): each reading computes it again."""
     reads = NameReads()
-    cst.Expr(value).visit(reads)
+    walk(cst.Expr(value), reads)
     return reads.calls > 0
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...names import free_name
+from ...walk import walk
 from .model import AssignedNames, NameReads, code_of, expr, kwarg, literal_value
 
 PYTHON_FUNCTIONS = {  # qualified name -> (kind, calls once per batch by default)
@@ -146,7 +147,7 @@ def rewrite(imports, call: cst.Call, numpy: str) -> cst.BaseExpression | None:
     inputs = [_samples_of(a.value) for a in call.args if a.keyword is None]
     layouts = _layouts(call)
     reads = NameReads()
-    call.visit(reads)
+    walk(call, reads)
     taken = reads.names | {numpy, "ndd", "zip", "tuple"}
     dlpack = _dlpack_module(imports)
 
@@ -249,14 +250,14 @@ def unshadow(imports, statements: list, outputs: list, may_mention=None) -> tupl
         if may_mention is not None and not may_mention(statement, _FUNCTION):
             continue
         calls = _Calls(imports)
-        statement.visit(calls)
+        walk(statement, calls)
         for function in calls.functions:
             old = function.value
             if old not in _bound(statement):
                 continue
             reads = NameReads()
             for node in [*statements, *outputs]:
-                node.visit(reads)
+                walk(node, reads)
             new = free_name(f"{old}_out", reads.names | {n for s in statements for n in _bound(s)})
             statements[index] = statements[index].visit(_RenameName(old, new, targets_only=True))
             rest = [s.visit(_RenameName(old, new)) for s in statements[index + 1:]]
@@ -268,5 +269,5 @@ def unshadow(imports, statements: list, outputs: list, may_mention=None) -> tupl
 
 def _bound(statement) -> set[str]:
     binds = AssignedNames()
-    statement.visit(binds)
+    walk(statement, binds)
     return binds.names
