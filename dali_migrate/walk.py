@@ -374,6 +374,10 @@ def _transform(node, transformer, hooks, layout):
     return result
 
 
+# (by type: ``isinstance`` against them goes through ABCMeta, and these classes have no subclasses)
+_SENTINELS = frozenset({cst.RemovalSentinel, cst.FlattenSentinel})
+
+
 def rebuild_children(node, order, recurse, attribute_hooks=None):
     """``node`` with each child in ``order`` replaced by ``recurse(child)``, following libcst's rules
     for removal and flattening; ``node`` itself when every child came back as itself.
@@ -391,17 +395,17 @@ def rebuild_children(node, order, recurse, attribute_hooks=None):
             new = _rebuild_sequence(old, recurse, kind == _BODY)
         elif kind == _REQUIRED:
             new = recurse(old)
-            if isinstance(new, (cst.RemovalSentinel, cst.FlattenSentinel)):
+            if type(new) in _SENTINELS:
                 raise TypeError(f"We got a {type(new).__name__} while visiting a {type(old).__name__}. "
                                 "This node's parent does not allow it to be removed or flattened.")
-        elif old is None or isinstance(old, cst.MaybeSentinel):
+        elif old is None or type(old) is cst.MaybeSentinel:
             new = old
         else:
             new = recurse(old)
-            if isinstance(new, cst.FlattenSentinel):
+            if type(new) is cst.FlattenSentinel:
                 raise TypeError(f"We got a FlattenSentinel while visiting a {type(old).__name__}. "
                                 "This node's parent does not allow for it to be flattened.")
-            if isinstance(new, cst.RemovalSentinel):
+            if type(new) is cst.RemovalSentinel:
                 new = None if kind == _OPTIONAL else cst.MaybeSentinel.DEFAULT
         if attribute_hooks is not None:
             attribute_hooks.on_leave_attribute(node, name)

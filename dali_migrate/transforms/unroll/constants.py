@@ -81,6 +81,9 @@ class Operands(cst.CSTVisitor):
             self.found.add(node.value)
 
 
+_DEFERRED = frozenset({cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})  # run later, or per item
+
+
 class Rewriter(cst.CSTTransformer):
     """Every constant in a piece of code that runs where ``batch_size`` (an expression) is the pipeline's batch
     size: a Pipeline class's ``__init__`` after its pipeline options are set, or its helper methods, which
@@ -105,9 +108,10 @@ class Rewriter(cst.CSTTransformer):
     def on_visit(self, node):
         if self._root is None:
             self._root = node
-        if isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+        node_type = type(node)  # (by type: isinstance against libcst's classes goes through ABCMeta, for every node)
+        if node_type in _DEFERRED:
             self._deferred += 1
-        if isinstance(node, cst.Assign):
+        if node_type is cst.Assign:
             target = node.targets[-1].target
             self._targets.append(target.attr.value if isinstance(target, cst.Attribute) else
                                  target.value if isinstance(target, cst.Name) else "constant")
@@ -115,13 +119,14 @@ class Rewriter(cst.CSTTransformer):
 
     def on_leave(self, original_node, updated_node):
         result = super().on_leave(original_node, updated_node)
-        if isinstance(original_node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+        node_type = type(original_node)
+        if node_type in _DEFERRED:
             self._deferred -= 1
-        if isinstance(original_node, cst.Assign):
+        if node_type is cst.Assign:
             self._targets.pop()
         if original_node is self._root:
             self._root = None
-        elif isinstance(original_node, cst.SimpleStatementLine) and self._pending and self.hoisting == "local":
+        elif node_type is cst.SimpleStatementLine and self._pending and self.hoisting == "local":
             made, self._pending = self._pending, []
             made[0] = made[0].with_changes(leading_lines=result.leading_lines)
             return cst.FlattenSentinel([*made, result.with_changes(leading_lines=[])])
