@@ -46,6 +46,10 @@ def _ndd_maker(unroller, method: cst.FunctionDef) -> cst.FunctionDef:
     return method.with_changes(body=method.body.with_changes(body=[*method.body.body[:-1], new_last]))
 
 
+# The __init__ a subclass with only define_graph gets where its readers or sources need one.
+_FORWARDING_INIT = "def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n"
+
+
 def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cst.ClassDef):
     objects = desc.extra["objects"]
     methods = _methods(original)
@@ -140,7 +144,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     init = methods.get("__init__")
     hoisted = desc.extra.get("hoisted_reader")
     if init is None and hoisted is not None:  # a subclass with only define_graph: its reader needs an __init__
-        init = parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+        init = parse_statement(_FORWARDING_INIT)
     elif init is not None:
         init = transform(init, _InitRewrite(replacements), layout=False)
     inherited_readers = desc.extra.get("inherited_readers", ())
@@ -148,7 +152,7 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
              if attr in inherited_readers and reader.name is not None]
     if named:  # the base created them: listed by the names this class's define_graph gave them
         if init is None:
-            init = parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+            init = parse_statement(_FORWARDING_INIT)
         init = init.with_changes(body=init.body.with_changes(body=[
             *init.body.body, *(_readers_statement(name, attr, several=True) for name, attr in named)]))
     if hoisted is not None:
@@ -160,12 +164,12 @@ def emit_class(unroller, desc: PipelineDesc, original: cst.ClassDef, updated: cs
     branch_readers = _branch_reader_statements(desc)
     if branch_readers:
         if init is None:  # a subclass with only define_graph: its readers need an __init__
-            init = parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+            init = parse_statement(_FORWARDING_INIT)
         init = init.with_changes(body=init.body.with_changes(body=[*init.body.body, *branch_readers]))
     sources = _hoisted_sources(desc, original)
     if sources:
         if init is None:  # a subclass with only define_graph: its sources need an __init__
-            init = parse_statement("def __init__(self, *args, **kwargs):\n    super().__init__(*args, **kwargs)\n")
+            init = parse_statement(_FORWARDING_INIT)
         created = []
         for var, setup in sources.items():
             created += [stmt(f"self.{var} = {code_of(setup.body[0].value)}\n"),
