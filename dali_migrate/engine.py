@@ -635,7 +635,10 @@ def _project_pipelines(ctx: MigrationContext, units, flow) -> dict[str, str]:
             found.setdefault(origin, f"{module}.{name}")
         else:  # a pipeline other modules cannot import, but may get passed
             found.setdefault(origin, f"{module}.{origin}")
-    for statement in units.top_level:  # a factory's pipelines go by the factory's name
+    # A factory's pipelines go by the factory's name; in the file's order, so that where two factories return pipelines
+    # of one origin (inner defs of the same name), the same one names it in every run (``units.top_level`` is a set of
+    # nodes, whose order follows their addresses: it had made a whole-tree run name the other one now and then).
+    for statement in flow.module.body:
         qualname = f"{module}.{statement.name.value}" if isinstance(statement, cst.FunctionDef) else None
         if qualname in project.pipelines:
             returned = flow._returns.get(statement)

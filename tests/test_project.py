@@ -418,3 +418,62 @@ def test_a_module_that_does_not_migrate_keeps_what_it_is_passed(tmp_path):
     assert "@pipeline_def" in main.migrated and "pipe.run()" in main.migrated
     assert [f.line for f in main.findings if f.rule == "DM239"] == [12]
     assert "in helper: not migrated" in main.migrated
+
+
+# Two factories of one module whose pipelines are inner defs of the same name (one origin there), each kept by another
+# module for its own reason: which factory names that origin used to follow ``units.top_level``, a set of nodes, in
+# the order of their addresses; a whole-tree run over DALI named the other one now and then.
+TWIN_FACTORIES = '''from nvidia.dali import pipeline_def, fn
+
+
+def first_factory(batch_size):
+    @pipeline_def(batch_size=batch_size, num_threads=1, device_id=None)
+    def made():
+        return fn.random.uniform(range=(0, 1), shape=(2,))
+
+    return made()
+
+
+def second_factory(batch_size):
+    @pipeline_def(batch_size=batch_size, num_threads=1, device_id=None)
+    def made():
+        return fn.random.uniform(range=(0, 2), shape=(3,))
+
+    return made()
+'''
+TWIN_USERS = {
+    "use_first.py": "from helpers import first_factory\nimport unknown_library\n\n"
+                    "pipe = first_factory(2)\nunknown_library.consume(pipe)\n",
+    "use_second.py": "from helpers import second_factory\nimport other_library\n\n"
+                     "pipe = second_factory(2)\nother_library.take(pipe)\n",
+}
+
+
+class _Reversed(set):
+    """A set that iterates backwards from the module's order: where the set of top-level statements had iterated."""
+
+    def __init__(self, ordered):
+        super().__init__(ordered)
+        self.ordered = list(ordered)
+
+    def __iter__(self):
+        return iter(reversed(self.ordered))
+
+
+def test_the_factory_that_names_a_shared_origin_does_not_depend_on_set_order(tmp_path, monkeypatch):
+    from dali_migrate import units
+
+    (tmp_path / "helpers.py").write_text(TWIN_FACTORIES)
+    for name, text in TWIN_USERS.items():
+        (tmp_path / name).write_text(text)
+    as_usual = {Path(f.path).name: f.migrated for f in migrate_paths([tmp_path], jobs=1).files}
+    assert "line 5" in as_usual["helpers.py"]  # (one of the users' reasons names the shared pipeline)
+    built = units.Units.__init__
+
+    def reversed_top_level(self, flow, module, *args, **kwargs):
+        built(self, flow, module, *args, **kwargs)
+        self.top_level = _Reversed(module.body)
+
+    monkeypatch.setattr(units.Units, "__init__", reversed_top_level)
+    backwards = {Path(f.path).name: f.migrated for f in migrate_paths([tmp_path], jobs=1).files}
+    assert backwards == as_usual
