@@ -238,7 +238,7 @@ def check(module: cst.Module, migrated_origins: dict[str, str], kept: frozenset,
     known = set(known_undefined)
     migrated = frozenset(migrated_origins.values()) | frozenset(imported_generators or ())
     checker = _Check(flow, migrated, kept, epoch_iterator, known, positioned)
-    with flow.answers_kept():  # (its own model, read and nothing more)
+    with flow.answers_kept():  # (read and nothing more: its own model, or the module's where nothing changed)
         walk(module, checker)
     for name, statement in _read_before_bound(module, flow):
         if name.value not in known:

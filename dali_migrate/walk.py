@@ -46,6 +46,12 @@ def _may_hold_nodes(annotation) -> bool:
     return not arguments or any(_may_hold_nodes(a) for a in arguments)
 
 
+def mentioning(may_mention, words: frozenset):
+    """``walk``'s ``keep`` for a visitor that finds only what says one of ``words``: the subtrees whose text may say
+    one (``may_mention(node, words)``: ``MigrationContext.may_mention``); None, every subtree, without it."""
+    return None if may_mention is None else (lambda node: may_mention(node, words))
+
+
 def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, keep=None) -> None:
     """``node.visit(visitor)`` for a read-only visitor, without rebuilding the tree.
 

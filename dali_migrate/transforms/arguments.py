@@ -34,7 +34,7 @@ from ..findings import rule
 from ..names import NDD, TYPES
 from .base import MigrationTransformer, Pass, names_in
 from .imports import numpy_name, request_import, request_numpy
-from ..walk import walk
+from ..walk import mentioning, walk
 
 MIXED_TO_GPU = rule(
     "DM110", "mixed-to-gpu", "info",
@@ -383,13 +383,13 @@ def device_variables(ctx) -> tuple[dict, set[str], set]:
     # device, so those come first (most modules spell the device out, and have none), with what a variable named
     # device needs; a variable of another name, walked for again.
     uses = _DeviceUses(ctx.imports)
-    walk(flow.module, uses, lambda node: ctx.may_mention(node, _DEVICE_WORDS))  # read-only: no rebuild
+    walk(flow.module, uses, mentioning(ctx.may_mention, _DEVICE_WORDS))  # read-only: no rebuild
     if not uses.device_args:
         return {}, set(), set()
     variables = frozenset(n.value for n in uses.device_args)
     if not variables <= _DEVICE_WORDS:
         uses = _DeviceUses(ctx.imports)
-        walk(flow.module, uses, lambda node: ctx.may_mention(node, variables | _DEVICE_WORDS))
+        walk(flow.module, uses, mentioning(ctx.may_mention, variables | _DEVICE_WORDS))
     groups: dict[tuple, list] = {}
     for name in flow.name_scope:
         owner = flow.binding_scope(name)

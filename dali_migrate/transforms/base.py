@@ -81,7 +81,7 @@ def _run_inline(module: cst.Module, t: "MigrationTransformer") -> cst.Module:
         if found is None:
             found = inert[ntype] = _inert(cls, ntype)
         if found:
-            return node  # a token (``Dot``, ``AssignEqual``): no hook and nothing inside, so nothing to do
+            return node  # (a ``Name``, a ``Dot``...: no hook for it and nothing inside, so nothing to do)
         if cold and node in cold:
             return node
         if skipped_types is not None:

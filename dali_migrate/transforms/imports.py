@@ -31,7 +31,7 @@ from ..names import DALI, NDD, dotted, import_bindings, module_name
 from .base import MigrationTransformer, Pass, names_in
 from .import_guards import find_guard, insert_guarded
 from ..source import parse_statement
-from ..walk import walk
+from ..walk import mentioning, walk
 
 IMPORTS = rule(
     "DM100", "imports", "info",
@@ -370,8 +370,7 @@ def _insert_index(module: cst.Module, before: int | None = None) -> int:
 def first_use(module: cst.Module, name: str, may_mention=None) -> int | None:
     """The index of the first top-level statement whose code reads ``name`` (at any depth). ``may_mention(node,
     words)`` (``MigrationContext.may_mention``): False where the node's text has none of the words (not walked)."""
-    words = frozenset({name})
-    keep = (lambda node: may_mention(node, words)) if may_mention is not None else None
+    keep = mentioning(may_mention, frozenset({name}))
     return next((i for i, stmt in enumerate(module.body) if name in names_in(stmt, keep)), None)
 
 
@@ -391,7 +390,7 @@ class ImportsPass(Pass):
                    for local, qualified in ctx.imports.aliases.items() if qualified.split(".")[0] == module}
         wanted = frozenset(ctx.imports.dali_locals() | {"ndd", "nvidia"} | set(ctx.facts.get("add_imports") or ())
                            | test_helpers | emptied)
-        walk(module, uses, keep=lambda node: ctx.may_mention(node, wanted))
+        walk(module, uses, keep=mentioning(ctx.may_mention, wanted))
         used = uses.names
         ctx.facts["dotted_uses"] = uses.uses
         pruner = _PruneImports(ctx, used)

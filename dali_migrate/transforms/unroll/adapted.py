@@ -24,7 +24,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ... import dataflow as df
-from ...walk import walk
+from ...walk import mentioning, walk
 from .helpers import is_helper_import, is_tool_written_class
 from .model import stmt
 
@@ -120,7 +120,7 @@ def find(module: cst.Module, flow, make_flow, text: str | None = None,
             and not all(f".{word}()" in text for word in BUILT_AND_RUN):
         return {}
     calls = _Calls(flow)
-    walk(module, calls, (lambda node: may_mention(node, _CALLED)) if may_mention is not None else None)
+    walk(module, calls, mentioning(may_mention, _CALLED))
     if not calls.found and not calls.built_and_run_tells():
         return {}
     candidates: dict[str, dict[str, df.Value]] = {}

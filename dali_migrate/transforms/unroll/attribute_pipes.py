@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ...walk import walk
+from ...walk import mentioning, walk
 from .model import CORE, PIPELINE_CLS, code_of, is_unknown, literal_value
 from .signature import filled_pipeline, pipeline_call_config
 
@@ -260,7 +260,7 @@ def find(module: cst.Module, imports, may_mention=None) -> list[AttributePipe]:
     where it stays in pipeline mode). ``may_mention(node, words)`` (``MigrationContext.may_mention``): False where
     the node's text has none of the words (a function whose text does not say class holds none: not walked)."""
     classes = _Classes()
-    walk(module, classes, (lambda node: may_mention(node, _CLASS)) if may_mention is not None else None)
+    walk(module, classes, mentioning(may_mention, _CLASS))
     found = [pipe for node, functions in classes.found for pipe in _in_class(node, functions, imports)]
     made_by: dict[str, int] = {}  # origin key -> how many classes make it
     for pipe in found:

@@ -35,7 +35,8 @@ import libcst as cst
 from ...names import free_name
 from ...walk import transform, walk
 from . import rules
-from .model import AssignedNames, NameReads, _Substitute, code_of, expr, fn_path, kwarg, op_entry, with_kwarg
+from .model import (SEED_WORDS, AssignedNames, NameReads, _Substitute, code_of, expr, fn_path, kwarg, op_entry,
+                    with_kwarg)
 
 # Names the generator takes itself: a reader argument that reads a global of that name would read the
 # generator's parameter once inlined.
@@ -93,7 +94,7 @@ def find(module: cst.Module, imports, may_mention=None) -> tuple[dict[str, Reade
         if reader is not None:
             readers[statement.name.value] = reader
             continue
-        if may_mention is not None and not may_mention(statement.body, _SEED):
+        if may_mention is not None and not may_mention(statement.body, SEED_WORDS):
             continue
         every = [p.name.value for p in [*statement.params.params, *statement.params.kwonly_params]]
         rebound = AssignedNames()
@@ -112,9 +113,6 @@ def find(module: cst.Module, imports, may_mention=None) -> tuple[dict[str, Reade
                 {p.name.value: p.default for p in [*statement.params.params, *statement.params.kwonly_params]
                  if p.default is not None})
     return readers, seeded
-
-
-_SEED = frozenset({"seed"})
 
 
 def _top_level_bindings(statement) -> list[str]:

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ...walk import walk
+from ...walk import mentioning, walk
 from .epoch_iterator import ITERATOR_ATTRS
 from .model import NameReads, code_of
 
@@ -147,11 +147,11 @@ def find(module: cst.Module, imports, streams, untraced=lambda node: False,
         return {}  # a base resolves through an import whose target leads to the plugin's iterator: there is none
     # A class whose base resolves to one says the import's local name; a call of a class found says its name.
     finder = _Find(imports)
-    walk(module, finder, (lambda node: may_mention(node, leading)) if may_mention is not None else None)
+    walk(module, finder, mentioning(may_mention, leading))
     if finder.found and may_mention is not None:
         names = frozenset(finder.found)
         finder.calls = []
-        walk(module, _Calls(finder.calls), lambda node: may_mention(node, names))
+        walk(module, _Calls(finder.calls), mentioning(may_mention, names))
     for subclass in finder.found.values():
         subclass.sites = [c for c in finder.calls if c.func.value == subclass.name]
         subclass.problem = _problem(subclass, streams, untraced)

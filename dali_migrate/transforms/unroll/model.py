@@ -276,18 +276,19 @@ def seeded_calls(node: cst.CSTNode, imports, skipped=frozenset(), may_mention=No
     """The seeded random-op calls in ``node``, outside the statements ``skipped`` (those of kept units).
     ``may_mention(node, words)`` (``MigrationContext.may_mention``): False where the node's text has none of the
     words (a subtree that does not say seed holds no seeded call: not walked)."""
-    from ...walk import walk
+    from ...walk import mentioning, walk
 
-    if may_mention is not None:
-        keep = (lambda n: n not in skipped and may_mention(n, _SEED)) if skipped else (lambda n: may_mention(n, _SEED))
+    mention = mentioning(may_mention, SEED_WORDS)
+    if skipped:
+        keep = (lambda n: n not in skipped and mention(n)) if mention else (lambda n: n not in skipped)
     else:
-        keep = (lambda n: n not in skipped) if skipped else None
+        keep = mention
     finder = SeededCalls(imports)
     walk(node, finder, keep=keep)
     return finder.found
 
 
-_SEED = frozenset({"seed"})
+SEED_WORDS = frozenset({"seed"})  # what the text of a seeded call says
 
 
 def has_seeded_call(node: cst.CSTNode, imports, may_mention=None) -> bool:

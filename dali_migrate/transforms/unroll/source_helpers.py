@@ -44,7 +44,7 @@ import libcst as cst
 
 from ...names import NDD, free_name
 from ..base import per_model
-from ...walk import transform, walk
+from ...walk import mentioning, transform, walk
 from . import rules, stream
 from .graph import READER_DROPPED
 from .generator_code import endless_function, parenthesized
@@ -83,7 +83,7 @@ def exported_functions(module: cst.Module, may_mention=None) -> dict[str, cst.Fu
     if not candidates:
         return {}
     # Only the candidates' names matter: a subtree whose text says none of them holds no Name of one.
-    named = _CalledNames((lambda node: may_mention(node, candidates)) if may_mention is not None else None)
+    named = _CalledNames(mentioning(may_mention, candidates))
     for statement in module.body:
         walk(statement, named, named.keep)
     return {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value in candidates
